@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+// apns-bulk: send Apple Push Notifications in bulk, from files.
+//
+// The target graph is the architecture:
+//   CNghttp2, COpenSSL   system libraries (C only)
+//   APNSCore             tokens, notifications, payload rules, reasons and what each means (Foundation only)
+//   APNSCrypto           .p8 keys, ES256 JWTs, provider-token cache, SPKI pins, certificates (core + OpenSSL)
+//   APNSTransport        event loop, TLS, HTTP/2 (both roles), client connection and pool (core + crypto + C)
+//   APNSMock             the mock APNs server (core + crypto + transport's server-side TLS/HTTP/2)
+//   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core + transport)
+//   APNSBulkCLI          argument parsing and wiring only
+//   apns-bulk            the executable: calls APNSBulkCLI
+import PackageDescription
+
+let package = Package(
+    name: "apns-bulk",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "apns-bulk", targets: ["apns-bulk"]),
+        .library(name: "APNSCore", targets: ["APNSCore"]),
+        .library(name: "APNSCrypto", targets: ["APNSCrypto"]),
+        .library(name: "APNSTransport", targets: ["APNSTransport"]),
+        .library(name: "APNSPipeline", targets: ["APNSPipeline"]),
+        .library(name: "APNSMock", targets: ["APNSMock"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .target(name: "APNSCore"),
+        .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL"]),
+        .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "COpenSSL", "CNghttp2"]),
+        .target(name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
+        .target(name: "APNSPipeline", dependencies: ["APNSCore", "APNSTransport"]),
+        .target(
+            name: "APNSBulkCLI",
+            dependencies: [
+                "APNSCore", "APNSCrypto", "APNSTransport", "APNSPipeline", "APNSMock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "apns-bulk", dependencies: ["APNSBulkCLI"]),
+        .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"]),
+        .testTarget(name: "APNSCryptoTests", dependencies: ["APNSCore", "APNSCrypto"]),
+        .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
+        .testTarget(name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock"]),
+        .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["APNSCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

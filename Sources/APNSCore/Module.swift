@@ -1,0 +1,1 @@
+// APNSCore: module placeholder.

@@ -1,0 +1,1 @@
+// APNSCrypto: module placeholder until its first real file lands.

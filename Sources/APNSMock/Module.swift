@@ -1,0 +1,1 @@
+// APNSMock: module placeholder until its first real file lands.

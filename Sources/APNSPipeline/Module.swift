@@ -1,0 +1,1 @@
+// APNSPipeline: module placeholder until its first real file lands.

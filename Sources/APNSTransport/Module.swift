@@ -1,0 +1,1 @@
+// APNSTransport: module placeholder until its first real file lands.

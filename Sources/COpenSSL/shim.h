@@ -1,0 +1,80 @@
+// COpenSSL: the OpenSSL 3.0 headers apns-bulk uses, plus static inline wrappers for the
+// function-like macros Swift cannot import. Each wrapper is prefixed `apns_` and says why it exists.
+#ifndef APNS_BULK_COPENSSL_SHIM_H
+#define APNS_BULK_COPENSSL_SHIM_H
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
+static inline int apns_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+// SSL_set_tlsext_host_name (SNI) is a macro over SSL_ctrl.
+static inline int apns_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+// SSL_CTX_set_mode is a macro over SSL_CTX_ctrl.
+static inline long apns_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+
+// SSL_CTX_set1_groups_list is a macro over SSL_CTX_ctrl.
+static inline int apns_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list) {
+    return (int)SSL_CTX_set1_groups_list(ctx, list);
+}
+
+// SSL_CTX_set_session_cache_mode is a macro over SSL_CTX_ctrl.
+static inline long apns_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_session_cache_mode(ctx, mode);
+}
+
+// BN_num_bytes is a macro over BN_num_bits.
+static inline int apns_BN_num_bytes(const BIGNUM *bn) {
+    return BN_num_bytes(bn);
+}
+
+// BIO_get_mem_data is a macro over BIO_ctrl.
+static inline long apns_BIO_get_mem_data(BIO *bio, char **data) {
+    return BIO_get_mem_data(bio, data);
+}
+
+// OPENSSL_free is a macro that adds file and line to CRYPTO_free.
+static inline void apns_OPENSSL_free(void *pointer) {
+    OPENSSL_free(pointer);
+}
+
+// The typed STACK_OF(X509) accessors are macros in OpenSSL 3.0.
+static inline int apns_sk_X509_num(const STACK_OF(X509) *stack) {
+    return sk_X509_num(stack);
+}
+
+static inline X509 *apns_sk_X509_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
+
+static inline void apns_sk_X509_pop_free(STACK_OF(X509) *stack) {
+    sk_X509_pop_free(stack, X509_free);
+}
+
+// SSL_CTX_add_extra_chain_cert is a macro over SSL_CTX_ctrl; it takes ownership of the certificate.
+static inline long apns_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *cert) {
+    return SSL_CTX_add_extra_chain_cert(ctx, cert);
+}
+
+#endif

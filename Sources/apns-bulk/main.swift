@@ -1,0 +1,3 @@
+import APNSBulkCLI
+
+APNSBulkCommand.main()
