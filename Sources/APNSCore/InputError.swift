@@ -1,0 +1,53 @@
+/// Why one campaign record cannot be sent: a stable machine-readable code plus a human detail.
+///
+/// The code's raw value is what result files print as the reason of an `input_error` line; it never changes
+/// once released. The detail says exactly what was wrong ("63 hex digits: odd length").
+public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stable reason codes of every record-level validation failure.
+    public enum Code: String, Sendable, CaseIterable {
+        // Device tokens.
+        case tokenMissing = "TokenMissing"
+        case tokenEmpty = "TokenEmpty"
+        case tokenNotHex = "TokenNotHex"
+        case tokenOddLength = "TokenOddLength"
+        case tokenTooShort = "TokenTooShort"
+        case tokenTooLong = "TokenTooLong"
+        // Headers.
+        case topicMissing = "TopicMissing"
+        case topicInvalid = "TopicInvalid"
+        case topicSuffixMissing = "TopicSuffixMissing"
+        case pushTypeUnknown = "PushTypeUnknown"
+        case priorityInvalid = "PriorityInvalid"
+        case priorityForbiddenForBackground = "PriorityForbiddenForContentAvailableOnly"
+        case expirationInvalid = "ExpirationInvalid"
+        case collapseIDInvalid = "CollapseIdInvalid"
+        case collapseIDTooLong = "CollapseIdTooLong"
+        case apnsIDInvalid = "ApnsIdInvalid"
+        // Payloads.
+        case payloadMissing = "PayloadMissing"
+        case payloadEmpty = "PayloadEmpty"
+        case payloadNotObject = "PayloadNotObject"
+        case payloadInvalidJSON = "PayloadInvalidJson"
+        case payloadTooLarge = "PayloadTooLarge"
+        // Records as read from files.
+        case recordInvalidJSON = "RecordInvalidJson"
+        case recordNotObject = "RecordNotObject"
+        case recordFieldInvalid = "RecordFieldInvalid"
+        case recordInvalidUTF8 = "RecordInvalidUtf8"
+        case recordTooLong = "RecordTooLong"
+        case csvMalformed = "CsvMalformed"
+        case csvColumnCount = "CsvColumnCount"
+        case templateVariableMissing = "TemplateVariableMissing"
+        case templateResultInvalid = "TemplateResultInvalid"
+    }
+
+    public let code: Code
+    public let detail: String
+
+    public init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    public var description: String { "\(code.rawValue): \(detail)" }
+}

@@ -1,1 +1,0 @@
-// APNSCore: module placeholder.

@@ -1,0 +1,46 @@
+/// One notification ready for the wire: the device token, every APNs header value, and the payload bytes as they
+/// stood in the input (validated, never re-serialised).
+public struct Notification: Sendable, Hashable {
+    public var token: DeviceToken
+    public var topic: Topic
+    public var pushType: PushType
+    /// nil leaves the header out (APNs then uses 10).
+    public var priority: Priority?
+    public var expiration: Expiration?
+    public var collapseID: CollapseID?
+    public var apnsID: APNSID?
+    public var payload: [UInt8]
+
+    public init(
+        token: DeviceToken,
+        topic: Topic,
+        pushType: PushType,
+        priority: Priority? = nil,
+        expiration: Expiration? = nil,
+        collapseID: CollapseID? = nil,
+        apnsID: APNSID? = nil,
+        payload: [UInt8]
+    ) {
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.payload = payload
+    }
+
+    /// Checks the rules that join several fields: the topic's suffix for the push type, and the payload for the
+    /// push type and priority.
+    public func validate() throws(InputError) {
+        try topic.validate(for: pushType)
+        try PayloadRules.validate(payload, pushType: pushType, priority: priority)
+    }
+
+    /// The priority to send when a record names none: 5 for background pushes (APNs rejects 10 for
+    /// content-available-only payloads), otherwise none (APNs's default, 10).
+    public static func defaultPriority(for pushType: PushType) -> Priority? {
+        pushType == .background ? .powerAware : nil
+    }
+}

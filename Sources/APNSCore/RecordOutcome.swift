@@ -1,0 +1,25 @@
+/// The final outcome of one campaign record, as written in the `outcome` field of its result line.
+public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
+    /// APNs accepted the notification (200).
+    case delivered
+    /// The token is dead or wrong for the app (410, BadDeviceToken, DeviceTokenNotForTopic): delete it.
+    case prune
+    /// Not delivered, and sending again later may work (429, 5xx, retries exhausted).
+    case retryable
+    /// The record itself is wrong: invalid in the file, or rejected by APNs as a bad request.
+    case inputError = "input_error"
+    /// A later copy of a (token, topic) pair already sent in this run.
+    case duplicate
+    /// Never sent because the campaign stopped early (bad credentials, a misconfigured campaign, Ctrl-C).
+    case notSent = "not_sent"
+    /// Sent, but its answer was lost (GOAWAY, dropped connection, timeout, crash): it may have been delivered.
+    case inDoubt = "in_doubt"
+
+    /// Whether `replay` sends this record again by default.
+    public var isReplayable: Bool {
+        switch self {
+        case .retryable, .notSent, .inDoubt: return true
+        case .delivered, .prune, .inputError, .duplicate: return false
+        }
+    }
+}

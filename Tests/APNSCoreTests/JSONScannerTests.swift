@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import APNSCore
+
+@Suite("JSONScanner")
+struct JSONScannerTests {
+    private func isValid(_ bytes: [UInt8]) -> Bool {
+        (try? JSONScanner(bytes).scanDocument(in: 0..<bytes.count)) != nil
+    }
+
+    @Test("valid documents", arguments: [
+        "{}", "[]", "0", "-0", "1.5e10", "-12.0E-3", "true", "false", "null", #""""#, #""\u00e9\ud83d\ude00\n\t\"\\\/""#,
+        #"{"a":[1,{"b":null}],"c":"é😀"}"#, " \t\r\n{ \"a\" : 1 } \n",
+    ])
+    func valid(text: String) {
+        #expect(isValid(Array(text.utf8)), "\(text)")
+    }
+
+    @Test("invalid documents", arguments: [
+        "", "{", "}", "[1,]", "{\"a\"}", "{\"a\":}", "{a:1}", "01", "1.", ".5", "1e", "+1", "tru", "nul",
+        "\"abc", "\"\\x\"", "\"\\u12g4\"", "\"a\u{01}b\"", "{\"a\":1}}", "[1 2]", "{\"a\":1 \"b\":2}", "NaN",
+    ])
+    func invalid(text: String) {
+        #expect(!isValid(Array(text.utf8)), "\(text)")
+    }
+
+    @Test("invalid UTF-8 inside strings is rejected")
+    func invalidUTF8() {
+        let cases: [[UInt8]] = [
+            [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE0, 0x80, 0xAF, 0x22],
+            [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xC3, 0x22],
+        ]
+        for bytes in cases { #expect(!isValid(bytes), "\(bytes)") }
+        #expect(isValid([0x22, 0xC3, 0xA9, 0x22]))
+        #expect(isValid([0x22, 0xF0, 0x9F, 0x98, 0x80, 0x22]))
+    }
+
+    @Test("hostile nesting is rejected without exhausting the stack")
+    func deepNesting() {
+        let deep = Array(repeating: UInt8(ascii: "["), count: 100_000)
+        #expect(!isValid(deep))
+        let ok = Array(repeating: UInt8(ascii: "["), count: 64) + Array(repeating: UInt8(ascii: "]"), count: 64)
+        #expect(isValid(ok))
+    }
+
+    @Test("members and ranges point at the bytes as written")
+    func members() throws {
+        let text = #"{ "token" : "ab\u0063d", "payload" :  {"aps" : { "alert":"x" }} ,"n":-1.5}"#
+        let bytes = Array(text.utf8)
+        let scanner = JSONScanner(bytes)
+        let object = try scanner.scanDocument(in: 0..<bytes.count)
+        var found: [String: String] = [:]
+        scanner.forEachMember(of: object) { key, value in
+            found[scanner.decodeString(key)] = String(decoding: bytes[value.range], as: UTF8.self)
+        }
+        #expect(found == ["token": #""ab\u0063d""#, "payload": #"{"aps" : { "alert":"x" }}"#, "n": "-1.5"])
+        var token: JSONScanner.Value?
+        scanner.forEachMember(of: object) { key, value in if scanner.string(key, equals: "token") { token = value } }
+        let tokenValue = try #require(token)
+        #expect(tokenValue.hasEscapes)
+        #expect(scanner.decodeString(tokenValue) == "abcd")
+        #expect(scanner.string(tokenValue, equals: "abcd"))
+    }
+
+    @Test("agrees with JSONSerialization on random mutations of a valid document")
+    func differential() {
+        let seed = Array(#"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)
+        var generator = SplitMix(seed: 42)
+        let alphabet = Array(#"{}[]":,.-+eE0123456789 tfnrule\"#.utf8)
+        var disagreements: [String] = []
+        for _ in 0..<5000 {
+            var bytes = seed
+            for _ in 0..<Int(generator.next() % 3 + 1) {
+                let index = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 3 {
+                case 0: bytes[index] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: index)
+                }
+                if bytes.isEmpty { bytes = seed }
+            }
+            let ours = isValid(bytes)
+            let theirs = (try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])) != nil
+            // Foundation accepts trailing commas ("[1,]", "{…,}"), which RFC 8259 forbids: not a disagreement.
+            if theirs && !ours && Self.hasTrailingComma(bytes) { continue }
+            if ours != theirs { disagreements.append(String(decoding: bytes, as: UTF8.self)) }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+    }
+
+    private static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
+        let significant = bytes.filter { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return zip(significant, significant.dropFirst()).contains {
+            $0.0 == UInt8(ascii: ",") && ($0.1 == UInt8(ascii: "}") || $0.1 == UInt8(ascii: "]"))
+        }
+    }
+}
+
+/// A tiny deterministic generator for reproducible test inputs.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: installs missing system packages, builds, runs every test (unit, integration against the
+# built-in mock over TLS on 127.0.0.1, end-to-end on the built executable).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+swift build --build-tests
+export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
+swift test --skip-build "$@"
