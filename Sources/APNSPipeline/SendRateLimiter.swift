@@ -16,7 +16,7 @@ public struct SendRateLimiter: Sendable {
     /// How many requests may start at `now` (monotonic seconds), at most `wanted`; they are taken from the bucket.
     public mutating func take(upTo wanted: Int, now: Double) -> Int {
         refill(now: now)
-        let granted = min(wanted, Int(tokens))
+        let granted = min(wanted, Int(tokens + Self.epsilon))
         tokens -= Double(granted)
         return max(0, granted)
     }
@@ -24,8 +24,14 @@ public struct SendRateLimiter: Sendable {
     /// Seconds from `now` until at least one request may start.
     public mutating func delayUntilNext(now: Double) -> Double {
         refill(now: now)
-        return tokens >= 1 ? 0 : (1 - tokens) / perSecond
+        guard tokens + Self.epsilon < 1 else { return 0 }
+        return max(Self.minimumWait, (1 - tokens) / perSecond)
     }
+
+    /// Absorbs floating-point error, so a bucket at 0.9999999 counts as holding one request.
+    private static let epsilon = 1e-6
+    /// Wake-ups closer together than this are not worth a loop turn.
+    private static let minimumWait = 0.001
 
     private mutating func refill(now: Double) {
         if let last, now > last {

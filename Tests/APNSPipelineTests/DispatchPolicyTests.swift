@@ -6,7 +6,7 @@ import Testing
 struct DispatchPolicyTests {
     @Test("back-off grows, is capped, and keeps jitter within half a step")
     func backoff() {
-        let backoff = RetryBackoff(base: 0.5, cap: 8, maximumAttempts: 5)
+        let backoff = ExponentialBackoff(base: 0.5, cap: 8, maximumAttempts: 5)
         var generator = SystemRandomNumberGenerator()
         for attempt in 1...10 {
             let step = min(8, 0.5 * Double(1 << (attempt - 1)))
@@ -22,7 +22,7 @@ struct DispatchPolicyTests {
     @Test("jitter spreads a burst of retries")
     func jitterSpreads() {
         var generator = SystemRandomNumberGenerator()
-        let delays = Set((0..<100).map { _ in RetryBackoff.standard.delay(afterAttempt: 3, using: &generator) })
+        let delays = Set((0..<100).map { _ in ExponentialBackoff.requests.delay(afterAttempt: 3, using: &generator) })
         #expect(delays.count > 50)
     }
 

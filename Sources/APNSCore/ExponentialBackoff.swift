@@ -1,14 +1,17 @@
-/// When to try a retryable request again: capped exponential back-off with equal jitter, and how many tries a
-/// record gets in all.
-public struct RetryBackoff: Sendable, Equatable {
+/// Capped exponential back-off with equal jitter, and how many tries are allowed in all: used for retrying
+/// requests (429, 5xx) and for reconnecting dropped connections.
+public struct ExponentialBackoff: Sendable, Equatable {
     /// The delay before the first retry, in seconds (before jitter).
     public var base: Double
     /// The longest delay between two tries, in seconds.
     public var cap: Double
-    /// Tries in all, the first send included; a record that is still retryable after them ends `retryable`.
+    /// Tries in all, the first included.
     public var maximumAttempts: Int
 
-    public static let standard = RetryBackoff(base: 0.5, cap: 30, maximumAttempts: 5)
+    /// For requests: 0.5 s doubling to 30 s, five tries in all.
+    public static let requests = ExponentialBackoff(base: 0.5, cap: 30, maximumAttempts: 5)
+    /// For connections: 0.25 s doubling to 30 s, twelve failed connects in a row before giving up.
+    public static let connections = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12)
 
     public init(base: Double, cap: Double, maximumAttempts: Int) {
         self.base = base
@@ -16,7 +19,7 @@ public struct RetryBackoff: Sendable, Equatable {
         self.maximumAttempts = maximumAttempts
     }
 
-    /// Whether a record that has been tried `attempts` times may be tried again.
+    /// Whether something tried `attempts` times may be tried again.
     public func allowsRetry(afterAttempts attempts: Int) -> Bool {
         attempts < maximumAttempts
     }
@@ -24,19 +27,11 @@ public struct RetryBackoff: Sendable, Equatable {
     /// The delay after the `attempt`-th try (1-based): half the capped exponential step fixed, half random, so
     /// retries of a burst spread out but never come sooner than half the step.
     public func delay<G: RandomNumberGenerator>(afterAttempt attempt: Int, using generator: inout G) -> Double {
-        let exponent = Double(max(0, min(attempt - 1, 32)))
-        let step = min(cap, base * pow2(exponent))
+        let doublings = max(0, min(attempt - 1, 40))
+        var step = base
+        for _ in 0..<doublings where step < cap { step *= 2 }
+        step = min(cap, step)
         guard step > 0 else { return 0 }
         return step / 2 + Double.random(in: 0...(step / 2), using: &generator)
-    }
-
-    private func pow2(_ exponent: Double) -> Double {
-        var value = 1.0
-        var remaining = Int(exponent)
-        while remaining > 0 {
-            value *= 2
-            remaining -= 1
-        }
-        return value
     }
 }

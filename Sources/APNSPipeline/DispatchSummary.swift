@@ -1,0 +1,29 @@
+import APNSCore
+
+/// How a dispatch ended and what it did: counts by outcome and reason, requests, retries and latencies.
+public struct DispatchSummary: Sendable {
+    /// Why the run ended.
+    public enum Ending: Sendable, Equatable {
+        /// Every record has its final result line.
+        case completed
+        /// The campaign was stopped early (credentials, misconfiguration, a transport that cannot work);
+        /// records not sent are marked `not_sent`.
+        case stoppedEarly(String)
+        /// Stopped by a signal; records not yet processed have no result line (`send --resume` finishes them).
+        case interrupted
+    }
+
+    public var ending: Ending = .completed
+    public var outcomes: [RecordOutcome: Int] = [:]
+    /// Counts by "outcome/reason", e.g. "prune/Unregistered".
+    public var reasons: [String: Int] = [:]
+    public var records = 0
+    public var requests = 0
+    public var retries = 0
+    public var latencies = LatencyHistogram()
+    public var elapsedSeconds = 0.0
+
+    public init() {}
+
+    public func count(_ outcome: RecordOutcome) -> Int { outcomes[outcome, default: 0] }
+}

@@ -1,0 +1,130 @@
+import APNSCore
+import APNSTransport
+
+extension Dispatcher {
+    func schedulePump() {
+        guard !pumpScheduled, !finished else { return }
+        pumpScheduled = true
+        scheduler.schedule(after: 0) { [weak self] in
+            guard let self else { return }
+            self.pumpScheduled = false
+            self.pump()
+        }
+    }
+
+    /// One loop turn of work: resend what is due, read and send new records while slots are free, write results
+    /// of records that need no network, then flush the journal before the network.
+    func pump() {
+        guard !finished else { return }
+        var budget = closing ? 0 : transport.freeSlots
+        if let rate = limiter, budget > 0 {
+            var limiter = rate
+            budget = limiter.take(upTo: budget, now: scheduler.now)
+            self.limiter = limiter
+        }
+        var submitted = 0
+        do {
+            while budget > submitted, !unprocessedResends.isEmpty {
+                try submit(unprocessedResends.removeLast())
+                submitted += 1
+            }
+            while budget > submitted, let due = retries.popDue(now: scheduler.now) {
+                try submit(due)
+                submitted += 1
+            }
+            var read = 0
+            while !sourceExhausted, read < configuration.maximumRecordsPerTurn, stopping != .interrupted,
+                  stopping != nil || budget > submitted {
+                guard let record = try source.nextRecord() else {
+                    sourceExhausted = true
+                    break
+                }
+                read += 1
+                if try take(record) { submitted += 1 }
+            }
+            if read == configuration.maximumRecordsPerTurn { schedulePump() }
+            try sink.flush()
+        } catch {
+            failRun(error)
+            return
+        }
+        if submitted > 0 {
+            summary.requests += submitted
+            transport.flush()
+        }
+        scheduleWakeUp()
+        finishIfDone()
+    }
+
+    /// Handles one record read from the source; returns whether it was submitted.
+    private func take(_ record: DispatchRecord) throws -> Bool {
+        summary.records += 1
+        switch record.content {
+        case .invalid(let error, let token, let topic):
+            try finish(DispatchResult(
+                key: record.key, outcome: .inputError, token: token, topic: topic,
+                reason: error.code.rawValue, detail: error.detail))
+            return false
+        case .notification(let notification):
+            let first = configuration.allowDuplicates || isFirstOccurrence(notification)
+            let resume = resumeStatus(record.key)
+            if resume == .finished {
+                summary.records -= 1  // counted by the run that finished it
+                return false
+            }
+            guard first else {
+                try finish(DispatchResult(
+                    key: record.key, outcome: .duplicate, token: notification.token.hex,
+                    topic: notification.topic.value, detail: "same token and topic as an earlier record"))
+                return false
+            }
+            var send = PendingSend(key: record.key, notification: notification)
+            if resume == .inDoubt && !configuration.resendInDoubt {
+                try finish(result(for: send, outcome: .inDoubt, detail: "sent before the crash, never answered"))
+                return false
+            }
+            if let stopping {
+                let why: String
+                if case .stoppedEarly(let reason) = stopping { why = reason } else { why = "interrupted" }
+                try finish(result(for: send, outcome: .notSent, detail: "campaign stopped: \(why)"))
+                return false
+            }
+            try submit(&send)
+            return true
+        }
+    }
+
+    func submit(_ pending: PendingSend) throws {
+        var send = pending
+        try submit(&send)
+    }
+
+    private func submit(_ send: inout PendingSend) throws {
+        try sink.journalSent(send.key)
+        send.startedAt = scheduler.now
+        let tag = nextTag
+        nextTag += 1
+        inFlight[tag] = send
+        transport.submit(send.notification, tag: tag)
+    }
+
+    /// Wakes the loop when the next retry is due or the rate limiter allows more.
+    func scheduleWakeUp() {
+        var delay: Double?
+        if let due = retries.nextDue { delay = max(0, due - scheduler.now) }
+        if var rate = limiter, transport.freeSlots > 0, !sourceExhausted || !retries.isEmpty {
+            let wait = rate.delayUntilNext(now: scheduler.now)
+            limiter = rate
+            if wait > 0 { delay = min(delay ?? wait, wait) }
+        }
+        guard let delay else { return }
+        let at = scheduler.now + delay
+        if let scheduled = wakeScheduledAt, scheduled <= at, scheduled > scheduler.now { return }
+        wakeScheduledAt = at
+        scheduler.schedule(after: delay) { [weak self] in
+            guard let self else { return }
+            if let scheduled = self.wakeScheduledAt, scheduled <= self.scheduler.now { self.wakeScheduledAt = nil }
+            self.pump()
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import APNSCore
+import APNSTransport
+
+/// Runs one campaign on the event-loop thread: pulls records from the source as stream slots free up, sends the
+/// valid ones through the transport, retries what may be retried, stops early when the campaign is failing as a
+/// whole, and writes exactly one result line per record.
+///
+/// Crash safety: a record is journaled as sent before the bytes that carry it are flushed to the network, and
+/// every answer is written to the result sink, which is flushed once per loop turn. After a `kill -9` the result
+/// file and the journal together say which records are finished, in doubt, or safe to resend.
+public final class Dispatcher: PushTransportDelegate {
+    public let configuration: DispatchConfiguration
+
+    let source: any DispatchRecordSource
+    let sink: any DispatchResultSink
+    let transport: any PushTransport
+    let scheduler: any DispatchScheduler
+    let isFirstOccurrence: (Notification) -> Bool
+    let resumeStatus: (DispatchKey) -> ResumeStatus
+
+    var inFlight: [UInt64: PendingSend] = [:]
+    var retries = RetryQueue()
+    var unprocessedResends: [PendingSend] = []
+    var health: CampaignHealth
+    var limiter: SendRateLimiter?
+    var generator = SystemRandomNumberGenerator()
+    var nextTag: UInt64 = 1
+    var sourceExhausted = false
+    var pumpScheduled = false
+    var wakeScheduledAt: Double?
+    var stopping: DispatchSummary.Ending?
+    var closing = false
+    var transportClosed = false
+    var finished = false
+    var startedAt = 0.0
+    var fatalError: (any Error)?
+    var onFinish: ((DispatchSummary, (any Error)?) -> Void)?
+    var onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)?
+
+    /// What the run has done so far.
+    public internal(set) var summary = DispatchSummary()
+
+    /// - Parameters:
+    ///   - isFirstOccurrence: whether a notification's (token, topic) pair is new in this run (the duplicate
+    ///     filter); called once per valid record, in input order, also for records a resumed run skips.
+    ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
+    public init(
+        configuration: DispatchConfiguration,
+        source: any DispatchRecordSource,
+        sink: any DispatchResultSink,
+        transport: any PushTransport,
+        scheduler: any DispatchScheduler,
+        isFirstOccurrence: @escaping (Notification) -> Bool,
+        resumeStatus: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh }
+    ) {
+        self.configuration = configuration
+        self.source = source
+        self.sink = sink
+        self.transport = transport
+        self.scheduler = scheduler
+        self.isFirstOccurrence = isFirstOccurrence
+        self.resumeStatus = resumeStatus
+        self.health = CampaignHealth(threshold: configuration.stopAfterConsecutiveFailures)
+        self.limiter = configuration.ratePerSecond.map { SendRateLimiter(perSecond: $0) }
+    }
+
+    /// Starts the campaign; `onFinish` runs once, on the loop thread, when every record is accounted for (or the
+    /// run was interrupted), with the error that ended it if any. `onProgress` runs whenever `reportProgress()`
+    /// is called.
+    public func start(
+        onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)? = nil,
+        onFinish: @escaping (DispatchSummary, (any Error)?) -> Void
+    ) {
+        self.onFinish = onFinish
+        self.onProgress = onProgress
+        startedAt = scheduler.now
+        transport.delegate = self
+        schedulePump()
+    }
+
+    /// Stops gracefully (SIGINT/SIGTERM): no new requests; requests in flight are answered or, after the grace
+    /// period, reported in doubt; records not yet read are left for `send --resume`.
+    public func interrupt() {
+        beginStop(.interrupted)
+    }
+
+    /// Calls the progress handler with the current counts.
+    public func reportProgress() {
+        summary.elapsedSeconds = scheduler.now - startedAt
+        onProgress?(summary, inFlight.count)
+    }
+
+    // MARK: - PushTransportDelegate
+
+    public func transportHasFreeSlots() {
+        schedulePump()
+    }
+
+    public func transportFailed(_ error: any Error) {
+        if fatalError == nil { fatalError = error }
+        beginStop(.stoppedEarly("transport failed: \(error)"))
+    }
+
+    public func transportDidClose() {
+        transportClosed = true
+        finishIfDone()
+    }
+
+    public func transport(completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
+        guard var send = inFlight.removeValue(forKey: tag) else { return }
+        summary.latencies.record(max(0, scheduler.now - send.startedAt))
+        handle(outcome, answer: answer, for: &send)
+        schedulePump()
+    }
+}

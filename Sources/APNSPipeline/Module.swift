@@ -1,1 +1,0 @@
-// APNSPipeline: module placeholder until its first real file lands.

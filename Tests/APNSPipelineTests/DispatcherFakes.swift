@@ -1,0 +1,189 @@
+import APNSCore
+import APNSTransport
+@testable import APNSPipeline
+
+/// A manual clock: tasks run in time order as the test advances it.
+final class ManualScheduler: DispatchScheduler {
+    private(set) var now: Double = 0
+    private var tasks: [(at: Double, order: Int, body: () -> Void)] = []
+    private var order = 0
+
+    func schedule(after delay: Double, _ body: @escaping () -> Void) {
+        tasks.append((now + max(0, delay), order, body))
+        order += 1
+    }
+
+    /// Runs tasks until none is left or `limit` tasks ran; returns how many ran.
+    @discardableResult
+    func run(limit: Int = 1_000_000) -> Int {
+        var ran = 0
+        while ran < limit, let index = tasks.indices.min(by: { (tasks[$0].at, tasks[$0].order) < (tasks[$1].at, tasks[$1].order) }) {
+            let task = tasks.remove(at: index)
+            now = max(now, task.at)
+            task.body()
+            ran += 1
+        }
+        return ran
+    }
+}
+
+/// Records pulled from an array.
+final class ArraySource: DispatchRecordSource {
+    private var records: [DispatchRecord]
+    private var index = 0
+    private(set) var pulled = 0
+    init(_ records: [DispatchRecord]) { self.records = records }
+    func nextRecord() throws -> DispatchRecord? {
+        guard index < records.count else { return nil }
+        defer { index += 1 }
+        pulled += 1
+        return records[index]
+    }
+}
+
+/// Keeps results and journal entries, and what had been flushed when.
+final class RecordingSink: DispatchResultSink {
+    private(set) var results: [DispatchResult] = []
+    private(set) var journaledSent: [DispatchKey] = []
+    private(set) var journaledRetryable: [DispatchKey] = []
+    private(set) var flushedSentCount = 0
+
+    func write(_ result: DispatchResult) throws { results.append(result) }
+    func journalSent(_ key: DispatchKey) throws { journaledSent.append(key) }
+    func journalRetryable(_ key: DispatchKey) throws { journaledRetryable.append(key) }
+    func flush() throws { flushedSentCount = journaledSent.count }
+
+    func outcome(of key: DispatchKey) -> [RecordOutcome] { results.filter { $0.key == key }.map(\.outcome) }
+}
+
+/// An in-memory transport with a fixed number of slots; answers come a fixed latency after `flush()`.
+final class FakeTransport: PushTransport {
+    weak var delegate: (any PushTransportDelegate)?
+    let scheduler: ManualScheduler
+    var capacity: Int
+    var latency = 0.01
+    /// Decides the outcome of each send: token hex and how many times this token was sent before.
+    var answer: (_ token: String, _ previousSends: Int) -> (PushOutcome, PushAnswer?)
+    private(set) var inFlight: [UInt64: Notification] = [:]
+    private var unflushed: [UInt64] = []
+    private(set) var sends: [String: Int] = [:]
+    private(set) var totalSends = 0
+    private(set) var maximumInFlight = 0
+    private(set) var closed = false
+    /// Set by tests to check the journal was flushed before the network.
+    var sink: RecordingSink?
+    private(set) var journalViolations = 0
+
+    init(scheduler: ManualScheduler, capacity: Int, answer: @escaping (String, Int) -> (PushOutcome, PushAnswer?)) {
+        self.scheduler = scheduler
+        self.capacity = capacity
+        self.answer = answer
+    }
+
+    var freeSlots: Int { closed ? 0 : max(0, capacity - inFlight.count) }
+
+    func submit(_ notification: Notification, tag: UInt64) {
+        precondition(freeSlots > 0, "submitted without a free slot")
+        inFlight[tag] = notification
+        unflushed.append(tag)
+        maximumInFlight = max(maximumInFlight, inFlight.count)
+    }
+
+    func flush() {
+        if let sink, sink.flushedSentCount < sink.journaledSent.count { journalViolations += 1 }
+        let tags = unflushed
+        unflushed = []
+        for tag in tags {
+            guard let notification = inFlight[tag] else { continue }
+            let token = notification.token.hex
+            let previous = sends[token, default: 0]
+            sends[token] = previous + 1
+            totalSends += 1
+            let (outcome, answer) = self.answer(token, previous)
+            scheduler.schedule(after: latency) { [weak self] in
+                guard let self, self.inFlight.removeValue(forKey: tag) != nil else { return }
+                self.delegate?.transport(completed: tag, outcome: outcome, answer: answer)
+                self.delegate?.transportHasFreeSlots()
+            }
+        }
+    }
+
+    func close(gracePeriod: Double) {
+        guard !closed else { return }
+        closed = true
+        scheduler.schedule(after: 0) { [weak self] in
+            guard let self else { return }
+            for tag in self.inFlight.keys.sorted() {
+                self.inFlight[tag] = nil
+                self.delegate?.transport(completed: tag, outcome: .failed(.answerLost("connection closed")), answer: nil)
+            }
+            self.delegate?.transportDidClose()
+        }
+    }
+}
+
+enum Fixture {
+    static let topic = "com.example.app"
+
+    static func token(_ index: Int, suffix: String = "") -> String {
+        let hex = String(index, radix: 16)
+        let body = String(repeating: "0", count: 64 - hex.count - suffix.count) + hex + suffix
+        return body
+    }
+
+    static func record(_ line: Int, token: String, topic: String = topic) -> DispatchRecord {
+        do {
+            let notification = Notification(
+                token: try DeviceToken(parsing: token), topic: try Topic(validating: topic), pushType: .alert,
+                payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+            return DispatchRecord(key: DispatchKey(fileIndex: 0, line: line), content: .notification(notification))
+        } catch {
+            return DispatchRecord(key: DispatchKey(fileIndex: 0, line: line),
+                                  content: .invalid(error, tokenText: token, topicText: topic))
+        }
+    }
+
+    static func ok(_ id: String = "00000000-0000-4000-8000-000000000000") -> (PushOutcome, PushAnswer?) {
+        (.answered(status: 200, reason: nil, timestamp: nil), PushAnswer(status: 200, apnsID: id))
+    }
+
+    static func rejected(_ status: Int, _ reason: APNSReason, timestamp: Int64? = nil) -> (PushOutcome, PushAnswer?) {
+        (.answered(status: status, reason: reason, timestamp: timestamp),
+         PushAnswer(status: status, apnsID: "x", reason: reason, timestamp: timestamp))
+    }
+}
+
+/// Runs a dispatcher to the end over fakes.
+final class DispatchRun {
+    let scheduler = ManualScheduler()
+    let sink = RecordingSink()
+    let transport: FakeTransport
+    let source: ArraySource
+    let dispatcher: Dispatcher
+    var summary: DispatchSummary?
+
+    init(records: [DispatchRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
+         resume: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
+         answer: @escaping (String, Int) -> (PushOutcome, PushAnswer?)) {
+        transport = FakeTransport(scheduler: scheduler, capacity: capacity, answer: answer)
+        transport.sink = sink
+        source = ArraySource(records)
+        var seen = Set<String>()
+        dispatcher = Dispatcher(
+            configuration: configuration, source: source, sink: sink, transport: transport, scheduler: scheduler,
+            isFirstOccurrence: { seen.insert($0.token.hex + "\u{0}" + $0.topic.value).inserted },
+            resumeStatus: resume)
+    }
+
+    func run(interruptAfter: Int? = nil) -> DispatchSummary? {
+        var result: DispatchSummary?
+        dispatcher.start { summary, _ in result = summary }
+        if let interruptAfter {
+            scheduler.run(limit: interruptAfter)
+            dispatcher.interrupt()
+        }
+        scheduler.run()
+        summary = result
+        return result
+    }
+}
