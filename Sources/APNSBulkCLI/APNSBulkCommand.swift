@@ -11,7 +11,8 @@ public struct APNSBulkCommand: ParsableCommand {
             """,
         version: APNSBulkVersion.string,
         subcommands: [
-            // Subcommands are registered here, one file each.
+            SendCommand.self, ValidateCommand.self, ReplayCommand.self, PruneCommand.self,
+            TokenCommand.self, PinCommand.self,
         ]
     )
 

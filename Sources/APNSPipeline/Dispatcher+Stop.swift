@@ -71,3 +71,13 @@ extension Dispatcher {
         onFinish = nil
     }
 }
+
+extension Dispatcher {
+    /// A second interrupt: stop waiting for answers; requests still in flight are reported in doubt now.
+    public func abortInFlight() {
+        beginStop(.interrupted)
+        guard !finished, !closing else { return }
+        closing = true
+        transport.close(gracePeriod: 0)
+    }
+}

@@ -97,7 +97,6 @@ public final class Dispatcher: PushTransportDelegate {
     }
 
     public func transportFailed(_ error: any Error) {
-        if fatalError == nil { fatalError = error }
         beginStop(.stoppedEarly("transport failed: \(error)"))
     }
 

@@ -13,11 +13,21 @@
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
+#include <openssl/provider.h> // OSSL_PROVIDER_load: the legacy provider opens old (RC2-40) PKCS#12 files
+#include <openssl/provider.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+
+// Linux event-loop headers. Swift's Glibc module does not include <sys/epoll.h> or <sys/eventfd.h>;
+// APNSTransport's EventLoop (the only user) reaches them through this module, the one C module it already
+// imports for TLS, rather than through a new system-library target. Plain functions and enums: no wrappers.
+#if defined(__linux__)
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#endif
 
 // SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
 static inline int apns_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
@@ -75,6 +85,41 @@ static inline void apns_sk_X509_pop_free(STACK_OF(X509) *stack) {
 // SSL_CTX_add_extra_chain_cert is a macro over SSL_CTX_ctrl; it takes ownership of the certificate.
 static inline long apns_SSL_CTX_add_extra_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return SSL_CTX_add_extra_chain_cert(ctx, cert);
+}
+
+// XN_FLAG_RFC2253 is a compound macro Swift does not import; without ESC_MSB so UTF-8 names print as UTF-8.
+static inline unsigned long apns_XN_FLAG_RFC2253_UTF8(void) {
+    return XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB;
+}
+
+// --- APNSTransport (TLS connections) ---
+
+// SSL_CTX_set_max_proto_version is a macro over SSL_CTX_ctrl (tests pin servers to TLS 1.2).
+static inline int apns_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_max_proto_version(ctx, version);
+}
+
+// SSL_CTX_set_read_ahead is a macro over SSL_CTX_ctrl (read whole records per read(2), not header then body).
+static inline void apns_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) {
+    SSL_CTX_set_read_ahead(ctx, yes);
+}
+
+// The SSL_OP_* options are 64-bit shift macros (SSL_OP_BIT) Swift does not import.
+static inline uint64_t apns_SSL_OP_NO_RENEGOTIATION(void) {
+    return SSL_OP_NO_RENEGOTIATION;
+}
+
+static inline uint64_t apns_SSL_OP_NO_COMPRESSION(void) {
+    return SSL_OP_NO_COMPRESSION;
+}
+
+// sk_X509_new_null and sk_X509_push are typed STACK_OF macros.
+static inline STACK_OF(X509) *apns_sk_X509_new_null(void) {
+    return sk_X509_new_null();
+}
+
+static inline int apns_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) {
+    return sk_X509_push(stack, cert);
 }
 
 #endif

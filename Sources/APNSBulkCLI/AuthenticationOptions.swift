@@ -1,0 +1,67 @@
+import APNSCrypto
+import APNSTransport
+import ArgumentParser
+import Foundation
+
+/// How `send` and `replay` prove who they are: a .p8 key (token-based trust) or a client certificate.
+struct AuthenticationOptions: ParsableArguments {
+    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key for token-based trust (or APNS_KEY_FILE).", valueName: "file"))
+    var keyFile: String?
+
+    @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character id (or APNS_KEY_ID).", valueName: "id"))
+    var keyID: String?
+
+    @Option(name: .customLong("team-id"), help: ArgumentHelp("The 10-character team id (or APNS_TEAM_ID).", valueName: "id"))
+    var teamID: String?
+
+    @Option(name: .customLong("token-refresh"), help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
+    var tokenRefreshMinutes: Int = 50
+
+    @Option(name: .customLong("cert"), help: ArgumentHelp("Client certificate chain (PEM) for certificate-based trust.", valueName: "file"))
+    var certificateFile: String?
+
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "file"))
+    var certificateKeyFile: String?
+
+    @Option(name: .customLong("p12"), help: ArgumentHelp("Client certificate and key as PKCS#12; its password comes from APNS_P12_PASSWORD.", valueName: "file"))
+    var pkcs12File: String?
+
+    mutating func validate() throws {
+        keyFile = EnvironmentDefault.value(keyFile, "APNS_KEY_FILE")
+        keyID = EnvironmentDefault.value(keyID, "APNS_KEY_ID")
+        teamID = EnvironmentDefault.value(teamID, "APNS_TEAM_ID")
+        let certificate = certificateFile != nil || pkcs12File != nil
+        if certificate {
+            guard keyFile == nil else { throw ValidationError("Use either --key (token-based trust) or a client certificate, not both.") }
+            guard (certificateFile == nil) != (pkcs12File == nil) else { throw ValidationError("Use either --cert/--cert-key or --p12.") }
+            if certificateFile != nil, certificateKeyFile == nil { throw ValidationError("--cert needs --cert-key.") }
+            return
+        }
+        guard keyFile != nil else {
+            throw ValidationError("Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert/--cert-key or --p12.")
+        }
+        guard let keyID else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
+        guard let teamID else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
+        guard (20...60).contains(tokenRefreshMinutes) else { throw ValidationError("--token-refresh must be 20 to 60 minutes.") }
+        do {
+            try ProviderIdentifier.validateKeyID(keyID)
+            try ProviderIdentifier.validateTeamID(teamID)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The authentication mode and the TLS client identity it needs, if any.
+    func resolve() throws -> (APNSClientConfiguration.Authentication, TLSIdentity?) {
+        if let certificateFile, let certificateKeyFile {
+            return (.certificate, .pemFiles(certificateChainPath: certificateFile, privateKeyPath: certificateKeyFile))
+        }
+        if let pkcs12File {
+            let password = ProcessInfo.processInfo.environment["APNS_P12_PASSWORD"] ?? ""
+            return (.certificate, .pkcs12File(path: pkcs12File, password: password))
+        }
+        guard let keyFile, let keyID, let teamID else { throw ValidationError("Missing --key, --key-id or --team-id.") }
+        let signer = try ProviderTokenSigner(key: ProviderKey(contentsOfFile: keyFile), keyID: keyID, teamID: teamID)
+        return (.providerToken(signer, refreshIntervalSeconds: Int64(tokenRefreshMinutes) * 60), nil)
+    }
+}

@@ -1,0 +1,70 @@
+import APNSCore
+import APNSPipeline
+import ArgumentParser
+
+/// What the records of a campaign default to, and how to read them: topic, push type, priority, expiration,
+/// collapse id, template, CSV token column, record length, shard.
+struct CampaignOptions: ParsableArguments {
+    @Option(name: .customLong("topic"), help: ArgumentHelp(
+        "Default apns-topic: the bundle id (plus the suffix the push type needs) (or APNS_TOPIC).", valueName: "topic"))
+    var topic: String?
+
+    @Option(name: .customLong("push-type"), help: ArgumentHelp("Default apns-push-type.", valueName: "type"))
+    var pushType: String = "alert"
+
+    @Option(name: .customLong("priority"), help: ArgumentHelp("Default apns-priority: 10, 5 or 1.", valueName: "n"))
+    var priority: String?
+
+    @Option(name: .customLong("expiration"), help: ArgumentHelp("Default apns-expiration, epoch seconds (0: deliver once).", valueName: "seconds"))
+    var expiration: String?
+
+    @Option(name: .customLong("collapse-id"), help: ArgumentHelp("Default apns-collapse-id (at most 64 bytes).", valueName: "id"))
+    var collapseID: String?
+
+    @Option(name: .customLong("template"), help: ArgumentHelp(
+        "Payload template: {{column}} placeholders filled from CSV rows or NDJSON \"vars\".", valueName: "file"))
+    var template: String?
+
+    @Option(name: .customLong("token-column"), help: "The CSV column that holds the device token.")
+    var tokenColumn: String = "token"
+
+    @Option(name: .customLong("max-record-bytes"), help: "The longest NDJSON line or CSV record accepted.")
+    var maximumRecordBytes: Int = 64 * 1024
+
+    @Option(name: .customLong("shard"), help: ArgumentHelp(
+        "Handle only shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable hash of the token decides.", valueName: "K/N"))
+    var shard: String?
+
+    mutating func validate() throws {
+        topic = EnvironmentDefault.value(topic, "APNS_TOPIC")
+        guard maximumRecordBytes >= 1024 else { throw ValidationError("--max-record-bytes must be at least 1024.") }
+        _ = try readerOptions()
+    }
+
+    /// The reader options these flags describe (loads and checks the template).
+    func readerOptions() throws -> CampaignReaderOptions {
+        do {
+            let type = try PushType(parsing: pushType)
+            let defaults = CampaignDefaults(
+                topic: try topic.map { value throws(InputError) in try Topic(validating: value) },
+                pushType: type,
+                priority: try priority.map { value throws(InputError) in try Priority(parsing: value) },
+                expiration: try expiration.map { value throws(InputError) in try Expiration(parsing: value) },
+                collapseID: try collapseID.map { value throws(InputError) in try CollapseID(validating: value) })
+            return CampaignReaderOptions(
+                defaults: defaults,
+                template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
+                shard: try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all,
+                maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
+        } catch let error as InputError {
+            throw ValidationError(error.detail)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// The inputs, with `-` for standard input.
+    static func inputs(_ paths: [String]) -> [CampaignInput] {
+        paths.map { CampaignInput(path: $0) }
+    }
+}

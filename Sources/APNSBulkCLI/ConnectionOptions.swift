@@ -1,0 +1,56 @@
+import APNSCrypto
+import APNSTransport
+import ArgumentParser
+import Foundation
+
+/// Where and how `send` and `replay` connect: endpoint, trust, pins, proxy, connection count, timeouts.
+struct ConnectionOptions: ParsableArguments {
+    @Option(name: .customLong("endpoint"), help: ArgumentHelp(
+        "production, development, or https://host:port (or APNS_ENDPOINT).", valueName: "where"))
+    var endpoint: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these CA certificates (PEM) instead of the system store (a mock's CA).", valueName: "file"))
+    var caFile: String?
+
+    @Option(name: .customLong("pin"), help: ArgumentHelp(
+        "SPKI-SHA256-BASE64 pin; repeat it. A connection is refused unless a certificate in the chain matches one.", valueName: "pin"))
+    var pins: [String] = []
+
+    @Option(name: .customLong("proxy"), help: ArgumentHelp("HTTP CONNECT proxy http://[user:pass@]host:port (or HTTPS_PROXY).", valueName: "url"))
+    var proxy: String?
+
+    @Option(name: .customLong("connections"), help: "Persistent HTTP/2 connections to open (1 to 32).")
+    var connections: Int = 3
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds without an answer before a connection is deemed dead.", valueName: "seconds"))
+    var requestTimeout: Double = 30
+
+    mutating func validate() throws {
+        endpoint = EnvironmentDefault.value(endpoint, "APNS_ENDPOINT")
+        guard (1...32).contains(connections) else { throw ValidationError("--connections must be 1 to 32.") }
+        guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive.") }
+        for pin in pins {
+            do { _ = try PinSet(parsing: [pin]) } catch { throw ValidationError("--pin \(pin): \(error)") }
+        }
+        if let endpoint {
+            do { _ = try APNSEndpoint(parsing: endpoint) } catch { throw ValidationError("--endpoint: \(error)") }
+        }
+    }
+
+    /// The pool configuration for these options and credentials.
+    func clientConfiguration(authentication: AuthenticationOptions) throws -> APNSClientConfiguration {
+        let where_ = try APNSEndpoint(parsing: endpoint ?? "production")
+        let (auth, identity) = try authentication.resolve()
+        var tls = TLSClientConfiguration()
+        if let caFile { tls.trustRoots = .pemFile(path: caFile) }
+        tls.pinnedSPKISHA256 = pins
+        tls.identity = identity
+        var configuration = APNSClientConfiguration(endpoint: where_, authentication: auth, tls: tls)
+        configuration.connectionCount = connections
+        configuration.requestTimeout = requestTimeout
+        if let proxy = EnvironmentDefault.value(proxy, "HTTPS_PROXY") ?? EnvironmentDefault.value(nil, "https_proxy") {
+            configuration.proxy = try ProxyConfiguration(parsing: proxy)
+        }
+        return configuration
+    }
+}

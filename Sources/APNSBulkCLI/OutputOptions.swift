@@ -1,0 +1,61 @@
+import APNSPipeline
+import ArgumentParser
+
+/// Where `send` and `replay` write results, summaries and metrics, and how they show progress.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .customLong("results"), help: ArgumentHelp("The result file: one line per input record.", valueName: "file"))
+    var results: String
+
+    @Option(name: .customLong("results-format"), help: "ndjson or csv.")
+    var resultsFormat: String = "ndjson"
+
+    @Option(name: .customLong("summary"), help: ArgumentHelp("Also write the summary as JSON here.", valueName: "file"))
+    var summary: String?
+
+    @Option(name: .customLong("metrics"), help: ArgumentHelp("Also write Prometheus metrics here (textfile collector).", valueName: "file"))
+    var metrics: String?
+
+    @Option(name: .customLong("progress"), help: "auto (a live line on a terminal, a log line every 10 s otherwise), bar, log or none.")
+    var progress: String = "auto"
+
+    mutating func validate() throws {
+        guard ResultFormat(rawValue: resultsFormat) != nil else { throw ValidationError("--results-format must be ndjson or csv.") }
+        guard ["auto", "bar", "log", "none"].contains(progress) else { throw ValidationError("--progress must be auto, bar, log or none.") }
+    }
+
+    var format: ResultFormat { ResultFormat(rawValue: resultsFormat) ?? .ndjson }
+}
+
+/// How `send` and `replay` retry, pace and stop.
+struct DeliveryOptions: ParsableArguments {
+    @Option(name: .customLong("rate"), help: ArgumentHelp("Start at most this many requests per second.", valueName: "n"))
+    var rate: Double?
+
+    @Option(name: .customLong("max-attempts"), help: "Tries per record in all for 429, 5xx and the like.")
+    var maximumAttempts: Int = 5
+
+    @Option(name: .customLong("stop-after"), help: "Stop the campaign after this many credential or campaign-wide rejections in a row.")
+    var stopAfter: Int = 5
+
+    @Flag(name: .customLong("allow-duplicates"), help: "Send later copies of a (token, topic) pair instead of reporting them as duplicates.")
+    var allowDuplicates = false
+
+    @Flag(name: .customLong("resend-in-doubt"), help: "Send again requests whose answer was lost (they may arrive twice).")
+    var resendInDoubt = false
+
+    mutating func validate() throws {
+        if let rate, rate <= 0 { throw ValidationError("--rate must be positive.") }
+        guard (1...100).contains(maximumAttempts) else { throw ValidationError("--max-attempts must be 1 to 100.") }
+        guard stopAfter >= 1 else { throw ValidationError("--stop-after must be at least 1.") }
+    }
+
+    var configuration: DispatchConfiguration {
+        var configuration = DispatchConfiguration()
+        configuration.ratePerSecond = rate
+        configuration.retry.maximumAttempts = maximumAttempts
+        configuration.stopAfterConsecutiveFailures = stopAfter
+        configuration.allowDuplicates = allowDuplicates
+        configuration.resendInDoubt = resendInDoubt
+        return configuration
+    }
+}

@@ -1,0 +1,58 @@
+import APNSCore
+import APNSPipeline
+import ArgumentParser
+import Foundation
+
+/// `apns-bulk prune`: the tokens to delete from a token database, from result files.
+struct PruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "List the dead tokens in result files: 410 Unregistered/ExpiredToken, BadDeviceToken, DeviceTokenNotForTopic.",
+        discussion: """
+            Tokens are deduplicated across files; for 410s the latest timestamp is kept (milliseconds since the \
+            epoch at which APNs last confirmed the token was invalid: a token your app registered after that is \
+            still good, so compare before deleting). --after keeps only 410 tokens whose timestamp is later; \
+            BadDeviceToken and DeviceTokenNotForTopic have no timestamp and are always listed.
+
+            EXAMPLES
+              apns-bulk prune results.ndjson > dead-tokens.txt
+              apns-bulk prune results-*.ndjson --format csv --output prune.csv
+
+            EXIT STATUS
+              0  the list was written (possibly empty)
+              1  a result file could not be read
+             64  usage error
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Result files of send or replay runs.", valueName: "results"))
+    var resultFiles: [String]
+
+    @Option(name: .customLong("format"), help: "text (one token per line), csv (token,reason,timestamp) or ndjson.")
+    var format: String = "text"
+
+    @Option(name: .customLong("output"), help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
+    var outputPath: String?
+
+    @Option(name: .customLong("after"), help: ArgumentHelp("Keep only 410 tokens whose timestamp (ms since the epoch) is later.", valueName: "ms"))
+    var after: Int64?
+
+    mutating func validate() throws {
+        guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
+        guard PruneList.OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text, csv or ndjson.") }
+    }
+
+    func run() throws {
+        var list = PruneList()
+        for path in resultFiles { try list.add(resultsAt: path) }
+        let entries = list.entries(after: after)
+        let outputFormat = PruneList.OutputFormat(rawValue: format) ?? .text
+        if let outputPath {
+            try PruneList.write(entries, format: outputFormat, toPath: outputPath)
+        } else {
+            try PruneList.write(entries, format: outputFormat, to: StandardOutputSink())
+        }
+        for torn in list.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
+        FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))
+    }
+}

@@ -1,0 +1,60 @@
+import APNSCore
+import APNSPipeline
+import ArgumentParser
+import Foundation
+
+/// `apns-bulk send`: reads campaign files, sends every valid record, writes one result line per record.
+struct SendCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a campaign: NDJSON or CSV records in, one result line per record out.",
+        discussion: """
+            Each NDJSON line is an object with "token" and "payload" (a JSON object sent byte for byte), and \
+            optionally "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id", or "vars" for \
+            --template. A CSV file has a header row with a token column; every column fills the template's \
+            {{column}} placeholders. Invalid records are reported with their line and reason and never sent; \
+            later copies of a (token, topic) pair are reported as duplicates.
+
+            The result file gets a line per record as answers arrive; a journal beside it (<results>.journal) lets \
+            --resume finish a run after a crash or kill -9 without sending anything twice: records sent but never \
+            answered are reported in_doubt (resent only with --resend-in-doubt).
+
+            EXAMPLES
+              apns-bulk send campaign.ndjson --results out.ndjson \\
+                --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --topic com.example.app
+              apns-bulk send users.csv --template alert.json --results out.ndjson --endpoint development ...
+              apns-bulk send campaign.ndjson --results out.ndjson --resume ...      # after a crash
+              apns-bulk send big.ndjson --shard $JOB_COMPLETION_INDEX/8 --results out-$JOB_COMPLETION_INDEX.ndjson ...
+
+            \(ExitStatus.helpText)
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"))
+    var files: [String]
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var campaign: CampaignOptions
+    @OptionGroup var authentication: AuthenticationOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var delivery: DeliveryOptions
+
+    @Flag(name: .customLong("resume"), help: "Finish the unfinished run recorded in the result file and its journal.")
+    var resume = false
+
+    mutating func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Name at least one campaign file.") }
+        guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("Standard input (-) can be read once.") }
+    }
+
+    func run() throws {
+        var options = SendRunOptions(
+            inputs: CampaignOptions.inputs(files), reader: try campaign.readerOptions(), resultsPath: output.results,
+            resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
+        options.resume = resume
+        options.dispatch = delivery.configuration
+        try CampaignRunner.run(options, output: output) { options, stop, progress in
+            try SendRun.run(options, stop: stop, progress: progress)
+        }
+    }
+}

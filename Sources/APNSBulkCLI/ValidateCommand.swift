@@ -1,0 +1,73 @@
+import APNSCore
+import APNSPipeline
+import ArgumentParser
+import Foundation
+
+/// `apns-bulk validate`: reads and checks campaign files exactly as `send` would, sending nothing.
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check campaign files as send would, without sending: every invalid record with its line and reason.",
+        discussion: """
+            Prints one line per invalid record to stdout (FILE:LINE: REASON: DETAIL), or writes result lines for \
+            them with --results; duplicates are counted. A summary goes to stderr.
+
+            EXAMPLES
+              apns-bulk validate campaign.ndjson --topic com.example.app
+              apns-bulk validate users.csv --template alert.json --topic com.example.app
+
+            EXIT STATUS
+              0  every record is valid
+              1  an input or the template could not be read
+              2  some records are invalid
+             64  usage error
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"))
+    var files: [String]
+
+    @OptionGroup var campaign: CampaignOptions
+
+    @Option(name: .customLong("results"), help: ArgumentHelp("Write result lines (outcome input_error) for invalid records here.", valueName: "file"))
+    var results: String?
+
+    func run() throws {
+        let inputs = CampaignOptions.inputs(files)
+        let reader = CampaignReader(inputs: inputs, options: try campaign.readerOptions())
+        let writer = try results.map { path throws(PipelineError) in try ResultWriter(path: path, format: .ndjson, mode: .create) }
+        var duplicates = DuplicateFilter()
+        var valid = 0
+        var invalid = 0
+        var duplicateCount = 0
+        var report = ""
+        while let record = try reader.next() {
+            switch record.content {
+            case .notification(let notification):
+                valid += 1
+                if !duplicates.insert(notification) { duplicateCount += 1 }
+            case .invalid(let error):
+                invalid += 1
+                let path = inputs[record.source].path
+                if let writer {
+                    try writer.write(ResultRecord(
+                        file: path, line: record.line, token: record.tokenText, topic: record.topicText,
+                        outcome: .inputError, status: nil, reason: error.code.rawValue, detail: error.detail,
+                        apnsID: nil, timestamp: nil, attempts: 0))
+                } else {
+                    report += "\(path):\(record.line): \(error.code.rawValue): \(error.detail)\n"
+                    if report.utf8.count > 1 << 16 {
+                        FileHandle.standardOutput.write(Data(report.utf8))
+                        report = ""
+                    }
+                }
+            }
+        }
+        FileHandle.standardOutput.write(Data(report.utf8))
+        try writer?.flush()
+        var summary = "\(valid + invalid) records: \(valid) valid, \(invalid) invalid, \(duplicateCount) duplicates"
+        if reader.recordsInOtherShards > 0 { summary += ", \(reader.recordsInOtherShards) in other shards" }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        if invalid > 0 { throw ExitStatus.invalidRecords.code }
+    }
+}

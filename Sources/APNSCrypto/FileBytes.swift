@@ -1,0 +1,22 @@
+import Foundation
+
+/// Reads key and certificate files whole, telling "no such file" from "cannot read it" and naming the path.
+enum FileBytes {
+    /// Key and certificate files are small; anything larger is not one of them.
+    static let maximumSize = 16 << 20
+
+    static func read(_ path: String) throws(CryptoError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CryptoError.fileNotFound.with(context: path)
+        }
+        guard !isDirectory.boolValue else { throw CryptoError.fileUnreadable.with(context: "\(path): is a directory") }
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+            throw CryptoError.fileUnreadable.with(context: "\(path): permission denied or read error")
+        }
+        guard data.count <= maximumSize else {
+            throw CryptoError.fileUnreadable.with(context: "\(path): larger than \(maximumSize >> 20) MiB")
+        }
+        return [UInt8](data)
+    }
+}

@@ -1,1 +1,0 @@
-// APNSCrypto: module placeholder until its first real file lands.

@@ -1,0 +1,151 @@
+import COpenSSL
+
+/// Owns one `EVP_PKEY` (a private key, or only a public key), freed with `EVP_PKEY_free` in `deinit`.
+///
+/// The key is never modified after creation. OpenSSL 3 allows concurrent read-only use of an `EVP_PKEY` (signing
+/// and verifying only read it; the provider-side export cache it fills on first use is guarded by the key's own
+/// lock), so instances are shared across threads: `@unchecked Sendable`.
+final class OpenSSLKey: @unchecked Sendable {
+    /// The `EVP_PKEY *`. Borrowed by callers for the duration of a call; never freed by them.
+    let pointer: OpaquePointer
+
+    /// Takes ownership of `pointer`: this object frees it.
+    init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        EVP_PKEY_free(pointer)
+    }
+
+    /// A private key from the DER body of a PEM block labelled `label` (`PRIVATE KEY` is PKCS#8,
+    /// `EC PRIVATE KEY` SEC 1, `RSA PRIVATE KEY` PKCS#1; anything else is left to OpenSSL to recognise).
+    static func privateKey(der: [UInt8], label: String) throws(CryptoError) -> OpenSSLKey {
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let length = Int(buffer.count)
+            switch label {
+            case "EC PRIVATE KEY": return d2i_PrivateKey(EVP_PKEY_EC, nil, &cursor, length)
+            case "RSA PRIVATE KEY": return d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, length)
+            default: return d2i_AutoPrivateKey(nil, &cursor, length)
+            }
+        }
+        guard let key else { throw OpenSSLError.failure("decoding \(label)", kind: .malformedKey) }
+        return OpenSSLKey(taking: key)
+    }
+
+    /// A private key from PEM text protected by `password` (encrypted PKCS#8 or legacy encrypted PEM).
+    static func privateKey(pem: [UInt8], password: String) throws(CryptoError) -> OpenSSLKey {
+        let bio = try OpenSSLMemoryBIO(copying: pem)
+        // With no callback, OpenSSL's default callback takes the last argument as the NUL-terminated password.
+        let key = password.withCString { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
+        guard let key else { throw OpenSSLError.failure("decrypting the private key (wrong password?)", kind: .encryptedKey) }
+        return OpenSSLKey(taking: key)
+    }
+
+    /// A public key from a DER SubjectPublicKeyInfo (the body of a `PUBLIC KEY` PEM block).
+    static func publicKey(subjectPublicKeyInfo der: [UInt8]) throws(CryptoError) -> OpenSSLKey {
+        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let key else { throw OpenSSLError.failure("decoding PUBLIC KEY", kind: .malformedKey) }
+        return OpenSSLKey(taking: key)
+    }
+
+    /// A fresh EC key pair on P-256.
+    static func generateP256() throws(CryptoError) -> OpenSSLKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw OpenSSLError.failure("EVP_PKEY_CTX_new_from_name")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+              EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+              EVP_PKEY_generate(context, &key) == 1,
+              let key
+        else { throw OpenSSLError.failure("generating a P-256 key") }
+        return OpenSSLKey(taking: key)
+    }
+
+    /// The algorithm's name as OpenSSL gives it (`EC`, `RSA`, `ED25519`, ...).
+    var typeName: String {
+        EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// Whether this is an elliptic-curve (ECDSA/ECDH) key.
+    var isEC: Bool { EVP_PKEY_is_a(pointer, "EC") == 1 }
+
+    /// The size of the key in bits (the modulus for RSA, the curve's order for EC).
+    var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
+
+    /// The curve's name for an EC key (`prime256v1` for P-256), else nil.
+    var groupName: String? {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 80) { buffer -> String? in
+            guard let base = buffer.baseAddress else { return nil }
+            var length = 0
+            guard EVP_PKEY_get_group_name(pointer, base, buffer.count, &length) == 1 else {
+                OpenSSLError.clearQueue()
+                return nil
+            }
+            return String(cString: base)
+        }
+    }
+
+    /// Whether this is an EC key on P-256 (prime256v1, secp256r1), the curve ES256 signs with.
+    var isOnP256: Bool {
+        guard isEC, let name = groupName else { return false }
+        let nid = OBJ_txt2nid(name) != NID_undef ? OBJ_txt2nid(name) : EC_curve_nist2nid(name)
+        return nid == NID_X9_62_prime256v1
+    }
+
+    /// Throws `keyNotEC` or `keyNotOnP256` unless this is a P-256 key (APNs provider keys, ES256).
+    func requireP256() throws(CryptoError) {
+        guard isEC else { throw CryptoError.keyNotEC.with(context: "the key is \(summary); APNs keys are EC P-256") }
+        guard isOnP256 else { throw CryptoError.keyNotOnP256.with(context: "the key is \(summary); ES256 needs P-256") }
+    }
+
+    /// Short text for messages: `EC P-256`, `EC secp384r1`, `RSA 2048-bit`.
+    var summary: String {
+        if isOnP256 { return "EC P-256" }
+        if isEC { return "EC \(groupName ?? "unknown curve")" }
+        return "\(typeName) \(bits)-bit"
+    }
+
+    /// The public half as DER SubjectPublicKeyInfo.
+    func publicKeyDER() throws(CryptoError) -> [UInt8] {
+        try OpenSSLDER.encode("i2d_PUBKEY") { i2d_PUBKEY(pointer, $0) }
+    }
+
+    /// The private key as unencrypted PKCS#8 DER (the body of a `PRIVATE KEY` PEM block).
+    func privateKeyPKCS8DER() throws(CryptoError) -> [UInt8] {
+        guard let info = EVP_PKEY2PKCS8(pointer) else { throw OpenSSLError.failure("EVP_PKEY2PKCS8") }
+        defer { PKCS8_PRIV_KEY_INFO_free(info) }
+        return try OpenSSLDER.encode("i2d_PKCS8_PRIV_KEY_INFO") { i2d_PKCS8_PRIV_KEY_INFO(info, $0) }
+    }
+
+    /// Whether `other` has the same public key (`EVP_PKEY_eq`), for example a private key and its certificate.
+    func hasSamePublicKey(as other: OpenSSLKey) -> Bool {
+        let equal = EVP_PKEY_eq(pointer, other.pointer) == 1
+        OpenSSLError.clearQueue()
+        return equal
+    }
+}
+
+/// The two-pass `i2d_*` pattern: ask for the length, then encode into an array of that size.
+enum OpenSSLDER {
+    static func encode(
+        _ operation: String,
+        _ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
+    ) throws(CryptoError) -> [UInt8] {
+        let length = i2d(nil)
+        guard length > 0 else { throw OpenSSLError.failure(operation) }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return i2d(&cursor)
+        }
+        guard written == length else { throw OpenSSLError.failure(operation) }
+        return der
+    }
+}

@@ -1,0 +1,71 @@
+import COpenSSL
+
+/// Opens PKCS#12 archives (`.p12`, `.pfx`) with `PKCS12_parse`. Archives from older tools (macOS Keychain Access
+/// among them) encrypt certificates with RC2-40, which OpenSSL 3 keeps in its legacy provider: when parsing
+/// fails, the legacy provider (and the default one, which loading any provider would otherwise switch off) is
+/// loaded once into the default library context and parsing is retried.
+enum OpenSSLPKCS12 {
+    struct Contents {
+        let key: OpenSSLKey
+        let certificate: OpenSSLCertificate
+        let chain: [OpenSSLCertificate]
+    }
+
+    static func parse(der: [UInt8], password: String) throws(CryptoError) -> Contents {
+        let archive: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PKCS12(nil, &cursor, buffer.count)
+        }
+        guard let archive else { throw OpenSSLError.failure("d2i_PKCS12", kind: .malformedPKCS12) }
+        defer { PKCS12_free(archive) }
+        if PKCS12_mac_present(archive) == 1 {
+            // As PKCS12_parse does: an empty password may have been stored as "no password".
+            let verified = PKCS12_verify_mac(archive, password, -1) == 1
+                || (password.isEmpty && PKCS12_verify_mac(archive, nil, 0) == 1)
+            guard verified else { throw OpenSSLError.failure("PKCS12_verify_mac", kind: .wrongPassword) }
+        }
+        var outcome = parseVerified(archive, password: password)
+        if case .failed = outcome, legacyProvidersLoaded {
+            OpenSSLError.clearQueue()
+            outcome = parseVerified(archive, password: password)
+        }
+        switch outcome {
+        case .parsed(let contents): return contents
+        case .incomplete(let missing): throw CryptoError.incompletePKCS12.with(context: "the archive holds no \(missing)")
+        case .failed: throw OpenSSLError.failure("PKCS12_parse", kind: .malformedPKCS12)
+        }
+    }
+
+    private enum Outcome {
+        case parsed(Contents)
+        case incomplete(missing: String)
+        case failed
+    }
+
+    private static func parseVerified(_ archive: OpaquePointer, password: String) -> Outcome {
+        var key: OpaquePointer?
+        var certificate: OpaquePointer?
+        var chain: OpaquePointer?
+        guard PKCS12_parse(archive, password, &key, &certificate, &chain) == 1 else { return .failed }
+        // PKCS12_parse hands over ownership of all three; wrap them at once so every path frees them.
+        let ownedKey = key.map(OpenSSLKey.init(taking:))
+        let ownedCertificate = certificate.map(OpenSSLCertificate.init(taking:))
+        var ownedChain: [OpenSSLCertificate] = []
+        if let chain {
+            for index in 0..<apns_sk_X509_num(chain) {
+                // Take a reference of our own, then let the stack free its references with itself.
+                guard let member = apns_sk_X509_value(chain, index), X509_up_ref(member) == 1 else { continue }
+                ownedChain.append(OpenSSLCertificate(taking: member))
+            }
+            apns_sk_X509_pop_free(chain)
+        }
+        guard let ownedKey else { return .incomplete(missing: "private key") }
+        guard let ownedCertificate else { return .incomplete(missing: "certificate") }
+        return .parsed(Contents(key: ownedKey, certificate: ownedCertificate, chain: ownedChain))
+    }
+
+    /// Loads the default and legacy providers into the default library context, once per process (the first
+    /// access runs it; Swift makes that thread-safe). They stay loaded for the life of the process.
+    private static let legacyProvidersLoaded: Bool =
+        OSSL_PROVIDER_load(nil, "default") != nil && OSSL_PROVIDER_load(nil, "legacy") != nil
+}

@@ -1,0 +1,84 @@
+import APNSCore
+import APNSCrypto
+
+/// Everything a mock run is configured with: the provider keys it knows, which bundle ids each team may push to,
+/// stream limits, development mode, the token registry, the faults and the seed.
+public struct MockConfiguration: Sendable {
+    /// The keys whose tokens the mock accepts (key id → team and verification key).
+    public var keys: [MockProviderKey]
+    /// Bundle ids every team may push to; empty means any bundle id.
+    public var allowedBundleIDs: Set<String>
+    /// Per-team bundle ids, replacing `allowedBundleIDs` for that team.
+    public var allowedBundleIDsByTeam: [String: Set<String>]
+    /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection has authenticated (APNs: 500 to 1000 are seen).
+    public var maxConcurrentStreams: Int
+    /// SETTINGS_MAX_CONCURRENT_STREAMS in the server's first SETTINGS, before authentication (APNs: 1).
+    public var initialConcurrentStreams: Int
+    /// Development (sandbox) mode: 200 answers carry `apns-unique-id`.
+    public var developmentMode: Bool
+    /// Tokens answered as unregistered, expired, foreign or bad.
+    public var registry: TokenRegistry
+    /// Faults to inject.
+    public var faults: FaultPlan
+    /// Seed of the generator behind faults and generated ids.
+    public var seed: UInt64
+    /// A token whose `iat` is more than this many seconds old is `ExpiredProviderToken` (APNs: one hour).
+    public var tokenLifetimeSeconds: Int64
+    /// A new token must be issued at least this many seconds after the one it replaces, else
+    /// `TooManyProviderTokenUpdates` (APNs: 20 minutes).
+    public var tokenUpdateIntervalSeconds: Int64
+    /// How far in the future an `iat` may lie (client clocks run fast) before the token is `InvalidProviderToken`.
+    public var allowedClockSkewSeconds: Int64
+
+    public init(
+        keys: [MockProviderKey] = [],
+        allowedBundleIDs: Set<String> = [],
+        allowedBundleIDsByTeam: [String: Set<String>] = [:],
+        maxConcurrentStreams: Int = 1000,
+        initialConcurrentStreams: Int = 1,
+        developmentMode: Bool = false,
+        registry: TokenRegistry = TokenRegistry(),
+        faults: FaultPlan = .none,
+        seed: UInt64 = 0x00A9_1500_5EED,
+        tokenLifetimeSeconds: Int64 = 3600,
+        tokenUpdateIntervalSeconds: Int64 = 1200,
+        allowedClockSkewSeconds: Int64 = 60
+    ) {
+        self.keys = keys
+        self.allowedBundleIDs = allowedBundleIDs
+        self.allowedBundleIDsByTeam = allowedBundleIDsByTeam
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.initialConcurrentStreams = initialConcurrentStreams
+        self.developmentMode = developmentMode
+        self.registry = registry
+        self.faults = faults
+        self.seed = seed
+        self.tokenLifetimeSeconds = tokenLifetimeSeconds
+        self.tokenUpdateIntervalSeconds = tokenUpdateIntervalSeconds
+        self.allowedClockSkewSeconds = allowedClockSkewSeconds
+    }
+
+    /// The bundle ids a team may push to (empty: any).
+    public func allowedBundleIDs(forTeam teamID: String) -> Set<String> {
+        allowedBundleIDsByTeam[teamID] ?? allowedBundleIDs
+    }
+
+    /// Checks the settings that could not work: stream limits, key ids given twice, negative durations.
+    public func validate() throws(MockConfigurationError) {
+        guard initialConcurrentStreams >= 1, maxConcurrentStreams >= initialConcurrentStreams else {
+            throw .configuration(
+                "stream limits must satisfy 1 <= initial (\(initialConcurrentStreams)) <= maximum (\(maxConcurrentStreams))"
+            )
+        }
+        var keyIDs: Set<String> = []
+        for key in keys {
+            guard ProviderIdentifier.isValid(key.keyID), ProviderIdentifier.isValid(key.teamID) else {
+                throw .configuration("key id '\(key.keyID)' and team id '\(key.teamID)' must each be 10 letters or digits")
+            }
+            guard keyIDs.insert(key.keyID).inserted else { throw .configuration("key id \(key.keyID) is configured twice") }
+        }
+        guard tokenLifetimeSeconds > 0, tokenUpdateIntervalSeconds >= 0, allowedClockSkewSeconds >= 0 else {
+            throw .configuration("token lifetime must be positive; update interval and clock skew not negative")
+        }
+    }
+}

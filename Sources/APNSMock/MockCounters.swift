@@ -1,0 +1,68 @@
+import APNSCore
+
+/// What the mock has done so far: requests by status, by reason and by connection, plus connection-level events.
+/// The validator records into it; the glue renders it (`summary`, `json`) when the server exits.
+public struct MockCounters: Sendable, Equatable {
+    /// Requests handed to the validator (answered, refused or dropped).
+    public internal(set) var requests = 0
+    /// Requests answered, by HTTP status.
+    public internal(set) var byStatus: [Int: Int] = [:]
+    /// Rejected requests, by reason as APNs spells it.
+    public internal(set) var byReason: [String: Int] = [:]
+    /// Requests by connection id.
+    public internal(set) var byConnection: [Int: Int] = [:]
+    /// Connections opened through `MockValidator.openConnection`.
+    public internal(set) var connectionsOpened = 0
+    /// Answers replaced by an injected fault (429, 500, 503, expired-token).
+    public internal(set) var faultAnswers = 0
+    /// GOAWAY frames requested.
+    public internal(set) var goaways = 0
+    /// Connections dropped.
+    public internal(set) var drops = 0
+    /// Streams refused (requests above a GOAWAY's last-stream-id).
+    public internal(set) var refusedStreams = 0
+    /// Stream-limit raises (connections that authenticated) and lowerings (fault).
+    public internal(set) var streamLimitRaises = 0
+    public internal(set) var streamLimitLowerings = 0
+    /// Answers delayed by injected latency.
+    public internal(set) var delayedAnswers = 0
+    /// ES256 signature verifications (a connection verifies each distinct token once).
+    public internal(set) var signatureVerifications = 0
+
+    public init() {}
+
+    /// Answered requests (every status).
+    public var answered: Int { byStatus.values.reduce(0, +) }
+
+    /// Records one decision for a request on `connectionID`.
+    mutating func record(_ decision: MockDecision, connectionID: Int) {
+        requests += 1
+        byConnection[connectionID, default: 0] += 1
+        if let response = decision.response {
+            byStatus[response.status, default: 0] += 1
+            if let reason = response.reason { byReason[reason.rawValue, default: 0] += 1 }
+        }
+        for action in decision.actions {
+            switch action {
+            case .raiseStreamLimit: streamLimitRaises += 1
+            case .lowerStreamLimit: streamLimitLowerings += 1
+            case .goaway: goaways += 1
+            case .dropConnection: drops += 1
+            case .delay: delayedAnswers += 1
+            case .refuseStream: refusedStreams += 1
+            }
+        }
+    }
+
+    mutating func recordConnectionOpened() {
+        connectionsOpened += 1
+    }
+
+    mutating func recordSignatureVerification() {
+        signatureVerifications += 1
+    }
+
+    mutating func recordFaultAnswer() {
+        faultAnswers += 1
+    }
+}

@@ -1,1 +1,0 @@
-// APNSMock: module placeholder until its first real file lands.

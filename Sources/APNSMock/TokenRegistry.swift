@@ -1,0 +1,118 @@
+import APNSCore
+
+/// The device tokens the mock treats as dead, foreign or bad: entries loaded from a registry file plus, unless
+/// switched off, three suffix rules, so sample campaigns can contain dead tokens without any file.
+///
+/// Suffix rules (on the token's lowercase hex; a file entry for the same token wins):
+/// - ends in `dead` → 410 `Unregistered`, with a timestamp derived from the token (`derivedTimestamp(for:)`);
+/// - ends in `0bad` → 400 `BadDeviceToken`;
+/// - ends in `f0f0` → 400 `DeviceTokenNotForTopic`.
+///
+/// The registry is consulted last, after every header, authentication and payload check has passed.
+public struct TokenRegistry: Hashable, Sendable {
+    /// What the registry says about one token.
+    public enum Entry: Hashable, Sendable {
+        /// 410 `Unregistered`, with the time (ms since the epoch) APNs last saw the token valid.
+        case unregistered(timestampMilliseconds: Int64)
+        /// 410 `ExpiredToken`, with a timestamp as for `unregistered`.
+        case expired(timestampMilliseconds: Int64)
+        /// 400 `DeviceTokenNotForTopic`, unless the request's topic equals `validTopic` (nil: no topic is right).
+        case wrongTopic(validTopic: String?)
+        /// 400 `BadDeviceToken` (for example a sandbox token sent to production).
+        case bad
+    }
+
+    /// Why a request is rejected because of its token: the reason plus, for 410s, the timestamp.
+    public struct Rejection: Hashable, Sendable {
+        public let reason: APNSReason
+        public let timestampMilliseconds: Int64?
+    }
+
+    /// The suffix that makes a token answer 410 `Unregistered` under the suffix rules.
+    public static let unregisteredSuffix = "dead"
+    /// The suffix that makes a token answer 400 `BadDeviceToken` under the suffix rules.
+    public static let badDeviceTokenSuffix = "0bad"
+    /// The suffix that makes a token answer 400 `DeviceTokenNotForTopic` under the suffix rules.
+    public static let notForTopicSuffix = "f0f0"
+
+    /// The earliest timestamp `derivedTimestamp(for:)` returns: 2023-11-14T22:13:20Z in ms.
+    public static let derivedTimestampBase: Int64 = 1_700_000_000_000
+    /// Derived timestamps fall within one year after `derivedTimestampBase`.
+    public static let derivedTimestampSpan: Int64 = 365 * 24 * 3600 * 1000
+
+    /// Whether the `dead` / `0bad` / `f0f0` suffix rules apply.
+    public var usesSuffixRules: Bool
+    private var entries: [DeviceToken: Entry]
+
+    /// A registry with the given entries; suffix rules on by default.
+    public init(entries: [DeviceToken: Entry] = [:], usesSuffixRules: Bool = true) {
+        self.entries = entries
+        self.usesSuffixRules = usesSuffixRules
+    }
+
+    /// The number of file (or programmatic) entries, not counting the suffix rules.
+    public var count: Int { entries.count }
+
+    /// The entry for a token, from the entries only (not the suffix rules).
+    public func entry(for token: DeviceToken) -> Entry? { entries[token] }
+
+    /// Adds or replaces the entry for a token.
+    public mutating func mark(_ token: DeviceToken, as entry: Entry) {
+        entries[token] = entry
+    }
+
+    /// The rejection for a request to `token` on `topic`, or nil if the token is good.
+    public func rejection(for token: DeviceToken, topic: String) -> Rejection? {
+        rejection(for: token, topicBytes: Array(topic.utf8))
+    }
+
+    /// The rejection for a request to `token` on the topic given as its header bytes.
+    func rejection(for token: DeviceToken, topicBytes: [UInt8]) -> Rejection? {
+        if !entries.isEmpty, let entry = entries[token] {
+            switch entry {
+            case .unregistered(let timestamp): return Rejection(reason: .unregistered, timestampMilliseconds: timestamp)
+            case .expired(let timestamp): return Rejection(reason: .expiredToken, timestampMilliseconds: timestamp)
+            case .wrongTopic(let validTopic):
+                let matches = validTopic.map { $0.utf8.elementsEqual(topicBytes) } ?? false
+                return matches ? nil : Rejection(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil)
+            case .bad: return Rejection(reason: .badDeviceToken, timestampMilliseconds: nil)
+            }
+        }
+        guard usesSuffixRules else { return nil }
+        let hex = token.hexBytes
+        if Self.hasSuffix(hex, "dead") {
+            return Rejection(reason: .unregistered, timestampMilliseconds: Self.derivedTimestamp(for: token))
+        }
+        if Self.hasSuffix(hex, "0bad") {
+            return Rejection(reason: .badDeviceToken, timestampMilliseconds: nil)
+        }
+        if Self.hasSuffix(hex, "f0f0") {
+            return Rejection(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil)
+        }
+        return nil
+    }
+
+    /// The deterministic "last seen valid" timestamp of a token without one of its own: the FNV-1a hash of its
+    /// lowercase hex, mapped into the year after `derivedTimestampBase` (so always in the past, and stable).
+    public static func derivedTimestamp(for token: DeviceToken) -> Int64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in token.hexBytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return derivedTimestampBase + Int64(hash % UInt64(derivedTimestampSpan))
+    }
+
+    @inline(__always)
+    private static func hasSuffix(_ hex: [UInt8], _ suffix: StaticString) -> Bool {
+        let count = suffix.utf8CodeUnitCount
+        guard hex.count >= count else { return false }
+        return suffix.withUTF8Buffer { expected in
+            var index = hex.count - count
+            for byte in expected {
+                if hex[index] != byte { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import APNSCore
+
+/// Turns CSV records into campaign records, using the header row to find the columns.
+///
+/// Header names are matched case-insensitively after trimming spaces. Required: the token column (`token`, or the
+/// name given). Optional: `topic`, `push_type`, `priority`, `expiration`, `collapse_id`, `apns_id` (headers, each
+/// overriding the campaign default; an empty cell uses the default) and `payload` (a JSON object, used as it
+/// stands when the cell is not empty). Every column is also a template variable, by its header name as written.
+/// The payload is the `payload` cell if there is one, else the template filled with the row's cells.
+///
+/// A header that cannot work is a `PipelineError` (no token column; a template variable that names no column;
+/// neither a template nor a payload column), so a misconfigured file fails before anything is sent.
+public struct CSVRecordParser {
+    /// The header's column names as written (trimmed).
+    public let columns: [String]
+    private let tokenColumn: Int
+    private let topicColumn: Int?
+    private let pushTypeColumn: Int?
+    private let priorityColumn: Int?
+    private let expirationColumn: Int?
+    private let collapseIDColumn: Int?
+    private let apnsIDColumn: Int?
+    private let payloadColumn: Int?
+    private let template: PayloadTemplate?
+    /// For each template variable, the column that fills it.
+    private let variableColumns: [Int]
+    private var headerBuilder: NotificationHeaderBuilder
+    private var templateValues: [PayloadTemplate.Value]
+    private var rendered: [UInt8] = []
+
+    public init(
+        header: [String], defaults: CampaignDefaults, template: PayloadTemplate?, tokenColumn: String = "token"
+    ) throws(PipelineError) {
+        let names = header.map { String(Substring($0).trimmingSpaces()) }
+        columns = names
+        let lowered = names.map { $0.lowercased() }
+        func column(_ name: String) -> Int? { lowered.firstIndex(of: name.lowercased()) }
+        guard let token = column(tokenColumn) else {
+            throw PipelineError(.csvHeaderInvalid, "no '\(tokenColumn)' column in the header (columns: \(names.joined(separator: ", ")))")
+        }
+        self.tokenColumn = token
+        topicColumn = column("topic")
+        pushTypeColumn = column("push_type")
+        priorityColumn = column("priority")
+        expirationColumn = column("expiration")
+        collapseIDColumn = column("collapse_id")
+        apnsIDColumn = column("apns_id")
+        payloadColumn = column("payload")
+        guard template != nil || payloadColumn != nil else {
+            throw PipelineError(.csvHeaderInvalid, "a CSV campaign needs a payload template or a 'payload' column")
+        }
+        var variableColumns: [Int] = []
+        for name in template?.variableNames ?? [] {
+            guard let index = names.firstIndex(of: name) ?? column(name) else {
+                throw PipelineError(
+                    .csvHeaderInvalid,
+                    "the template uses {{\(name)}}, which is not a column of the header (columns: \(names.joined(separator: ", ")))"
+                )
+            }
+            variableColumns.append(index)
+        }
+        self.template = template
+        self.variableColumns = variableColumns
+        templateValues = [PayloadTemplate.Value](repeating: .missing, count: variableColumns.count)
+        headerBuilder = NotificationHeaderBuilder(defaults: defaults)
+    }
+
+    /// Parses the reader's current record.
+    public mutating func parse(_ reader: CSVReader, record: CSVReader.Record, source: Int) -> CampaignRecord {
+        var raw = RawHeaderFields()
+        do {
+            let notification = try parse(reader, record: record, raw: &raw)
+            return CampaignRecord(source: source, line: record.line, content: .notification(notification))
+        } catch {
+            return CampaignRecord(
+                source: source, line: record.line, content: .invalid(error), tokenText: raw.tokenText, topicText: raw.topicText
+            )
+        }
+    }
+
+    private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields) throws(InputError) -> Notification {
+        switch record.problem {
+        case .tooLong?:
+            throw InputError(.recordTooLong, "record is longer than \(reader.maximumRecordLength) bytes")
+        case .unterminatedQuote?:
+            throw InputError(.csvMalformed, "a quoted field is not closed before the end of the file")
+        case .textAfterClosingQuote?:
+            throw InputError(.csvMalformed, "text after a closing quote (write a quote inside a quoted field as \"\")")
+        case nil:
+            break
+        }
+        let bytes = reader.fieldBytes
+        if let bad = UTF8Validation.firstInvalidByte(bytes, in: 0..<bytes.count) {
+            let column = (0..<record.fieldCount).first { reader.field($0).contains(bad) } ?? 0
+            throw InputError(.recordInvalidUTF8, "field '\(column < columns.count ? columns[column] : "\(column + 1)")' is not valid UTF-8")
+        }
+        guard record.fieldCount == columns.count else {
+            if tokenColumn < record.fieldCount { raw.token = bytes[reader.field(tokenColumn)] }
+            throw InputError(.csvColumnCount, "record has \(record.fieldCount) fields, the header has \(columns.count)")
+        }
+        func cell(_ column: Int?) -> ArraySlice<UInt8>? {
+            guard let column else { return nil }
+            let range = reader.field(column)
+            return range.isEmpty ? nil : bytes[range]
+        }
+        raw.token = bytes[reader.field(tokenColumn)]
+        raw.topic = cell(topicColumn)
+        raw.pushType = cell(pushTypeColumn)
+        raw.priority = cell(priorityColumn)
+        raw.expiration = cell(expirationColumn)
+        raw.collapseID = cell(collapseIDColumn)
+        raw.apnsID = cell(apnsIDColumn)
+        let headers = try headerBuilder.headers(from: raw)
+
+        if let payloadColumn, !reader.field(payloadColumn).isEmpty {
+            try PayloadRules.validate(
+                JSONScanner(bytes), range: reader.field(payloadColumn), pushType: headers.pushType, priority: headers.priority
+            )
+            return headers.notification(payload: Array(bytes[reader.field(payloadColumn)]))
+        }
+        guard let template else {
+            throw InputError(.payloadMissing, "the 'payload' cell is empty and no template is given")
+        }
+        for (variable, column) in variableColumns.enumerated() {
+            templateValues[variable] = .text(reader.field(column))
+        }
+        try template.render(into: &rendered, values: templateValues, in: bytes)
+        try NDJSONRecordParser.validateRendered(rendered, headers: headers)
+        return headers.notification(payload: Array(rendered))
+    }
+}

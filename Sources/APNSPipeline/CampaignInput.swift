@@ -1,0 +1,52 @@
+/// One campaign file of a run: its path (`-` for standard input) and how to read it.
+public struct CampaignInput: Sendable, Hashable {
+    /// How a campaign file is written.
+    public enum Format: String, Sendable, Hashable, CaseIterable {
+        /// One JSON object per line.
+        case ndjson
+        /// RFC 4180 CSV with a header row.
+        case csv
+    }
+
+    public var path: String
+    public var format: Format
+
+    /// - Parameter format: nil picks by name: `.csv` or `.csv.gz` is CSV, anything else (and `-`) NDJSON.
+    public init(path: String, format: Format? = nil) {
+        self.path = path
+        self.format = format ?? Self.format(forPath: path)
+    }
+
+    /// The format a file name suggests.
+    public static func format(forPath path: String) -> Format {
+        let lowered = path.lowercased()
+        return lowered.hasSuffix(".csv") || lowered.hasSuffix(".csv.gz") ? .csv : .ndjson
+    }
+}
+
+/// How a run reads its campaign files.
+public struct CampaignReaderOptions: Sendable {
+    public var defaults: CampaignDefaults
+    /// The payload template (`--template`): fills CSV rows and NDJSON records that have `vars` and no payload.
+    public var template: PayloadTemplate?
+    /// Which records this process handles (`--shard K/N`).
+    public var shard: ShardSelector
+    /// The longest NDJSON line or CSV record accepted, in bytes.
+    public var maximumRecordLength: Int
+    /// The CSV column that holds the device token.
+    public var tokenColumn: String
+
+    public init(
+        defaults: CampaignDefaults,
+        template: PayloadTemplate? = nil,
+        shard: ShardSelector = .all,
+        maximumRecordLength: Int = LineReader.defaultMaximumLineLength,
+        tokenColumn: String = "token"
+    ) {
+        self.defaults = defaults
+        self.template = template
+        self.shard = shard
+        self.maximumRecordLength = maximumRecordLength
+        self.tokenColumn = tokenColumn
+    }
+}

@@ -1,0 +1,131 @@
+/// Splits a byte stream into lines with 1-based line numbers, in one fixed buffer that is allocated once and
+/// never grows: memory does not depend on the file's length or on how long its lines are.
+///
+/// A line ends at `\n`; a `\r` before it is dropped; a last line without a newline is still a line. A line longer
+/// than `maximumLineLength` (not counting its terminator) comes back as `isTooLong` with an empty range, and the
+/// reader skips to the next newline without keeping the rest.
+///
+/// A line's bytes are `buffer[line.range]`, valid until the next call to `next()`. Do not keep a copy of `buffer`
+/// (or a `JSONScanner` over it) across calls: the next read would then copy the whole buffer.
+public final class LineReader {
+    /// One line: its number and where its bytes are in `buffer`.
+    public struct Line: Hashable, Sendable {
+        /// The 1-based line number in the input.
+        public let number: Int
+        /// The line's bytes in `buffer`, without `\r\n` or `\n`; empty when `isTooLong`.
+        public let range: Range<Int>
+        /// The line was longer than `maximumLineLength`; its bytes were skipped.
+        public let isTooLong: Bool
+        /// Whether a `\n` ended the line (false only for a last line the input ends inside).
+        public let isTerminated: Bool
+    }
+
+    public static let defaultMaximumLineLength = 64 * 1024
+    public static let defaultChunkSize = 256 * 1024
+
+    public let maximumLineLength: Int
+    /// The reader's buffer; its size is fixed at `maximumLineLength + 2 + chunkSize`.
+    public private(set) var buffer: [UInt8]
+
+    private let source: any ByteSource
+    private var start = 0
+    private var end = 0
+    private var scanFrom = 0
+    private var lineNumber = 0
+    private var skipping = false
+    private var atEnd = false
+
+    public init(
+        source: any ByteSource,
+        maximumLineLength: Int = LineReader.defaultMaximumLineLength,
+        chunkSize: Int = LineReader.defaultChunkSize
+    ) {
+        self.source = source
+        self.maximumLineLength = max(1, maximumLineLength)
+        self.buffer = [UInt8](repeating: 0, count: self.maximumLineLength + 2 + max(1, chunkSize))
+    }
+
+    /// How many lines have been returned so far (the number of the last one).
+    public var linesRead: Int { lineNumber }
+
+    /// The next line, or nil at the end of the input.
+    public func next() throws(PipelineError) -> Line? {
+        while true {
+            if skipping {
+                // Inside a line that is too long: drop bytes up to its newline, then report it.
+                if let newline = firstNewline(from: start) {
+                    start = newline + 1
+                    scanFrom = start
+                    skipping = false
+                    return Line(number: lineNumber, range: 0..<0, isTooLong: true, isTerminated: true)
+                }
+                start = 0
+                end = 0
+                scanFrom = 0
+                if atEnd {
+                    skipping = false
+                    return Line(number: lineNumber, range: 0..<0, isTooLong: true, isTerminated: false)
+                }
+                try refill()
+                continue
+            }
+            if let newline = firstNewline(from: scanFrom) {
+                let line = makeLine(start..<newline, terminated: true)
+                start = newline + 1
+                scanFrom = start
+                return line
+            }
+            scanFrom = end
+            if end - start > maximumLineLength + 1 {
+                // Longer than any line can be even with a trailing "\r": drop what is buffered, skip the rest.
+                lineNumber += 1
+                skipping = true
+                start = end
+                continue
+            }
+            if atEnd {
+                guard start < end else { return nil }
+                let line = makeLine(start..<end, terminated: false)
+                start = end
+                scanFrom = end
+                return line
+            }
+            try refill()
+        }
+    }
+
+    private func makeLine(_ raw: Range<Int>, terminated: Bool) -> Line {
+        lineNumber += 1
+        var upper = raw.upperBound
+        if upper > raw.lowerBound, buffer[upper - 1] == UInt8(ascii: "\r") { upper -= 1 }
+        guard upper - raw.lowerBound <= maximumLineLength else {
+            return Line(number: lineNumber, range: 0..<0, isTooLong: true, isTerminated: terminated)
+        }
+        return Line(number: lineNumber, range: raw.lowerBound..<upper, isTooLong: false, isTerminated: terminated)
+    }
+
+    @inline(__always)
+    private func firstNewline(from index: Int) -> Int? {
+        var position = index
+        while position < end {
+            if buffer[position] == UInt8(ascii: "\n") { return position }
+            position += 1
+        }
+        return nil
+    }
+
+    /// Moves the unfinished line to the front and reads more after it.
+    private func refill() throws(PipelineError) {
+        if start > 0 {
+            let pending = end - start
+            if pending > 0 {
+                for index in 0..<pending { buffer[index] = buffer[start + index] }
+            }
+            scanFrom -= start
+            start = 0
+            end = pending
+        }
+        let n = try source.read(into: &buffer, at: end, count: buffer.count - end)
+        if n == 0 { atEnd = true } else { end += n }
+    }
+}

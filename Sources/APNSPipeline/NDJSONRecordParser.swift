@@ -1,0 +1,192 @@
+import APNSCore
+
+/// Turns one NDJSON line into a campaign record, scanning it once with `JSONScanner` and passing the payload
+/// bytes through exactly as they stand in the line.
+///
+/// A record is one JSON object. Members (the canonical names; the same names the result file uses):
+/// - `token` (string, required): the device token in hex;
+/// - `payload` (object): the payload, sent byte for byte as written;
+/// - `topic`, `push_type`, `collapse_id`, `apns_id` (strings); `priority`, `expiration` (numbers, or strings of
+///   digits): the headers, each overriding the campaign default;
+/// - `vars` (object): template variables, used when a template is given and the record has no `payload`.
+/// Unknown members are ignored (so records can carry the caller's own ids); `null` counts as absent; a known
+/// member given twice is an error. Other spellings (`pushType`, `push-type`) are not recognised.
+public struct NDJSONRecordParser {
+    public let template: PayloadTemplate?
+    private var headerBuilder: NotificationHeaderBuilder
+    private var templateValues: [PayloadTemplate.Value]
+    private var rendered: [UInt8] = []
+
+    public init(defaults: CampaignDefaults, template: PayloadTemplate? = nil) {
+        self.template = template
+        headerBuilder = NotificationHeaderBuilder(defaults: defaults)
+        templateValues = [PayloadTemplate.Value](repeating: .missing, count: template?.variableNames.count ?? 0)
+    }
+
+    /// The members of a record the parser knows.
+    private struct Members {
+        var token: JSONScanner.Value?
+        var payload: JSONScanner.Value?
+        var topic: JSONScanner.Value?
+        var pushType: JSONScanner.Value?
+        var priority: JSONScanner.Value?
+        var expiration: JSONScanner.Value?
+        var collapseID: JSONScanner.Value?
+        var apnsID: JSONScanner.Value?
+        var vars: JSONScanner.Value?
+        var repeated: String?
+    }
+
+    /// Parses the line `bytes[range]` (without its line terminator).
+    public mutating func parse(_ bytes: [UInt8], range: Range<Int>, source: Int, line: Int) -> CampaignRecord {
+        let scanner = JSONScanner(bytes)
+        var raw = RawHeaderFields()
+        do {
+            let notification = try parse(scanner, range: range, raw: &raw)
+            return CampaignRecord(source: source, line: line, content: .notification(notification))
+        } catch {
+            return CampaignRecord(
+                source: source, line: line, content: .invalid(error), tokenText: raw.tokenText, topicText: raw.topicText
+            )
+        }
+    }
+
+    private mutating func parse(_ scanner: JSONScanner, range: Range<Int>, raw: inout RawHeaderFields) throws(InputError) -> Notification {
+        let object: JSONScanner.Value
+        do {
+            object = try scanner.scanDocument(in: range)
+        } catch {
+            if let bad = UTF8Validation.firstInvalidByte(scanner.bytes, in: range) {
+                throw InputError(.recordInvalidUTF8, "invalid UTF-8 at column \(bad - range.lowerBound + 1)")
+            }
+            throw InputError(.recordInvalidJSON, "\(error.message) at column \(error.offset - range.lowerBound + 1)")
+        }
+        guard object.kind == .object else {
+            throw InputError(.recordNotObject, "a record must be a JSON object, not \(Self.article(object.kind))")
+        }
+        let members = Self.members(of: object, in: scanner)
+        if let repeated = members.repeated {
+            throw InputError(.recordFieldInvalid, "field '\(repeated)' appears more than once")
+        }
+        raw.token = try Self.text(members.token, "token", in: scanner)
+        raw.topic = try Self.text(members.topic, "topic", in: scanner)
+        raw.pushType = try Self.text(members.pushType, "push_type", in: scanner)
+        raw.priority = try Self.text(members.priority, "priority", allowingNumber: true, in: scanner)
+        raw.expiration = try Self.text(members.expiration, "expiration", allowingNumber: true, in: scanner)
+        raw.collapseID = try Self.text(members.collapseID, "collapse_id", in: scanner)
+        raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner)
+        let headers = try headerBuilder.headers(from: raw)
+
+        if let payload = members.payload {
+            guard payload.kind == .object else {
+                throw InputError(.payloadNotObject, "field 'payload' must be a JSON object, not \(Self.article(payload.kind))")
+            }
+            try PayloadRules.validate(scanner, range: payload.range, pushType: headers.pushType, priority: headers.priority)
+            return headers.notification(payload: Array(scanner.bytes[payload.range]))
+        }
+        guard let template else {
+            throw InputError(.payloadMissing, "record has no 'payload' (and no template is given)")
+        }
+        try fillTemplateValues(from: members.vars, in: scanner)
+        try template.render(into: &rendered, values: templateValues, in: scanner.bytes)
+        try Self.validateRendered(rendered, headers: headers)
+        return headers.notification(payload: Array(rendered))
+    }
+
+    private static func members(of object: JSONScanner.Value, in scanner: JSONScanner) -> Members {
+        var found = Members()
+        scanner.forEachMember(of: object) { key, value in
+            guard value.kind != .null else { return }
+            func take(_ slot: WritableKeyPath<Members, JSONScanner.Value?>, _ name: String) {
+                if found[keyPath: slot] != nil, found.repeated == nil { found.repeated = name }
+                found[keyPath: slot] = value
+            }
+            switch key.range.count - 2 {
+            case 4 where scanner.string(key, equals: "vars"): take(\.vars, "vars")
+            case 5 where scanner.string(key, equals: "token"): take(\.token, "token")
+            case 5 where scanner.string(key, equals: "topic"): take(\.topic, "topic")
+            case 7 where scanner.string(key, equals: "payload"): take(\.payload, "payload")
+            case 7 where scanner.string(key, equals: "apns_id"): take(\.apnsID, "apns_id")
+            case 8 where scanner.string(key, equals: "priority"): take(\.priority, "priority")
+            case 9 where scanner.string(key, equals: "push_type"): take(\.pushType, "push_type")
+            case 10 where scanner.string(key, equals: "expiration"): take(\.expiration, "expiration")
+            case 11 where scanner.string(key, equals: "collapse_id"): take(\.collapseID, "collapse_id")
+            default:
+                // Keys written with escapes are compared decoded.
+                guard key.hasEscapes else { return }
+                switch scanner.decodeString(key) {
+                case "vars": take(\.vars, "vars")
+                case "token": take(\.token, "token")
+                case "topic": take(\.topic, "topic")
+                case "payload": take(\.payload, "payload")
+                case "apns_id": take(\.apnsID, "apns_id")
+                case "priority": take(\.priority, "priority")
+                case "push_type": take(\.pushType, "push_type")
+                case "expiration": take(\.expiration, "expiration")
+                case "collapse_id": take(\.collapseID, "collapse_id")
+                default: break
+                }
+            }
+        }
+        return found
+    }
+
+    /// A string member's text (decoded if it has escapes), or a number's digits where numbers are allowed.
+    private static func text(
+        _ value: JSONScanner.Value?, _ name: String, allowingNumber: Bool = false, in scanner: JSONScanner
+    ) throws(InputError) -> ArraySlice<UInt8>? {
+        guard let value else { return nil }
+        switch value.kind {
+        case .string:
+            if value.hasEscapes { return ArraySlice(Array(scanner.decodeString(value).utf8)) }
+            return scanner.bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]
+        case .number where allowingNumber:
+            return scanner.bytes[value.range]
+        default:
+            let wanted = allowingNumber ? "a number or a string" : "a string"
+            throw InputError(.recordFieldInvalid, "field '\(name)' must be \(wanted), not \(article(value.kind))")
+        }
+    }
+
+    /// Looks the template's variables up among the members of `vars`.
+    private mutating func fillTemplateValues(from vars: JSONScanner.Value?, in scanner: JSONScanner) throws(InputError) {
+        for index in templateValues.indices { templateValues[index] = .missing }
+        guard let vars else { return }
+        guard vars.kind == .object else {
+            throw InputError(.recordFieldInvalid, "field 'vars' must be a JSON object, not \(Self.article(vars.kind))")
+        }
+        guard let template else { return }
+        scanner.forEachMember(of: vars) { key, value in
+            let name = scanner.bytes[(key.range.lowerBound + 1)..<(key.range.upperBound - 1)]
+            let index = key.hasEscapes
+                ? template.variableIndex(of: Array(scanner.decodeString(key).utf8))
+                : template.variableIndex(of: name)
+            guard let index else { return }
+            if value.kind == .string {
+                templateValues[index] = .jsonString((value.range.lowerBound + 1)..<(value.range.upperBound - 1))
+            } else {
+                templateValues[index] = .json(value.range)
+            }
+        }
+    }
+
+    /// Checks a rendered payload: oversize stays `PayloadTooLarge`; broken JSON is the template's fault.
+    static func validateRendered(_ rendered: [UInt8], headers: NotificationHeaders) throws(InputError) {
+        do {
+            try PayloadRules.validate(rendered, pushType: headers.pushType, priority: headers.priority)
+        } catch where error.code == .payloadInvalidJSON || error.code == .payloadNotObject || error.code == .payloadEmpty {
+            throw InputError(.templateResultInvalid, "the filled template is not a JSON object: \(error.detail)")
+        }
+    }
+
+    static func article(_ kind: JSONScanner.Kind) -> String {
+        switch kind {
+        case .object: return "an object"
+        case .array: return "an array"
+        case .string: return "a string"
+        case .number: return "a number"
+        case .true, .false: return "a boolean"
+        case .null: return "null"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import APNSCore
+
+/// A record's header fields as raw UTF-8 text, before validation (from NDJSON members or CSV cells).
+struct RawHeaderFields {
+    var token: ArraySlice<UInt8>?
+    var topic: ArraySlice<UInt8>?
+    var pushType: ArraySlice<UInt8>?
+    var priority: ArraySlice<UInt8>?
+    var expiration: ArraySlice<UInt8>?
+    var collapseID: ArraySlice<UInt8>?
+    var apnsID: ArraySlice<UInt8>?
+
+    /// The token text, for the result line of an invalid record.
+    var tokenText: String? { token.map { String(decoding: $0, as: UTF8.self) } }
+    /// The record's own topic text, for the result line of an invalid record.
+    var topicText: String? { topic.map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// Every header value of one record, validated, with the campaign defaults applied.
+struct NotificationHeaders {
+    var token: DeviceToken
+    var topic: Topic
+    var pushType: PushType
+    var priority: Priority?
+    var expiration: Expiration?
+    var collapseID: CollapseID?
+    var apnsID: APNSID?
+
+    func notification(payload: [UInt8]) -> Notification {
+        Notification(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, apnsID: apnsID, payload: payload
+        )
+    }
+}
+
+/// Turns raw header fields into validated headers with the core types, applying the campaign defaults. Shared by
+/// the NDJSON and CSV parsers so both give the same reason for the same mistake. Avoids allocating for the
+/// common case: push types and numbers are matched on bytes, and a topic equal to the previous record's reuses it.
+struct NotificationHeaderBuilder {
+    let defaults: CampaignDefaults
+    private let derivedTopics: [Result<Topic, InputError>]
+    private var lastTopic: Topic?
+    private static let pushTypeNames: [[UInt8]] = PushType.allCases.map { Array($0.rawValue.utf8) }
+
+    init(defaults: CampaignDefaults) {
+        self.defaults = defaults
+        derivedTopics = PushType.allCases.map { type in Result { () throws(InputError) in try defaults.topic(for: type) } }
+    }
+
+    /// Validates in this order: token, push type, topic, topic suffix, priority, expiration, collapse id, apns-id.
+    mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders {
+        guard let tokenBytes = raw.token else { throw InputError(.tokenMissing, "record has no token") }
+        let token = try DeviceToken(parsingBytes: tokenBytes)
+        let pushType = try raw.pushType.map { bytes throws(InputError) in try Self.pushType(bytes) } ?? defaults.pushType
+        let topic: Topic
+        if let topicBytes = raw.topic {
+            topic = try recordTopic(topicBytes)
+        } else {
+            topic = try derivedTopic(for: pushType)
+        }
+        try topic.validate(for: pushType)
+        let priority: Priority?
+        if let bytes = raw.priority {
+            priority = try Self.priority(bytes)
+        } else {
+            priority = defaults.priority(for: pushType)
+        }
+        var expiration = defaults.expiration
+        if let bytes = raw.expiration { expiration = try Self.expiration(bytes) }
+        var collapseID = defaults.collapseID
+        if let bytes = raw.collapseID { collapseID = try CollapseID(validating: String(decoding: bytes, as: UTF8.self)) }
+        var apnsID: APNSID?
+        if let bytes = raw.apnsID { apnsID = try APNSID(parsing: String(decoding: bytes, as: UTF8.self)) }
+        return NotificationHeaders(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, apnsID: apnsID
+        )
+    }
+
+    private mutating func recordTopic(_ bytes: ArraySlice<UInt8>) throws(InputError) -> Topic {
+        if let lastTopic, lastTopic.value.utf8.elementsEqual(bytes) { return lastTopic }
+        let topic = try Topic(validating: String(decoding: bytes, as: UTF8.self))
+        lastTopic = topic
+        return topic
+    }
+
+    private func derivedTopic(for pushType: PushType) throws(InputError) -> Topic {
+        let index = PushType.allCases.firstIndex(of: pushType) ?? 0
+        return try derivedTopics[index].get()
+    }
+
+    static func pushType(_ bytes: ArraySlice<UInt8>) throws(InputError) -> PushType {
+        for (index, name) in pushTypeNames.enumerated() where name.count == bytes.count {
+            if zip(name, bytes).allSatisfy({ $0 == ($1 | 0x20) }) { return PushType.allCases[index] }
+        }
+        return try PushType(parsing: String(decoding: bytes, as: UTF8.self))  // throws the canonical message
+    }
+
+    static func priority(_ bytes: ArraySlice<UInt8>) throws(InputError) -> Priority {
+        if let number = smallInteger(bytes, maximumDigits: 3) { return try Priority(validating: Int(number)) }
+        return try Priority(parsing: String(decoding: bytes, as: UTF8.self))
+    }
+
+    static func expiration(_ bytes: ArraySlice<UInt8>) throws(InputError) -> Expiration {
+        if let number = smallInteger(bytes, maximumDigits: 18) { return try Expiration(epochSeconds: number) }
+        return try Expiration(parsing: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Plain decimal digits (no sign, no space) as a number, if there are at most `maximumDigits`.
+    static func smallInteger(_ bytes: ArraySlice<UInt8>, maximumDigits: Int) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= maximumDigits else { return nil }
+        var value: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}

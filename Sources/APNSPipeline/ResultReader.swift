@@ -1,0 +1,139 @@
+/// Reads a result file back (NDJSON or CSV, told apart by its first byte) into `ResultRecord`s, with the replay
+/// fields, for `replay`, `prune` and `send --resume`.
+///
+/// A torn last line (no `\n` at its end, and not a valid line: what a `kill -9` during a write leaves) is
+/// skipped and reported in `tornLine`. Any other bad line is a `PipelineError` naming the file and line. Unknown
+/// NDJSON members and CSV columns are ignored, so newer files stay readable.
+public final class ResultReader {
+    /// The file's name, for messages.
+    public let name: String
+    /// The file's format; nil for an empty file.
+    public let format: ResultFormat?
+    /// The line number of a torn last line that was skipped.
+    public private(set) var tornLine: Int?
+    /// Result lines are longer than campaign lines: an escaped payload, a detail text.
+    public static let maximumLineLength = 1 << 20
+
+    private let lines: LineReader?
+    private let csv: CSVReader?
+    private var csvColumns: ResultCSVColumns?
+
+    public convenience init(path: String) throws(PipelineError) {
+        try self.init(source: FileByteSource(path: path), name: path)
+    }
+
+    public init(source: any ByteSource, name: String) throws(PipelineError) {
+        self.name = name
+        let replay = ReplayingByteSource(source)
+        let first = try replay.firstSignificantByte()
+        replay.rewind()
+        switch first {
+        case nil:
+            format = nil
+            lines = nil
+            csv = nil
+        case UInt8(ascii: "{")?:
+            format = .ndjson
+            lines = LineReader(source: replay, maximumLineLength: Self.maximumLineLength)
+            csv = nil
+        default:
+            format = .csv
+            lines = nil
+            csv = CSVReader(source: replay, maximumRecordLength: Self.maximumLineLength)
+        }
+    }
+
+    /// The next result, or nil at the end of the file.
+    public func next() throws(PipelineError) -> ResultRecord? {
+        if let lines { return try nextNDJSON(lines) }
+        if let csv { return try nextCSV(csv) }
+        return nil
+    }
+
+    private func nextNDJSON(_ lines: LineReader) throws(PipelineError) -> ResultRecord? {
+        while let line = try lines.next() {
+            var range = line.range
+            if line.number == 1 { range = CampaignReader.droppingByteOrderMark(lines.buffer, range) }
+            if !line.isTooLong, CampaignReader.isBlank(lines.buffer, range) { continue }
+            do throws(ResultLineProblem) {
+                if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes") }
+                return try ResultRecord(ndjson: lines.buffer, range: range)
+            } catch {
+                if !line.isTerminated {
+                    tornLine = line.number
+                    return nil
+                }
+                throw PipelineError(.resultLineInvalid, "\(name):\(line.number): \(error.message)")
+            }
+        }
+        return nil
+    }
+
+    private func nextCSV(_ csv: CSVReader) throws(PipelineError) -> ResultRecord? {
+        while let row = try csv.next() {
+            do throws(ResultLineProblem) {
+                if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))") }
+                guard let columns = csvColumns else {
+                    csvColumns = try ResultCSVColumns(header: (0..<row.fieldCount).map { csv.fieldText($0) })
+                    continue
+                }
+                return try columns.record(from: csv, row: row)
+            } catch {
+                if !row.isTerminated {
+                    tornLine = row.line
+                    return nil
+                }
+                throw PipelineError(.resultLineInvalid, "\(name):\(row.line): \(error.message)")
+            }
+        }
+        return nil
+    }
+}
+
+/// Why one result line cannot be read.
+struct ResultLineProblem: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Hands out a source's first bytes again after they were looked at.
+final class ReplayingByteSource: ByteSource {
+    private let source: any ByteSource
+    private var head: [UInt8] = []
+    private var headOffset = 0
+    private var replaying = false
+
+    init(_ source: any ByteSource) {
+        self.source = source
+    }
+
+    /// Reads until the first byte that is not a byte-order mark or white space; nil if there is none.
+    func firstSignificantByte() throws(PipelineError) -> UInt8? {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var index = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            while index < head.count, JSONText.isSpace(head[index]) { index += 1 }
+            if index < head.count, head.count >= 3 || !([0xEF, 0xBB, 0xBF] as [UInt8]).starts(with: head) {
+                return head[index]
+            }
+            let n = try source.read(into: &scratch, at: 0, count: scratch.count)
+            if n == 0 { return nil }
+            head.append(contentsOf: scratch[0..<n])
+        }
+    }
+
+    func rewind() {
+        replaying = true
+        headOffset = 0
+    }
+
+    func read(into buffer: inout [UInt8], at offset: Int, count: Int) throws(PipelineError) -> Int {
+        if replaying, headOffset < head.count {
+            let n = min(count, head.count - headOffset)
+            buffer.replaceSubrange(offset..<(offset + n), with: head[headOffset..<(headOffset + n)])
+            headOffset += n
+            return n
+        }
+        return try source.read(into: &buffer, at: offset, count: count)
+    }
+}

@@ -1,0 +1,142 @@
+import APNSCore
+
+extension ResultRecord {
+    /// Reads one NDJSON result line, `bytes[range]`.
+    init(ndjson bytes: [UInt8], range: Range<Int>) throws(ResultLineProblem) {
+        let scanner = JSONScanner(bytes)
+        let object: JSONScanner.Value
+        do {
+            object = try scanner.scanDocument(in: range)
+        } catch {
+            throw ResultLineProblem("not valid JSON: \(error.message) at column \(error.offset - range.lowerBound + 1)")
+        }
+        guard object.kind == .object else { throw ResultLineProblem("not a JSON object") }
+        var fields = ResultFieldValues()
+        var problem: ResultLineProblem?
+        scanner.forEachMember(of: object) { key, value in
+            guard problem == nil, value.kind != .null else { return }
+            let name = scanner.decodeString(key)
+            guard let slot = ResultFieldValues.index(of: name) else { return }  // unknown: ignored
+            switch value.kind {
+            case .string:
+                fields.values[slot] = .text(Array(scanner.decodeString(value).utf8))
+            case .number:
+                fields.values[slot] = .number(Array(bytes[value.range]))
+            case .object where name == "payload":
+                fields.values[slot] = .text(Array(bytes[value.range]))
+            default:
+                problem = ResultLineProblem("field '\(name)' has the wrong type")
+            }
+        }
+        if let problem { throw problem }
+        try self.init(fields)
+    }
+
+    /// Builds a record from field values read from NDJSON or CSV.
+    fileprivate init(_ fields: ResultFieldValues) throws(ResultLineProblem) {
+        guard let file = try fields.text("file") else { throw ResultLineProblem("no 'file'") }
+        guard let line = try fields.integer("line"), line >= 1 else { throw ResultLineProblem("no valid 'line'") }
+        guard let outcomeText = try fields.text("outcome") else { throw ResultLineProblem("no 'outcome'") }
+        guard let outcome = RecordOutcome(rawValue: outcomeText) else {
+            throw ResultLineProblem("unknown outcome '\(outcomeText)'")
+        }
+        self.init(file: file, line: Int(line), outcome: outcome)
+        token = try fields.text("token")
+        topic = try fields.text("topic")
+        status = try fields.integer("status").map { Int($0) }
+        reason = try fields.text("reason")
+        detail = try fields.text("detail")
+        apnsID = try fields.text("apns_id")
+        timestamp = try fields.integer("timestamp")
+        attempts = try fields.integer("attempts").map { Int($0) } ?? 0
+        if let text = try fields.text("push_type") {
+            guard let type = PushType(rawValue: text) else { throw ResultLineProblem("unknown push_type '\(text)'") }
+            pushType = type
+        }
+        if let number = try fields.integer("priority") {
+            guard let value = Priority(rawValue: Int(number)) else { throw ResultLineProblem("invalid priority \(number)") }
+            priority = value
+        }
+        expiration = try fields.integer("expiration")
+        collapseID = try fields.text("collapse_id")
+        payload = fields.bytes("payload")
+    }
+}
+
+/// The raw values of one result line's known fields, by `ResultRecord.fieldNames` position.
+struct ResultFieldValues {
+    enum Value {
+        case text([UInt8])
+        case number([UInt8])
+    }
+
+    var values = [Value?](repeating: nil, count: ResultRecord.fieldNames.count)
+
+    private static let indexByName: [String: Int] = Dictionary(
+        uniqueKeysWithValues: ResultRecord.fieldNames.enumerated().map { ($0.element, $0.offset) }
+    )
+
+    static func index(of name: String) -> Int? { indexByName[name] }
+
+    private func value(_ name: String) -> Value? {
+        guard let index = Self.indexByName[name] else { return nil }
+        return values[index]
+    }
+
+    func text(_ name: String) throws(ResultLineProblem) -> String? {
+        switch value(name) {
+        case .text(let bytes)?: return String(decoding: bytes, as: UTF8.self)
+        case .number?: throw ResultLineProblem("field '\(name)' must be a string")
+        case nil: return nil
+        }
+    }
+
+    func bytes(_ name: String) -> [UInt8]? {
+        switch value(name) {
+        case .text(let bytes)?, .number(let bytes)?: return bytes
+        case nil: return nil
+        }
+    }
+
+    /// An integer field (in CSV every cell is text, so digits in text count too).
+    func integer(_ name: String) throws(ResultLineProblem) -> Int64? {
+        guard let bytes = bytes(name) else { return nil }
+        var digits = bytes[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 18,
+              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { throw ResultLineProblem("field '\(name)' must be an integer") }
+        let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+        return negative ? -magnitude : magnitude
+    }
+}
+
+/// Maps a CSV result file's header to the known fields.
+struct ResultCSVColumns {
+    private let slots: [Int?]
+
+    init(header: [String]) throws(ResultLineProblem) {
+        slots = header.map { ResultFieldValues.index(of: $0.trimmingCharactersInSpaces()) }
+        for required in ["file", "line", "outcome"] where !slots.contains(ResultFieldValues.index(of: required)) {
+            throw ResultLineProblem("the CSV header has no '\(required)' column")
+        }
+    }
+
+    func record(from csv: CSVReader, row: CSVReader.Record) throws(ResultLineProblem) -> ResultRecord {
+        guard row.fieldCount == slots.count else {
+            throw ResultLineProblem("\(row.fieldCount) fields, the header has \(slots.count)")
+        }
+        var fields = ResultFieldValues()
+        for (column, slot) in slots.enumerated() {
+            guard let slot else { continue }
+            let range = csv.field(column)
+            if !range.isEmpty { fields.values[slot] = .text(Array(csv.fieldBytes[range])) }
+        }
+        return try ResultRecord(fields)
+    }
+}
+
+extension String {
+    func trimmingCharactersInSpaces() -> String { String(Substring(self).trimmingSpaces()) }
+}

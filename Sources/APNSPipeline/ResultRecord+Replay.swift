@@ -1,0 +1,25 @@
+import APNSCore
+
+extension ResultRecord {
+    /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign
+    /// record. The apns-id is reused when the line has one, so a replayed push keeps its identity.
+    public func replayNotification() throws(InputError) -> Notification {
+        guard let token else { throw InputError(.tokenMissing, "result line has no token") }
+        guard let topic else { throw InputError(.topicMissing, "result line has no topic") }
+        guard let payload else {
+            throw InputError(.payloadMissing, "result line has no payload (only lines of records not delivered carry one)")
+        }
+        let notification = Notification(
+            token: try DeviceToken(parsing: token),
+            topic: try Topic(validating: topic),
+            pushType: pushType ?? .alert,
+            priority: priority,
+            expiration: try expiration.map { value throws(InputError) in try Expiration(epochSeconds: value) },
+            collapseID: try collapseID.map { value throws(InputError) in try CollapseID(validating: value) },
+            apnsID: apnsID.flatMap { try? APNSID(parsing: $0) },
+            payload: payload
+        )
+        try notification.validate()
+        return notification
+    }
+}

@@ -1,0 +1,103 @@
+import APNSCore
+
+/// How result lines are written: hand-made into a reusable byte buffer, no `JSONEncoder`.
+extension ResultRecord {
+    /// Appends the record as one NDJSON line (with its `\n`); absent fields are left out.
+    func appendNDJSON(to out: inout [UInt8]) {
+        out.append(contentsOf: #"{"file":"#.utf8)
+        JSONText.appendString(file, to: &out)
+        out.append(contentsOf: #","line":"#.utf8)
+        JSONText.appendInteger(line, to: &out)
+        if let token { Self.appendMember("token", token, to: &out) }
+        if let topic { Self.appendMember("topic", topic, to: &out) }
+        Self.appendMember("outcome", outcome.rawValue, to: &out)
+        if let status { Self.appendMember("status", status, to: &out) }
+        if let reason { Self.appendMember("reason", reason, to: &out) }
+        if let detail { Self.appendMember("detail", detail, to: &out) }
+        if let apnsID { Self.appendMember("apns_id", apnsID, to: &out) }
+        if let timestamp { Self.appendMember("timestamp", timestamp, to: &out) }
+        Self.appendMember("attempts", attempts, to: &out)
+        if let pushType { Self.appendMember("push_type", pushType.rawValue, to: &out) }
+        if let priority { Self.appendMember("priority", priority.rawValue, to: &out) }
+        if let expiration { Self.appendMember("expiration", expiration, to: &out) }
+        if let collapseID { Self.appendMember("collapse_id", collapseID, to: &out) }
+        if let payload {
+            out.append(contentsOf: #","payload":"#.utf8)
+            Self.appendPayload(payload, to: &out)
+        }
+        out.append(contentsOf: "}\n".utf8)
+    }
+
+    /// Appends the CSV header row.
+    static func appendCSVHeader(to out: inout [UInt8]) {
+        out.append(contentsOf: fieldNames.joined(separator: ",").utf8)
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order.
+    func appendCSV(to out: inout [UInt8]) {
+        CSVText.appendCell(file, to: &out)
+        out.append(UInt8(ascii: ","))
+        JSONText.appendInteger(line, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(token, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(topic, to: &out)
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: outcome.rawValue.utf8)
+        out.append(UInt8(ascii: ","))
+        if let status { JSONText.appendInteger(status, to: &out) }
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(reason, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(detail, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(apnsID, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let timestamp { JSONText.appendInteger(timestamp, to: &out) }
+        out.append(UInt8(ascii: ","))
+        JSONText.appendInteger(attempts, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(pushType?.rawValue, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let priority { JSONText.appendInteger(priority.rawValue, to: &out) }
+        out.append(UInt8(ascii: ","))
+        if let expiration { JSONText.appendInteger(expiration, to: &out) }
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(collapseID, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let payload { CSVText.appendQuotedCell(payload, to: &out) }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    private static func appendMember(_ name: StaticString, _ value: String, to out: inout [UInt8]) {
+        appendKey(name, to: &out)
+        JSONText.appendString(value, to: &out)
+    }
+
+    private static func appendMember<T: BinaryInteger>(_ name: StaticString, _ value: T, to out: inout [UInt8]) {
+        appendKey(name, to: &out)
+        JSONText.appendInteger(value, to: &out)
+    }
+
+    private static func appendKey(_ name: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: "\"")])
+        name.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    /// A payload that is a JSON object goes in as it stands (line breaks, which can only be white space between
+    /// tokens, become spaces so the line stays one line); anything else goes in as a JSON string.
+    private static func appendPayload(_ payload: [UInt8], to out: inout [UInt8]) {
+        let isObject = (try? JSONScanner(payload).scanDocument(in: 0..<payload.count))?.kind == .object
+        guard isObject else {
+            out.append(UInt8(ascii: "\""))
+            JSONText.appendEscaped(payload, 0..<payload.count, to: &out)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in payload {
+            out.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
+        }
+    }
+}

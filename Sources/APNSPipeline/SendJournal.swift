@@ -1,0 +1,100 @@
+/// The sidecar `<results>.journal` that makes `send --resume` exact after a crash: the dispatcher appends to it
+/// before a batch of requests leaves, with one write(2) per batch.
+///
+/// Lines are text: `s <file index> <line>` (the record is being sent) and `r <file index> <line>` (it was
+/// answered with a retryable failure: safe to send again). With the result file, `ResumeState` tells records
+/// that are done, in doubt (sent, never answered), safe to resend, or never sent.
+public final class SendJournal {
+    /// The journal that goes with a result file.
+    public static func path(forResults resultsPath: String) -> String { resultsPath + ".journal" }
+
+    private let sink: any ByteSink
+    private var buffer: [UInt8] = []
+    /// Bytes of a torn last line that opening in `.append` mode cut off.
+    public let droppedTornBytes: Int
+
+    public init(sink: any ByteSink) {
+        self.sink = sink
+        droppedTornBytes = 0
+        buffer.reserveCapacity(16 * 1024)
+    }
+
+    /// Opens the journal file: `.create` for a new run, `.append` to continue one.
+    public init(path: String, mode: AppendOnlyFile.Mode) throws(PipelineError) {
+        let opened = try AppendOnlyFile.open(path, mode: mode)
+        sink = opened.file
+        droppedTornBytes = opened.droppedTornBytes
+        buffer.reserveCapacity(16 * 1024)
+    }
+
+    /// Notes that a record is about to be sent (buffered until `flush()`).
+    public func recordSent(fileIndex: Int, line: Int) {
+        append(UInt8(ascii: "s"), fileIndex, line)
+    }
+
+    /// Notes that a record was answered with a retryable failure (buffered until `flush()`).
+    public func recordRetryable(fileIndex: Int, line: Int) {
+        append(UInt8(ascii: "r"), fileIndex, line)
+    }
+
+    /// Writes what is buffered: call it before the batch's requests are flushed to the network.
+    public func flush() throws(PipelineError) {
+        guard !buffer.isEmpty else { return }
+        try sink.write(buffer, count: buffer.count)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Bytes waiting for `flush()`.
+    public var bufferedByteCount: Int { buffer.count }
+
+    private func append(_ kind: UInt8, _ fileIndex: Int, _ line: Int) {
+        buffer.append(kind)
+        buffer.append(UInt8(ascii: " "))
+        JSONText.appendInteger(fileIndex, to: &buffer)
+        buffer.append(UInt8(ascii: " "))
+        JSONText.appendInteger(line, to: &buffer)
+        buffer.append(UInt8(ascii: "\n"))
+    }
+
+    /// One journal line.
+    public struct Entry: Hashable, Sendable {
+        public enum Kind: Hashable, Sendable {
+            case sent
+            case retryable
+        }
+
+        public let kind: Kind
+        public let fileIndex: Int
+        public let line: Int
+    }
+
+    /// Reads a journal, calling `body` per entry in order. A torn last line is skipped and its number returned;
+    /// any other bad line is an error.
+    @discardableResult
+    public static func read(
+        source: any ByteSource, name: String, _ body: (Entry) throws(PipelineError) -> Void
+    ) throws(PipelineError) -> Int? {
+        let lines = LineReader(source: source, maximumLineLength: 256)
+        while let line = try lines.next() {
+            guard !line.isTooLong, let entry = parse(lines.buffer[line.range]) else {
+                if !line.isTerminated { return line.number }
+                throw PipelineError(.journalLineInvalid, "\(name):\(line.number): not 's|r <file> <line>'")
+            }
+            try body(entry)
+        }
+        return nil
+    }
+
+    private static func parse(_ bytes: ArraySlice<UInt8>) -> Entry? {
+        let parts = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 1,
+              let fileIndex = NotificationHeaderBuilder.smallInteger(parts[1], maximumDigits: 9),
+              let line = NotificationHeaderBuilder.smallInteger(parts[2], maximumDigits: 13), line >= 1
+        else { return nil }
+        switch parts[0].first {
+        case UInt8(ascii: "s")?: return Entry(kind: .sent, fileIndex: Int(fileIndex), line: Int(line))
+        case UInt8(ascii: "r")?: return Entry(kind: .retryable, fileIndex: Int(fileIndex), line: Int(line))
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import APNSCore
+import APNSCrypto
+
+/// Everything the connection pool needs to reach APNs: where, how many connections, how to prove who we are,
+/// what to trust, and the timing of timeouts, pings and reconnects.
+public struct APNSClientConfiguration: Sendable {
+    /// How the provider proves who it is.
+    public enum Authentication: Sendable {
+        /// Token-based trust: a JWT signed with the team's .p8 key, shared by all connections.
+        case providerToken(ProviderTokenSigner, refreshIntervalSeconds: Int64)
+        /// Certificate-based trust: the client certificate is in `tls.identity`.
+        case certificate
+    }
+
+    public var endpoint: APNSEndpoint
+    public var authentication: Authentication
+    public var tls: TLSClientConfiguration
+    public var proxy: ProxyConfiguration?
+    /// Persistent connections, opened `connectionStagger` seconds apart.
+    public var connectionCount = 3
+    public var connectionStagger = 0.1
+    /// A request without an answer after this many seconds marks its connection dead: it is dropped and
+    /// reopened, and its unanswered requests are reported in doubt.
+    public var requestTimeout = 30.0
+    /// After this many seconds without reading anything, a PING checks the connection is alive.
+    public var pingInterval = 30.0
+    /// A PING unanswered this long marks the connection dead.
+    public var pingTimeout = 10.0
+    /// Back-off between reconnects of one connection; `maximumAttempts` failed connects in a row, while no
+    /// other connection works, end the campaign.
+    public var reconnect = ExponentialBackoff.connections
+    /// Our ceiling on streams per connection, whatever the server allows.
+    public var maximumStreamsPerConnection = 1000
+
+    public init(endpoint: APNSEndpoint, authentication: Authentication, tls: TLSClientConfiguration = TLSClientConfiguration()) {
+        self.endpoint = endpoint
+        self.authentication = authentication
+        self.tls = tls
+    }
+}

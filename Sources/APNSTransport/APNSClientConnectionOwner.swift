@@ -1,0 +1,13 @@
+import APNSCore
+
+/// What an `APNSClientConnection` reports to the pool that owns it, on the event-loop thread.
+protocol APNSClientConnectionOwner: AnyObject {
+    /// A request ended: answered, or failed with what the connection knows about it.
+    func connection(_ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?)
+    /// The handshake is done and HTTP/2 is up.
+    func connectionBecameReady(_ connection: APNSClientConnection)
+    /// The server changed how many streams may be open, or the connection stopped taking new streams (GOAWAY).
+    func connectionSlotsChanged(_ connection: APNSClientConnection)
+    /// The connection is gone; every request it carried has been reported. `error` is nil for a clean close.
+    func connection(_ connection: APNSClientConnection, closedWith error: TransportError?)
+}

@@ -1,0 +1,130 @@
+import APNSCore
+import APNSCrypto
+
+extension APNSClientPool {
+    func open(_ index: Int) {
+        reconnectTimers[index] = nil
+        guard !closing else { return }
+        let timing = APNSClientConnection.Timing(
+            requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout)
+        let http2 = HTTP2ClientConfiguration(maximumConcurrentStreams: configuration.maximumStreamsPerConnection)
+        do {
+            connections[index] = try APNSClientConnection(
+                id: index, endpoint: configuration.endpoint, proxy: configuration.proxy, context: context,
+                http2: http2, timing: timing, loop: loop, owner: self)
+        } catch {
+            reportFailure(error)
+        }
+    }
+
+    /// The ready connection with the most free slots; ties go round-robin so load spreads evenly.
+    func pickConnection() -> Int? {
+        var best: Int?
+        var bestSlots = 0
+        let count = connections.count
+        for offset in 0..<count {
+            let index = (nextPick + offset) % count
+            let slots = connections[index]?.availableSlots ?? 0
+            if slots > bestSlots {
+                best = index
+                bestSlots = slots
+            }
+        }
+        nextPick = (nextPick + 1) % count
+        return best
+    }
+
+    /// Reports a request that never reached a connection, on the next loop turn (never from inside `submit`).
+    func fail(_ tag: UInt64, _ failure: TransportFailure) {
+        loop.executeNextTurn { [weak self] in
+            self?.delegate?.transport(completed: tag, outcome: .failed(failure), answer: nil)
+        }
+    }
+
+    func reportFailure(_ error: any Error) {
+        guard !reportedFailure else { return }
+        reportedFailure = true
+        loop.executeNextTurn { [weak self] in self?.delegate?.transportFailed(error) }
+    }
+
+    func closeIdleConnections() {
+        for case let connection? in connections where connection.inFlightCount == 0 {
+            connection.close(abort: false, reason: "closing")
+        }
+    }
+
+    func reportClosedIfDone() {
+        guard closing, !reportedClosed else { return }
+        guard connections.allSatisfy({ $0 == nil || $0?.state == .closed }) else { return }
+        reportedClosed = true
+        closeTimer?.cancel()
+        closeTimer = nil
+        loop.executeNextTurn { [weak self] in self?.delegate?.transportDidClose() }
+    }
+
+    /// Errors a reconnect cannot cure: the server's identity or protocol is wrong, or ours is.
+    static func isPermanent(_ error: TransportError) -> Bool {
+        switch error.kind {
+        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused:
+            return true
+        default:
+            return false
+        }
+    }
+
+    // MARK: - APNSClientConnectionOwner
+
+    func connection(_ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
+        if case .answered(_, .expiredProviderToken?, _) = outcome, let tokenCache, let token {
+            if (try? tokenCache.invalidate(token: token)) != nil { try? refreshHeaders() }
+        }
+        delegate?.transport(completed: tag, outcome: outcome, answer: answer)
+        if closing, connection.inFlightCount == 0, connection.state != .closed {
+            connection.close(abort: false, reason: "closing")
+        }
+    }
+
+    func connectionBecameReady(_ connection: APNSClientConnection) {
+        failedConnects[connection.id] = 0
+        delegate?.transportHasFreeSlots()
+    }
+
+    func connectionSlotsChanged(_ connection: APNSClientConnection) {
+        if connection.state == .draining, !closing, reconnectTimers[connection.id] == nil {
+            // GOAWAY: open the replacement now; the old one finishes its streams on its own.
+            let index = connection.id
+            reconnectTimers[index] = loop.schedule(after: 0) { [weak self] in
+                guard let self, self.connections[index] === connection else { return }
+                self.open(index)
+            }
+        }
+        delegate?.transportHasFreeSlots()
+    }
+
+    func connection(_ connection: APNSClientConnection, closedWith error: TransportError?) {
+        let index = connection.id
+        let isCurrent = connections[index] === connection
+        if isCurrent { connections[index] = nil }
+        dirty.remove(index)
+        if closing {
+            reportClosedIfDone()
+            return
+        }
+        guard isCurrent, reconnectTimers[index] == nil else { return }
+        if !connection.wasReady { failedConnects[index] += 1 }
+        if let error, !connection.wasReady, Self.isPermanent(error) {
+            reportFailure(error)
+            return
+        }
+        let attempts = failedConnects[index]
+        if !configuration.reconnect.allowsRetry(afterAttempts: attempts), readyConnectionCount == 0 {
+            reportFailure(TransportError(error?.kind ?? .connectFailed,
+                                         "no connection after \(attempts) attempts: \(error?.detail ?? "closed")"))
+            return
+        }
+        let delay = configuration.reconnect.delay(afterAttempt: max(1, attempts), using: &generator)
+        reconnectTimers[index] = loop.schedule(after: delay) { [weak self] in self?.open(index) }
+        delegate?.transportHasFreeSlots()
+    }
+}

@@ -1,0 +1,34 @@
+import APNSCore
+import APNSCrypto
+
+extension APNSClientPool {
+    /// Re-signs the provider token when the cache says it is time, and rebuilds the shared header blocks then.
+    func refreshHeaders() throws {
+        var jwt: String?
+        if let tokenCache {
+            let current = try tokenCache.currentToken()
+            if current == token, baseBlock != nil { return }
+            token = current
+            jwt = current.jwt
+        } else if baseBlock != nil {
+            return
+        }
+        baseBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: configuration.endpoint, providerToken: jwt)
+        if let campaignTopic, let campaignPushType {
+            campaignBlock = try HTTP2HeaderBlock.apnsRequests(
+                endpoint: configuration.endpoint, providerToken: jwt, topic: campaignTopic, pushType: campaignPushType)
+        }
+    }
+
+    /// Takes the first notification's topic and push type as the campaign's, so their header fields are laid out
+    /// once and shared by every request that matches.
+    func adoptCampaign(_ notification: Notification) {
+        guard let block = try? HTTP2HeaderBlock.apnsRequests(
+            endpoint: configuration.endpoint, providerToken: token?.jwt, topic: notification.topic,
+            pushType: notification.pushType)
+        else { return }
+        campaignTopic = notification.topic
+        campaignPushType = notification.pushType
+        campaignBlock = block
+    }
+}

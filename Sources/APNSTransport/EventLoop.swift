@@ -1,0 +1,217 @@
+import COpenSSL  // for <sys/epoll.h> and <sys/eventfd.h>; see shim.h
+import Glibc
+
+/// An epoll-based event loop: owns the epoll descriptor, the table of registered descriptors and their handlers,
+/// the timer heap, the work queued for its next turn, and a reusable read buffer. Confined to the thread that
+/// runs it (no locks on the hot path); other threads talk to it only through `handle`.
+///
+/// Registered handlers are retained until `deregister`; descriptors stay owned by whoever registered them (the
+/// loop never closes them; deregister before closing).
+public final class EventLoop {
+    struct Registration {
+        let handler: any EventLoopHandler
+        var interest: EventLoopInterest
+        /// Distinguishes a descriptor number reused after close from the one an epoll event was queued for.
+        let generation: UInt32
+    }
+
+    /// Size of the buffer `withReadBuffer` lends: several TLS records' worth.
+    static let readBufferSize = 64 * 1024
+    private static let maxEventsPerWait = 256
+    private static let mailboxGeneration: UInt32 = 0
+
+    let epollFD: Int32
+    let mailbox: EventLoopMailbox
+    var registrations: [Registration?] = []
+    var nextGeneration: UInt32 = 1
+    private let events: UnsafeMutableBufferPointer<epoll_event>
+    private var postedWork: [EventLoopMailbox.Work] = []
+    private var nextTurnWork: [() -> Void] = []
+    private var runningNextTurnWork: [() -> Void] = []
+    private var stopRequested = false
+    private var ownerThread: pthread_t
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var readBufferLent = false
+
+    var timerHeap = EventLoopTimerHeap()
+    var cancelledTimers = 0
+    var timerSequence: UInt64 = 0
+    private var pendingResolutions: [UInt64: (Result<[SocketAddress], TransportError>) -> Void] = [:]
+    private var resolutionCounter: UInt64 = 0
+
+    /// Creates the loop for the calling thread. Also makes the process ignore `SIGPIPE`: a write to a socket the
+    /// peer closed must fail with `EPIPE`, not kill the process (OpenSSL writes with plain `write(2)`).
+    public init() throws(TransportError) {
+        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard fd >= 0 else { throw TransportError.system("epoll_create1", errno) }
+        let mailbox: EventLoopMailbox
+        do {
+            mailbox = try EventLoopMailbox()
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = Self.eventData(fd: mailbox.eventFD, generation: Self.mailboxGeneration)
+        guard epoll_ctl(fd, EPOLL_CTL_ADD, mailbox.eventFD, &event) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw TransportError.system("epoll_ctl(eventfd)", code)
+        }
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
+        epollFD = fd
+        self.mailbox = mailbox
+        events = .allocate(capacity: Self.maxEventsPerWait)
+        readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        ownerThread = pthread_self()
+    }
+
+    deinit {
+        mailbox.close()
+        Glibc.close(epollFD)
+        events.deallocate()
+        readBuffer.deallocate()
+    }
+
+    /// The Sendable handle other threads use to post work and stop the loop.
+    public var handle: EventLoopHandle { EventLoopHandle(mailbox: mailbox) }
+
+    /// Whether the caller is on the thread that created or last ran this loop.
+    public var isInLoopThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
+
+    /// The current monotonic time.
+    public func now() -> EventLoopInstant { .now() }
+
+    /// Runs turns until `stop()` (on the loop) or `handle.stop()` (from anywhere).
+    public func run() {
+        ownerThread = pthread_self()
+        while !stopRequested {
+            runOnce(timeout: nil)
+        }
+        stopRequested = false
+    }
+
+    /// Makes `run()` return after the current turn.
+    public func stop() {
+        stopRequested = true
+    }
+
+    /// Queues `work` to run at the end of the next turn (after I/O and timers), on this thread. The loop does not
+    /// block while such work is queued.
+    public func executeNextTurn(_ work: @escaping () -> Void) {
+        nextTurnWork.append(work)
+    }
+
+    /// One turn: waits for readiness (at most `timeout` seconds, nil = until something happens or the next
+    /// timer), dispatches it, fires due timers, runs next-turn work. Returns how many events, timers and work
+    /// items it handled.
+    @discardableResult
+    public func runOnce(timeout: Double?) -> Int {
+        ownerThread = pthread_self()
+        let ready = wait(milliseconds: waitMilliseconds(timeout: timeout))
+        var handled = 0
+        for index in 0..<ready {
+            handled += dispatch(events[index])
+        }
+        handled += fireDueTimers()
+        if !nextTurnWork.isEmpty {
+            swap(&nextTurnWork, &runningNextTurnWork)
+            for work in runningNextTurnWork { work() }
+            handled += runningNextTurnWork.count
+            runningNextTurnWork.removeAll(keepingCapacity: true)
+        }
+        return handled
+    }
+
+    /// Lends the loop's read buffer for the duration of `body`; the bytes are valid only inside it. A nested
+    /// call (a handler reading while another read is being delivered) gets a temporary buffer instead.
+    func withReadBuffer<Result, Failure: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result)
+        throws(Failure) -> Result {
+        guard !readBufferLent else {
+            let temporary = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
+            defer { temporary.deallocate() }
+            return try body(temporary)
+        }
+        readBufferLent = true
+        defer { readBufferLent = false }
+        return try body(readBuffer)
+    }
+
+    func beginResolution(_ completion: @escaping (Result<[SocketAddress], TransportError>) -> Void) -> UInt64 {
+        resolutionCounter += 1
+        pendingResolutions[resolutionCounter] = completion
+        return resolutionCounter
+    }
+
+    func finishResolution(_ request: UInt64, _ result: Result<[SocketAddress], TransportError>) {
+        pendingResolutions.removeValue(forKey: request)?(result)
+    }
+
+    private func waitMilliseconds(timeout: Double?) -> Int32 {
+        if !nextTurnWork.isEmpty { return 0 }
+        var limit: Double? = timeout.map { max(0, $0) }
+        if let first = timerHeap.first {
+            let untilTimer = max(0, first.deadline.seconds(since: .now()))
+            limit = min(limit ?? untilTimer, untilTimer)
+        }
+        guard let limit else { return -1 }
+        // Round up so a timer is never polled a little early, then spun on with zero timeouts.
+        let milliseconds = (limit * 1000).rounded(.up)
+        return milliseconds >= Double(Int32.max) ? Int32.max : Int32(milliseconds)
+    }
+
+    private func wait(milliseconds: Int32) -> Int {
+        let count = epoll_wait(epollFD, events.baseAddress, Int32(events.count), milliseconds)
+        return count > 0 ? Int(count) : 0  // EINTR and friends: a turn with no events
+    }
+
+    private func dispatch(_ event: epoll_event) -> Int {
+        let data = event.data.u64
+        let fd = Int32(truncatingIfNeeded: data & 0xffff_ffff)
+        let generation = UInt32(truncatingIfNeeded: data >> 32)
+        if generation == Self.mailboxGeneration {
+            runPostedWork()
+            return 1
+        }
+        guard let registration = lookup(fd, generation) else { return 0 }
+        let flags = event.events
+        let failed = flags & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        if registration.interest.isEmpty {
+            if failed { registration.handler.hangup() }  // level-triggered: the handler must deregister
+            return 1
+        }
+        if registration.interest.contains(.read) && (failed || flags & EPOLLIN.rawValue != 0) {
+            registration.handler.readable()
+        }
+        // The read handler may have deregistered the descriptor or changed its interest.
+        if let current = lookup(fd, generation), current.interest.contains(.write),
+           failed || flags & EPOLLOUT.rawValue != 0 {
+            current.handler.writable()
+        }
+        return 1
+    }
+
+    private func runPostedWork() {
+        if mailbox.drain(into: &postedWork) { stopRequested = true }
+        for work in postedWork { work(self) }
+        postedWork.removeAll(keepingCapacity: true)
+    }
+
+    private func lookup(_ fd: Int32, _ generation: UInt32) -> Registration? {
+        guard fd >= 0, Int(fd) < registrations.count, let registration = registrations[Int(fd)],
+              registration.generation == generation else { return nil }
+        return registration
+    }
+
+    static func eventData(fd: Int32, generation: UInt32) -> UInt64 {
+        UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd))
+    }
+
+    static func epollFlags(_ interest: EventLoopInterest) -> UInt32 {
+        var flags: UInt32 = 0  // EOF shows up as EPOLLIN; EPOLLRDHUP would spin while reading is paused
+        if interest.contains(.read) { flags |= EPOLLIN.rawValue }
+        if interest.contains(.write) { flags |= EPOLLOUT.rawValue }
+        return flags
+    }
+}

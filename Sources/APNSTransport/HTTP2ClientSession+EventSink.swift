@@ -1,0 +1,137 @@
+/// What the client records from inside nghttp2's callbacks: response fields and bodies into the stream slots,
+/// finished responses, failures, SETTINGS, PING and GOAWAY into `records`. Nothing here calls nghttp2.
+extension HTTP2ClientSession: Nghttp2EventSink {
+    func nghttp2BeginHeaders(streamID: Int32, slot: Int?, isRequest: Bool) -> Int? {
+        nil  // A client only sees response header blocks, on streams it opened (push is disabled).
+    }
+
+    func nghttp2Header(streamID: Int32, slot: Int?, name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
+        guard let slot, streams.isInUse(slot) else { return }
+        switch name.count {
+        case 7:
+            if name.equals(":status") {
+                streams[slot].status = value.decimalValue ?? 0
+            } else if name.equals("apns-id") {
+                streams[slot].hasAPNSID = true
+                streams[slot].apnsID.removeAll(keepingCapacity: true)
+                value.append(to: &streams[slot].apnsID)
+            }
+        case 14:
+            if name.equals("apns-unique-id") {
+                streams[slot].hasAPNSUniqueID = true
+                streams[slot].apnsUniqueID.removeAll(keepingCapacity: true)
+                value.append(to: &streams[slot].apnsUniqueID)
+            }
+        default:
+            break
+        }
+    }
+
+    func nghttp2DataChunk(streamID: Int32, slot: Int?, bytes: Nghttp2BorrowedBytes) {
+        guard let slot, streams.isInUse(slot) else { return }
+        let room = configuration.maximumResponseBodyBytes - streams[slot].responseBody.count
+        bytes.append(to: &streams[slot].responseBody, limit: room)
+    }
+
+    func nghttp2FrameReceived(_ frame: Nghttp2FrameSummary, slot: Int?) {
+        switch frame {
+        case .headers(_, let endStream, _), .data(_, let endStream):
+            if endStream, let slot { recordResponse(slot) }
+        case .resetStream(_, let errorCode):
+            if let slot, streams.isInUse(slot) { streams[slot].peerResetCode = errorCode }
+        case .settings(let isAck, let maxConcurrentStreams):
+            if !isAck, let limit = slots.peerSettingsReceived(maxConcurrentStreams: maxConcurrentStreams) {
+                records.append(.remoteSettingsChanged(limit))
+            }
+        case .ping(let isAck, let payload):
+            if isAck { records.append(.pingAcknowledged(payload)) }
+        case .goaway(let lastStreamID, let errorCode, let debugData):
+            recordGoaway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
+        case .other:
+            break
+        }
+    }
+
+    func nghttp2FrameSent(_ frame: Nghttp2FrameSummary, slot: Int?) {
+        switch frame {
+        case .headers(_, _, let isRequest):
+            if isRequest, let slot, streams.isInUse(slot), streams[slot].phase == .queued { streams[slot].phase = .sent }
+        case .goaway:
+            slots.stopAccepting()
+        default:
+            break
+        }
+    }
+
+    func nghttp2StreamClosed(streamID: Int32, slot: Int?, errorCode: UInt32) {
+        guard let slot, streams.isInUse(slot) else { return }
+        let stream = streams[slot]
+        if stream.phase != .answered {
+            records.append(.streamFailed(tag: stream.tag, streamID: stream.streamID, failure: Self.failure(of: stream, closedWith: errorCode)))
+        }
+        streams.release(slot)
+        slots.streamClosed()
+    }
+
+    func nghttp2ReadBody(streamID: Int32, slot: Int, into window: Nghttp2OutputWindow) -> (count: Int, isLast: Bool)? {
+        guard streams.isInUse(slot) else { return nil }
+        let count = window.fill(from: streams[slot].body, offset: streams[slot].bodyOffset)
+        streams[slot].bodyOffset += count
+        return (count, streams[slot].bodyOffset >= streams[slot].body.count)
+    }
+
+    func nghttp2ConnectionFailed(_ error: HTTP2Error) {
+        records.append(.connectionError(error))
+    }
+
+    /// How a stream that ended without a complete response is classified.
+    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32) -> HTTP2StreamFailure {
+        if stream.unprocessedByGoaway { return .unprocessedAfterGoaway }
+        if let peerCode = stream.peerResetCode {
+            return peerCode == HTTP2ErrorCode.refusedStream.rawValue ? .refused : .reset(HTTP2ErrorCode(rawValue: peerCode))
+        }
+        // nghttp2 closes a request it could not send (GOAWAY received, session ending) with REFUSED_STREAM.
+        if stream.phase == .queued { return .notSent }
+        return .reset(HTTP2ErrorCode(rawValue: errorCode))
+    }
+
+    /// The stream's response is complete: copy its fields to the event buffer and record it.
+    private func recordResponse(_ slot: Int) {
+        guard streams.isInUse(slot), streams[slot].phase != .answered else { return }
+        streams[slot].phase = .answered
+        let stream = streams[slot]
+        let apnsID = stream.hasAPNSID ? appendEventBytes(stream.apnsID) : nil
+        let uniqueID = stream.hasAPNSUniqueID ? appendEventBytes(stream.apnsUniqueID) : nil
+        let body = appendEventBytes(stream.responseBody)
+        records.append(.response(
+            tag: stream.tag, streamID: stream.streamID, status: stream.status, apnsID: apnsID, apnsUniqueID: uniqueID, body: body))
+    }
+
+    private func appendEventBytes(_ bytes: [UInt8]) -> HTTP2ByteSpan {
+        let start = eventBytes.count
+        eventBytes.append(contentsOf: bytes)
+        return HTTP2ByteSpan(start: start, count: bytes.count)
+    }
+
+    /// Classifies the open streams against the GOAWAY's last-stream-id and records the event. nghttp2 closes the
+    /// streams above it right after this callback (and the queued ones when it next sends), so each of them then
+    /// fails as `.unprocessedAfterGoaway`.
+    private func recordGoaway(lastStreamID: Int32, errorCode: UInt32, debugData: Nghttp2BorrowedBytes) {
+        slots.stopAccepting()
+        var unprocessed: [UInt64] = []
+        var inDoubt: [UInt64] = []
+        for slot in streams.slotsInUse where !streams[slot].unprocessedByGoaway && streams[slot].phase != .answered {
+            if streams[slot].streamID > lastStreamID {
+                streams[slot].unprocessedByGoaway = true
+                unprocessed.append(streams[slot].tag)
+            } else {
+                inDoubt.append(streams[slot].tag)
+            }
+        }
+        let start = eventBytes.count
+        debugData.append(to: &eventBytes)
+        records.append(.goaway(
+            lastStreamID: lastStreamID, errorCode: errorCode, debugData: HTTP2ByteSpan(start: start, count: debugData.count),
+            unprocessed: unprocessed, inDoubt: inDoubt))
+    }
+}

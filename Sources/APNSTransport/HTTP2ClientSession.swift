@@ -1,0 +1,213 @@
+/// The client side of one HTTP/2 connection to APNs, in memory: bytes in (`receive`), bytes out
+/// (`produceOutput`), requests in (`submitRequest`), events out (`drainEvents`). It owns the nghttp2 session, the
+/// stream slots and the event buffer; it does no I/O and is used from one thread.
+///
+/// A turn of the owner's loop: `receive` what the socket delivered, `drainEvents`, submit new requests while
+/// `availableStreamSlots > 0`, then `produceOutput` and write it. Every submitted tag comes back exactly once, as
+/// a response or a classified failure, whatever happens to the connection.
+///
+/// Stream limit: `availableStreamSlots` follows the server's SETTINGS_MAX_CONCURRENT_STREAMS, capped by
+/// `maximumConcurrentStreams`, and assumes `assumedPeerMaxConcurrentStreams` (1) until the server's first SETTINGS
+/// frame: see `HTTP2StreamSlots`.
+public final class HTTP2ClientSession {
+    public let configuration: HTTP2ClientConfiguration
+    let nghttp2: Nghttp2Session
+    var slots: HTTP2StreamSlots
+    var streams: HTTP2ClientStreamTable
+    /// Events recorded and not yet delivered, and the bytes they refer to.
+    var records: [HTTP2ClientEventRecord] = []
+    var eventBytes: [UInt8] = []
+    private var isDraining = false
+    /// Set by `terminate`: the session is over once its output is drained.
+    private var closesWhenOutputDrained = false
+    /// Whether the session has ended: nothing more is read or written, every stream has been reported.
+    public private(set) var isClosed = false
+
+    public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTP2Error) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.slots = HTTP2StreamSlots(
+            localLimit: configuration.maximumConcurrentStreams,
+            assumedPeerLimit: configuration.assumedPeerMaxConcurrentStreams)
+        self.streams = HTTP2ClientStreamTable(reservingCapacity: min(configuration.maximumConcurrentStreams, 1024))
+        self.nghttp2 = try Nghttp2Session(Nghttp2Session.Start(
+            role: .client,
+            enablePush: false,
+            maxConcurrentStreams: nil,
+            initialWindowSize: UInt32(configuration.initialStreamWindowSize),
+            connectionWindowSize: Int32(configuration.connectionWindowSize),
+            assumedPeerMaxConcurrentStreams: UInt32(clamping: configuration.assumedPeerMaxConcurrentStreams)))
+        records.reserveCapacity(256)
+        eventBytes.reserveCapacity(16 << 10)
+        nghttp2.sink = self
+    }
+
+    deinit {
+        nghttp2.sink = nil
+    }
+
+    /// How many requests may start now.
+    public var availableStreamSlots: Int { isClosed ? 0 : slots.available }
+    /// Streams submitted and not yet reported.
+    public var openStreamCount: Int { slots.open }
+    /// The stream accounting (limit, peer limit, whether the server's SETTINGS arrived).
+    public var streamSlots: HTTP2StreamSlots { slots }
+    /// Whether nghttp2 still expects input.
+    public var wantsRead: Bool { !isClosed && nghttp2.wantsRead }
+    /// Whether `produceOutput` has something to produce.
+    public var wantsWrite: Bool { !isClosed && nghttp2.wantsWrite }
+    /// Whether events wait for `drainEvents`.
+    public var hasEvents: Bool { !records.isEmpty }
+
+    /// Starts a request: `block`'s fields (shared, not copied; kept alive until the stream ends), then `fields`
+    /// (copied now), and `body` (kept, not copied, until the stream ends; empty sends no DATA). Returns the stream
+    /// id. Throws `noStreamSlot` when `availableStreamSlots` is 0, `sessionClosing` after a GOAWAY or the end of
+    /// the connection, or nghttp2's error.
+    @discardableResult
+    public func submitRequest(
+        block: HTTP2HeaderBlock?, fields: HTTP2HeaderFieldList, body: [UInt8], tag: UInt64
+    ) throws(HTTP2Error) -> Int32 {
+        guard !isClosed, slots.isAcceptingStreams, nghttp2.isRequestAllowed else { throw .sessionClosing }
+        guard slots.available > 0 else { throw .noStreamSlot }
+        let slot = streams.claim(tag: tag)
+        streams[slot].body = body
+        streams[slot].block = block
+        let streamID = nghttp2.submitRequest(block: block?.storage, fields: fields, slot: slot, hasBody: !body.isEmpty)
+        guard streamID > 0 else {
+            streams.release(slot)
+            throw Nghttp2Session.error(streamID)
+        }
+        streams[slot].streamID = streamID
+        slots.streamOpened()
+        return streamID
+    }
+
+    /// Queues a PING; its acknowledgement comes back as `.pingAcknowledged(payload)`.
+    public func submitPing(payload: UInt64) throws(HTTP2Error) {
+        guard !isClosed else { throw .sessionClosing }
+        let status = nghttp2.submitPing(payload: payload)
+        guard status == 0 else { throw Nghttp2Session.error(status) }
+    }
+
+    /// Ends the connection: queues GOAWAY and takes no new streams. Once `produceOutput` has drained the output
+    /// the session is closed, and streams still open are reported (not sent, or in doubt).
+    public func terminate(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) {
+        guard !isClosed, !closesWhenOutputDrained else { return }
+        slots.stopAccepting()
+        closesWhenOutputDrained = true
+        _ = nghttp2.submitGoaway(lastStreamID: 0, errorCode: errorCode, debugData: debugData)
+    }
+
+    /// Feeds bytes read from the connection. What they cause is recorded as events; a connection failure is a
+    /// `.connectionError` event and closes the session.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosed else { return }
+        if let error = nghttp2.receive(bytes) {
+            fail(with: error)
+            return
+        }
+        closeIfFinished()
+    }
+
+    /// `receive` for an array.
+    public func receive(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { receive($0) }
+    }
+
+    /// Appends what is ready to send to `buffer` (a buffer the caller reuses), up to about `limit` bytes (a frame
+    /// may overshoot it). Returns the number of bytes appended.
+    @discardableResult
+    public func produceOutput(into buffer: inout [UInt8], limit: Int = Int.max) -> Int {
+        guard !isClosed else { return 0 }
+        switch nghttp2.produceOutput(into: &buffer, limit: limit) {
+        case .success(let count):
+            if closesWhenOutputDrained, !nghttp2.wantsWrite {
+                finish()
+            } else {
+                closeIfFinished()
+            }
+            return count
+        case .failure(let error):
+            fail(with: error)
+            return 0
+        }
+    }
+
+    /// The connection is gone (the peer closed it, the socket failed, the owner gave up): every open stream is
+    /// reported now, as not sent or in doubt, and the session is closed.
+    public func connectionClosed() {
+        finish()
+    }
+
+    /// Delivers the recorded events in order, then empties the event buffer. Events recorded while the handler
+    /// runs (it may submit, produce output or close) are delivered in the same call.
+    public func drainEvents(_ handler: (HTTP2ClientEvent) -> Void) {
+        guard !isDraining else { return }
+        isDraining = true
+        defer { isDraining = false }
+        var index = 0
+        while index < records.count {
+            handler(event(for: records[index]))
+            index += 1
+        }
+        records.removeAll(keepingCapacity: true)
+        eventBytes.removeAll(keepingCapacity: true)
+    }
+
+    /// The recorded events as an array (allocates; for tests and tools).
+    public func takeEvents() -> [HTTP2ClientEvent] {
+        var events: [HTTP2ClientEvent] = []
+        drainEvents { events.append($0) }
+        return events
+    }
+
+    private func event(for record: HTTP2ClientEventRecord) -> HTTP2ClientEvent {
+        switch record {
+        case let .response(tag, streamID, status, apnsID, apnsUniqueID, body):
+            return .response(HTTP2Response(
+                tag: tag, streamID: streamID, status: status, apnsID: apnsID?.slice(of: eventBytes),
+                apnsUniqueID: apnsUniqueID?.slice(of: eventBytes), body: body.slice(of: eventBytes)))
+        case let .streamFailed(tag, streamID, failure):
+            return .streamFailed(tag: tag, streamID: streamID, failure: failure)
+        case let .goaway(lastStreamID, errorCode, debugData, unprocessed, inDoubt):
+            return .goawayReceived(HTTP2Goaway(
+                lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode),
+                debugData: debugData.slice(of: eventBytes), unprocessedTags: unprocessed, inDoubtTags: inDoubt))
+        case .remoteSettingsChanged(let limit):
+            return .remoteSettingsChanged(maxConcurrentStreams: limit)
+        case .pingAcknowledged(let payload):
+            return .pingAcknowledged(payload: payload)
+        case .connectionError(let error):
+            return .connectionError(error)
+        }
+    }
+
+    /// nghttp2 failed for good: report it, then end the session.
+    private func fail(with error: HTTP2Error) {
+        records.append(.connectionError(error))
+        finish()
+    }
+
+    /// Closes the session when nghttp2 neither reads nor writes any more (GOAWAY exchanged and streams done, or
+    /// a terminating GOAWAY sent).
+    private func closeIfFinished() {
+        if !nghttp2.wantsRead, !nghttp2.wantsWrite { finish() }
+    }
+
+    /// Ends the session: no new streams, every open stream reported.
+    func finish() {
+        guard !isClosed else { return }
+        isClosed = true
+        slots.stopAccepting()
+        for slot in streams.slotsInUse {
+            let stream = streams[slot]
+            if stream.phase != .answered {
+                let failure: HTTP2StreamFailure =
+                    stream.unprocessedByGoaway ? .unprocessedAfterGoaway : stream.phase == .queued ? .notSent : .connectionClosed
+                records.append(.streamFailed(tag: stream.tag, streamID: stream.streamID, failure: failure))
+            }
+            streams.release(slot)
+            slots.streamClosed()
+        }
+    }
+}

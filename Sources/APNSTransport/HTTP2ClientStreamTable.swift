@@ -1,0 +1,99 @@
+/// One client stream's state while it is open: the caller's tag, the request body being sent, what the response
+/// has brought so far, and the facts that decide how a failure is classified.
+struct HTTP2ClientStream {
+    enum Phase: UInt8 {
+        /// The slot is unused.
+        case free
+        /// Submitted; its HEADERS frame has not been serialized yet.
+        case queued
+        /// Its HEADERS frame went into the output.
+        case sent
+        /// Its complete response was reported.
+        case answered
+    }
+
+    var phase = Phase.free
+    var tag: UInt64 = 0
+    var streamID: Int32 = 0
+    /// Above the last-stream-id of a GOAWAY received.
+    var unprocessedByGoaway = false
+    /// The code of an RST_STREAM the server sent for this stream.
+    var peerResetCode: UInt32?
+    /// The request body, kept alive (not copied) until the stream ends.
+    var body: [UInt8] = []
+    var bodyOffset = 0
+    /// The shared header block the HEADERS frame points into (NO_COPY), kept alive until the stream ends.
+    var block: HTTP2HeaderBlock?
+    var status = 0
+    var hasAPNSID = false
+    var apnsID: [UInt8] = []
+    var hasAPNSUniqueID = false
+    var apnsUniqueID: [UInt8] = []
+    var responseBody: [UInt8] = []
+}
+
+/// The client's open streams in reusable slots, addressed by slot number (nghttp2 keeps each stream's slot as its
+/// stream user data, so no lookup table is needed). Slots and their byte buffers are reused: once the table has
+/// grown to the connection's concurrency, opening a stream allocates nothing here.
+struct HTTP2ClientStreamTable {
+    private(set) var streams: [HTTP2ClientStream] = []
+    private var freeSlots: [Int] = []
+    /// Slots in use.
+    private(set) var count = 0
+
+    init(reservingCapacity capacity: Int) {
+        streams.reserveCapacity(capacity)
+        freeSlots.reserveCapacity(capacity)
+    }
+
+    /// Takes a free slot (growing the table when none is free) and returns its number.
+    mutating func claim(tag: UInt64) -> Int {
+        let slot: Int
+        if let reused = freeSlots.popLast() {
+            slot = reused
+        } else {
+            slot = streams.count
+            streams.append(HTTP2ClientStream())
+        }
+        streams[slot].phase = .queued
+        streams[slot].tag = tag
+        count += 1
+        return slot
+    }
+
+    /// Returns a slot to the free list, dropping its body and block references and keeping its buffers' capacity.
+    mutating func release(_ slot: Int) {
+        guard streams.indices.contains(slot), streams[slot].phase != .free else { return }
+        streams[slot].phase = .free
+        streams[slot].tag = 0
+        streams[slot].streamID = 0
+        streams[slot].unprocessedByGoaway = false
+        streams[slot].peerResetCode = nil
+        streams[slot].body = []
+        streams[slot].bodyOffset = 0
+        streams[slot].block = nil
+        streams[slot].status = 0
+        streams[slot].hasAPNSID = false
+        streams[slot].apnsID.removeAll(keepingCapacity: true)
+        streams[slot].hasAPNSUniqueID = false
+        streams[slot].apnsUniqueID.removeAll(keepingCapacity: true)
+        streams[slot].responseBody.removeAll(keepingCapacity: true)
+        freeSlots.append(slot)
+        count -= 1
+    }
+
+    /// Whether `slot` names a stream in use.
+    func isInUse(_ slot: Int) -> Bool {
+        streams.indices.contains(slot) && streams[slot].phase != .free
+    }
+
+    subscript(slot: Int) -> HTTP2ClientStream {
+        get { streams[slot] }
+        _modify { yield &streams[slot] }
+    }
+
+    /// The slots in use, in slot order.
+    var slotsInUse: [Int] {
+        streams.indices.filter { streams[$0].phase != .free }
+    }
+}

@@ -1,0 +1,140 @@
+/// A reusable list of header fields for one request or response: the name and value bytes in one growable byte
+/// array, and where each field lies in it. Fill it, submit it (nghttp2 copies the bytes at submit time), then
+/// `removeAll()` and fill it again for the next one: after the first few uses it never allocates.
+///
+/// Fields are sent as "never indexed" HPACK literals unless appended with `indexable: true`: values that change
+/// with every request (`apns-id`, `apns-expiration`) would otherwise churn the HPACK dynamic table and push out the
+/// campaign's constant fields (`apns-topic`, `apns-push-type`, `:authority`), which `HTTP2HeaderBlock` sends indexed.
+/// Names must be lowercase (HTTP/2); nghttp2 lowercases copied names anyway.
+public struct HTTP2HeaderFieldList: Sendable {
+    /// Where one field lies in `bytes`.
+    struct Field: Sendable, Hashable {
+        var nameStart: Int32
+        var nameCount: Int32
+        var valueStart: Int32
+        var valueCount: Int32
+        var isPseudo: Bool
+        var isIndexable: Bool
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var fields: [Field] = []
+    /// How many fields start with `:` (they go on the wire before the regular ones).
+    private(set) var pseudoCount = 0
+
+    public init() {}
+
+    /// An empty list with room for `fields` fields of `bytes` bytes in all.
+    public init(reservingFields fieldCapacity: Int, bytes byteCapacity: Int) {
+        bytes.reserveCapacity(byteCapacity)
+        fields.reserveCapacity(fieldCapacity)
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Empties the list, keeping its storage.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
+        pseudoCount = 0
+    }
+
+    /// The name of field `index`.
+    public func name(at index: Int) -> ArraySlice<UInt8> {
+        let field = fields[index]
+        return bytes[Int(field.nameStart)..<Int(field.nameStart + field.nameCount)]
+    }
+
+    /// The value of field `index`.
+    public func value(at index: Int) -> ArraySlice<UInt8> {
+        let field = fields[index]
+        return bytes[Int(field.valueStart)..<Int(field.valueStart + field.valueCount)]
+    }
+
+    /// Whether field `index` is a pseudo-header field (its name starts with `:`).
+    public func isPseudo(at index: Int) -> Bool { fields[index].isPseudo }
+
+    /// The value of the first field named `name`, if any.
+    public func firstValue(of name: StaticString) -> ArraySlice<UInt8>? {
+        for index in fields.indices where Self.equals(self.name(at: index), name) { return value(at: index) }
+        return nil
+    }
+
+    /// How many fields are named `name`.
+    public func count(of name: StaticString) -> Int {
+        fields.indices.reduce(0) { $0 + (Self.equals(self.name(at: $1), name) ? 1 : 0) }
+    }
+
+    /// Whether `bytes` equal the ASCII literal.
+    static func equals(_ bytes: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        return literal.withUTF8Buffer { $0.elementsEqual(bytes) }
+    }
+
+    /// Appends a field received from nghttp2 (server side).
+    mutating func append(received name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
+        let nameStart = bytes.count
+        name.append(to: &bytes)
+        let valueStart = bytes.count
+        value.append(to: &bytes)
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: false)
+    }
+
+    /// Appends a field whose value is `prefix` followed by `value` (for `:path` = `/3/device/` + token).
+    public mutating func append(
+        name: StaticString, prefix: StaticString = "", value: some Collection<UInt8>, indexable: Bool = false
+    ) {
+        let nameStart = bytes.count
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        let valueStart = bytes.count
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: value)
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
+    }
+
+    /// Appends a field with a decimal integer value, written without going through `String`.
+    public mutating func append(name: StaticString, decimal: Int64, indexable: Bool = false) {
+        let nameStart = bytes.count
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        let valueStart = bytes.count
+        Self.appendDecimal(decimal, to: &bytes)
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
+    }
+
+    /// Appends a field from text (tests, tools, rarely used headers).
+    public mutating func append(name: String, value: String, indexable: Bool = false) {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name.utf8)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
+    }
+
+    private mutating func finish(nameStart: Int, valueStart: Int, indexable: Bool) {
+        let isPseudo = valueStart > nameStart && bytes[nameStart] == UInt8(ascii: ":")
+        fields.append(Field(
+            nameStart: Int32(nameStart), nameCount: Int32(valueStart - nameStart),
+            valueStart: Int32(valueStart), valueCount: Int32(bytes.count - valueStart),
+            isPseudo: isPseudo, isIndexable: indexable
+        ))
+        if isPseudo { pseudoCount += 1 }
+    }
+
+    /// Writes `value` in decimal ASCII.
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        if magnitude == 0 {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
+        let start = out.count
+        while magnitude > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        }
+        out[start...].reverse()
+    }
+}

@@ -1,0 +1,171 @@
+/// The server side of one HTTP/2 connection, in memory, for the mock APNs server: bytes in (`receive`), bytes out
+/// (`produceOutput`), complete requests out (`drainEvents`), responses in (`respond`), plus the levers a mock
+/// pulls: the stream limit, GOAWAY, RST_STREAM, PING. It owns the nghttp2 session and the stream slots; it does
+/// no I/O and is used from one thread.
+public final class HTTP2ServerSession {
+    public let configuration: HTTP2ServerConfiguration
+    let nghttp2: Nghttp2Session
+    var streams = HTTP2ServerStreamTable()
+    var events: [HTTP2ServerEvent] = []
+    private var isDraining = false
+    private var closesWhenOutputDrained = false
+    /// Whether the session has ended: nothing more is read or written.
+    public private(set) var isClosed = false
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS most recently announced (it applies once the client acknowledges it,
+    /// see `.settingsAcknowledged`; nghttp2 refuses streams over it from the moment it is queued).
+    public private(set) var announcedMaxConcurrentStreams: Int
+
+    public init(configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration()) throws(HTTP2Error) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.announcedMaxConcurrentStreams = configuration.maxConcurrentStreams
+        self.nghttp2 = try Nghttp2Session(Nghttp2Session.Start(
+            role: .server,
+            enablePush: nil,
+            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
+            initialWindowSize: UInt32(configuration.initialStreamWindowSize),
+            connectionWindowSize: Int32(configuration.connectionWindowSize),
+            assumedPeerMaxConcurrentStreams: nil))
+        nghttp2.sink = self
+    }
+
+    deinit {
+        nghttp2.sink = nil
+    }
+
+    /// Streams the client opened that have not closed.
+    public var openStreamCount: Int { streams.count }
+    /// The highest client stream id nghttp2 has passed to us (the natural GOAWAY last-stream-id).
+    public var lastProcessedStreamID: Int32 { nghttp2.lastProcessedStreamID }
+    public var wantsRead: Bool { !isClosed && nghttp2.wantsRead }
+    public var wantsWrite: Bool { !isClosed && nghttp2.wantsWrite }
+    public var hasEvents: Bool { !events.isEmpty }
+
+    /// Feeds bytes read from the connection; what they cause is recorded as events. A connection failure is a
+    /// `.connectionError` event and closes the session.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !isClosed else { return }
+        if let error = nghttp2.receive(bytes) {
+            events.append(.connectionError(error))
+            finish()
+            return
+        }
+        if !nghttp2.wantsRead, !nghttp2.wantsWrite { finish() }
+    }
+
+    /// `receive` for an array.
+    public func receive(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { receive($0) }
+    }
+
+    /// Appends what is ready to send to `buffer`, up to about `limit` bytes. Returns the number of bytes appended.
+    @discardableResult
+    public func produceOutput(into buffer: inout [UInt8], limit: Int = Int.max) -> Int {
+        guard !isClosed else { return 0 }
+        switch nghttp2.produceOutput(into: &buffer, limit: limit) {
+        case .success(let count):
+            if !nghttp2.wantsWrite, closesWhenOutputDrained || !nghttp2.wantsRead { finish() }
+            return count
+        case .failure(let error):
+            events.append(.connectionError(error))
+            finish()
+            return 0
+        }
+    }
+
+    /// Answers the request on `streamID`: `:status`, then `fields` (copied now), then `body` (kept, not copied,
+    /// until the stream ends; empty sends no DATA). Throws `streamNotFound` when the stream has closed (reset by
+    /// the client, cut off by GOAWAY) or was answered already.
+    public func respond(to streamID: Int32, status: Int, fields: HTTP2HeaderFieldList, body: [UInt8]) throws(HTTP2Error) {
+        guard !isClosed else { throw .sessionClosing }
+        guard (100...999).contains(status) else { throw .invalidArgument("status \(status)") }
+        guard let slot = nghttp2.slot(of: streamID), streams.isInUse(slot), !streams[slot].hasResponse else {
+            throw .streamNotFound
+        }
+        streams[slot].hasResponse = true
+        streams[slot].responseBody = body
+        let result = nghttp2.submitResponse(streamID: streamID, status: status, fields: fields, slot: slot, hasBody: !body.isEmpty)
+        guard result == 0 else {
+            streams[slot].hasResponse = false
+            streams[slot].responseBody = []
+            throw Nghttp2Session.error(result)
+        }
+        streams[slot].phase = .responding
+    }
+
+    /// `respond` with fields from text (tests, tools).
+    public func respond(to streamID: Int32, status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTP2Error) {
+        var fields = HTTP2HeaderFieldList()
+        for (name, value) in headers { fields.append(name: name, value: value) }
+        try respond(to: streamID, status: status, fields: fields, body: body)
+    }
+
+    /// Announces a new SETTINGS_MAX_CONCURRENT_STREAMS. nghttp2 refuses (REFUSED_STREAM) new streams over it at
+    /// once; the client applies it when the SETTINGS frame arrives.
+    public func setMaxConcurrentStreams(_ limit: Int) throws(HTTP2Error) {
+        guard !isClosed else { throw .sessionClosing }
+        guard (0...Int(UInt32.max)).contains(limit) else { throw .invalidArgument("max concurrent streams \(limit)") }
+        let result = nghttp2.submitMaxConcurrentStreams(UInt32(limit))
+        guard result == 0 else { throw Nghttp2Session.error(result) }
+        announcedMaxConcurrentStreams = limit
+    }
+
+    /// Sends GOAWAY with `lastStreamID` (nil: the last stream processed). Streams above it are closed (the client
+    /// treats them as unprocessed). Graceful (`closeAfterSending` false): streams at or below it can still be
+    /// answered and the session closes when they are done. Immediate (`closeAfterSending` true): the session
+    /// closes as soon as the GOAWAY is out, and the owner closes the connection.
+    public func sendGoaway(
+        lastStreamID: Int32? = nil, errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = [],
+        closeAfterSending: Bool = false
+    ) throws(HTTP2Error) {
+        guard !isClosed else { throw .sessionClosing }
+        let last = lastStreamID ?? nghttp2.lastProcessedStreamID
+        let result = nghttp2.submitGoaway(lastStreamID: last, errorCode: errorCode, debugData: debugData)
+        guard result == 0 else { throw Nghttp2Session.error(result) }
+        if closeAfterSending { closesWhenOutputDrained = true }
+    }
+
+    /// Resets `streamID` (REFUSED_STREAM tells the client it was not processed).
+    public func resetStream(_ streamID: Int32, errorCode: HTTP2ErrorCode) throws(HTTP2Error) {
+        guard !isClosed else { throw .sessionClosing }
+        let result = nghttp2.submitReset(streamID: streamID, errorCode: errorCode)
+        guard result == 0 else { throw Nghttp2Session.error(result) }
+    }
+
+    /// Queues a PING; its acknowledgement comes back as `.pingAcknowledged(payload)`.
+    public func submitPing(payload: UInt64) throws(HTTP2Error) {
+        guard !isClosed else { throw .sessionClosing }
+        let result = nghttp2.submitPing(payload: payload)
+        guard result == 0 else { throw Nghttp2Session.error(result) }
+    }
+
+    /// The connection is gone: the session closes and forgets its streams.
+    public func connectionClosed() {
+        finish()
+    }
+
+    /// Delivers the recorded events in order, then empties the list (events recorded meanwhile are delivered too).
+    public func drainEvents(_ handler: (HTTP2ServerEvent) -> Void) {
+        guard !isDraining else { return }
+        isDraining = true
+        defer { isDraining = false }
+        var index = 0
+        while index < events.count {
+            handler(events[index])
+            index += 1
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    /// The recorded events as an array.
+    public func takeEvents() -> [HTTP2ServerEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    private func finish() {
+        guard !isClosed else { return }
+        isClosed = true
+        for slot in streams.slotsInUse { streams.release(slot) }
+    }
+}

@@ -1,0 +1,80 @@
+/// One server stream's state while it is open: the request being received and the response being sent.
+struct HTTP2ServerStream {
+    enum Phase: UInt8 {
+        /// The slot is unused.
+        case free
+        /// Request header fields or body still arriving.
+        case receiving
+        /// The request is complete and was reported.
+        case received
+        /// A response was submitted; its last frame has not gone out yet.
+        case responding
+        /// The response's END_STREAM went out.
+        case responded
+    }
+
+    var phase = Phase.free
+    var streamID: Int32 = 0
+    var fields = HTTP2HeaderFieldList()
+    var body: [UInt8] = []
+    var bodyByteCount = 0
+    var hasResponse = false
+    /// The response body, kept alive (not copied) until the stream ends.
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+}
+
+/// The server's open streams in reusable slots, addressed by slot number (nghttp2 keeps each stream's slot as its
+/// stream user data).
+struct HTTP2ServerStreamTable {
+    private(set) var streams: [HTTP2ServerStream] = []
+    private var freeSlots: [Int] = []
+    /// Slots in use.
+    private(set) var count = 0
+
+    /// Takes a free slot for a new request on `streamID` and returns its number.
+    mutating func claim(streamID: Int32) -> Int {
+        let slot: Int
+        if let reused = freeSlots.popLast() {
+            slot = reused
+        } else {
+            slot = streams.count
+            streams.append(HTTP2ServerStream())
+        }
+        streams[slot].phase = .receiving
+        streams[slot].streamID = streamID
+        count += 1
+        return slot
+    }
+
+    /// Returns a slot to the free list.
+    mutating func release(_ slot: Int) {
+        guard isInUse(slot) else { return }
+        streams[slot] = HTTP2ServerStream()
+        freeSlots.append(slot)
+        count -= 1
+    }
+
+    /// Moves the request out of `slot` (the slot keeps fresh, empty storage).
+    mutating func takeRequest(_ slot: Int) -> HTTP2ServerRequest {
+        let stream = streams[slot]
+        streams[slot].fields = HTTP2HeaderFieldList()
+        streams[slot].body = []
+        return HTTP2ServerRequest(
+            streamID: stream.streamID, fields: stream.fields, body: stream.body, bodyByteCount: stream.bodyByteCount)
+    }
+
+    func isInUse(_ slot: Int) -> Bool {
+        streams.indices.contains(slot) && streams[slot].phase != .free
+    }
+
+    subscript(slot: Int) -> HTTP2ServerStream {
+        get { streams[slot] }
+        _modify { yield &streams[slot] }
+    }
+
+    /// The slots in use.
+    var slotsInUse: [Int] {
+        streams.indices.filter { streams[$0].phase != .free }
+    }
+}

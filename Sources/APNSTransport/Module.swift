@@ -1,1 +1,0 @@
-// APNSTransport: module placeholder until its first real file lands.

@@ -1,0 +1,159 @@
+import CNghttp2
+
+/// The C callbacks every `Nghttp2Session` registers. Each one checks its pointers, recovers the owning
+/// `Nghttp2Session` from `user_data` (`Unmanaged`, unretained), turns the C arguments into Swift values and hands
+/// them to the session's `Nghttp2EventSink`, which only records them. None of them calls back into nghttp2 except
+/// the two stream-user-data accessors (a field read and a field store on a stream object; they send nothing,
+/// queue nothing and run no callback). None throws; a broken invariant returns NGHTTP2_ERR_CALLBACK_FAILURE.
+enum Nghttp2Callbacks {
+    static let failure = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+
+    /// A callbacks object with every callback set; the caller frees it with `nghttp2_session_callbacks_del`
+    /// (sessions copy it).
+    static func make() throws(HTTP2Error) -> OpaquePointer {
+        var pointer: OpaquePointer?
+        let status = nghttp2_session_callbacks_new(&pointer)
+        guard status == 0, let callbacks = pointer else { throw Nghttp2Session.error(status) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, beginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, header)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, dataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, frameReceived)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, frameSent)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, streamClosed)
+        nghttp2_session_callbacks_set_error_callback2(callbacks, errorText)
+        return callbacks
+    }
+
+    /// The session a callback runs for, and its sink.
+    private struct Context {
+        let session: Nghttp2Session
+        let sink: any Nghttp2EventSink
+    }
+
+    /// The context from a callback's `user_data`: the `Nghttp2Session`, unretained.
+    private static func resolve(_ userData: UnsafeMutableRawPointer?) -> Context? {
+        guard let userData else { return nil }
+        let session = Unmanaged<Nghttp2Session>.fromOpaque(userData).takeUnretainedValue()
+        guard let sink = session.sink else { return nil }
+        return Context(session: session, sink: sink)
+    }
+
+    private static let beginHeaders: nghttp2_on_begin_headers_callback = { session, frame, userData in
+        guard let frame, let context = resolve(userData) else { return failure }
+        let header = frame.pointee.hd
+        guard header.type == UInt8(NGHTTP2_HEADERS.rawValue) else {
+            context.session.headerBlockSlot = nil
+            return 0
+        }
+        let isRequest = frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        var slot = context.session.slot(of: header.stream_id)
+        if let claimed = context.sink.nghttp2BeginHeaders(streamID: header.stream_id, slot: slot, isRequest: isRequest) {
+            context.session.attach(slot: claimed, to: header.stream_id)
+            slot = claimed
+        }
+        context.session.headerBlockSlot = slot
+        return 0
+    }
+
+    private static let header: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+        guard let frame, let context = resolve(userData) else { return failure }
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+        context.sink.nghttp2Header(
+            streamID: frame.pointee.hd.stream_id, slot: context.session.headerBlockSlot,
+            name: Nghttp2BorrowedBytes(name, count: nameLength), value: Nghttp2BorrowedBytes(value, count: valueLength))
+        return 0
+    }
+
+    private static let dataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+        guard let context = resolve(userData) else { return failure }
+        context.sink.nghttp2DataChunk(streamID: streamID, slot: context.session.slot(of: streamID), bytes: Nghttp2BorrowedBytes(data, count: length))
+        return 0
+    }
+
+    private static let frameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
+        guard let frame, let context = resolve(userData) else { return failure }
+        let summary = summarize(frame)
+        context.sink.nghttp2FrameReceived(summary, slot: context.session.slot(of: summary.streamID))
+        return 0
+    }
+
+    private static let frameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+        guard let frame, let context = resolve(userData) else { return failure }
+        let summary = summarize(frame)
+        context.sink.nghttp2FrameSent(summary, slot: context.session.slot(of: summary.streamID))
+        if case .goaway(_, let errorCode, let debugData) = summary, let error = context.session.goawaySent(errorCode, debugData) {
+            context.sink.nghttp2ConnectionFailed(error)
+        }
+        return 0
+    }
+
+    private static let streamClosed: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+        guard let context = resolve(userData) else { return failure }
+        context.sink.nghttp2StreamClosed(streamID: streamID, slot: context.session.slot(of: streamID), errorCode: errorCode)
+        return 0
+    }
+
+    private static let errorText: nghttp2_error_callback2 = { _, _, message, length, userData in
+        guard let context = resolve(userData) else { return failure }
+        context.session.lastErrorText = Nghttp2BorrowedBytes(message, count: length).text
+        return 0
+    }
+
+    /// The data-source read callback of every request and response body; `source.ptr` holds the stream's slot.
+    static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, source, userData in
+        guard let flags, let context = resolve(userData),
+              let slot = Nghttp2Session.slot(from: source?.pointee.ptr)
+        else { return Int(failure) }
+        guard let read = context.sink.nghttp2ReadBody(
+            streamID: streamID, slot: slot, into: Nghttp2OutputWindow(buffer, count: length))
+        else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+        if read.isLast { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+        return read.count
+    }
+
+    /// The parts of a frame the sessions act on.
+    private static func summarize(_ frame: UnsafePointer<nghttp2_frame>) -> Nghttp2FrameSummary {
+        let header = frame.pointee.hd
+        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        let isAck = header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+        switch UInt32(header.type) {
+        case NGHTTP2_DATA.rawValue:
+            return .data(streamID: header.stream_id, endStream: endStream)
+        case NGHTTP2_HEADERS.rawValue:
+            return .headers(streamID: header.stream_id, endStream: endStream, isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
+        case NGHTTP2_RST_STREAM.rawValue:
+            return .resetStream(streamID: header.stream_id, errorCode: frame.pointee.rst_stream.error_code)
+        case NGHTTP2_SETTINGS.rawValue:
+            var maxConcurrentStreams: UInt32?
+            let settings = frame.pointee.settings
+            if let entries = settings.iv {
+                for index in 0..<settings.niv
+                where entries[index].settings_id == Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue) {
+                    maxConcurrentStreams = entries[index].value
+                }
+            }
+            return .settings(isAck: isAck, maxConcurrentStreams: maxConcurrentStreams)
+        case NGHTTP2_PING.rawValue:
+            let payload = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            return .ping(isAck: isAck, payload: payload)
+        case NGHTTP2_GOAWAY.rawValue:
+            let goaway = frame.pointee.goaway
+            return .goaway(
+                lastStreamID: goaway.last_stream_id, errorCode: goaway.error_code,
+                debugData: Nghttp2BorrowedBytes(goaway.opaque_data, count: goaway.opaque_data_len))
+        default:
+            return .other(type: header.type, streamID: header.stream_id)
+        }
+    }
+}
+
+extension Nghttp2FrameSummary {
+    /// The stream the frame belongs to (0 for connection frames).
+    var streamID: Int32 {
+        switch self {
+        case .data(let streamID, _), .headers(let streamID, _, _), .resetStream(let streamID, _): return streamID
+        case .other(_, let streamID): return streamID
+        case .settings, .ping, .goaway: return 0
+        }
+    }
+}

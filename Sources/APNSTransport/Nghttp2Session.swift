@@ -1,0 +1,160 @@
+import CNghttp2
+
+/// Owns one `nghttp2_session` (client or server role), driven on memory buffers only: `receive` feeds
+/// `nghttp2_session_mem_recv`, `produceOutput` drains `nghttp2_session_mem_send`. Its C callbacks
+/// (`Nghttp2Callbacks`) report to `sink`, the session object that owns this one. Frees the nghttp2 session and
+/// its scratch memory in `deinit`.
+///
+/// `sink` is `unowned(unsafe)`: the owner holds this object strongly and outlives it, and callbacks only run
+/// inside `receive`/`produceOutput`, which only the owner calls.
+final class Nghttp2Session {
+    enum Role { case client, server }
+
+    /// What to announce and assume when the session starts.
+    struct Start {
+        var role: Role
+        /// SETTINGS_ENABLE_PUSH to announce, if any (a client announces 0).
+        var enablePush: Bool?
+        /// SETTINGS_MAX_CONCURRENT_STREAMS to announce, if any.
+        var maxConcurrentStreams: UInt32?
+        /// SETTINGS_INITIAL_WINDOW_SIZE to announce.
+        var initialWindowSize: UInt32
+        /// The connection-level receive window to open up to (WINDOW_UPDATE on stream 0), if above 65,535.
+        var connectionWindowSize: Int32
+        /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS to assume until its first SETTINGS frame.
+        var assumedPeerMaxConcurrentStreams: UInt32?
+    }
+
+    let session: OpaquePointer
+    unowned(unsafe) var sink: (any Nghttp2EventSink)?
+    /// The slot of the stream whose header block is being received (header callbacks come in one run).
+    var headerBlockSlot: Int?
+    /// The last error text nghttp2 reported (error callback), for a connection error's description.
+    var lastErrorText = ""
+    /// GOAWAYs with a non-zero error code that the owner queued and that have not gone out yet: a GOAWAY with an
+    /// error code that is not one of these is nghttp2 ending the connection over a protocol violation.
+    var ownGoawaysWithError = 0
+    /// Scratch entries for building a HEADERS frame's field list; grows, never shrinks.
+    var entries: UnsafeMutablePointer<nghttp2_nv>
+    var entryCapacity: Int
+
+    init(_ start: Start) throws(HTTP2Error) {
+        let callbacks = try Nghttp2Callbacks.make()
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        var optionPointer: OpaquePointer?
+        var status = nghttp2_option_new(&optionPointer)
+        guard status == 0, let option = optionPointer else { throw Self.error(status) }
+        defer { nghttp2_option_del(option) }
+        if let assumed = start.assumedPeerMaxConcurrentStreams {
+            nghttp2_option_set_peer_max_concurrent_streams(option, assumed)
+        }
+        // Streams that closed are not kept for priority bookkeeping: nothing here uses priorities.
+        nghttp2_option_set_no_closed_streams(option, 1)
+        var sessionPointer: OpaquePointer?
+        switch start.role {
+        case .client: status = nghttp2_session_client_new2(&sessionPointer, callbacks, nil, option)
+        case .server: status = nghttp2_session_server_new2(&sessionPointer, callbacks, nil, option)
+        }
+        guard status == 0, let session = sessionPointer else { throw Self.error(status) }
+        self.session = session
+        self.entryCapacity = 32
+        self.entries = .allocate(capacity: 32)
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+
+        var settings = [Self.entry(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, start.initialWindowSize)]
+        if let enablePush = start.enablePush { settings.append(Self.entry(NGHTTP2_SETTINGS_ENABLE_PUSH, enablePush ? 1 : 0)) }
+        if let limit = start.maxConcurrentStreams { settings.append(Self.entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limit)) }
+        status = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        guard status == 0 else { throw Self.error(status) }
+        if start.connectionWindowSize > 65_535 {
+            status = nghttp2_session_set_local_window_size(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, start.connectionWindowSize)
+            guard status == 0 else { throw Self.error(status) }
+        }
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+        entries.deallocate()
+    }
+
+    /// Feeds received bytes to nghttp2. Returns nil when all were taken, else the library error (the session is
+    /// then unusable).
+    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTP2Error? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { return Self.error(Int32(truncatingIfNeeded: result)) }
+        return nil
+    }
+
+    /// Appends what nghttp2 has to send to `buffer`, until nothing is left or `limit` bytes were added. Returns
+    /// the number of bytes added, or the library error (the session is then unusable).
+    func produceOutput(into buffer: inout [UInt8], limit: Int) -> Result<Int, HTTP2Error> {
+        var produced = 0
+        while produced < limit {
+            var chunk: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &chunk)
+            if length < 0 { return .failure(Self.error(Int32(truncatingIfNeeded: length))) }
+            guard length > 0, let chunk else { break }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+            produced += length
+        }
+        return .success(produced)
+    }
+
+    var wantsRead: Bool { nghttp2_session_want_read(session) != 0 }
+    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// Whether a client may still start a stream (no GOAWAY received, not terminating, stream ids left).
+    var isRequestAllowed: Bool { nghttp2_session_check_request_allowed(session) != 0 }
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 applies it.
+    var peerMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// The highest peer-started stream id that reached a callback (a server's GOAWAY last-stream-id).
+    var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
+
+    /// Called when a GOAWAY went out: the connection error it stands for when nghttp2 (not the owner) sent it
+    /// with an error code, else nil.
+    func goawaySent(_ errorCode: UInt32, _ debugData: Nghttp2BorrowedBytes) -> HTTP2Error? {
+        guard errorCode != HTTP2ErrorCode.noError.rawValue else { return nil }
+        if ownGoawaysWithError > 0 {
+            ownGoawaysWithError -= 1
+            return nil
+        }
+        let reason = debugData.isEmpty ? lastErrorText : debugData.text
+        return .connectionTerminated(HTTP2ErrorCode(rawValue: errorCode), reason)
+    }
+
+    /// The slot attached to `streamID`, if the stream exists and has one.
+    func slot(of streamID: Int32) -> Int? {
+        guard streamID > 0 else { return nil }
+        return Self.slot(from: nghttp2_session_get_stream_user_data(session, streamID))
+    }
+
+    /// Attaches `slot` to an existing stream.
+    func attach(slot: Int, to streamID: Int32) {
+        _ = nghttp2_session_set_stream_user_data(session, streamID, Self.pointer(for: slot))
+    }
+
+    /// A slot number as the non-null pointer nghttp2 stores (stream user data, data source).
+    static func pointer(for slot: Int) -> UnsafeMutableRawPointer? {
+        UnsafeMutableRawPointer(bitPattern: slot + 1)
+    }
+
+    static func slot(from pointer: UnsafeMutableRawPointer?) -> Int? {
+        guard let pointer else { return nil }
+        return Int(bitPattern: pointer) - 1
+    }
+
+    static func entry(_ id: nghttp2_settings_id, _ value: UInt32) -> nghttp2_settings_entry {
+        nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: value)
+    }
+
+    /// An `HTTP2Error` for a negative nghttp2 library code, with nghttp2's own text.
+    static func error(_ code: Int32) -> HTTP2Error {
+        .library(code, String(cString: nghttp2_strerror(code)))
+    }
+}

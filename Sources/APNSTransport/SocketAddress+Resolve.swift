@@ -1,0 +1,60 @@
+import Dispatch
+import Glibc
+
+extension SocketAddress {
+    /// Resolves `host` (a name or an IP literal) to TCP addresses, blocking in `getaddrinfo`. IPv6 and IPv4
+    /// addresses in the resolver's order. Do not call on a busy event loop: use `EventLoop.resolve`.
+    public static func resolve(host: String, port: Int) throws(TransportError) -> [SocketAddress] {
+        guard (0...65535).contains(port) else {
+            throw TransportError(.nameResolutionFailed, "port \(port) is out of range")
+        }
+        if let literal = SocketAddress(ipAddress: host, port: port) { return [literal] }
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        hints.ai_flags = AI_ADDRCONFIG
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0 else {
+            let reason = status == EAI_SYSTEM ? TransportError.errnoText(errno) : String(cString: gai_strerror(status))
+            throw TransportError(.nameResolutionFailed, "\(host): \(reason)")
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [SocketAddress] = []
+        var cursor = list
+        while let entry = cursor {
+            if let pointer = entry.pointee.ai_addr,
+               let address = SocketAddress(sockaddr: pointer, length: Int(entry.pointee.ai_addrlen)),
+               !addresses.contains(address) {
+                addresses.append(address)
+            }
+            cursor = entry.pointee.ai_next
+        }
+        guard !addresses.isEmpty else { throw TransportError(.nameResolutionFailed, "\(host): no addresses") }
+        return addresses
+    }
+}
+
+extension EventLoop {
+    /// Resolves `host` without blocking the loop: IP literals on the next turn, names with `getaddrinfo` on a
+    /// background queue. `completion` runs on this loop.
+    public func resolve(host: String, port: Int,
+                        completion: @escaping (Result<[SocketAddress], TransportError>) -> Void) {
+        if let literal = SocketAddress(ipAddress: host, port: port) {
+            executeNextTurn { completion(.success([literal])) }
+            return
+        }
+        let request = beginResolution(completion)
+        let handle = self.handle
+        DispatchQueue.global().async {
+            let result: Result<[SocketAddress], TransportError>
+            do throws(TransportError) {
+                result = .success(try SocketAddress.resolve(host: host, port: port))
+            } catch {
+                result = .failure(error)
+            }
+            handle.execute { loop in loop.finishResolution(request, result) }
+        }
+    }
+}

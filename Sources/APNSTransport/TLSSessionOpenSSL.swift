@@ -1,0 +1,178 @@
+import COpenSSL
+import Glibc
+
+/// The outcome of one step of a TLS session (handshake, read, write) on a non-blocking socket.
+enum TLSSessionResult: Equatable {
+    /// Done (handshake), or this many bytes moved (read: never zero).
+    case transferred(Int)
+    /// Retry when the socket is readable.
+    case wantRead
+    /// Retry when the socket is writable.
+    case wantWrite
+    /// The peer sent close_notify: a clean end of its data.
+    case closeNotify
+    /// The peer closed the TCP connection without close_notify (possible truncation).
+    case endOfFile
+    case failed(TransportError)
+}
+
+/// Owns one `SSL` object attached to a socket descriptor (`SSL_set_fd`; the socket stays owned by the caller),
+/// freed in `deinit`, and keeps its context alive. OpenSSL does the socket I/O itself; every call reports
+/// WANT_READ/WANT_WRITE explicitly and never blocks.
+final class TLSSessionOpenSSL {
+    private let ssl: OpaquePointer
+    let context: TLSContextOpenSSL
+
+    /// A client session verifying `serverName` (SNI for names, IP check for literals), or a server session.
+    init(context: TLSContextOpenSSL, fd: Int32, serverName: String?) throws(TransportError) {
+        ERR_clear_error()
+        guard let ssl = SSL_new(context.pointer) else { throw TLSErrorOpenSSL.failure(.tlsFailure, "SSL_new") }
+        self.ssl = ssl
+        self.context = context
+        guard SSL_set_fd(ssl, fd) == 1 else { throw TLSErrorOpenSSL.failure(.tlsFailure, "SSL_set_fd") }
+        guard !context.isServer else {
+            SSL_set_accept_state(ssl)
+            return
+        }
+        SSL_set_connect_state(ssl)
+        guard let serverName, !serverName.isEmpty else { return }
+        if SocketAddress.isIPLiteral(serverName) {
+            let literal = serverName.hasPrefix("[") ? String(serverName.dropFirst().dropLast()) : serverName
+            // No SNI for IP literals (RFC 6066); the certificate must carry the IP in its subjectAltName.
+            guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), literal) == 1 else {
+                throw TLSErrorOpenSSL.failure(.invalidConfiguration, "IP address '\(literal)'")
+            }
+        } else {
+            guard apns_SSL_set_tlsext_host_name(ssl, serverName) == 1 else {
+                throw TLSErrorOpenSSL.failure(.invalidConfiguration, "server name '\(serverName)'")
+            }
+            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+            guard SSL_set1_host(ssl, serverName) == 1 else {
+                throw TLSErrorOpenSSL.failure(.invalidConfiguration, "host name '\(serverName)'")
+            }
+        }
+    }
+
+    deinit {
+        SSL_free(ssl)
+    }
+
+    /// One handshake step; `.transferred(0)` when the handshake is complete.
+    func handshake() -> TLSSessionResult {
+        ERR_clear_error()
+        let status = SSL_do_handshake(ssl)
+        if status == 1 { return .transferred(0) }
+        let code = errno
+        switch outcome(status, errno: code) {
+        case .failed(let error): return .failed(handshakeError(error))
+        case .endOfFile, .closeNotify:
+            return .failed(handshakeError(TransportError(.handshakeFailed, "the peer closed the connection")))
+        case let other: return other
+        }
+    }
+
+    /// Decrypts what is available into `buffer`.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> TLSSessionResult {
+        ERR_clear_error()
+        var count = 0
+        if SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) == 1 { return .transferred(count) }
+        return outcome(0, errno: errno)
+    }
+
+    /// Encrypts and sends from `bytes`; with partial writes enabled this returns after at least one record.
+    /// After `.wantRead`/`.wantWrite` the next call must start with the same bytes.
+    func write(_ bytes: UnsafeRawBufferPointer) -> TLSSessionResult {
+        ERR_clear_error()
+        var count = 0
+        if SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count) == 1 { return .transferred(count) }
+        return outcome(0, errno: errno)
+    }
+
+    /// Sends close_notify if it can go out now; does not wait for the peer's.
+    func sendCloseNotify() {
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+    }
+
+    /// Whether OpenSSL holds decrypted or undecrypted bytes the socket no longer shows (read-ahead).
+    var hasBufferedInput: Bool { SSL_has_pending(ssl) == 1 }
+
+    /// The negotiated parameters and the peer's certificates (presented chain, leaf first).
+    func handshakeInfo() -> TLSHandshakeInfo {
+        var protocolData: UnsafePointer<UInt8>?
+        var protocolLength: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &protocolData, &protocolLength)
+        let selected = protocolData.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(protocolLength)), as: UTF8.self) }
+        let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "unknown"
+        let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "unknown"
+        return TLSHandshakeInfo(applicationProtocol: selected, protocolVersion: version, cipherSuite: cipher,
+                                peerCertificates: peerCertificates(includeVerified: false))
+    }
+
+    /// The presented chain, plus (with `includeVerified`) the chain verification built up to the trust anchor,
+    /// without duplicates: what SPKI pins are checked against.
+    func peerCertificates(includeVerified: Bool) -> [TLSPeerCertificate] {
+        var result: [TLSPeerCertificate] = []
+        func add(_ certificate: OpaquePointer) {
+            guard let decoded = TLSPeerCertificate(x509: certificate), !result.contains(decoded) else { return }
+            result.append(decoded)
+        }
+        // On a server the presented chain omits the leaf; SSL_get1_peer_certificate returns a new reference.
+        if let leaf = SSL_get1_peer_certificate(ssl) {
+            add(leaf)
+            X509_free(leaf)
+        }
+        for stack in [SSL_get_peer_cert_chain(ssl), includeVerified ? SSL_get0_verified_chain(ssl) : nil] {
+            guard let stack else { continue }  // borrowed from the session
+            for index in 0..<apns_sk_X509_num(stack) {
+                if let certificate = apns_sk_X509_value(stack, index) { add(certificate) }
+            }
+        }
+        return result
+    }
+
+    /// Maps a failed call's `SSL_get_error` to a result. `code` is errno captured right after the call.
+    private func outcome(_ status: Int32, errno code: Int32) -> TLSSessionResult {
+        let error = SSL_get_error(ssl, status)
+        switch error {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        case SSL_ERROR_ZERO_RETURN: return .closeNotify
+        case SSL_ERROR_SYSCALL:
+            let queued = TLSErrorOpenSSL.drainQueue()
+            if code != 0 { return .failed(TransportError.socket("TLS I/O", code)) }
+            return queued.isEmpty ? .endOfFile : .failed(TransportError(.tlsFailure, queued))
+        case SSL_ERROR_SSL:
+            switch ERR_GET_REASON(ERR_peek_error()) {
+            case SSL_R_UNEXPECTED_EOF_WHILE_READING:
+                // OpenSSL 3 reports a TCP close without close_notify this way.
+                ERR_clear_error()
+                return .endOfFile
+            case SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL:
+                return .failed(TLSErrorOpenSSL.failure(.alpnNotH2, "the server supports none of the offered protocols"))
+            default:
+                return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "TLS"))
+            }
+        default:
+            return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "SSL_get_error \(error)"))
+        }
+    }
+
+    /// Refines a handshake failure with the certificate verification result, when verification failed.
+    private func handshakeError(_ error: TransportError) -> TransportError {
+        let verify = SSL_get_verify_result(ssl)
+        if verify != X509_V_OK {
+            let reason = TLSErrorOpenSSL.verifyText(verify)
+            if verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH {
+                return TransportError(.hostnameMismatch, reason)
+            }
+            return TransportError(.certificateVerifyFailed, reason)
+        }
+        switch error.kind {
+        case .tlsFailure: return TransportError(.handshakeFailed, error.detail)
+        case .handshakeFailed, .connectionReset, .alpnNotH2: return error
+        default: return TransportError(.handshakeFailed, error.description)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// Paths of the fixtures and samples, temporary directories, and running the `openssl` command line.
+enum CryptoTestSupport {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func fixture(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Tests/Fixtures/crypto/\(name)").path
+    }
+
+    static func sample(_ name: String) -> String {
+        packageRoot.appendingPathComponent("samples/keys/\(name)").path
+    }
+
+    static func contents(of path: String) throws -> String {
+        try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// A new empty directory under the system's temporary directory.
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("apns-crypto-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    struct ProcessOutput {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// Runs `arguments` (the first is looked up in PATH) under `timeout` so a hung tool cannot hang the suite.
+    static func run(_ arguments: [String], stdin: Data? = nil, seconds: Int = 60) throws -> ProcessOutput {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["timeout", String(seconds)] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // The tools used here write little to stderr (far below a pipe's buffer), so it is read after stdout.
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessOutput(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// `sh -c script`, for the openssl pipelines the documentation gives.
+    static func shell(_ script: String) throws -> ProcessOutput {
+        try run(["sh", "-c", script])
+    }
+
+    /// `'text'` quoted for sh.
+    static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// A deterministic random number generator (SplitMix64), so a failing simulated run can be repeated.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

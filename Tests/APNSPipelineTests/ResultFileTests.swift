@@ -1,0 +1,172 @@
+import APNSCore
+import Foundation
+import Testing
+@testable import APNSPipeline
+
+@Suite("Result files: write, read back, torn lines")
+struct ResultFileTests {
+    typealias Support = PipelineTestSupport
+
+    /// One record of every outcome, with awkward text in every string field.
+    static func sampleRecords() throws -> [ResultRecord] {
+        let notification = Notification(
+            token: try DeviceToken(parsing: Support.token(1)), topic: try Topic(validating: "com.example.app.voip"),
+            pushType: .voip, priority: .powerAware, expiration: try Expiration(epochSeconds: 1_700_000_000),
+            collapseID: try CollapseID(validating: "c,\"1\""), apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"),
+            payload: Array(#"{ "aps" : {"alert":"caf\u00e9, \"x\"\n"},"n":[1 ,2]}"#.utf8)
+        )
+        var records: [ResultRecord] = []
+        for (index, outcome) in RecordOutcome.allCases.enumerated() {
+            var record = ResultRecord(
+                file: "dir/with, comma \"q\".ndjson", line: index + 1, notification: notification, outcome: outcome,
+                status: outcome == .delivered ? 200 : 503, reason: outcome == .delivered ? nil : "ServiceUnavailable",
+                detail: "line one\nline two\t\u{01} é 😀 \\ \"", apnsID: nil, timestamp: outcome == .prune ? 1_700_000_000_123 : nil,
+                attempts: index
+            )
+            if outcome == .inputError {
+                record = ResultRecord(
+                    file: "b.csv", line: 9, error: InputError(.tokenOddLength, "device token has 3 hex digits: odd length"),
+                    tokenText: "a\"b\u{7}", topicText: nil
+                )
+            }
+            records.append(record)
+        }
+        return records
+    }
+
+    private func roundTrip(_ records: [ResultRecord], format: ResultFormat) throws -> (bytes: [UInt8], read: [ResultRecord]) {
+        let sink = MemoryByteSink()
+        let writer = ResultWriter(sink: sink, format: format)
+        for record in records { try writer.write(record) }
+        try writer.flush()
+        let reader = try ResultReader(source: MemoryByteSource(sink.bytes, chunkSize: 13), name: "results")
+        #expect(reader.format == format)
+        var read: [ResultRecord] = []
+        while let record = try reader.next() { read.append(record) }
+        #expect(reader.tornLine == nil)
+        return (sink.bytes, read)
+    }
+
+    @Test("every outcome survives write then read, NDJSON and CSV", arguments: ResultFormat.allCases)
+    func roundTripEveryOutcome(format: ResultFormat) throws {
+        let records = try Self.sampleRecords()
+        let (bytes, read) = try roundTrip(records, format: format)
+        #expect(read == records)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if format == .ndjson {
+            #expect(lines.count == records.count + 1)  // one line each, then the final empty piece
+        } else {
+            #expect(lines.first == Substring(ResultRecord.fieldNames.joined(separator: ",")))
+        }
+    }
+
+    @Test("delivered lines are short; other outcomes carry the replay fields; the payload is embedded raw")
+    func replayFields() throws {
+        let records = try Self.sampleRecords()
+        #expect(records[0].outcome == .delivered && records[0].payload == nil && records[0].pushType == nil)
+        #expect(records[0].apnsID == "123e4567-e89b-12d3-a456-426614174000")
+        let retryable = try #require(records.first { $0.outcome == .retryable })
+        let sink = MemoryByteSink()
+        let writer = ResultWriter(sink: sink, format: .ndjson)
+        try writer.write(retryable)
+        try writer.flush()
+        #expect(sink.text.contains(#""payload":{ "aps" : {"alert":"caf\u00e9, \"x\"\n"},"n":[1 ,2]}}"#))
+        #expect(sink.text.contains(#""push_type":"voip","priority":5,"expiration":1700000000,"collapse_id":"c,\"1\"""#))
+        let notification = try retryable.replayNotification()
+        #expect(notification.payload == retryable.payload)
+        #expect(notification.pushType == .voip && notification.priority == .powerAware)
+        #expect(notification.apnsID?.description == "123e4567-e89b-12d3-a456-426614174000")
+    }
+
+    @Test("a pretty payload's line breaks become spaces so the line stays whole; a non-object payload is a string")
+    func payloadLineBreaks() throws {
+        var record = ResultRecord(file: "f", line: 1, outcome: .retryable)
+        record.payload = Array("{\n  \"a\": 1\r\n}".utf8)
+        let (bytes, read) = try roundTrip([record, ResultRecord(file: "f", line: 2, outcome: .notSent, payload: Array("not json\n".utf8))], format: .ndjson)
+        #expect(bytes.filter { $0 == 0x0A }.count == 2)
+        #expect(read[0].payload == Array("{   \"a\": 1  }".utf8))
+        #expect(read[1].payload == Array("not json\n".utf8))
+    }
+
+    @Test("writes go out only on flush, one write per flush")
+    func buffering() throws {
+        let sink = MemoryByteSink()
+        let writer = ResultWriter(sink: sink, format: .ndjson)
+        for index in 1...100 { try writer.write(ResultRecord(file: "f", line: index, outcome: .delivered)) }
+        #expect(sink.writeCount == 0)
+        #expect(writer.bufferedByteCount > 0)
+        try writer.flush()
+        #expect(sink.writeCount == 1)
+        try writer.flush()
+        #expect(sink.writeCount == 1)
+        #expect(writer.recordsWritten == 100)
+    }
+
+    @Test("a torn last line is skipped and reported, in NDJSON and CSV", arguments: ResultFormat.allCases)
+    func tornLastLine(format: ResultFormat) throws {
+        let records = try Self.sampleRecords()
+        let sink = MemoryByteSink()
+        let writer = ResultWriter(sink: sink, format: format)
+        for record in records { try writer.write(record) }
+        try writer.flush()
+        let whole = sink.bytes
+        let lastStart = (whole.dropLast().lastIndex(of: 0x0A) ?? 0) + 1
+        // Cut the last line at every point inside it (kill -9 in the middle of a write).
+        for cut in stride(from: lastStart + 1, to: whole.count - 1, by: 7) {
+            let reader = try ResultReader(source: MemoryByteSource(Array(whole[0..<cut])), name: "r")
+            var read: [ResultRecord] = []
+            while let record = try reader.next() { read.append(record) }
+            let complete = read.count == records.count  // a cut that leaves a still-valid line (CSV without its end)
+            #expect(complete || read.count == records.count - 1, "cut at \(cut)")
+            #expect(complete || reader.tornLine != nil, "cut at \(cut)")
+            #expect(Array(read.prefix(records.count - 1)) == Array(records.prefix(records.count - 1)))
+        }
+    }
+
+    @Test("a bad line that is not the last is an error naming file and line", arguments: ResultFormat.allCases)
+    func badMiddleLine(format: ResultFormat) throws {
+        let header = format == .csv ? ResultRecord.fieldNames.joined(separator: ",") + "\n" : ""
+        let good = format == .csv ? "a,1,,,delivered,200,,,,,1,,,,,\n" : #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
+        let bad = format == .csv ? "a,x,,,delivered,200,,,,,1,,,,,\n" : #"{"file":"a","line":2,"outcome":"sent"}"# + "\n"
+        let reader = try ResultReader(source: MemoryByteSource(header + good + bad + good), name: "res.\(format)")
+        #expect(try reader.next() != nil)
+        #expect {
+            _ = try reader.next()
+        } throws: { error in
+            (error as? PipelineError)?.kind == .resultLineInvalid && "\(error)".contains("res.\(format):\(format == .csv ? 3 : 2)")
+        }
+    }
+
+    @Test("appending after a crash cuts the torn tail first, so new lines never join it")
+    func appendAfterTornTail() throws {
+        let directory = try Support.temporaryDirectory()
+        let full = #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
+        let path = try Support.write(full + #"{"file":"a","line":2,"outc"#, to: "r.ndjson", in: directory)
+        let writer = try ResultWriter(path: path, format: .ndjson, mode: .append)
+        #expect(writer.droppedTornBytes == #"{"file":"a","line":2,"outc"#.utf8.count)
+        try writer.write(ResultRecord(file: "a", line: 2, outcome: .delivered, attempts: 1))
+        try writer.flush()
+        let reader = try ResultReader(path: path)
+        var lines: [Int] = []
+        while let record = try reader.next() { lines.append(record.line) }
+        #expect(lines == [1, 2])
+        #expect(reader.tornLine == nil)
+    }
+
+    @Test("a new CSV result file gets a header; appending to a non-empty one does not repeat it")
+    func csvHeaderOnce() throws {
+        let directory = try Support.temporaryDirectory()
+        let path = directory.appendingPathComponent("r.csv").path
+        for line in 1...2 {
+            let writer = try ResultWriter(path: path, format: .csv, mode: line == 1 ? .create : .append)
+            try writer.write(ResultRecord(file: "a", line: line, outcome: .delivered))
+            try writer.flush()
+        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.components(separatedBy: "file,line,").count == 2)
+        let reader = try ResultReader(path: path)
+        #expect(try reader.next()?.line == 1)
+        #expect(try reader.next()?.line == 2)
+    }
+}

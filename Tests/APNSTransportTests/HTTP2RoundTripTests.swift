@@ -1,0 +1,162 @@
+import Testing
+@testable import APNSTransport
+
+@Suite("HTTP2 sessions: requests and responses")
+struct HTTP2RoundTripTests {
+    @Test("one request: the server sees the exact request, the client gets status, ids and body")
+    func roundTrip() throws {
+        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1000))
+        let block = try APNSLikeTraffic.block()
+        var fields = HTTP2HeaderFieldList()
+        fields.append(name: ":path", prefix: "/3/device/", value: "0123abcd".utf8)
+        fields.append(name: "apns-id", value: "123e4567-e89b-12d3-a456-426614174000".utf8)
+        fields.append(name: "apns-expiration", decimal: 1_700_000_000)
+        fields.append(name: "apns-priority", decimal: 5)
+        fields.append(name: "apns-collapse-id", value: "group-7".utf8)
+        let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+        pair.onServerEvent = { event in
+            guard case .request(let request) = event else { return }
+            var answer = HTTP2HeaderFieldList()
+            answer.append(name: "apns-id", value: request.fields.firstValue(of: "apns-id") ?? [])
+            answer.append(name: "apns-unique-id", value: "a8e6f8a0-0000-4000-8000-000000000001".utf8)
+            try? pair.server.respond(
+                to: request.streamID, status: 400, fields: answer, body: Array(#"{"reason":"BadDeviceToken"}"#.utf8))
+        }
+        #expect(pair.client.availableStreamSlots == 1)
+        let streamID = try pair.client.submitRequest(block: block, fields: fields, body: body, tag: 42)
+        #expect(streamID == 1)
+        pair.interact()
+
+        let requests = pair.serverRequests
+        try #require(requests.count == 1)
+        let request = requests[0]
+        #expect(APNSLikeTraffic.text(request.method) == "POST")
+        #expect(APNSLikeTraffic.text(request.scheme) == "https")
+        #expect(APNSLikeTraffic.text(request.authority) == APNSLikeTraffic.authority)
+        #expect(APNSLikeTraffic.text(request.path) == "/3/device/0123abcd")
+        let headers = request.headers.map { (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self)) }
+        let expected = [
+            ("authorization", "bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature"),
+            ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
+            ("apns-id", "123e4567-e89b-12d3-a456-426614174000"), ("apns-expiration", "1700000000"),
+            ("apns-priority", "5"), ("apns-collapse-id", "group-7"),
+        ]
+        #expect(headers.map(\.0) == expected.map(\.0))
+        #expect(headers.map(\.1) == expected.map(\.1))
+        #expect(request.body == body)
+        #expect(request.bodyByteCount == body.count)
+
+        #expect(pair.clientRecords == [
+            .limit(1000),
+            .response(
+                tag: 42, streamID: 1, status: 400, apnsID: "123e4567-e89b-12d3-a456-426614174000",
+                apnsUniqueID: "a8e6f8a0-0000-4000-8000-000000000001", body: Array(#"{"reason":"BadDeviceToken"}"#.utf8)),
+        ])
+        #expect(pair.client.openStreamCount == 0)
+        #expect(pair.server.openStreamCount == 0)
+        #expect(!pair.client.isClosed && !pair.server.isClosed)
+    }
+
+    @Test("the response converts to the dispatcher's PushAnswer with its reason and timestamp")
+    func answerConversion() throws {
+        let pair = try InMemoryHTTP2Pair()
+        var answers: [PushAnswerSummary] = []
+        pair.onServerEvent = { event in
+            guard case .request(let request) = event else { return }
+            try? pair.server.respond(
+                to: request.streamID, status: 410, headers: [("apns-id", "00000000-0000-4000-8000-000000000009")],
+                body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8))
+        }
+        pair.onClientEvent = { event in
+            guard case .response(let response) = event else { return }
+            let answer = response.answer
+            answers.append(PushAnswerSummary(
+                tag: response.tag, status: answer.status, reason: answer.reason?.description, timestamp: answer.timestamp,
+                apnsID: answer.apnsID))
+        }
+        var fields = HTTP2HeaderFieldList()
+        APNSLikeTraffic.fill(&fields, tag: 9)
+        try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 9)
+        pair.interact()
+        #expect(answers == [PushAnswerSummary(
+            tag: 9, status: 410, reason: "Unregistered", timestamp: 1_700_000_000_123, apnsID: "00000000-0000-4000-8000-000000000009")])
+    }
+
+    struct PushAnswerSummary: Equatable {
+        var tag: UInt64
+        var status: Int
+        var reason: String?
+        var timestamp: Int64?
+        var apnsID: String?
+    }
+
+    @Test("duplicate header fields reach the server in order, pseudo-header fields apart")
+    func duplicateHeaders() throws {
+        let pair = try InMemoryHTTP2Pair()
+        var fields = HTTP2HeaderFieldList()
+        fields.append(name: ":path", prefix: "/3/device/", value: "abcd".utf8)
+        fields.append(name: "apns-topic", value: "com.example.other".utf8)
+        fields.append(name: "apns-id", value: "one".utf8)
+        fields.append(name: "apns-id", value: "two".utf8)
+        try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 1)
+        pair.interact()
+        let request = try #require(pair.serverRequests.first)
+        #expect(request.fields.count(of: "apns-topic") == 2)
+        #expect(request.fields.count(of: "apns-id") == 2)
+        let topics = request.headers.filter { Array($0.name) == Array("apns-topic".utf8) }.map { String(decoding: $0.value, as: UTF8.self) }
+        #expect(topics == ["com.example.app", "com.example.other"])
+        let ids = request.headers.filter { Array($0.name) == Array("apns-id".utf8) }.map { String(decoding: $0.value, as: UTF8.self) }
+        #expect(ids == ["one", "two"])
+        #expect(request.fields.count(of: ":path") == 1)
+        var names: [String] = []
+        request.forEachHeader { name, _ in names.append(String(decoding: name, as: UTF8.self)) }
+        #expect(names == ["authorization", "apns-topic", "apns-push-type", "apns-topic", "apns-id", "apns-id"])
+    }
+
+    @Test("PING round trip in both directions")
+    func ping() throws {
+        let pair = try InMemoryHTTP2Pair()
+        try pair.client.submitPing(payload: 0x0102_0304_0506_0708)
+        pair.interact()
+        #expect(pair.clientRecords.contains(.pingAck(0x0102_0304_0506_0708)))
+        try pair.server.submitPing(payload: 77)
+        pair.interact()
+        let serverAcks = pair.serverEvents.compactMap { if case .pingAcknowledged(let payload) = $0 { return payload } else { return nil } }
+        #expect(serverAcks == [77])
+        #expect(pair.clientRecords.filter { if case .pingAck = $0 { return true } else { return false } }.count == 1)
+    }
+
+    @Test("the shared block outlives the caller's reference until its HEADERS frame is written")
+    func blockLifetime() throws {
+        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 10))
+        pair.interact()  // settings exchanged: 10 slots
+        var fields = HTTP2HeaderFieldList()
+        for tag in UInt64(1)...3 {
+            // A fresh block per request, dropped by the caller before any output is produced.
+            let block = try HTTP2HeaderBlock(authority: "host-\(tag).example", fields: [("apns-topic", "topic.\(tag)")])
+            APNSLikeTraffic.fill(&fields, tag: tag)
+            try pair.client.submitRequest(block: block, fields: fields, body: [], tag: tag)
+        }
+        fields.removeAll()
+        fields.append(name: "x-overwritten", value: "after submit".utf8)  // the list was copied at submit time
+        pair.interact()
+        let requests = pair.serverRequests
+        try #require(requests.count == 3)
+        for (index, request) in requests.enumerated() {
+            let tag = UInt64(index + 1)
+            #expect(APNSLikeTraffic.text(request.authority) == "host-\(tag).example")
+            #expect(APNSLikeTraffic.text(request.fields.firstValue(of: "apns-topic")) == "topic.\(tag)")
+            #expect(APNSLikeTraffic.text(request.fields.firstValue(of: "apns-id")) == APNSLikeTraffic.apnsID(for: tag))
+            #expect(request.fields.count(of: "x-overwritten") == 0)
+            #expect(request.body.isEmpty)
+        }
+    }
+
+    @Test("a block with an invalid header field is refused when built")
+    func invalidBlock() {
+        #expect(throws: HTTP2Error.invalidHeader("bad name")) { try HTTP2HeaderBlock([("bad name", "x")]) }
+        #expect(throws: HTTP2Error.invalidHeader("x-value")) { try HTTP2HeaderBlock([("x-value", "line\nbreak")]) }
+        #expect(throws: HTTP2Error.invalidHeader(":")) { try HTTP2HeaderBlock([(":", "x")]) }
+        #expect(throws: Never.self) { try HTTP2HeaderBlock([("X-Upper", "ok")]) }
+    }
+}

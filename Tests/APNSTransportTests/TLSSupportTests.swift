@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+@testable import APNSTransport
+
+/// The generated certificates in Tests/Fixtures/tls (see its README) and their pins from pins.txt, which the
+/// openssl CLI computed independently of the code under test.
+enum TLSFixtures {
+    static let directory: String = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/tls").path
+
+    static func path(_ name: String) -> String { directory + "/" + name }
+
+    static func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+
+    /// The SPKI-SHA256-BASE64 pin of a fixture certificate ("root-ca", "server", …).
+    static func pin(_ name: String) throws -> String {
+        let lines = try text("pins.txt").split(separator: "\n")
+        let line = try #require(lines.first { $0.hasPrefix(name + " ") })
+        return String(line.dropFirst(name.count + 1))
+    }
+
+    static let serverIdentity = TLSIdentity.pemFiles(certificateChainPath: path("server-chain.pem"),
+                                                     privateKeyPath: path("server.key"))
+    static let rootCA = TLSTrustRoots.pemFile(path: path("root-ca.pem"))
+    static let clientIdentity = TLSIdentity.pemFiles(certificateChainPath: path("client-chain.pem"),
+                                                     privateKeyPath: path("client.key"))
+
+    static func clientContext(_ change: (inout TLSClientConfiguration) throws -> Void = { _ in }) throws -> TLSClientContext {
+        var configuration = TLSClientConfiguration(trustRoots: rootCA, handshakeTimeout: 5)
+        try change(&configuration)
+        return try TLSClientContext(configuration)
+    }
+
+    static func serverContext(_ change: (inout TLSServerConfiguration) throws -> Void = { _ in }) throws -> TLSServerContext {
+        var configuration = TLSServerConfiguration(identity: serverIdentity, handshakeTimeout: 5)
+        try change(&configuration)
+        return try TLSServerContext(configuration)
+    }
+}
+
+/// Records what a TLS connection reports; optionally echoes what it receives.
+final class TLSRecorder: TLSConnectionDelegate {
+    var info: TLSHandshakeInfo?
+    var received: [UInt8] = []
+    var closed = false
+    var closeError: TransportError?
+    var drains = 0
+    var echo = false
+
+    func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo) {
+        self.info = info
+    }
+
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
+        received.append(contentsOf: bytes)
+        if echo {
+            connection.write(bytes)
+            connection.flush()
+        }
+    }
+
+    func tlsConnectionDidDrainOutput(_ connection: TLSConnection) {
+        drains += 1
+    }
+
+    func tlsConnection(_ connection: TLSConnection, didCloseWith error: TransportError?) {
+        closed = true
+        closeError = error
+    }
+
+    var isDone: Bool { info != nil || closed }
+}
+
+/// A TLS server on 127.0.0.1:0 in the test's loop; records every accepted connection.
+final class TLSTestServer {
+    let listener: SocketListener
+    var connections: [TLSConnection] = []
+    var recorders: [TLSRecorder] = []
+
+    init(loop: EventLoop, context: TLSServerContext, echo: Bool = false) throws {
+        var accepted: (Socket) -> Void = { _ in }
+        listener = try SocketListener(loop: loop) { accepted($0) }
+        accepted = { [unowned self] socket in
+            let recorder = TLSRecorder()
+            recorder.echo = echo
+            do {
+                self.connections.append(try TLSConnection(acceptedSocket: socket, context: context, loop: loop,
+                                                          delegate: recorder))
+                self.recorders.append(recorder)
+            } catch {
+                Issue.record("server connection: \(error)")
+            }
+        }
+    }
+
+    var port: Int { listener.port }
+    var first: TLSRecorder? { recorders.first }
+
+    func close() {
+        listener.close()
+        connections.forEach { $0.abort() }
+    }
+}
+
+/// Runs loop turns until `done` or `seconds` pass.
+func spin(_ loop: EventLoop, seconds: Double = 10, until done: () -> Bool) {
+    let deadline = EventLoopInstant.now().advanced(bySeconds: seconds)
+    while !done() && EventLoopInstant.now() < deadline { loop.runOnce(timeout: 0.05) }
+}
+
+@Suite("TLS credentials")
+struct TLSSupportTests {
+    @Test("identities load from PEM files, PEM text, PKCS#12 and legacy PKCS#12")
+    func identitiesLoad() throws {
+        let identities: [TLSIdentity] = [
+            TLSFixtures.clientIdentity,
+            .pem(certificateChain: try TLSFixtures.text("client-chain.pem"), privateKey: try TLSFixtures.text("client.key")),
+            .pkcs12File(path: TLSFixtures.path("client.p12"), password: "apns-test"),
+            .pkcs12File(path: TLSFixtures.path("client-legacy.p12"), password: "apns-test"),
+        ]
+        for identity in identities {
+            let context = try TLSFixtures.clientContext { $0.identity = identity }
+            #expect(context.configuration.identity == identity)
+        }
+    }
+
+    @Test("unusable credentials fail with a clear configuration error", arguments: [
+        TLSIdentity.pkcs12File(path: TLSFixtures.path("client.p12"), password: "wrong"),
+        TLSIdentity.pemFiles(certificateChainPath: TLSFixtures.path("client.pem"), privateKeyPath: TLSFixtures.path("server.key")),
+        TLSIdentity.pemFiles(certificateChainPath: TLSFixtures.path("missing.pem"), privateKeyPath: TLSFixtures.path("client.key")),
+        TLSIdentity.pemFiles(certificateChainPath: TLSFixtures.path("client.key"), privateKeyPath: TLSFixtures.path("client.key")),
+        TLSIdentity.pem(certificateChain: "not PEM", privateKey: "not PEM"),
+    ])
+    func badIdentities(identity: TLSIdentity) throws {
+        let error = #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.identity = identity } }
+        #expect(error?.kind == .invalidConfiguration)
+        #expect(error?.detail.isEmpty == false)
+    }
+
+    @Test("malformed pins and impossible versions are refused up front")
+    func badConfiguration() throws {
+        #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = ["sha256/abc"] } }
+        #expect(throws: TransportError.self) {
+            try TLSFixtures.clientContext { $0.minimumVersion = .tls1_3; $0.maximumVersion = .tls1_2 }
+        }
+        #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.cipherList = "NO-SUCH-CIPHER" } }
+        #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.trustRoots = .pem("nothing") } }
+        _ = try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = [try TLSFixtures.pin("root-ca")] }
+        _ = try TLSClientContext(TLSClientConfiguration())  // the system store loads
+    }
+
+    @Test("SPKI pins match the openssl CLI's for every fixture certificate")
+    func spkiPins() throws {
+        for name in ["root-ca", "intermediate-ca", "server", "server-rsa", "client", "other-ca"] {
+            let pem = try TLSFixtures.text(name + ".pem")
+            let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+            let der = try #require(Data(base64Encoded: base64))
+            #expect(TLSPeerCertificate.spkiSHA256Base64(certificateDER: [UInt8](der)) == (try TLSFixtures.pin(name)))
+        }
+        #expect(TLSPeerCertificate.spkiSHA256Base64(certificateDER: [1, 2, 3]) == nil)
+    }
+}

@@ -1,0 +1,2 @@
+this is not a key
+nor a certificate, just text
