@@ -4,6 +4,7 @@
 #   pkg-config      lets SwiftPM find both     openssl     the CLI, used by tests to cross-check signatures and pins
 #   nghttp2-client  h2load, for interop tests and benchmarks
 #   curl            curl --http2, for interop tests against the mock
+#   time            /usr/bin/time -v, for peak-memory figures in scripts/bench.sh
 set -euo pipefail
 
 need=()
@@ -13,6 +14,7 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v openssl >/dev/null || need+=(openssl)
 command -v h2load >/dev/null || need+=(nghttp2-client)
 command -v curl >/dev/null || need+=(curl)
+[ -x /usr/bin/time ] || need+=(time)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0

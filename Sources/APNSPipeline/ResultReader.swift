@@ -2,8 +2,10 @@
 /// fields, for `replay`, `prune` and `send --resume`.
 ///
 /// A torn last line (no `\n` at its end, and not a valid line: what a `kill -9` during a write leaves) is
-/// skipped and reported in `tornLine`. Any other bad line is a `PipelineError` naming the file and line. Unknown
-/// NDJSON members and CSV columns are ignored, so newer files stay readable.
+/// skipped and reported in `tornLine`. With `strictLastLine`, a last line without its `\n` is treated as torn
+/// even if it parses: that is what `send --resume` needs, because reopening the file cuts such a line off.
+/// Any other bad line is a `PipelineError` naming the file and line. Unknown NDJSON members and CSV columns are
+/// ignored, so newer files stay readable.
 public final class ResultReader {
     /// The file's name, for messages.
     public let name: String
@@ -14,16 +16,18 @@ public final class ResultReader {
     /// Result lines are longer than campaign lines: an escaped payload, a detail text.
     public static let maximumLineLength = 1 << 20
 
+    private let strictLastLine: Bool
     private let lines: LineReader?
     private let csv: CSVReader?
     private var csvColumns: ResultCSVColumns?
 
-    public convenience init(path: String) throws(PipelineError) {
-        try self.init(source: FileByteSource(path: path), name: path)
+    public convenience init(path: String, strictLastLine: Bool = false) throws(PipelineError) {
+        try self.init(source: FileByteSource(path: path), name: path, strictLastLine: strictLastLine)
     }
 
-    public init(source: any ByteSource, name: String) throws(PipelineError) {
+    public init(source: any ByteSource, name: String, strictLastLine: Bool = false) throws(PipelineError) {
         self.name = name
+        self.strictLastLine = strictLastLine
         let replay = ReplayingByteSource(source)
         let first = try replay.firstSignificantByte()
         replay.rewind()
@@ -57,6 +61,7 @@ public final class ResultReader {
             if !line.isTooLong, CampaignReader.isBlank(lines.buffer, range) { continue }
             do throws(ResultLineProblem) {
                 if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes") }
+                if strictLastLine, !line.isTerminated { throw ResultLineProblem("no line end") }
                 return try ResultRecord(ndjson: lines.buffer, range: range)
             } catch {
                 if !line.isTerminated {
@@ -73,6 +78,7 @@ public final class ResultReader {
         while let row = try csv.next() {
             do throws(ResultLineProblem) {
                 if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))") }
+                if strictLastLine, !row.isTerminated { throw ResultLineProblem("no line end") }
                 guard let columns = csvColumns else {
                     csvColumns = try ResultCSVColumns(header: (0..<row.fieldCount).map { csv.fieldText($0) })
                     continue

@@ -11,7 +11,8 @@
 /// Memory: one open-addressing table of 64-bit entries (`fileIndex << 40 | line` plus two state bits in the top
 /// bits), 8 bytes a slot at a load factor of at most 3/4: 11 to 21 bytes per record mentioned (ten million
 /// records: 128 or 256 MiB of slots, depending on where the table last doubled). Torn last lines of either file
-/// are tolerated (the record they were about is simply not finished).
+/// are tolerated (the record they were about is simply not finished): a last line without its `\n` counts as
+/// torn even when it parses, matching `AppendOnlyFile`, which cuts it off when the resumed run reopens the file.
 public struct ResumeState: Sendable {
     private static let keyMask: UInt64 = (1 << 62) - 1
     private static let sentBits: UInt64 = 1 << 62
@@ -36,7 +37,7 @@ public struct ResumeState: Sendable {
         var index: [String: Int] = [:]
         for (position, path) in inputs.enumerated() where index[path] == nil { index[path] = position }
         if let results = try Self.openIfPresent(resultsPath) {
-            let reader = try ResultReader(source: results, name: resultsPath)
+            let reader = try ResultReader(source: results, name: resultsPath, strictLastLine: true)
             while let record = try reader.next() {
                 guard let fileIndex = index[record.file] else {
                     throw PipelineError(

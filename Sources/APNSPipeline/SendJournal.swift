@@ -68,16 +68,17 @@ public final class SendJournal {
         public let line: Int
     }
 
-    /// Reads a journal, calling `body` per entry in order. A torn last line is skipped and its number returned;
-    /// any other bad line is an error.
+    /// Reads a journal, calling `body` per entry in order. A last line without its `\n` is torn (skipped, its
+    /// number returned), whatever it holds; any other bad line is an error.
     @discardableResult
     public static func read(
         source: any ByteSource, name: String, _ body: (Entry) throws(PipelineError) -> Void
     ) throws(PipelineError) -> Int? {
         let lines = LineReader(source: source, maximumLineLength: 256)
         while let line = try lines.next() {
+            // A last line without its end may be cut inside a number ("s 0 12" → "s 0 1"): never trust it.
+            if !line.isTerminated { return line.number }
             guard !line.isTooLong, let entry = parse(lines.buffer[line.range]) else {
-                if !line.isTerminated { return line.number }
                 throw PipelineError(.journalLineInvalid, "\(name):\(line.number): not 's|r <file> <line>'")
             }
             try body(entry)

@@ -97,8 +97,10 @@ public final class EventLoop {
         stopRequested = true
     }
 
-    /// Queues `work` to run at the end of the next turn (after I/O and timers), on this thread. The loop does not
-    /// block while such work is queued.
+    /// Queues `work` to run on this thread after a turn's I/O and timers: at the end of the current turn when
+    /// queued from a handler or timer (a place to flush what several callbacks produced, once), else at the end
+    /// of the next one. Work queued by such work waits for the following turn. The loop does not block while
+    /// work is queued. Never runs inside the call that queued it.
     public func executeNextTurn(_ work: @escaping () -> Void) {
         nextTurnWork.append(work)
     }

@@ -65,9 +65,9 @@ extension HTTP2ClientSession: Nghttp2EventSink {
 
     func nghttp2StreamClosed(streamID: Int32, slot: Int?, errorCode: UInt32) {
         guard let slot, streams.isInUse(slot) else { return }
-        let stream = streams[slot]
-        if stream.phase != .answered {
-            records.append(.streamFailed(tag: stream.tag, streamID: stream.streamID, failure: Self.failure(of: stream, closedWith: errorCode)))
+        if streams[slot].phase != .answered {
+            let failure = Self.failure(of: streams[slot], closedWith: errorCode)
+            records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
         }
         streams.release(slot)
         slots.streamClosed()
@@ -99,12 +99,12 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     private func recordResponse(_ slot: Int) {
         guard streams.isInUse(slot), streams[slot].phase != .answered else { return }
         streams[slot].phase = .answered
-        let stream = streams[slot]
-        let apnsID = stream.hasAPNSID ? appendEventBytes(stream.apnsID) : nil
-        let uniqueID = stream.hasAPNSUniqueID ? appendEventBytes(stream.apnsUniqueID) : nil
-        let body = appendEventBytes(stream.responseBody)
+        let apnsID = streams[slot].hasAPNSID ? appendEventBytes(streams[slot].apnsID) : nil
+        let uniqueID = streams[slot].hasAPNSUniqueID ? appendEventBytes(streams[slot].apnsUniqueID) : nil
+        let body = appendEventBytes(streams[slot].responseBody)
         records.append(.response(
-            tag: stream.tag, streamID: stream.streamID, status: stream.status, apnsID: apnsID, apnsUniqueID: uniqueID, body: body))
+            tag: streams[slot].tag, streamID: streams[slot].streamID, status: streams[slot].status, apnsID: apnsID,
+            apnsUniqueID: uniqueID, body: body))
     }
 
     private func appendEventBytes(_ bytes: [UInt8]) -> HTTP2ByteSpan {

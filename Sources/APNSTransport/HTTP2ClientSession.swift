@@ -47,7 +47,10 @@ public final class HTTP2ClientSession {
     }
 
     /// How many requests may start now.
-    public var availableStreamSlots: Int { isClosed ? 0 : slots.available }
+    public var availableStreamSlots: Int { acceptsNewStreams ? slots.available : 0 }
+    /// Whether this connection can ever start another stream: false after a GOAWAY (sent or received), once
+    /// closed, and when the client's stream ids are used up (2^30 requests): time for a new connection.
+    public var acceptsNewStreams: Bool { !isClosed && slots.isAcceptingStreams && nghttp2.isRequestAllowed }
     /// Streams submitted and not yet reported.
     public var openStreamCount: Int { slots.open }
     /// The stream accounting (limit, peer limit, whether the server's SETTINGS arrived).
@@ -67,7 +70,7 @@ public final class HTTP2ClientSession {
     public func submitRequest(
         block: HTTP2HeaderBlock?, fields: HTTP2HeaderFieldList, body: [UInt8], tag: UInt64
     ) throws(HTTP2Error) -> Int32 {
-        guard !isClosed, slots.isAcceptingStreams, nghttp2.isRequestAllowed else { throw .sessionClosing }
+        guard acceptsNewStreams else { throw .sessionClosing }
         guard slots.available > 0 else { throw .noStreamSlot }
         let slot = streams.claim(tag: tag)
         streams[slot].body = body
@@ -200,11 +203,11 @@ public final class HTTP2ClientSession {
         isClosed = true
         slots.stopAccepting()
         for slot in streams.slotsInUse {
-            let stream = streams[slot]
-            if stream.phase != .answered {
+            let phase = streams[slot].phase
+            if phase != .answered {
                 let failure: HTTP2StreamFailure =
-                    stream.unprocessedByGoaway ? .unprocessedAfterGoaway : stream.phase == .queued ? .notSent : .connectionClosed
-                records.append(.streamFailed(tag: stream.tag, streamID: stream.streamID, failure: failure))
+                    streams[slot].unprocessedByGoaway ? .unprocessedAfterGoaway : phase == .queued ? .notSent : .connectionClosed
+                records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
             }
             streams.release(slot)
             slots.streamClosed()

@@ -88,7 +88,7 @@ struct HTTP2ClientStreamTable {
     }
 
     subscript(slot: Int) -> HTTP2ClientStream {
-        get { streams[slot] }
+        _read { yield streams[slot] }
         _modify { yield &streams[slot] }
     }
 

@@ -69,7 +69,7 @@ struct HTTP2ServerStreamTable {
     }
 
     subscript(slot: Int) -> HTTP2ServerStream {
-        get { streams[slot] }
+        _read { yield streams[slot] }
         _modify { yield &streams[slot] }
     }
 

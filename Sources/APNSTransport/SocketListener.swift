@@ -1,7 +1,7 @@
 import Glibc
 
-/// Owns a listening TCP socket registered with an `EventLoop`: accepts connections (non-blocking, close-on-exec)
-/// and hands each one to `onAccept`. Stays registered, and so alive, until `close()`.
+/// Owns a listening TCP socket registered with an `EventLoop`: accepts connections (non-blocking, close-on-exec,
+/// `TCP_NODELAY`) and hands each one to `onAccept`. Stays registered, and so alive, until `close()`.
 public final class SocketListener: EventLoopHandler {
     /// The bound address, with the real port when port 0 was asked for.
     public let address: SocketAddress
@@ -55,6 +55,7 @@ public final class SocketListener: EventLoopHandler {
                 let accepted = Socket(adopting: fd)
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                try? accepted.setNoDelay()  // HTTP/2 frames go out when written; a failure here is harmless
                 onAccept(accepted)
                 guard socket.isOpen else { return }  // onAccept closed the listener
                 continue

@@ -1,6 +1,9 @@
 /// Bytes waiting to go out on one connection: appended at the end, consumed from the front. The storage is kept
-/// and reused (compacted, never shrunk), so steady-state writing does not allocate.
+/// and reused (compacted in place), so steady-state writing does not allocate; only after a burst left it larger
+/// than `retainedCapacity` is it given back once drained.
 struct SocketOutputBuffer {
+    static let retainedCapacity = 1 << 20
+
     private var storage: [UInt8] = []
     private var start = 0
 
@@ -24,7 +27,7 @@ struct SocketOutputBuffer {
     mutating func consume(_ count: Int) {
         start = min(storage.count, start + count)
         if start == storage.count {
-            storage.removeAll(keepingCapacity: true)
+            storage.removeAll(keepingCapacity: storage.capacity <= Self.retainedCapacity)
             start = 0
         }
     }

@@ -95,9 +95,6 @@ final class TLSSessionOpenSSL {
         ERR_clear_error()
     }
 
-    /// Whether OpenSSL holds decrypted or undecrypted bytes the socket no longer shows (read-ahead).
-    var hasBufferedInput: Bool { SSL_has_pending(ssl) == 1 }
-
     /// The negotiated parameters and the peer's certificates (presented chain, leaf first).
     func handshakeInfo() -> TLSHandshakeInfo {
         var protocolData: UnsafePointer<UInt8>?

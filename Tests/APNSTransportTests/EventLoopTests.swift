@@ -215,6 +215,21 @@ struct EventLoopTests {
         #expect(loop.registeredCount == 0)
     }
 
+    @Test("a loop-bound value travels through execute and is taken out on the loop")
+    func bound() throws {
+        let loop = try EventLoop()
+        final class Counter { var value = 0 }
+        let counter = Counter()
+        let bound = EventLoopBound(counter, loop: loop)
+        let handle = loop.handle
+        let thread = Thread {
+            handle.execute { loop in bound.value(in: loop).value += 1 }
+        }
+        thread.start()
+        spin(loop) { counter.value == 1 }
+        #expect(counter.value == 1)
+    }
+
     @Test("names resolve off the loop; unknown names fail with the resolver's text")
     func resolve() throws {
         let loop = try EventLoop()

@@ -33,6 +33,13 @@ struct HTTP2StreamLimitTests {
             peak = max(peak, pair.server.openStreamCount)
             if pair.server.openStreamCount > pair.server.announcedMaxConcurrentStreams { violations += 1 }
         }
+        // The client's own accounting never lets it start more than it knows the server allows.
+        var clientOverLimit = 0
+        let submit = pair.beforeStep
+        pair.beforeStep = {
+            submit()
+            if pair.client.openStreamCount > pair.client.streamSlots.limit { clientOverLimit += 1 }
+        }
         var raised = false
         let answerAndRaise = pair.onServerEvent
         pair.onServerEvent = { event in
@@ -45,6 +52,7 @@ struct HTTP2StreamLimitTests {
         pair.interact()
 
         #expect(violations == 0)
+        #expect(clientOverLimit == 0)
         #expect(peak > 1, "the raised limit was used")
         #expect(peak <= 1000)
         let tags = pair.terminalTags

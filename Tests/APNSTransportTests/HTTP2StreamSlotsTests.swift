@@ -1,5 +1,4 @@
 import Testing
-import APNSCore
 @testable import APNSTransport
 
 @Suite("HTTP2StreamSlots")
@@ -53,63 +52,5 @@ struct HTTP2StreamSlotsTests {
         #expect(slots.peerSettingsReceived(maxConcurrentStreams: 80) == 80)
         #expect(slots.available == 0)
         #expect(!slots.isAcceptingStreams)
-    }
-}
-
-@Suite("HTTP2 header fields")
-struct HTTP2HeaderFieldTests {
-    @Test("the field list lays out names, values and decimals, and reuses its storage")
-    func fieldList() {
-        var list = HTTP2HeaderFieldList()
-        list.append(name: ":path", prefix: "/3/device/", value: "ab01".utf8)
-        list.append(name: "apns-expiration", decimal: 0)
-        list.append(name: "x-negative", decimal: -1_234_567_890_123)
-        list.append(name: "apns-collapse-id", value: "", indexable: true)
-        #expect(list.count == 4)
-        #expect(Array(list.value(at: 0)) == Array("/3/device/ab01".utf8))
-        #expect(list.isPseudo(at: 0) && !list.isPseudo(at: 1))
-        #expect(Array(list.value(at: 1)) == Array("0".utf8))
-        #expect(Array(list.value(at: 2)) == Array("-1234567890123".utf8))
-        #expect(list.value(at: 3).isEmpty)
-        #expect(list.count(of: "apns-collapse-id") == 1)
-        list.removeAll()
-        #expect(list.isEmpty)
-        list.append(name: "apns-priority", decimal: 10)
-        #expect(list.firstValue(of: "apns-priority").map(Array.init) == Array("10".utf8))
-        #expect(list.firstValue(of: ":path") == nil)
-    }
-
-    @Test("APNs per-request fields from a notification")
-    func apnsFields() throws {
-        let notification = Notification(
-            token: try DeviceToken(parsing: "0123456789abcdef0123456789abcdef"),
-            topic: try Topic(validating: "com.example.app.voip"), pushType: .voip, priority: .powerAware,
-            expiration: try Expiration(epochSeconds: 1_700_000_000), collapseID: try CollapseID(validating: "c1"),
-            apnsID: try APNSID(parsing: "123E4567-E89B-12D3-A456-426614174000"), payload: [])
-        var list = HTTP2HeaderFieldList()
-        list.append(name: "stale", value: "x".utf8)
-        list.setAPNSRequestFields(for: notification, topicAndPushTypeInBlock: false)
-        let fields = (0..<list.count).map { (String(decoding: list.name(at: $0), as: UTF8.self), String(decoding: list.value(at: $0), as: UTF8.self)) }
-        #expect(fields.map(\.0) == [":path", "apns-topic", "apns-push-type", "apns-id", "apns-expiration", "apns-priority", "apns-collapse-id"])
-        #expect(fields.map(\.1) == [
-            "/3/device/0123456789abcdef0123456789abcdef", "com.example.app.voip", "voip",
-            "123e4567-e89b-12d3-a456-426614174000", "1700000000", "5", "c1",
-        ])
-        list.setAPNSRequestFields(
-            for: Notification(token: notification.token, topic: notification.topic, pushType: .voip, payload: []),
-            topicAndPushTypeInBlock: true)
-        #expect(list.count == 1)
-        #expect(list.isPseudo(at: 0))
-    }
-
-    @Test("the APNs block carries method, scheme, authority and the shared fields")
-    func apnsBlock() throws {
-        let block = try HTTP2HeaderBlock.apnsRequests(
-            endpoint: try APNSEndpoint(parsing: "https://127.0.0.1:2197"), providerToken: "a.b.c",
-            topic: try Topic(validating: "com.example.app"), pushType: .alert)
-        #expect(block.fields.map(\.name) == [":method", ":scheme", ":authority", "authorization", "apns-topic", "apns-push-type"])
-        #expect(block.fields.map(\.value) == ["POST", "https", "127.0.0.1:2197", "bearer a.b.c", "com.example.app", "alert"])
-        let certificateBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: .production, providerToken: nil)
-        #expect(certificateBlock.count == 3)
     }
 }

@@ -102,6 +102,18 @@ final class TLSTestServer {
     }
 }
 
+/// A client connection over a socket connected to 127.0.0.1:`port`, verifying `serverName`.
+func connectClient(loop: EventLoop, port: Int, serverName: String = "localhost",
+                   context: TLSClientContext, recorder: TLSRecorder) throws -> TLSConnection? {
+    var connected: Result<Socket, TransportError>?
+    let address = try #require(SocketAddress(ipAddress: "127.0.0.1", port: port))
+    SocketConnector(loop: loop, addresses: [address], timeout: 5) { connected = $0 }.start()
+    spin(loop) { connected != nil }
+    let socket = try #require(try connected?.get())
+    return try TLSConnection(clientSocket: socket, serverName: serverName, context: context, loop: loop,
+                             delegate: recorder)
+}
+
 /// Runs loop turns until `done` or `seconds` pass.
 func spin(_ loop: EventLoop, seconds: Double = 10, until done: () -> Bool) {
     let deadline = EventLoopInstant.now().advanced(bySeconds: seconds)

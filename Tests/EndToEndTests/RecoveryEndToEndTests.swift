@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Replay of failures and resume after kill -9, with the built executable against `apns-bulk mock`.
+@Suite("replay and resume end to end", .serialized)
+struct RecoveryEndToEndTests {
+    @Test("replay re-sends exactly the retryable records, and nothing else")
+    func replay() throws {
+        let out = try TemporaryDirectory()
+        let campaign = out.file("c.ndjson")
+        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records 600 --dead 0.05 --out '\(campaign)'")
+        let flaky = try MockProcess(["--fault", "500=0.2", "--seed", "7"])
+        let first = out.file("first.ndjson")
+        let run = try Tool.run(["send", campaign, "--results", first, "--max-attempts", "1"] + flaky.clientArguments)
+        #expect(run.status == 3, "exit \(run.status): \(run.stderr)")
+        _ = try flaky.stop()
+        let firstLines = try Results.read(first)
+        let retryable = firstLines.filter { $0["outcome"] as? String == "retryable" }
+        #expect(retryable.count > 60 && retryable.count < 200, "\(retryable.count) retryable of 600")
+        #expect(retryable.allSatisfy { $0["payload"] != nil }, "replay needs the payload in the line")
+
+        let healthy = try MockProcess()
+        let second = out.file("second.ndjson")
+        let replay = try Tool.run(["replay", first, "--results", second] + healthy.clientArguments)
+        #expect(replay.status == 0, "exit \(replay.status): \(replay.stderr)")
+        let counters = try healthy.stop()
+        let secondLines = try Results.read(second)
+        #expect(secondLines.count == retryable.count)
+        #expect(Set(secondLines.compactMap { $0["line"] as? Int }) == Set(retryable.compactMap { $0["line"] as? Int }))
+        #expect(secondLines.allSatisfy { $0["outcome"] as? String == "delivered" || $0["outcome"] as? String == "prune" })
+        #expect(counters["requests"] as? Int == retryable.count, "replay sent something that was not retryable")
+    }
+
+    @Test("kill -9 during a send, then --resume: one final line per record, nothing delivered twice")
+    func killAndResume() throws {
+        let out = try TemporaryDirectory()
+        let campaign = out.file("c.ndjson")
+        let total = 20_000
+        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
+        let mock = try MockProcess(["--fault", "latency=1..4ms"])
+        let results = out.file("results.ndjson")
+
+        let send = Process()
+        send.executableURL = URL(fileURLWithPath: Tool.binary)
+        send.arguments = ["send", campaign, "--results", results, "--rate", "4000"] + mock.clientArguments
+        send.standardError = FileHandle.nullDevice
+        try send.run()
+        var written = 0
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let size = (try? FileManager.default.attributesOfItem(atPath: results)[.size] as? Int) ?? 0
+            written = size
+            if size > 400_000 { break }  // a few thousand lines
+            usleep(10_000)
+        }
+        kill(send.processIdentifier, SIGKILL)
+        send.waitUntilExit()
+        #expect(written > 0, "the send wrote nothing before the kill")
+        let partial = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").count
+        #expect(partial < total, "the send finished before it could be killed")
+
+        let resume = try Tool.run(["send", campaign, "--results", results, "--resume"] + mock.clientArguments)
+        #expect(resume.status == 0 || resume.status == 3, "exit \(resume.status): \(resume.stderr)")
+        let counters = try mock.stop()
+
+        let lines = try Results.read(results)
+        var perLine: [Int: Int] = [:]
+        for line in lines { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }
+        #expect(perLine.count == total, "records without a final line")
+        #expect(perLine.values.allSatisfy { $0 == 1 }, "records with two final lines")
+        let delivered = lines.filter { $0["outcome"] as? String == "delivered" }.count
+        let inDoubt = lines.filter { $0["outcome"] as? String == "in_doubt" }.count
+        let ok = (counters["by_status"] as? [String: Int])?["200"] ?? 0
+        #expect((counters["requests"] as? Int ?? 0) <= total, "a record was sent twice")
+        #expect(ok >= delivered && ok <= delivered + inDoubt, "mock 200s \(ok), delivered \(delivered), in doubt \(inDoubt)")
+        #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "the finished run left its journal")
+    }
+}
