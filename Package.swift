@@ -55,6 +55,10 @@ let package = Package(
         .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock"]),
         .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock", "APNSPipeline"]
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["APNSCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -49,14 +49,14 @@ extension APNSClientPool {
     }
 
     func closeIdleConnections() {
-        for case let connection? in connections where connection.inFlightCount == 0 {
+        for connection in connections.compactMap({ $0 }) + retiring where connection.inFlightCount == 0 {
             connection.close(abort: false, reason: "closing")
         }
     }
 
     func reportClosedIfDone() {
         guard closing, !reportedClosed else { return }
-        guard connections.allSatisfy({ $0 == nil || $0?.state == .closed }) else { return }
+        guard connections.allSatisfy({ $0 == nil || $0?.state == .closed }), retiring.isEmpty else { return }
         reportedClosed = true
         closeTimer?.cancel()
         closeTimer = nil
@@ -91,12 +91,17 @@ extension APNSClientPool {
     }
 
     func connectionSlotsChanged(_ connection: APNSClientConnection) {
-        if connection.state == .draining, !closing, reconnectTimers[connection.id] == nil {
-            // GOAWAY: open the replacement now; the old one finishes its streams on its own.
-            let index = connection.id
-            reconnectTimers[index] = loop.schedule(after: 0) { [weak self] in
-                guard let self, self.connections[index] === connection else { return }
-                self.open(index)
+        let index = connection.id
+        if connection.state == .draining, connections[index] === connection {
+            // GOAWAY: the old connection retires (finishing its open streams) and a replacement opens now.
+            connections[index] = nil
+            dirty.remove(index)
+            retiring.append(connection)
+            if !closing, reconnectTimers[index] == nil {
+                reconnectTimers[index] = loop.schedule(after: 0) { [weak self] in
+                    guard let self, self.connections[index] == nil else { return }
+                    self.open(index)
+                }
             }
         }
         delegate?.transportHasFreeSlots()
@@ -105,8 +110,11 @@ extension APNSClientPool {
     func connection(_ connection: APNSClientConnection, closedWith error: TransportError?) {
         let index = connection.id
         let isCurrent = connections[index] === connection
-        if isCurrent { connections[index] = nil }
-        dirty.remove(index)
+        if isCurrent {
+            connections[index] = nil
+            dirty.remove(index)
+        }
+        retiring.removeAll { $0 === connection }
         if closing {
             reportClosedIfDone()
             return

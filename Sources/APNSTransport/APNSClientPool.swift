@@ -12,6 +12,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     let context: TLSClientContext
     let tokenCache: ProviderTokenCache?
     var connections: [APNSClientConnection?]
+    /// Connections that got a GOAWAY: they take no new streams and are kept until their open streams end.
+    var retiring: [APNSClientConnection] = []
     var failedConnects: [Int]
     var reconnectTimers: [EventLoopTimer?]
     var dirty = Set<Int>()
@@ -116,7 +118,9 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             closeTimer = loop.schedule(after: gracePeriod) { [weak self] in self?.close(gracePeriod: 0) }
             closeIdleConnections()
         } else {
-            for case let connection? in connections { connection.close(abort: connection.inFlightCount > 0, reason: "closing") }
+            for connection in connections.compactMap({ $0 }) + retiring {
+                connection.close(abort: connection.inFlightCount > 0, reason: "closing")
+            }
         }
         reportClosedIfDone()
     }
