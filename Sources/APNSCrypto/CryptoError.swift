@@ -5,6 +5,7 @@
 /// take part in `==`. Tests and callers therefore match kinds directly:
 /// `#expect(throws: CryptoError.keyNotOnP256) { try ProviderKey(pem: pem) }`.
 public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of failure; each raw value is the stable summary.
     private enum Code: String, Sendable, Hashable {
         case fileNotFound = "file not found"
         case fileUnreadable = "file unreadable"

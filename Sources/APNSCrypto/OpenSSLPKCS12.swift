@@ -5,6 +5,7 @@ import COpenSSL
 /// fails, the legacy provider (and the default one, which loading any provider would otherwise switch off) is
 /// loaded once into the default library context and parsing is retried.
 enum OpenSSLPKCS12 {
+    /// What an archive held, each object owned by its wrapper.
     struct Contents {
         let key: OpenSSLKey
         let certificate: OpenSSLCertificate
@@ -36,6 +37,7 @@ enum OpenSSLPKCS12 {
         }
     }
 
+    /// One parse attempt: the contents, an archive lacking a part, or a failure worth a retry.
     private enum Outcome {
         case parsed(Contents)
         case incomplete(missing: String)

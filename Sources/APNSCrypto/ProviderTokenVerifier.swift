@@ -77,11 +77,13 @@ public enum ProviderTokenVerifier {
         CryptoError.malformedToken.with(context: reason)
     }
 
+    /// The JOSE header members APNs reads.
     private struct Header: Decodable {
         let alg: String?
         let kid: String?
     }
 
+    /// The claims APNs reads.
     private struct Claims: Decodable {
         let iss: String
         let iat: Int64

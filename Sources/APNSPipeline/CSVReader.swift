@@ -29,23 +29,18 @@ public final class CSVReader {
         public let isTerminated: Bool
     }
 
-    private enum State {
-        case fieldStart, unquoted, quoted, closingQuote, carriageReturn
-    }
-
     public static let defaultMaximumRecordLength = 64 * 1024
 
-    public let maximumRecordLength: Int
+    public var maximumRecordLength: Int { machine.maximumRecordLength }
     /// The current record's unescaped field contents, back to back.
-    public private(set) var fieldBytes: [UInt8] = []
-    private var fieldEnds: [Int] = []
+    public var fieldBytes: [UInt8] { machine.fieldBytes }
+    private var machine: CSVStateMachine
     private let source: any ByteSource
     private var chunk: [UInt8]
     private var position = 0
     private var end = 0
     private var atEnd = false
     private var checkedByteOrderMark = false
-    private var physicalLine = 1
 
     public init(
         source: any ByteSource,
@@ -53,138 +48,38 @@ public final class CSVReader {
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
         self.source = source
-        self.maximumRecordLength = max(1, maximumRecordLength)
+        machine = CSVStateMachine(maximumRecordLength: max(1, maximumRecordLength))
         chunk = [UInt8](repeating: 0, count: max(4, chunkSize))
-        fieldBytes.reserveCapacity(min(self.maximumRecordLength, 4096))
     }
 
     /// The bytes of field `index` of the current record in `fieldBytes`.
     public func field(_ index: Int) -> Range<Int> {
-        (index == 0 ? 0 : fieldEnds[index - 1])..<fieldEnds[index]
+        let ends = machine.fieldEnds
+        return (index == 0 ? 0 : ends[index - 1])..<ends[index]
     }
 
     /// The text of field `index` of the current record.
     public func fieldText(_ index: Int) -> String {
-        String(decoding: fieldBytes[field(index)], as: UTF8.self)
+        String(decoding: machine.fieldBytes[field(index)], as: UTF8.self)
     }
 
-    /// Bytes the reader holds in buffers (the chunk plus the field buffer's capacity), for memory checks.
-    public var bufferedCapacity: Int { chunk.count + fieldBytes.capacity + fieldEnds.capacity * MemoryLayout<Int>.stride }
+    /// Bytes the reader holds in buffers (the chunk plus the field buffers' capacity), for memory checks.
+    public var bufferedCapacity: Int {
+        chunk.count + machine.fieldBytes.capacity + machine.fieldEnds.capacity * MemoryLayout<Int>.stride
+    }
 
     /// The next record, or nil at the end of the input.
     public func next() throws(PipelineError) -> Record? {
         if !checkedByteOrderMark { try skipByteOrderMark() }
-        fieldBytes.removeAll(keepingCapacity: true)
-        fieldEnds.removeAll(keepingCapacity: true)
-        var state = State.fieldStart
-        var hasContent = false
-        var carriageReturnFollowsQuote = false
-        var overflow = false
-        var problem: Record.Problem?
-        var recordLine = physicalLine
-
-        func append(_ byte: UInt8) {
-            if fieldBytes.count + fieldEnds.count < maximumRecordLength { fieldBytes.append(byte) } else { overflow = true }
-        }
-        func endField() {
-            if fieldBytes.count + fieldEnds.count < maximumRecordLength { fieldEnds.append(fieldBytes.count) } else { overflow = true }
-        }
-        func record(terminated: Bool) -> Record {
-            Record(line: recordLine, fieldCount: fieldEnds.count, problem: overflow ? .tooLong : problem, isTerminated: terminated)
-        }
-
+        machine.beginRecord()
         while true {
             if position == end {
                 try refill()
-                if position == end { break }
+                if position == end { return machine.finishAtEndOfInput() }
             }
-            let byte = chunk[position]
-            position += 1
-            switch state {
-            case .fieldStart, .unquoted:
-                switch byte {
-                case UInt8(ascii: "\"") where state == .fieldStart:
-                    state = .quoted
-                    hasContent = true
-                case UInt8(ascii: ","):
-                    endField()
-                    state = .fieldStart
-                    hasContent = true
-                case UInt8(ascii: "\n"):
-                    physicalLine += 1
-                    guard hasContent else {
-                        recordLine = physicalLine  // an empty line: not a record
-                        continue
-                    }
-                    endField()
-                    return record(terminated: true)
-                case UInt8(ascii: "\r"):
-                    state = .carriageReturn
-                    carriageReturnFollowsQuote = false
-                default:
-                    append(byte)
-                    state = .unquoted
-                    hasContent = true
-                }
-            case .quoted:
-                if byte == UInt8(ascii: "\"") {
-                    state = .closingQuote
-                } else {
-                    if byte == UInt8(ascii: "\n") { physicalLine += 1 }
-                    append(byte)
-                }
-            case .closingQuote:
-                switch byte {
-                case UInt8(ascii: "\""):
-                    append(byte)
-                    state = .quoted
-                case UInt8(ascii: ","):
-                    endField()
-                    state = .fieldStart
-                case UInt8(ascii: "\n"):
-                    physicalLine += 1
-                    endField()
-                    return record(terminated: true)
-                case UInt8(ascii: "\r"):
-                    state = .carriageReturn
-                    carriageReturnFollowsQuote = true
-                default:
-                    if problem == nil { problem = .textAfterClosingQuote }
-                    append(byte)
-                    state = .unquoted
-                }
-            case .carriageReturn:
-                if byte == UInt8(ascii: "\n") {
-                    physicalLine += 1
-                    guard hasContent else {
-                        recordLine = physicalLine
-                        state = .fieldStart
-                        continue
-                    }
-                    endField()
-                    return record(terminated: true)
-                }
-                // A lone CR is data; look at this byte again as part of the field.
-                if carriageReturnFollowsQuote, problem == nil { problem = .textAfterClosingQuote }
-                append(UInt8(ascii: "\r"))
-                hasContent = true
-                state = .unquoted
-                position -= 1
-            }
-        }
-        // The end of the input.
-        switch state {
-        case .quoted:
-            if problem == nil { problem = .unterminatedQuote }
-            endField()
-            return record(terminated: false)
-        case .fieldStart, .carriageReturn:
-            guard hasContent else { return nil }
-            endField()
-            return record(terminated: false)
-        case .unquoted, .closingQuote:
-            endField()
-            return record(terminated: false)
+            let (next, record) = machine.feed(chunk, from: position, to: end)
+            position = next
+            if let record { return record }
         }
     }
 

@@ -34,6 +34,11 @@ enum JSONText {
     /// Appends `text` as a quoted, escaped JSON string.
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: text.utf8)  // the common case: nothing to escape, one copy
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
                 out.append(byte)  // a String is always valid UTF-8

@@ -106,12 +106,8 @@ public final class LineReader {
 
     @inline(__always)
     private func firstNewline(from index: Int) -> Int? {
-        var position = index
-        while position < end {
-            if buffer[position] == UInt8(ascii: "\n") { return position }
-            position += 1
-        }
-        return nil
+        // One access to `buffer` for the whole search, not one per byte.
+        index < end ? buffer[index..<end].firstIndex(of: UInt8(ascii: "\n")) : nil
     }
 
     /// Moves the unfinished line to the front and reads more after it.

@@ -23,20 +23,6 @@ public struct NDJSONRecordParser {
         templateValues = [PayloadTemplate.Value](repeating: .missing, count: template?.variableNames.count ?? 0)
     }
 
-    /// The members of a record the parser knows.
-    private struct Members {
-        var token: JSONScanner.Value?
-        var payload: JSONScanner.Value?
-        var topic: JSONScanner.Value?
-        var pushType: JSONScanner.Value?
-        var priority: JSONScanner.Value?
-        var expiration: JSONScanner.Value?
-        var collapseID: JSONScanner.Value?
-        var apnsID: JSONScanner.Value?
-        var vars: JSONScanner.Value?
-        var repeated: String?
-    }
-
     /// Parses the line `bytes[range]` (without its line terminator).
     public mutating func parse(_ bytes: [UInt8], range: Range<Int>, source: Int, line: Int) -> CampaignRecord {
         let scanner = JSONScanner(bytes)
@@ -91,44 +77,6 @@ public struct NDJSONRecordParser {
         try template.render(into: &rendered, values: templateValues, in: scanner.bytes)
         try Self.validateRendered(rendered, headers: headers)
         return headers.notification(payload: Array(rendered))
-    }
-
-    private static func members(of object: JSONScanner.Value, in scanner: JSONScanner) -> Members {
-        var found = Members()
-        scanner.forEachMember(of: object) { key, value in
-            guard value.kind != .null else { return }
-            func take(_ slot: WritableKeyPath<Members, JSONScanner.Value?>, _ name: String) {
-                if found[keyPath: slot] != nil, found.repeated == nil { found.repeated = name }
-                found[keyPath: slot] = value
-            }
-            switch key.range.count - 2 {
-            case 4 where scanner.string(key, equals: "vars"): take(\.vars, "vars")
-            case 5 where scanner.string(key, equals: "token"): take(\.token, "token")
-            case 5 where scanner.string(key, equals: "topic"): take(\.topic, "topic")
-            case 7 where scanner.string(key, equals: "payload"): take(\.payload, "payload")
-            case 7 where scanner.string(key, equals: "apns_id"): take(\.apnsID, "apns_id")
-            case 8 where scanner.string(key, equals: "priority"): take(\.priority, "priority")
-            case 9 where scanner.string(key, equals: "push_type"): take(\.pushType, "push_type")
-            case 10 where scanner.string(key, equals: "expiration"): take(\.expiration, "expiration")
-            case 11 where scanner.string(key, equals: "collapse_id"): take(\.collapseID, "collapse_id")
-            default:
-                // Keys written with escapes are compared decoded.
-                guard key.hasEscapes else { return }
-                switch scanner.decodeString(key) {
-                case "vars": take(\.vars, "vars")
-                case "token": take(\.token, "token")
-                case "topic": take(\.topic, "topic")
-                case "payload": take(\.payload, "payload")
-                case "apns_id": take(\.apnsID, "apns_id")
-                case "priority": take(\.priority, "priority")
-                case "push_type": take(\.pushType, "push_type")
-                case "expiration": take(\.expiration, "expiration")
-                case "collapse_id": take(\.collapseID, "collapse_id")
-                default: break
-                }
-            }
-        }
-        return found
     }
 
     /// A string member's text (decoded if it has escapes), or a number's digits where numbers are allowed.

@@ -41,17 +41,18 @@ struct NotificationHeaderBuilder {
     let defaults: CampaignDefaults
     private let derivedTopics: [Result<Topic, InputError>]
     private var lastTopic: Topic?
-    private static let pushTypeNames: [[UInt8]] = PushType.allCases.map { Array($0.rawValue.utf8) }
+    private static let pushTypes: [PushType] = PushType.allCases
+    private static let pushTypeNames: [[UInt8]] = pushTypes.map { Array($0.rawValue.utf8) }
 
     init(defaults: CampaignDefaults) {
         self.defaults = defaults
-        derivedTopics = PushType.allCases.map { type in Result { () throws(InputError) in try defaults.topic(for: type) } }
+        derivedTopics = Self.pushTypes.map { type in Result { () throws(InputError) in try defaults.topic(for: type) } }
     }
 
     /// Validates in this order: token, push type, topic, topic suffix, priority, expiration, collapse id, apns-id.
     mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders {
         guard let tokenBytes = raw.token else { throw InputError(.tokenMissing, "record has no token") }
-        let token = try DeviceToken(parsingBytes: tokenBytes)
+        let token = try DeviceToken(parsingBytes: Array(tokenBytes))  // an Array takes the core's fast copy path
         let pushType = try raw.pushType.map { bytes throws(InputError) in try Self.pushType(bytes) } ?? defaults.pushType
         let topic: Topic
         if let topicBytes = raw.topic {
@@ -86,13 +87,13 @@ struct NotificationHeaderBuilder {
     }
 
     private func derivedTopic(for pushType: PushType) throws(InputError) -> Topic {
-        let index = PushType.allCases.firstIndex(of: pushType) ?? 0
+        let index = Self.pushTypes.firstIndex(of: pushType) ?? 0
         return try derivedTopics[index].get()
     }
 
     static func pushType(_ bytes: ArraySlice<UInt8>) throws(InputError) -> PushType {
         for (index, name) in pushTypeNames.enumerated() where name.count == bytes.count {
-            if zip(name, bytes).allSatisfy({ $0 == ($1 | 0x20) }) { return PushType.allCases[index] }
+            if zip(name, bytes).allSatisfy({ $0 == ($1 | 0x20) }) { return pushTypes[index] }
         }
         return try PushType(parsing: String(decoding: bytes, as: UTF8.self))  // throws the canonical message
     }

@@ -13,6 +13,8 @@ public final class ResultReader {
     public let format: ResultFormat?
     /// The line number of a torn last line that was skipped.
     public private(set) var tornLine: Int?
+    /// The line (for CSV: the physical line where the row starts) of the record `next()` last returned.
+    public private(set) var lineNumber = 0
     /// Result lines are longer than campaign lines: an escaped payload, a detail text.
     public static let maximumLineLength = 1 << 20
 
@@ -62,7 +64,9 @@ public final class ResultReader {
             do throws(ResultLineProblem) {
                 if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes") }
                 if strictLastLine, !line.isTerminated { throw ResultLineProblem("no line end") }
-                return try ResultRecord(ndjson: lines.buffer, range: range)
+                let record = try ResultRecord(ndjson: lines.buffer, range: range)
+                lineNumber = line.number
+                return record
             } catch {
                 if !line.isTerminated {
                     tornLine = line.number
@@ -83,7 +87,9 @@ public final class ResultReader {
                     csvColumns = try ResultCSVColumns(header: (0..<row.fieldCount).map { csv.fieldText($0) })
                     continue
                 }
-                return try columns.record(from: csv, row: row)
+                let record = try columns.record(from: csv, row: row)
+                lineNumber = row.line
+                return record
             } catch {
                 if !row.isTerminated {
                     tornLine = row.line

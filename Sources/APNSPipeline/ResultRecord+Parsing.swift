@@ -15,17 +15,18 @@ extension ResultRecord {
         var problem: ResultLineProblem?
         scanner.forEachMember(of: object) { key, value in
             guard problem == nil, value.kind != .null else { return }
-            let name = scanner.decodeString(key)
-            guard let slot = ResultFieldValues.index(of: name) else { return }  // unknown: ignored
+            guard let slot = ResultFieldValues.index(ofKey: key, in: scanner) else { return }  // unknown: ignored
             switch value.kind {
-            case .string:
+            case .string where value.hasEscapes:
                 fields.values[slot] = .text(Array(scanner.decodeString(value).utf8))
+            case .string:
+                fields.values[slot] = .text(Array(bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]))
             case .number:
                 fields.values[slot] = .number(Array(bytes[value.range]))
-            case .object where name == "payload":
+            case .object where slot == ResultFieldValues.payloadIndex:
                 fields.values[slot] = .text(Array(bytes[value.range]))
             default:
-                problem = ResultLineProblem("field '\(name)' has the wrong type")
+                problem = ResultLineProblem("field '\(ResultRecord.fieldNames[slot])' has the wrong type")
             }
         }
         if let problem { throw problem }
@@ -76,7 +77,20 @@ struct ResultFieldValues {
         uniqueKeysWithValues: ResultRecord.fieldNames.enumerated().map { ($0.element, $0.offset) }
     )
 
+    private static let nameBytes: [[UInt8]] = ResultRecord.fieldNames.map { Array($0.utf8) }
+    static let payloadIndex = ResultRecord.fieldNames.count - 1
+
     static func index(of name: String) -> Int? { indexByName[name] }
+
+    /// The field a JSON key names, compared on its bytes (no string is made unless the key has escapes).
+    static func index(ofKey key: JSONScanner.Value, in scanner: JSONScanner) -> Int? {
+        if key.hasEscapes { return indexByName[scanner.decodeString(key)] }
+        let content = (key.range.lowerBound + 1)..<(key.range.upperBound - 1)
+        for (index, name) in nameBytes.enumerated() where name.count == content.count {
+            if name.elementsEqual(scanner.bytes[content]) { return index }
+        }
+        return nil
+    }
 
     private func value(_ name: String) -> Value? {
         guard let index = Self.indexByName[name] else { return nil }

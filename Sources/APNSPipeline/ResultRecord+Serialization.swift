@@ -96,6 +96,10 @@ extension ResultRecord {
             out.append(UInt8(ascii: "\""))
             return
         }
+        guard payload.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
+            out.append(contentsOf: payload)
+            return
+        }
         for byte in payload {
             out.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
         }

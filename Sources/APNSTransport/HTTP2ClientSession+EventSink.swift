@@ -6,7 +6,7 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     }
 
     func nghttp2Header(streamID: Int32, slot: Int?, name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
-        guard let slot, streams.isInUse(slot) else { return }
+        guard let slot, streams.isInUse(slot), streams[slot].streamID == streamID else { return }
         switch name.count {
         case 7:
             if name.equals(":status") {
@@ -121,7 +121,8 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         var unprocessed: [UInt64] = []
         var inDoubt: [UInt64] = []
         for slot in streams.slotsInUse where !streams[slot].unprocessedByGoaway && streams[slot].phase != .answered {
-            if streams[slot].streamID > lastStreamID {
+            // A request not yet written never will be after a GOAWAY: nghttp2 drops it, unprocessed too.
+            if streams[slot].streamID > lastStreamID || streams[slot].phase == .queued {
                 streams[slot].unprocessedByGoaway = true
                 unprocessed.append(streams[slot].tag)
             } else {

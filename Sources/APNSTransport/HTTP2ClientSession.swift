@@ -17,6 +17,9 @@ public final class HTTP2ClientSession {
     /// Events recorded and not yet delivered, and the bytes they refer to.
     var records: [HTTP2ClientEventRecord] = []
     var eventBytes: [UInt8] = []
+    /// The batch `drainEvents` is delivering (swapped with the two above).
+    private var deliveringRecords: [HTTP2ClientEventRecord] = []
+    private var deliveringBytes: [UInt8] = []
     private var isDraining = false
     /// Set by `terminate`: the session is over once its output is drained.
     private var closesWhenOutputDrained = false
@@ -39,6 +42,8 @@ public final class HTTP2ClientSession {
             assumedPeerMaxConcurrentStreams: UInt32(clamping: configuration.assumedPeerMaxConcurrentStreams)))
         records.reserveCapacity(256)
         eventBytes.reserveCapacity(16 << 10)
+        deliveringRecords.reserveCapacity(256)
+        deliveringBytes.reserveCapacity(16 << 10)
         nghttp2.sink = self
     }
 
@@ -143,18 +148,19 @@ public final class HTTP2ClientSession {
     }
 
     /// Delivers the recorded events in order, then empties the event buffer. Events recorded while the handler
-    /// runs (it may submit, produce output or close) are delivered in the same call.
+    /// runs (it may submit, produce output, close) are delivered in the same call, after the ones before them;
+    /// they go to a second buffer, so recording never copies the bytes the handler is reading.
     public func drainEvents(_ handler: (HTTP2ClientEvent) -> Void) {
         guard !isDraining else { return }
         isDraining = true
         defer { isDraining = false }
-        var index = 0
-        while index < records.count {
-            handler(event(for: records[index]))
-            index += 1
+        while !records.isEmpty {
+            swap(&records, &deliveringRecords)
+            swap(&eventBytes, &deliveringBytes)
+            for record in deliveringRecords { handler(event(for: record, bytes: deliveringBytes)) }
+            deliveringRecords.removeAll(keepingCapacity: true)
+            deliveringBytes.removeAll(keepingCapacity: true)
         }
-        records.removeAll(keepingCapacity: true)
-        eventBytes.removeAll(keepingCapacity: true)
     }
 
     /// The recorded events as an array (allocates; for tests and tools).
@@ -164,7 +170,7 @@ public final class HTTP2ClientSession {
         return events
     }
 
-    private func event(for record: HTTP2ClientEventRecord) -> HTTP2ClientEvent {
+    private func event(for record: HTTP2ClientEventRecord, bytes eventBytes: [UInt8]) -> HTTP2ClientEvent {
         switch record {
         case let .response(tag, streamID, status, apnsID, apnsUniqueID, body):
             return .response(HTTP2Response(

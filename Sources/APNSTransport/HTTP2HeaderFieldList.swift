@@ -73,6 +73,15 @@ public struct HTTP2HeaderFieldList: Sendable {
         return literal.withUTF8Buffer { $0.elementsEqual(bytes) }
     }
 
+    /// A copy with storage of exactly the size needed (two allocations), leaving this list's storage for reuse.
+    func compactCopy() -> HTTP2HeaderFieldList {
+        var copy = HTTP2HeaderFieldList(reservingFields: fields.count, bytes: bytes.count)
+        copy.bytes.append(contentsOf: bytes)
+        copy.fields.append(contentsOf: fields)
+        copy.pseudoCount = pseudoCount
+        return copy
+    }
+
     /// Appends a field received from nghttp2 (server side).
     mutating func append(received name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
         let nameStart = bytes.count

@@ -7,7 +7,7 @@ extension HTTP2ServerSession: Nghttp2EventSink {
     }
 
     func nghttp2Header(streamID: Int32, slot: Int?, name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
-        guard let slot, streams.isInUse(slot), streams[slot].phase == .receiving else { return }
+        guard let slot, streams.isInUse(slot), streams[slot].streamID == streamID, streams[slot].phase == .receiving else { return }
         streams[slot].fields.append(received: name, value: value)
     }
 
@@ -23,7 +23,7 @@ extension HTTP2ServerSession: Nghttp2EventSink {
         case .headers(_, let endStream, _), .data(_, let endStream):
             guard endStream, let slot, streams.isInUse(slot), streams[slot].phase == .receiving else { return }
             streams[slot].phase = .received
-            events.append(.request(streams.takeRequest(slot)))
+            events.append(.request(streams.copyRequest(slot)))
         case .settings(let isAck, _):
             if isAck { events.append(.settingsAcknowledged) }
         case .ping(let isAck, let payload):

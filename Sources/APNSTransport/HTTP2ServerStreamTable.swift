@@ -47,21 +47,32 @@ struct HTTP2ServerStreamTable {
         return slot
     }
 
-    /// Returns a slot to the free list.
+    /// Returns a slot to the free list, keeping its buffers' capacity for the next request.
     mutating func release(_ slot: Int) {
         guard isInUse(slot) else { return }
-        streams[slot] = HTTP2ServerStream()
+        streams[slot].phase = .free
+        streams[slot].streamID = 0
+        streams[slot].fields.removeAll()
+        streams[slot].body.removeAll(keepingCapacity: true)
+        streams[slot].bodyByteCount = 0
+        streams[slot].hasResponse = false
+        streams[slot].responseBody = []
+        streams[slot].responseOffset = 0
         freeSlots.append(slot)
         count -= 1
     }
 
-    /// Moves the request out of `slot` (the slot keeps fresh, empty storage).
-    mutating func takeRequest(_ slot: Int) -> HTTP2ServerRequest {
-        let stream = streams[slot]
-        streams[slot].fields = HTTP2HeaderFieldList()
-        streams[slot].body = []
+    /// The request received in `slot`, copied into exactly-sized storage (three allocations at most); the slot
+    /// keeps its own buffers for the next request.
+    func copyRequest(_ slot: Int) -> HTTP2ServerRequest {
+        var body: [UInt8] = []
+        if !streams[slot].body.isEmpty {
+            body.reserveCapacity(streams[slot].body.count)
+            body.append(contentsOf: streams[slot].body)
+        }
         return HTTP2ServerRequest(
-            streamID: stream.streamID, fields: stream.fields, body: stream.body, bodyByteCount: stream.bodyByteCount)
+            streamID: streams[slot].streamID, fields: streams[slot].fields.compactCopy(), body: body,
+            bodyByteCount: streams[slot].bodyByteCount)
     }
 
     func isInUse(_ slot: Int) -> Bool {

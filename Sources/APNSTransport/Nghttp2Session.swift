@@ -128,6 +128,11 @@ final class Nghttp2Session {
         return .connectionTerminated(HTTP2ErrorCode(rawValue: errorCode), reason)
     }
 
+    /// Makes the next client stream id `streamID` (tests reach the end of the stream-id space this way).
+    func setNextStreamID(_ streamID: Int32) -> Bool {
+        nghttp2_session_set_next_stream_id(session, streamID) == 0
+    }
+
     /// The slot attached to `streamID`, if the stream exists and has one.
     func slot(of streamID: Int32) -> Int? {
         guard streamID > 0 else { return nil }

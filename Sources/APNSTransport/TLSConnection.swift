@@ -45,6 +45,9 @@ public final class TLSConnection: EventLoopHandler {
     /// Bytes written but not yet accepted by the socket.
     public var bufferedOutputCount: Int { output.count }
 
+    /// The peer's address once the TCP connection exists (the proxy's when tunnelling); nil before and after.
+    public var remoteAddress: SocketAddress? { socket?.peerAddress() }
+
     /// A client connection over an already-connected socket (ownership of `socket` passes to the connection).
     /// `serverName` is verified against the certificate and sent as SNI (not for IP literals). The handshake
     /// starts on the loop's next turn.

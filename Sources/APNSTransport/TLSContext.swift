@@ -1,3 +1,5 @@
+import APNSCrypto
+
 /// A client TLS context: the configuration loaded into OpenSSL once (trust store, client certificate, ALPN,
 /// cipher policy), shared by every connection the pool opens. Building it reads files and may fail; do it at
 /// start-up, not on the event loop's hot path.
@@ -5,26 +7,20 @@ public final class TLSClientContext: Sendable {
     public let configuration: TLSClientConfiguration
     let context: TLSContextOpenSSL
 
+    /// Loads `configuration`. Pins are parsed with `SPKIPin` (so curl's `sha256//` prefix is accepted) and kept
+    /// normalized; a malformed pin is a configuration error.
     public init(_ configuration: TLSClientConfiguration) throws(TransportError) {
-        for pin in configuration.pinnedSPKISHA256 where !Self.isPlausiblePin(pin) {
-            throw TransportError(.invalidConfiguration,
-                                 "'\(pin)' is not an SPKI-SHA256-BASE64 pin (44 base64 characters ending in '=')")
-        }
-        self.configuration = configuration
-        context = try TLSContextOpenSSL(client: configuration)
-    }
-
-    /// A SHA-256 digest in base64: 43 base64 characters and one '=' of padding.
-    private static func isPlausiblePin(_ pin: String) -> Bool {
-        let bytes = Array(pin.utf8)
-        guard bytes.count == 44, bytes[43] == UInt8(ascii: "=") else { return false }
-        return bytes[..<43].allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"): return true
-            default: return false
+        var normalized = configuration
+        normalized.pinnedSPKISHA256 = []
+        for text in configuration.pinnedSPKISHA256 {
+            do throws(CryptoError) {
+                normalized.pinnedSPKISHA256.append(try SPKIPin(text).base64)
+            } catch {
+                throw TransportError(.invalidConfiguration, "pin: \(error)")
             }
         }
+        self.configuration = normalized
+        context = try TLSContextOpenSSL(client: normalized)
     }
 }
 

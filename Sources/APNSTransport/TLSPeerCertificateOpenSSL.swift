@@ -26,21 +26,6 @@ extension TLSPeerCertificate {
         self.extensions = extensions
     }
 
-    /// The SPKI-SHA256-BASE64 pin of a DER certificate; nil when it does not decode.
-    public static func spkiSHA256Base64(certificateDER der: [UInt8]) -> String? {
-        der.withUnsafeBufferPointer { buffer -> String? in
-            var cursor = buffer.baseAddress
-            guard let certificate = d2i_X509(nil, &cursor, buffer.count) else {
-                ERR_clear_error()
-                return nil
-            }
-            defer { X509_free(certificate) }
-            guard let publicKey = X509_get_X509_PUBKEY(certificate),
-                  let spki = encode({ i2d_X509_PUBKEY(publicKey, $0) }) else { return nil }
-            return sha256Base64(spki)
-        }
-    }
-
     /// Runs an `i2d_*` function twice: once for the length, once into a buffer of that length.
     static func encode(_ i2d: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
         let length = i2d(nil)

@@ -129,6 +129,14 @@ final class TLSSessionOpenSSL {
         return result
     }
 
+    /// Alerts a server sends about the client's certificate (missing, bad, untrusted, revoked, expired).
+    private static let clientCertificateAlerts: Set<Int32> = [
+        SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED, SSL_R_SSLV3_ALERT_BAD_CERTIFICATE,
+        SSL_R_SSLV3_ALERT_UNSUPPORTED_CERTIFICATE, SSL_R_SSLV3_ALERT_CERTIFICATE_REVOKED,
+        SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED, SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN, SSL_R_TLSV1_ALERT_UNKNOWN_CA,
+        SSL_R_TLSV1_ALERT_ACCESS_DENIED,
+    ]
+
     /// Maps a failed call's `SSL_get_error` to a result. `code` is errno captured right after the call.
     private func outcome(_ status: Int32, errno code: Int32) -> TLSSessionResult {
         let error = SSL_get_error(ssl, status)
@@ -141,16 +149,21 @@ final class TLSSessionOpenSSL {
             if code != 0 { return .failed(TransportError.socket("TLS I/O", code)) }
             return queued.isEmpty ? .endOfFile : .failed(TransportError(.tlsFailure, queued))
         case SSL_ERROR_SSL:
-            switch ERR_GET_REASON(ERR_peek_error()) {
-            case SSL_R_UNEXPECTED_EOF_WHILE_READING:
+            let reason = ERR_GET_REASON(ERR_peek_error())
+            if reason == SSL_R_UNEXPECTED_EOF_WHILE_READING {
                 // OpenSSL 3 reports a TCP close without close_notify this way.
                 ERR_clear_error()
                 return .endOfFile
-            case SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL:
-                return .failed(TLSErrorOpenSSL.failure(.alpnNotH2, "the server supports none of the offered protocols"))
-            default:
-                return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "TLS"))
             }
+            if reason == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL {
+                return .failed(TLSErrorOpenSSL.failure(.alpnNotH2, "the server supports none of the offered protocols"))
+            }
+            if !context.isServer && Self.clientCertificateAlerts.contains(reason) {
+                // The server's alert about our certificate (with TLS 1.3 it arrives after our side of the
+                // handshake, on the first read). Retrying with the same certificate cannot help.
+                return .failed(TLSErrorOpenSSL.failure(.clientCertificateRejected, "alert from the server"))
+            }
+            return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "TLS"))
         default:
             return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "SSL_get_error \(error)"))
         }
@@ -168,7 +181,7 @@ final class TLSSessionOpenSSL {
         }
         switch error.kind {
         case .tlsFailure: return TransportError(.handshakeFailed, error.detail)
-        case .handshakeFailed, .connectionReset, .alpnNotH2: return error
+        case .handshakeFailed, .connectionReset, .alpnNotH2, .clientCertificateRejected: return error
         default: return TransportError(.handshakeFailed, error.description)
         }
     }

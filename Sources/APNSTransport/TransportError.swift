@@ -15,6 +15,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let handshakeFailed = Kind(.handshakeFailed)
         public static let certificateVerifyFailed = Kind(.certificateVerifyFailed)
         public static let hostnameMismatch = Kind(.hostnameMismatch)
+        public static let clientCertificateRejected = Kind(.clientCertificateRejected)
         public static let pinMismatch = Kind(.pinMismatch)
         public static let alpnNotH2 = Kind(.alpnNotH2)
         public static let proxyRefused = Kind(.proxyRefused)
@@ -35,6 +36,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case handshakeFailed = "TLS handshake failed"
         case certificateVerifyFailed = "certificate verify failed"
         case hostnameMismatch = "certificate does not match the host name"
+        case clientCertificateRejected = "server rejected the client certificate"
         case pinMismatch = "no certificate in the server's chain matches a pinned key"
         case alpnNotH2 = "server did not select HTTP/2 (ALPN h2)"
         case proxyRefused = "proxy refused the CONNECT request"
@@ -63,12 +65,13 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         detail.isEmpty ? kind.description : "\(kind.description): \(detail)"
     }
 
-    /// Whether trying again (on a new connection, later) can help. Pin, certificate, hostname, ALPN and
-    /// configuration failures will not go away by retrying; the pool should stop and report them.
+    /// Whether trying again (on a new connection, later) can help. Pin, certificate, hostname, client
+    /// certificate, ALPN and configuration failures will not go away by retrying; the pool should stop and report
+    /// them.
     public var isRetryable: Bool {
         switch kind.code {
-        case .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .alpnNotH2, .invalidConfiguration,
-             .eventLoopClosed:
+        case .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .clientCertificateRejected, .alpnNotH2,
+             .invalidConfiguration, .eventLoopClosed:
             return false
         case .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .proxyRefused,
              .proxyProtocolError, .closedByPeer, .connectionReset, .timeout, .tlsFailure, .systemCallFailed:

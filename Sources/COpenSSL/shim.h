@@ -14,7 +14,6 @@
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h> // OSSL_PROVIDER_load: the legacy provider opens old (RC2-40) PKCS#12 files
-#include <openssl/provider.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/ssl.h>

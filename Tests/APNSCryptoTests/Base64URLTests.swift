@@ -2,6 +2,7 @@ import APNSCrypto
 import Foundation
 import Testing
 
+/// Encoding against Foundation, round trips, strict decoding.
 @Suite("base64url")
 struct Base64URLTests {
     @Test("encodes like Foundation's base64 with the URL alphabet and no padding, and round-trips, for random lengths")

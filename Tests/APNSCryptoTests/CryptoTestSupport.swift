@@ -25,6 +25,7 @@ enum CryptoTestSupport {
         return url
     }
 
+    /// What a finished tool printed and returned.
     struct ProcessOutput {
         let status: Int32
         let stdout: Data

@@ -2,6 +2,7 @@ import APNSCrypto
 import Foundation
 import Testing
 
+/// PKCS#12 archives (modern and legacy) and TLS private keys, with their error cases.
 @Suite("PKCS#12 and TLS private keys")
 struct PKCS12BundleTests {
     @Test("opens a .p12, modern or legacy (RC2-40), into certificate, key and chain",

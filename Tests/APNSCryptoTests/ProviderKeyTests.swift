@@ -2,6 +2,7 @@ import APNSCrypto
 import Foundation
 import Testing
 
+/// Loading .p8 keys: the sample, every wrong-file error, identifier validation.
 @Suite("provider key loading")
 struct ProviderKeyTests {
     @Test("the sample .p8 loads, and its derived public key is the sample public key")

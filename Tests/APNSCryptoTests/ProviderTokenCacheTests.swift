@@ -10,6 +10,7 @@ final class DrivenClock {
     }
 }
 
+/// The refresh policy under a driven clock.
 @Suite("provider-token cache")
 struct ProviderTokenCacheTests {
     static let start: Int64 = 1_700_000_000

@@ -2,6 +2,7 @@ import APNSCrypto
 import Foundation
 import Testing
 
+/// ES256 tokens: signatures, exact JSON, cross-checks with the openssl command line, the verifier.
 @Suite("ES256 provider tokens")
 struct ProviderTokenSignerTests {
     static let keyID = "TEST123456"

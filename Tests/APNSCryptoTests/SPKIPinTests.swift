@@ -2,6 +2,7 @@ import APNSCrypto
 import Foundation
 import Testing
 
+/// SPKI pins against the openssl pipeline, chain files, pin text, pin sets.
 @Suite("SPKI pins")
 struct SPKIPinTests {
     /// The pipeline of seed 003 / APNS.md, run by the shell.

@@ -2,6 +2,7 @@ import APNSCrypto
 import Foundation
 import Testing
 
+/// The test CA, checked with openssl verify.
 @Suite("test certificate authority")
 struct TestCertificateAuthorityTests {
     @Test("a leaf issued for localhost and 127.0.0.1 passes openssl verify -CAfile; a foreign CA's leaf does not")

@@ -112,6 +112,15 @@ final class InMemoryHTTP2Pair {
         return steps
     }
 
+    /// Moves what the server has to say to the client, without letting the client speak first.
+    func flushServerToClient() {
+        server.produceOutput(into: &serverOutput)
+        bytesToClient += serverOutput.count
+        deliver(serverOutput) { client.receive($0) }
+        serverOutput.removeAll(keepingCapacity: true)
+        drainClient()
+    }
+
     /// Client events drained outside `step` (after `connectionClosed`, `terminate`…).
     func drainClient() {
         client.drainEvents { event in

@@ -1,3 +1,4 @@
+import APNSCrypto
 import Testing
 @testable import APNSTransport
 
@@ -28,7 +29,7 @@ struct TLSClientCertificateTests {
         #expect(certificate.subject.contains("UID=com.example.app"))
         #expect(certificate.issuer.contains("Intermediate"))
         #expect(certificate.spkiSHA256Base64 == (try TLSFixtures.pin("client")))
-        #expect(TLSPeerCertificate.spkiSHA256Base64(certificateDER: certificate.der) == certificate.spkiSHA256Base64)
+        #expect(try SPKIPin.sha256Base64(certificateDER: certificate.der) == certificate.spkiSHA256Base64)
         #expect(certificate.extensions["2.5.29.37"] == [0x30, 0x0a, 0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02])
         // The intermediate came along in the chain (PEM chain file and both PKCS#12 files carry it).
         #expect(info.peerCertificates.map(\.spkiSHA256Base64).contains(try TLSFixtures.pin("intermediate-ca")))
@@ -49,7 +50,9 @@ struct TLSClientCertificateTests {
         #expect(server.first?.closeError?.detail.contains("certificate") == true)
         // TLS 1.3 clients finish their side first; the server's alert then ends the connection.
         let error = try #require(recorder.closeError)
+        #expect(error.kind == .clientCertificateRejected)
         #expect(error.detail.contains("certificate required"))
+        #expect(!error.isRetryable)
         server.close()
     }
 
@@ -64,7 +67,8 @@ struct TLSClientCertificateTests {
         spin(loop) { recorder.closed && server.first?.closed == true }
         #expect(server.first?.info == nil)
         #expect(server.first?.closeError?.kind == .certificateVerifyFailed)
-        #expect(recorder.closeError != nil)
+        #expect(recorder.closeError?.kind == .clientCertificateRejected)
+        #expect(recorder.closeError?.detail.contains("unknown ca") == true)
         server.close()
     }
 

@@ -120,6 +120,35 @@ struct TLSConnectionTests {
         server.close()
     }
 
+    @Test("closing or aborting from inside callbacks ends reporting at once")
+    func closeFromCallbacks() throws {
+        let loop = try EventLoop()
+        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext(), echo: true)
+        let aborting = TLSRecorder()
+        aborting.afterReceive = { $0.abort() }
+        let first = try #require(try connectClient(loop: loop, port: server.port,
+                                                   context: try TLSFixtures.clientContext(), recorder: aborting))
+        first.write(payload(256 * 1024, seed: 1))  // echoed back in many records
+        let closing = TLSRecorder()
+        closing.afterHandshake = { connection in
+            connection.write(Array("last words".utf8))
+            connection.close()
+        }
+        let second = try #require(try connectClient(loop: loop, port: server.port,
+                                                    context: try TLSFixtures.clientContext(), recorder: closing))
+        spin(loop) { server.recorders.count == 2 && server.recorders.allSatisfy(\.closed) }
+        #expect(aborting.events == ["handshake", "receive"])
+        #expect(first.state == .closed)
+        #expect(closing.events == ["handshake"])
+        #expect(second.state == .closed)
+        // The graceful close still delivered what was written before it. (The echoing peer then writes into a
+        // closed socket, so its own ending is a reset or a clean close depending on timing.)
+        let peer = try #require(server.recorders.first { $0.received == Array("last words".utf8) })
+        #expect(peer.closed)
+        #expect(loop.registeredCount == 1)  // only the listener
+        server.close()
+    }
+
     @Test("a slow or silent peer times the handshake out")
     func handshakeTimeout() throws {
         let loop = try EventLoop()
@@ -153,6 +182,8 @@ struct TLSConnectionTests {
         spin(loop) { recorder.isDone }
         #expect(recorder.info?.applicationProtocol == "h2")
         #expect(client.serverName == "::1")
+        #expect(client.remoteAddress == SocketAddress(ipAddress: "::1", port: listener.port))
+        #expect(connections.first?.remoteAddress?.isIPv6 == true)
         client.abort()
         connections.forEach { $0.abort() }
         listener.close()

@@ -1,3 +1,4 @@
+import APNSCrypto
 import Foundation
 import Testing
 @testable import APNSTransport
@@ -46,9 +47,16 @@ final class TLSRecorder: TLSConnectionDelegate {
     var closeError: TransportError?
     var drains = 0
     var echo = false
+    /// Callbacks after the handshake and after each delivery (to close or abort from inside a callback).
+    var afterHandshake: ((TLSConnection) -> Void)?
+    var afterReceive: ((TLSConnection) -> Void)?
+    /// Every callback, in order, for checking that nothing follows a close.
+    var events: [String] = []
 
     func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo) {
         self.info = info
+        events.append("handshake")
+        afterHandshake?(connection)
     }
 
     func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
@@ -57,6 +65,8 @@ final class TLSRecorder: TLSConnectionDelegate {
             connection.write(bytes)
             connection.flush()
         }
+        events.append("receive")
+        afterReceive?(connection)
     }
 
     func tlsConnectionDidDrainOutput(_ connection: TLSConnection) {
@@ -66,6 +76,7 @@ final class TLSRecorder: TLSConnectionDelegate {
     func tlsConnection(_ connection: TLSConnection, didCloseWith error: TransportError?) {
         closed = true
         closeError = error
+        events.append("close")
     }
 
     var isDone: Bool { info != nil || closed }
@@ -161,14 +172,32 @@ struct TLSSupportTests {
         _ = try TLSClientContext(TLSClientConfiguration())  // the system store loads
     }
 
-    @Test("SPKI pins match the openssl CLI's for every fixture certificate")
+    @Test("peer SPKI pins match the openssl CLI's and APNSCrypto's for every certificate a handshake shows")
     func spkiPins() throws {
-        for name in ["root-ca", "intermediate-ca", "server", "server-rsa", "client", "other-ca"] {
-            let pem = try TLSFixtures.text(name + ".pem")
-            let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
-            let der = try #require(Data(base64Encoded: base64))
-            #expect(TLSPeerCertificate.spkiSHA256Base64(certificateDER: [UInt8](der)) == (try TLSFixtures.pin(name)))
+        let loop = try EventLoop()
+        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
+            $0.clientCertificates = .required(trustRoots: TLSFixtures.rootCA)
+        })
+        let recorder = TLSRecorder()
+        let client = TLSConnection.connect(host: "localhost", port: server.port,
+                                           context: try TLSFixtures.clientContext { $0.identity = TLSFixtures.clientIdentity },
+                                           loop: loop, delegate: recorder)
+        spin(loop) { recorder.isDone && server.first?.isDone == true }
+        let seen = (recorder.info?.peerCertificates ?? []) + (server.first?.info?.peerCertificates ?? [])
+        #expect(seen.count == 4)  // server leaf + intermediate, client leaf + intermediate
+        let expected = try ["server", "intermediate-ca", "client"].map { try TLSFixtures.pin($0) }
+        for certificate in seen {
+            #expect(expected.contains(certificate.spkiSHA256Base64), "\(certificate)")
+            #expect(try SPKIPin.sha256Base64(certificateDER: certificate.der) == certificate.spkiSHA256Base64)
         }
-        #expect(TLSPeerCertificate.spkiSHA256Base64(certificateDER: [1, 2, 3]) == nil)
+        client.abort()
+        server.close()
+    }
+
+    @Test("pins are normalized: curl's sha256// prefix and surrounding spaces are accepted")
+    func pinSyntax() throws {
+        let pin = try TLSFixtures.pin("root-ca")
+        let context = try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = ["sha256//" + pin, " \(pin) "] }
+        #expect(context.configuration.pinnedSPKISHA256 == [pin, pin])
     }
 }

@@ -21,7 +21,7 @@ struct RecoveryEndToEndTests {
 
         let healthy = try MockProcess()
         let second = out.file("second.ndjson")
-        let replay = try Tool.run(["replay", first, "--results", second] + healthy.clientArguments)
+        let replay = try Tool.run(["replay", first, "--results", second] + healthy.replayArguments)
         #expect(replay.status == 0, "exit \(replay.status): \(replay.stderr)")
         let counters = try healthy.stop()
         let secondLines = try Results.read(second)

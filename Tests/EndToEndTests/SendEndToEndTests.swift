@@ -62,7 +62,7 @@ struct SendEndToEndTests {
         _ = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results] + mock.clientArguments)
         _ = try mock.stop()
         let list = try Tool.run(["prune", results, results])
-        #expect(list.status == 0, list.stderr)
+        #expect(list.status == 0, "\(list.stderr)")
         let tokens = list.stdout.split(separator: "\n").map(String.init)
         #expect(tokens.count == 3)
         #expect(tokens.filter { $0.hasSuffix("dead") }.count == 1)

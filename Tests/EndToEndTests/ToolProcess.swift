@@ -33,8 +33,8 @@ enum Tool {
         let directory = try TemporaryDirectory()
         let out = directory.file("stdout")
         let err = directory.file("stderr")
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
         process.standardInput = FileHandle.nullDevice
@@ -93,7 +93,7 @@ final class MockProcess: @unchecked Sendable {
             "--counters", directory.file("counters.json"), "--duration", "300",
         ] + extra
         let log = directory.file("mock.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -118,6 +118,13 @@ final class MockProcess: @unchecked Sendable {
     var clientArguments: [String] {
         ["--endpoint", "https://127.0.0.1:\(port)", "--ca-file", caFile, "--key", Self.keyFile,
          "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic, "--progress", "none"]
+    }
+
+    /// The options for `replay` (no `--topic`: replayed records carry theirs).
+    var replayArguments: [String] {
+        var arguments = clientArguments
+        if let index = arguments.firstIndex(of: "--topic") { arguments.removeSubrange(index...(index + 1)) }
+        return arguments
     }
 
     /// Stops the mock (SIGINT) and returns its counters.

@@ -1,0 +1,176 @@
+import APNSMock
+import ArgumentParser
+import Foundation
+
+/// `apns-bulk mock`: runs the mock APNs server until SIGINT/SIGTERM (or `--duration`), then prints its counters.
+/// Wiring only: options, building the configuration (MockCommand+Configuration.swift), start, wait, stop.
+struct MockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock",
+        abstract: "Run a mock APNs server (HTTP/2 over TLS) that validates requests like APNs.",
+        discussion: """
+            Answers POST /3/device/<token> with APNs's statuses and reasons: checks headers, the provider token \
+            (ES256 JWT, verified with the configured public keys) or the client certificate, the topic, the \
+            payload and the device token. Starts every connection at 1 concurrent stream and raises the limit \
+            (SETTINGS_MAX_CONCURRENT_STREAMS) after the first authenticated request, as APNs does.
+
+            Device tokens ending in dead answer 410 Unregistered (with a timestamp), 0bad 400 BadDeviceToken, \
+            f0f0 400 DeviceTokenNotForTopic (--no-suffix-rules turns this off; --registry FILE lists tokens).
+
+            Without --cert, a throwaway CA and a certificate for 127.0.0.1, localhost and ::1 are generated at \
+            start-up: --write-ca FILE saves the CA so clients can trust it (curl --cacert FILE, \
+            apns-bulk send --ca-file FILE). Logs "apns-bulk mock listening on https://HOST:PORT" to stderr once \
+            listening; with --port-file the port is also written to a file (use it with port 0).
+
+            Faults (--fault, repeatable or comma-separated): 429=0.05, 500=every:100, 503=0.01, \
+            expired-token=every:1000, goaway=after:500, drop=0.001, latency=5ms, latency=2..20ms, \
+            lower-streams=after:100:to:10.
+
+            On exit prints the counters to stderr and writes them as JSON to --counters FILE.
+
+            Keys: each --key-id goes with the --team-id and the --key (.p8) or --public-key file in the same \
+            position; one --team-id serves every key. --key, --key-id and --team-id may also come from \
+            APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID. The sample TEST key (generated test material, see \
+            samples/keys/README.md) has key id TEST123456 and team id TEAMID1234.
+
+            EXAMPLES
+              apns-bulk mock --listen 127.0.0.1:0 --port-file port --write-ca mock-ca.pem \\
+                --key samples/keys/AuthKey_TEST123456.p8 --key-id TEST123456 --team-id TEAMID1234 \\
+                --topic com.example.app --counters counters.json
+              curl --http2 --cacert mock-ca.pem -H "authorization: bearer $(apns-bulk token ...)" \\
+                -H "apns-topic: com.example.app" -d '{"aps":{"alert":"hi"}}' \\
+                https://127.0.0.1:$(cat port)/3/device/<hex token>
+              apns-bulk mock --public-key samples/keys/AuthKey_TEST123456.pub.pem --key-id TEST123456 \\
+                --team-id TEAMID1234 --fault 429=0.05,goaway=after:500 --duration 60
+
+            EXIT STATUS
+              0  stopped by SIGINT/SIGTERM or after --duration
+              1  could not start (unreadable key, certificate or registry, address in use)
+             64  usage error
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
+    var listen = "127.0.0.1:2197"
+
+    @Option(help: ArgumentHelp("Server certificate chain (PEM, leaf first). Default: generated.", valueName: "file"))
+    var cert: String?
+
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The --cert private key (PEM).", valueName: "file"))
+    var certKey: String?
+
+    @Option(name: .customLong("write-ca"), help: ArgumentHelp("Write the generated CA certificate (PEM) here.", valueName: "file"))
+    var writeCA: String?
+
+    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port here once listening.", valueName: "file"))
+    var portFile: String?
+
+    @Option(name: .customLong("key-id"), help: ArgumentHelp("A provider key id (kid) to accept; repeatable.", valueName: "id"))
+    var keyIDs: [String] = []
+
+    @Option(name: .customLong("team-id"), help: ArgumentHelp("The team id (iss) of each --key-id; repeatable.", valueName: "id"))
+    var teamIDs: [String] = []
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("A .p8 key whose public half verifies tokens; repeatable.", valueName: "file"))
+    var keyFiles: [String] = []
+
+    @Option(name: .customLong("public-key"), help: ArgumentHelp("A public key PEM that verifies tokens; repeatable.", valueName: "file"))
+    var publicKeyFiles: [String] = []
+
+    @Option(name: .customLong("topic"), help: ArgumentHelp("A bundle id clients may push to; repeatable. Default: any.", valueName: "bundle-id"))
+    var topics: [String] = []
+
+    @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS after authentication.")
+    var maxStreams = 1000
+
+    @Option(name: .customLong("initial-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS before authentication.")
+    var initialStreams = 1
+
+    @Flag(help: "Development (sandbox) environment: 200 answers carry apns-unique-id.")
+    var development = false
+
+    @Option(help: ArgumentHelp("Token registry file (unregistered, expired, wrong-topic, bad entries).", valueName: "file"))
+    var registry: String?
+
+    @Flag(name: .customLong("no-suffix-rules"), help: "Do not treat tokens ending in dead, 0bad, f0f0 specially.")
+    var noSuffixRules = false
+
+    @Option(name: .customLong("fault"), help: ArgumentHelp("A fault to inject; repeatable (see above).", valueName: "spec"))
+    var faults: [String] = []
+
+    @Option(help: "Seed of the fault and id generator (runs with the same seed inject the same faults).")
+    var seed: UInt64?
+
+    @Option(name: .customLong("client-ca"), help: ArgumentHelp("Accept client certificates issued by this CA (PEM).", valueName: "file"))
+    var clientCA: String?
+
+    @Option(name: .customLong("counters"), help: ArgumentHelp("Write the counters as JSON here on exit.", valueName: "file"))
+    var countersFile: String?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    mutating func validate() throws {
+        try validateOptions()
+    }
+
+    func run() throws {
+        let server: MockServer
+        do {
+            server = try MockServer.start(
+                configuration: try makeConfiguration(), tls: tlsOptions(), host: listenAddress.host, port: listenAddress.port
+            )
+        } catch {
+            Self.log("Error: \(error)")
+            throw ExitStatus.failure.code
+        }
+        do {
+            if let writeCA, let pem = server.caPEM { try Self.writeAtomically(pem, to: writeCA) }
+            if let portFile { try Self.writeAtomically("\(server.port)\n", to: portFile) }
+        } catch {
+            server.stop()
+            Self.log("Error: \(error)")
+            throw ExitStatus.failure.code
+        }
+        Self.log("apns-bulk mock listening on \(server.url)")
+        waitForStop()
+        let counters = server.stop()
+        Self.log(counters.summary, newline: false)
+        if let countersFile {
+            do {
+                try Self.writeAtomically(counters.json + "\n", to: countersFile)
+            } catch {
+                Self.log("Error: cannot write counters to \(countersFile): \(error)")
+                throw ExitStatus.failure.code
+            }
+        }
+    }
+
+    /// Blocks until SIGINT or SIGTERM arrives (dispatch signal sources, not a signal handler) or `--duration`
+    /// has passed.
+    private func waitForStop() {
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        if let duration {
+            _ = stop.wait(timeout: .now() + duration)
+        } else {
+            stop.wait()
+        }
+        sources.forEach { $0.cancel() }
+    }
+
+    static func log(_ line: String, newline: Bool = true) {
+        FileHandle.standardError.write(Data((newline ? line + "\n" : line).utf8))
+    }
+
+    /// Writes through a temporary file and a rename, so a script polling for the file never reads half of it.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}

@@ -1,0 +1,244 @@
+import APNSCore
+import APNSCrypto
+import APNSTransport
+import Foundation
+import Testing
+@testable import APNSMock
+
+/// A minimal HTTP/2 client on its own event loop (the transport's TLS connection and client session, nothing of
+/// the pool), recording every frame-level fact a test needs: the stream limits the server announced, answers,
+/// failed streams, the GOAWAY and how the connection ended.
+final class MockServerRawClient: TLSConnectionDelegate {
+    struct Answer {
+        let streamID: Int32
+        let status: Int
+        let body: String
+    }
+
+    let loop: EventLoop
+    let session: HTTP2ClientSession
+    private(set) var connection: TLSConnection?
+    private(set) var limits: [Int] = []
+    private(set) var answers: [UInt64: Answer] = [:]
+    private(set) var answerOrder: [UInt64] = []
+    private(set) var failures: [UInt64: HTTP2StreamFailure] = [:]
+    private(set) var goaway: HTTP2Goaway?
+    private(set) var goawayDebugData = ""
+    private(set) var isClosed = false
+    private(set) var closeError: TransportError?
+    private var output: [UInt8] = []
+    private var nextTag: UInt64 = 0
+
+    init(port: Int, caPEM: String, identity: TLSIdentity? = nil, assumedPeerLimit: Int = 1) throws {
+        loop = try EventLoop()
+        session = try HTTP2ClientSession(configuration: HTTP2ClientConfiguration(assumedPeerMaxConcurrentStreams: assumedPeerLimit))
+        let context = try TLSClientContext(TLSClientConfiguration(trustRoots: .pem(caPEM), identity: identity))
+        connection = TLSConnection.connect(host: "127.0.0.1", port: port, context: context, loop: loop, delegate: self)
+    }
+
+    deinit {
+        connection?.abort()
+    }
+
+    /// Submits a POST to `/3/device/<token>`; returns its tag.
+    @discardableResult
+    func send(token: String = MockServerFixture.goodToken, authorization: String?, topic: String? = MockServerFixture.topic)
+        throws -> UInt64 {
+        var fields = HTTP2HeaderFieldList()
+        fields.append(name: ":method", value: "POST")
+        fields.append(name: ":scheme", value: "https")
+        fields.append(name: ":path", value: "/3/device/\(token)")
+        fields.append(name: ":authority", value: "127.0.0.1")
+        if let authorization { fields.append(name: "authorization", value: authorization) }
+        if let topic { fields.append(name: "apns-topic", value: topic) }
+        nextTag += 1
+        try session.submitRequest(block: nil, fields: fields, body: Array(MockServerFixture.payload.utf8), tag: nextTag)
+        pushOutput()
+        return nextTag
+    }
+
+    var finishedCount: Int { answers.count + failures.count }
+
+    /// Runs the loop until `done` or `seconds` pass.
+    func spin(seconds: Double = 10, until done: () -> Bool) {
+        let deadline = EventLoopInstant.now().advanced(bySeconds: seconds)
+        while !done() && EventLoopInstant.now() < deadline { loop.runOnce(timeout: 0.05) }
+    }
+
+    private func pushOutput() {
+        session.produceOutput(into: &output)
+        guard !output.isEmpty, let connection else { return }
+        connection.write(output)
+        output.removeAll(keepingCapacity: true)
+        connection.flush()
+    }
+
+    private func record() {
+        session.drainEvents { event in
+            switch event {
+            case .response(let response):
+                answers[response.tag] = Answer(
+                    streamID: response.streamID, status: response.status, body: String(decoding: response.body, as: UTF8.self)
+                )
+                answerOrder.append(response.tag)
+            case .streamFailed(let tag, _, let failure):
+                failures[tag] = failure
+            case .goawayReceived(let received):
+                goaway = received
+                goawayDebugData = String(decoding: received.debugData, as: UTF8.self)
+            case .remoteSettingsChanged(let limit):
+                limits.append(limit)
+            case .pingAcknowledged, .connectionError:
+                break
+            }
+        }
+    }
+
+    func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo) {
+        pushOutput()
+    }
+
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
+        session.receive(bytes)
+        record()
+        pushOutput()
+    }
+
+    func tlsConnectionDidDrainOutput(_ connection: TLSConnection) {
+        pushOutput()
+    }
+
+    func tlsConnection(_ connection: TLSConnection, didCloseWith error: TransportError?) {
+        isClosed = true
+        closeError = error
+        session.connectionClosed()
+        record()
+    }
+}
+
+@Suite("Mock server stream limits and connection actions")
+struct MockServerStreamTests {
+    @Test("the stream limit starts at 1 and is raised by the first authenticated request, not by a rejected one")
+    func limitStartsAtOneAndIsRaised() throws {
+        let fixture = try MockServerFixture { $0.maxConcurrentStreams = 700 }
+        let stranger = try MockServerFixture()
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        client.spin { !client.limits.isEmpty }
+        #expect(client.limits.first == 1)
+
+        let rejected = try client.send(authorization: stranger.authorization)
+        client.spin { client.answers[rejected] != nil }
+        #expect(client.answers[rejected]?.status == 403)
+        #expect(!client.limits.contains(700))
+        #expect(client.session.streamSlots.limit == 1)
+
+        let accepted = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[accepted] != nil && client.limits.last == 700 }
+        #expect(client.answers[accepted]?.status == 200)
+        #expect(client.limits.last == 700)
+        #expect(client.session.availableStreamSlots == 700)
+
+        // 300 streams at once: all served on the raised limit.
+        let tags = try (0..<300).map { _ in try client.send(authorization: fixture.authorization) }
+        client.spin { client.finishedCount == 302 }
+        #expect(tags.allSatisfy { client.answers[$0]?.status == 200 })
+        let counters = fixture.server.counters()
+        #expect(counters.streamLimitRaises == 1)
+        #expect(counters.byStatus == [200: 301, 403: 1])
+    }
+
+    @Test("streams opened before the client saw the initial limit are served (default) or refused (.immediately)",
+          arguments: [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
+    func earlyBurst(enforcement: MockServer.InitialLimitEnforcement) throws {
+        let fixture = try MockServerFixture(enforcement: enforcement)
+        // The client assumes 10 streams until the server's SETTINGS arrive, and sends 5 with the handshake.
+        let client = try MockServerRawClient(
+            port: fixture.server.port, caPEM: try #require(fixture.server.caPEM), assumedPeerLimit: 10
+        )
+        let tags = try (0..<5).map { _ in try client.send(authorization: fixture.authorization) }
+        client.spin { client.finishedCount == 5 }
+        let served = tags.filter { client.answers[$0]?.status == 200 }.count
+        let refused = tags.filter { client.failures[$0] == .refused }.count
+        switch enforcement {
+        case .onceAcknowledged:
+            #expect(served == 5)
+        case .immediately:
+            #expect(served == 1)
+            #expect(refused == 4)
+        }
+        #expect(client.limits.first == 1)
+        #expect(fixture.server.counters().requests == served)  // refused streams never reach the validator
+    }
+
+    @Test("goaway=after:3 answers 3 streams, sends GOAWAY Shutdown with the last one, then closes cleanly")
+    func goaway() throws {
+        let fixture = try MockServerFixture { $0.faults = try FaultPlan(parsing: ["goaway=after:3"]) }
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        let first = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[first] != nil && client.session.availableStreamSlots > 1 }
+        let rest = try (0..<9).map { _ in try client.send(authorization: fixture.authorization) }
+        client.spin { client.finishedCount == 10 && client.isClosed }
+
+        let goaway = try #require(client.goaway)
+        #expect(goaway.errorCode == .noError)
+        #expect(client.goawayDebugData == #"{"reason":"Shutdown"}"#)
+        #expect(goaway.reason == .shutdown)
+        let answered = ([first] + rest).filter { client.answers[$0]?.status == 200 }
+        #expect(answered.count == 3)
+        #expect(goaway.lastStreamID == answered.compactMap { client.answers[$0]?.streamID }.max())
+        #expect(rest.filter { client.failures[$0]?.isSafeToResend == true }.count == 7)
+        #expect(client.isClosed)
+        #expect(client.closeError == nil)  // close_notify, not a dropped socket
+        #expect(fixture.server.counters().goaways == 1)
+    }
+
+    @Test("drop=after:2 closes the socket without an answer, a GOAWAY or close_notify")
+    func drop() throws {
+        let fixture = try MockServerFixture { $0.faults = try FaultPlan(parsing: ["drop=after:2"]) }
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        let first = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[first] != nil && client.session.availableStreamSlots > 1 }
+        let second = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[second] != nil }
+        let third = try client.send(authorization: fixture.authorization)
+        client.spin { client.isClosed }
+        #expect(client.answers[second]?.status == 200)
+        #expect(client.answers[third] == nil)
+        #expect(client.failures[third] == .connectionClosed)
+        #expect(client.goaway == nil)
+        #expect(client.closeError != nil)
+        let counters = fixture.server.counters()
+        #expect(counters.drops == 1)
+        #expect(counters.answered == 2)
+        #expect(fixture.server.openConnectionCount() == 0)
+    }
+
+    @Test("latency=40ms holds every answer back and keeps them in request order")
+    func latency() throws {
+        let fixture = try MockServerFixture { $0.faults = try FaultPlan(parsing: ["latency=40ms"]) }
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        let first = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[first] != nil && client.session.availableStreamSlots > 1 }
+        let start = EventLoopInstant.now()
+        let tags = try (0..<20).map { _ in try client.send(authorization: fixture.authorization) }
+        client.spin { client.finishedCount == 21 }
+        #expect(EventLoopInstant.now().seconds(since: start) >= 0.04)
+        #expect(client.answerOrder == [first] + tags)
+        #expect(tags.allSatisfy { client.answers[$0]?.status == 200 })
+        #expect(fixture.server.counters().delayedAnswers == 21)
+    }
+
+    @Test("lower-streams=after:2:to:5 lowers the announced limit after the second answer")
+    func lowerStreams() throws {
+        let fixture = try MockServerFixture { $0.faults = try FaultPlan(parsing: ["lower-streams=after:2:to:5"]) }
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        let first = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[first] != nil && client.session.availableStreamSlots > 1 }
+        let second = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[second] != nil && client.limits.last == 5 }
+        #expect(client.limits.first == 1)
+        #expect(client.limits.contains(1000))
+        #expect(client.limits.last == 5)
+        #expect(fixture.server.counters().streamLimitLowerings == 1)
+    }
+}

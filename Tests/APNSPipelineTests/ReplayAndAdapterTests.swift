@@ -1,0 +1,95 @@
+import APNSCore
+import Foundation
+import Testing
+@testable import APNSPipeline
+
+@Suite("Replay and the dispatcher adapters")
+struct ReplayAndAdapterTests {
+    typealias Support = PipelineTestSupport
+
+    private func notification(_ index: Int, payload: String = #"{"aps":{"alert":"x"}}"#) throws -> APNSCore.Notification {
+        APNSCore.Notification(
+            token: try DeviceToken(parsing: Support.token(index)), topic: Support.defaultTopic, pushType: .alert,
+            payload: Array(payload.utf8)
+        )
+    }
+
+    @Test("replay reads back exactly the retryable, not-sent and in-doubt records, keyed by result file and line")
+    func replay() throws {
+        let directory = try Support.temporaryDirectory()
+        let path = directory.appendingPathComponent("run1.ndjson").path
+        let writer = try ResultWriter(path: path, format: .ndjson, mode: .create)
+        for (index, outcome) in RecordOutcome.allCases.enumerated() {
+            try writer.write(ResultRecord(file: "campaign.ndjson", line: 100 + index, notification: try notification(index), outcome: outcome, attempts: 1))
+        }
+        try writer.write(ResultRecord(file: "campaign.ndjson", line: 200, token: "zz", topic: "com.example.app", outcome: .retryable))
+        try writer.flush()
+        let csvPath = directory.appendingPathComponent("run2.csv").path
+        let csvWriter = try ResultWriter(path: csvPath, format: .csv, mode: .create)
+        try csvWriter.write(ResultRecord(file: "c.csv", line: 5, notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}"), outcome: .inDoubt))
+        try csvWriter.flush()
+
+        let reader = ReplayReader(paths: [path, csvPath])
+        var records: [CampaignRecord] = []
+        var origins: [Int] = []
+        while let record = try reader.next() {
+            records.append(record)
+            origins.append(reader.lastResult?.line ?? 0)
+        }
+        let replayable = RecordOutcome.allCases.enumerated().filter { $0.element.isReplayable }.map(\.offset)
+        #expect(origins == replayable.map { 100 + $0 } + [200, 5])
+        #expect(records.map(\.source) == Array(repeating: 0, count: replayable.count + 1) + [1])
+        #expect(records.map(\.line) == replayable.map { $0 + 1 } + [RecordOutcome.allCases.count + 1, 2])
+        for (record, index) in zip(records, replayable) {
+            #expect(record.notification == (try notification(index)))
+        }
+        #expect(records[replayable.count].code == .payloadMissing)
+        #expect(records[replayable.count].tokenText == "zz")
+        #expect(records.last?.notification?.payload == Array("{\"a\":\"x,\\\"y\\\"\"}".utf8))
+    }
+
+    @Test("the campaign reader is a dispatch record source; the sink writes results and journal, results first")
+    func adapters() throws {
+        let directory = try Support.temporaryDirectory()
+        let input = try Support.write(#"{"token":"\#(Support.token(1))","payload":{"a":1}}"# + "\n" + #"{"token":"abc"}"# + "\n", to: "in.ndjson", in: directory)
+        let source: any DispatchRecordSource = CampaignReader(inputs: [CampaignInput(path: input)], options: CampaignReaderOptions(defaults: Support.defaults))
+        let first = try #require(try source.nextRecord())
+        let second = try #require(try source.nextRecord())
+        #expect(try source.nextRecord() == nil)
+        #expect(first.key == DispatchKey(fileIndex: 0, line: 1))
+        guard case .notification(let sent) = first.content else {
+            Issue.record("first record should be valid")
+            return
+        }
+        guard case .invalid(let error, let tokenText, _) = second.content else {
+            Issue.record("second record should be invalid")
+            return
+        }
+        #expect(error.code == .tokenOddLength && tokenText == "abc")
+
+        let results = MemoryByteSink()
+        let journal = MemoryByteSink()
+        let sink = ResultFileSink(writer: ResultWriter(sink: results, format: .ndjson), journal: SendJournal(sink: journal), inputPaths: [input])
+        try sink.journalSent(first.key)
+        try sink.write(DispatchResult(key: first.key, outcome: .retryable, token: sent.token.hex, topic: sent.topic.value, status: 503, reason: "ServiceUnavailable", attempts: 3, notification: sent))
+        try sink.journalRetryable(first.key)
+        #expect(results.bytes.isEmpty && journal.bytes.isEmpty)
+        try sink.flush()
+        #expect(journal.text == "s 0 1\nr 0 1\n")
+        let reader = try ResultReader(source: MemoryByteSource(results.bytes), name: "r")
+        let line = try #require(try reader.next())
+        #expect(line.file == input && line.line == 1 && line.outcome == .retryable && line.attempts == 3)
+        #expect(try line.replayNotification() == sent)
+    }
+
+    @Test("a payload that is not a JSON object is kept as a string, invalid UTF-8 replaced")
+    func invalidUTF8Payload() throws {
+        let sink = MemoryByteSink()
+        let writer = ResultWriter(sink: sink, format: .ndjson)
+        try writer.write(ResultRecord(file: "f", line: 1, outcome: .notSent, payload: [0x61, 0xFF, 0x22, 0x0A]))
+        try writer.flush()
+        #expect(sink.text.contains(#""payload":"a\#u{FFFD}\"\n"}"#))
+        let reader = try ResultReader(source: MemoryByteSource(sink.bytes), name: "r")
+        #expect(try reader.next()?.payload == Array("a\u{FFFD}\"\n".utf8))
+    }
+}
