@@ -12,7 +12,9 @@ struct MockCommand: ParsableCommand {
             Answers POST /3/device/<token> with APNs's statuses and reasons: checks headers, the provider token \
             (ES256 JWT, verified with the configured public keys) or the client certificate, the topic, the \
             payload and the device token. Starts every connection at 1 concurrent stream and raises the limit \
-            (SETTINGS_MAX_CONCURRENT_STREAMS) after the first authenticated request, as APNs does.
+            (SETTINGS_MAX_CONCURRENT_STREAMS) after the first authenticated request, as APNs does. Streams a client \
+            opens before it has acknowledged that first limit are served (RFC 9113 6.5.3), unless \
+            --strict-initial-streams refuses them (REFUSED_STREAM) to test a client's resending.
 
             Device tokens ending in dead answer 410 Unregistered (with a timestamp), 0bad 400 BadDeviceToken, \
             f0f0 400 DeviceTokenNotForTopic (--no-suffix-rules turns this off; --registry FILE lists tokens).
@@ -86,6 +88,12 @@ struct MockCommand: ParsableCommand {
     @Option(name: .customLong("initial-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS before authentication.")
     var initialStreams = 1
 
+    @Flag(
+        name: .customLong("strict-initial-streams"),
+        help: "Refuse streams over --initial-streams even when opened before the client saw the limit."
+    )
+    var strictInitialStreams = false
+
     @Flag(help: "Development (sandbox) environment: 200 answers carry apns-unique-id.")
     var development = false
 
@@ -118,7 +126,8 @@ struct MockCommand: ParsableCommand {
         let server: MockServer
         do {
             server = try MockServer.start(
-                configuration: try makeConfiguration(), tls: tlsOptions(), host: listenAddress.host, port: listenAddress.port
+                configuration: try makeConfiguration(), tls: tlsOptions(), host: listenAddress.host, port: listenAddress.port,
+                initialLimitEnforcement: strictInitialStreams ? .immediately : .onceAcknowledged
             )
         } catch {
             Self.log("Error: \(error)")

@@ -1,6 +1,7 @@
 /// Opens the files a run appends to (results, journal), and on resume cuts off a torn last line: after a
 /// `kill -9` the last line may lack its end, and a new line must never be glued onto it.
 public enum AppendOnlyFile {
+    /// How to open: start empty, or continue.
     public enum Mode: Sendable, Hashable {
         /// Start empty (the file is created or truncated).
         case create
@@ -8,6 +9,7 @@ public enum AppendOnlyFile {
         case append
     }
 
+    /// An opened file, whether it is empty, and how much of a torn tail was cut.
     struct Opened {
         let file: POSIXFile
         let isEmpty: Bool

@@ -12,6 +12,7 @@
 public final class CSVReader {
     /// One record: where it starts, how many fields it has, and what is wrong with it, if anything.
     public struct Record: Hashable, Sendable {
+        /// What can be wrong with one record.
         public enum Problem: Hashable, Sendable {
             /// A quoted field was still open at the end of the input.
             case unterminatedQuote

@@ -2,6 +2,7 @@
 /// into its own buffer and says when the record is complete. A plain struct so the byte loop runs on local state
 /// (no exclusivity checks per byte) and can be tested on its own.
 struct CSVStateMachine {
+    /// Where in a record the machine is.
     private enum State {
         case fieldStart, unquoted, quoted, closingQuote, carriageReturn
     }

@@ -27,6 +27,7 @@ public final class CampaignReader {
         case csv(OpenCSVFile)
     }
 
+    /// An open NDJSON input: its line reader and its parser.
     private final class OpenNDJSONFile {
         let index: Int
         let lines: LineReader
@@ -38,6 +39,7 @@ public final class CampaignReader {
         }
     }
 
+    /// An open CSV input: its reader and the parser made from its header.
     private final class OpenCSVFile {
         let index: Int
         let reader: CSVReader

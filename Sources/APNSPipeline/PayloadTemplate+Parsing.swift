@@ -1,6 +1,7 @@
 import APNSCore
 
 extension PayloadTemplate {
+    /// A template split up: literal bytes, placeholders, variable names.
     struct Parsed {
         var literal: [UInt8] = []
         var placeholders: [Placeholder] = []

@@ -23,6 +23,7 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let inputsInvalid = Kind(.inputsInvalid)
     }
 
+    /// The kinds, with their short stable descriptions.
     fileprivate enum Code: String, Hashable, Sendable {
         case openFailed = "cannot open file"
         case readFailed = "read failed"

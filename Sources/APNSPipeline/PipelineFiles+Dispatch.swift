@@ -21,12 +21,6 @@ extension CampaignReader: DispatchRecordSource {
     }
 }
 
-extension ReplayReader: DispatchRecordSource {
-    public func nextRecord() throws -> DispatchRecord? {
-        try next()?.dispatchRecord
-    }
-}
-
 extension ResumeState {
     /// What the earlier run knew of a record.
     public func status(_ key: DispatchKey) -> ResumeStatus {

@@ -66,6 +66,7 @@ extension ResultRecord {
 
 /// The raw values of one result line's known fields, by `ResultRecord.fieldNames` position.
 struct ResultFieldValues {
+    /// A field as read: text (a JSON string or object, a CSV cell) or a JSON number.
     enum Value {
         case text([UInt8])
         case number([UInt8])

@@ -58,6 +58,7 @@ public final class SendJournal {
 
     /// One journal line.
     public struct Entry: Hashable, Sendable {
+        /// Sent, or answered retryable.
         public enum Kind: Hashable, Sendable {
             case sent
             case retryable

@@ -27,7 +27,8 @@ struct MockServerLoadTests {
         let fixture = try MockServerFixture()
         let urls = [MockServerFixture.goodToken, MockServerFixture.deadToken, MockServerFixture.badToken].map { fixture.url(token: $0) }
         let run = try fixture.h2load(requests: 600, clients: 2, streams: 50, urls: urls)
-        #expect(run.succeeded == 600, "\(run.output)")
+        #expect(run.succeeded + run.failed == 600, "\(run.output)")  // h2load counts only 2xx as succeeded
+        #expect(run.errored == 0)
         #expect(run.status("2xx") == 200)
         #expect(run.status("4xx") == 400)
         let counters = fixture.server.counters()
@@ -36,15 +37,6 @@ struct MockServerLoadTests {
         #expect(counters.byStatus == [200: 200, 410: 200, 400: 200])
         #expect(counters.byReason == ["Unregistered": 200, "BadDeviceToken": 200])
         #expect(counters.json.contains(#""by_status":{"200":200,"400":200,"410":200}"#))
-    }
-
-    @Test("with the initial limit enforced immediately, h2load's opening burst is refused")
-    func immediateLimitRefusesBurst() throws {
-        let fixture = try MockServerFixture(enforcement: .immediately)
-        let run = try fixture.h2load(requests: 200, clients: 1, streams: 100)
-        #expect(run.errored > 0, "\(run.output)")
-        #expect(run.succeeded + run.failed == 200)
-        #expect(fixture.server.counters().requests == run.succeeded)
     }
 
     @Test("goaway=after:50: h2load's connection ends after exactly 50 answers")
@@ -74,7 +66,7 @@ struct MockServerLoadTests {
     func faultAnswers() throws {
         let fixture = try MockServerFixture { $0.faults = try FaultPlan(parsing: ["429=every:2"]) }
         let run = try fixture.h2load(requests: 100, clients: 1, streams: 10)
-        #expect(run.succeeded == 100, "\(run.output)")
+        #expect(run.errored == 0, "\(run.output)")
         #expect(run.status("2xx") == 50)
         #expect(run.status("4xx") == 50)
         let counters = fixture.server.counters()

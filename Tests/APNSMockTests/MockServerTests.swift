@@ -151,8 +151,8 @@ enum ToolProcess {
         let directory = FileManager.default.temporaryDirectory
         let stdoutURL = directory.appendingPathComponent("tool-\(UUID().uuidString).out")
         let stderrURL = directory.appendingPathComponent("tool-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: stdoutURL)
             try? FileManager.default.removeItem(at: stderrURL)

@@ -14,8 +14,8 @@ struct ReplayAndAdapterTests {
         )
     }
 
-    @Test("replay reads back exactly the retryable, not-sent and in-doubt records, keyed by result file and line")
-    func replay() throws {
+    @Test("result lines alone rebuild the notifications of retryable, not-sent and in-doubt records, NDJSON and CSV")
+    func replayFromResults() throws {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("run1.ndjson").path
         let writer = try ResultWriter(path: path, format: .ndjson, mode: .create)
@@ -29,23 +29,26 @@ struct ReplayAndAdapterTests {
         try csvWriter.write(ResultRecord(file: "c.csv", line: 5, notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}"), outcome: .inDoubt))
         try csvWriter.flush()
 
-        let reader = ReplayReader(paths: [path, csvPath])
-        var records: [CampaignRecord] = []
-        var origins: [Int] = []
-        while let record = try reader.next() {
-            records.append(record)
-            origins.append(reader.lastResult?.line ?? 0)
+        var rebuilt: [(line: Int, resultLine: Int, notification: APNSCore.Notification?, error: InputError?)] = []
+        for file in [path, csvPath] {
+            let reader = try ResultReader(path: file)
+            while let result = try reader.next() {
+                guard result.outcome.isReplayable else { continue }
+                do {
+                    rebuilt.append((result.line, reader.lineNumber, try result.replayNotification(), nil))
+                } catch {
+                    rebuilt.append((result.line, reader.lineNumber, nil, error))
+                }
+            }
         }
         let replayable = RecordOutcome.allCases.enumerated().filter { $0.element.isReplayable }.map(\.offset)
-        #expect(origins == replayable.map { 100 + $0 } + [200, 5])
-        #expect(records.map(\.source) == Array(repeating: 0, count: replayable.count + 1) + [1])
-        #expect(records.map(\.line) == replayable.map { $0 + 1 } + [RecordOutcome.allCases.count + 1, 2])
-        for (record, index) in zip(records, replayable) {
-            #expect(record.notification == (try notification(index)))
+        #expect(rebuilt.map(\.line) == replayable.map { 100 + $0 } + [200, 5])
+        #expect(rebuilt.map(\.resultLine) == replayable.map { $0 + 1 } + [RecordOutcome.allCases.count + 1, 2])
+        for (entry, index) in zip(rebuilt, replayable) {
+            #expect(entry.notification == (try notification(index)))
         }
-        #expect(records[replayable.count].code == .payloadMissing)
-        #expect(records[replayable.count].tokenText == "zz")
-        #expect(records.last?.notification?.payload == Array("{\"a\":\"x,\\\"y\\\"\"}".utf8))
+        #expect(rebuilt[replayable.count].error?.code == .payloadMissing)
+        #expect(rebuilt.last?.notification?.payload == Array("{\"a\":\"x,\\\"y\\\"\"}".utf8))
     }
 
     @Test("the campaign reader is a dispatch record source; the sink writes results and journal, results first")
