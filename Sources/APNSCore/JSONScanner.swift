@@ -222,26 +222,8 @@ public struct JSONScanner {
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).
     private func skipUTF8Sequence(at index: Int, end: Int) throws(JSONSyntaxError) -> Int {
-        let lead = bytes[index]
-        let length: Int
-        var lowest: UInt8 = 0x80
-        var highest: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lowest = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; highest = 0x9F
-        case 0xF0: length = 4; lowest = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; highest = 0x8F
-        default: throw JSONSyntaxError(offset: index, message: "invalid UTF-8")
-        }
-        guard index + length <= end else { throw JSONSyntaxError(offset: index, message: "truncated UTF-8") }
-        let second = bytes[index + 1]
-        guard second >= lowest, second <= highest else { throw JSONSyntaxError(offset: index, message: "invalid UTF-8") }
-        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 {
-            throw JSONSyntaxError(offset: index, message: "invalid UTF-8")
-        }
+        let length = UTF8Validation.sequenceLength(bytes, at: index, end: end)
+        guard length > 0 else { throw JSONSyntaxError(offset: index, message: "invalid UTF-8") }
         return index + length
     }
 

@@ -1,8 +1,8 @@
-/// Checks UTF-8 the way JSON needs it (no overlong forms, no surrogates, nothing above U+10FFFF), for CSV fields
-/// and for finding where a line that is not valid JSON stops being valid UTF-8.
-enum UTF8Validation {
+/// Checks UTF-8 the way JSON needs it (no overlong forms, no surrogates, nothing above U+10FFFF): for strings
+/// inside JSON, CSV fields, and finding where a line stops being valid UTF-8.
+public enum UTF8Validation {
     /// The offset of the first byte that starts an invalid sequence in `bytes[range]`, or nil if all is valid.
-    static func firstInvalidByte(_ bytes: [UInt8], in range: Range<Int>) -> Int? {
+    public static func firstInvalidByte(_ bytes: [UInt8], in range: Range<Int>) -> Int? {
         var index = range.lowerBound
         while index < range.upperBound {
             if bytes[index] < 0x80 {
@@ -17,7 +17,7 @@ enum UTF8Validation {
     }
 
     /// The length of the valid multi-byte sequence starting at `index`, or 0 if it is invalid or truncated.
-    static func sequenceLength(_ bytes: [UInt8], at index: Int, end: Int) -> Int {
+    public static func sequenceLength(_ bytes: [UInt8], at index: Int, end: Int) -> Int {
         let lead = bytes[index]
         let length: Int
         var lowest: UInt8 = 0x80
