@@ -10,7 +10,8 @@ import Foundation
 ///     // trust server.caPEM, connect to 127.0.0.1:server.port
 ///     let counters = server.stop()
 ///
-/// Every method may be called from any thread except the server's own loop thread.
+/// Every method may be called from any thread except the server's own loop thread (nor may the last reference be
+/// released there: releasing the server stops it and waits for its thread).
 public final class MockServer: Sendable {
     /// The address the server listens on, with the real port when port 0 was asked for.
     public let address: SocketAddress

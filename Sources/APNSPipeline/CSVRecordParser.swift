@@ -78,7 +78,7 @@ public struct CSVRecordParser {
         }
     }
 
-    private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields) throws(InputError) -> Notification {
+    private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
         switch record.problem {
         case .tooLong?:
             throw InputError(.recordTooLong, "record is longer than \(reader.maximumRecordLength) bytes")

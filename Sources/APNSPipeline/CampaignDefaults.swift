@@ -4,7 +4,7 @@ import APNSCore
 ///
 /// `topic` is the app's bundle id (or a full topic): a record without a topic gets it with the suffix its push
 /// type needs appended (`com.example.app` + `voip` → `com.example.app.voip`; a topic that already ends in the
-/// suffix is kept). A record without a priority gets `priority`, or else `Notification.defaultPriority(for:)`
+/// suffix is kept). A record without a priority gets `priority`, or else `PushNotification.defaultPriority(for:)`
 /// (5 for background pushes, otherwise no header, which APNs reads as 10).
 public struct CampaignDefaults: Sendable, Hashable {
     public var topic: Topic?
@@ -37,6 +37,6 @@ public struct CampaignDefaults: Sendable, Hashable {
 
     /// The priority for a record that names none.
     public func priority(for pushType: PushType) -> Priority? {
-        priority ?? Notification.defaultPriority(for: pushType)
+        priority ?? PushNotification.defaultPriority(for: pushType)
     }
 }

@@ -5,8 +5,8 @@ import APNSCore
 public struct CampaignRecord: Sendable {
     /// What the record holds.
     public enum Content: Sendable {
-        /// Valid: every header value and the payload checked (`Notification.validate()` passes).
-        case notification(Notification)
+        /// Valid: every header value and the payload checked (`PushNotification.validate()` passes).
+        case notification(PushNotification)
         /// Invalid: not sent; the error's code is the result line's reason.
         case invalid(InputError)
     }
@@ -30,7 +30,7 @@ public struct CampaignRecord: Sendable {
     }
 
     /// The notification, for valid records.
-    public var notification: Notification? {
+    public var notification: PushNotification? {
         if case .notification(let notification) = content { return notification }
         return nil
     }

@@ -21,7 +21,7 @@ public struct DispatchKey: Hashable, Sendable, Comparable, CustomStringConvertib
 /// One input record as the dispatcher sees it: a notification ready to send, or why it cannot be sent.
 public struct DispatchRecord: Sendable {
     public enum Content: Sendable {
-        case notification(Notification)
+        case notification(PushNotification)
         /// The record is invalid; the token and topic text are echoed in its result line when they were readable.
         case invalid(InputError, tokenText: String?, topicText: String?)
     }
@@ -52,12 +52,12 @@ public struct DispatchResult: Sendable {
     public var timestamp: Int64?
     public var attempts: Int
     /// For outcomes `replay` sends again: the notification, so the result file alone is enough to replay it.
-    public var notification: Notification?
+    public var notification: PushNotification?
 
     public init(
         key: DispatchKey, outcome: RecordOutcome, token: String?, topic: String?, status: Int? = nil,
         reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil,
-        attempts: Int = 0, notification: Notification? = nil
+        attempts: Int = 0, notification: PushNotification? = nil
     ) {
         self.key = key
         self.outcome = outcome

@@ -15,7 +15,7 @@ public final class Dispatcher: PushTransportDelegate {
     let sink: any DispatchResultSink
     let transport: any PushTransport
     let scheduler: any DispatchScheduler
-    let isFirstOccurrence: (Notification) -> Bool
+    let isFirstOccurrence: (PushNotification) -> Bool
     let resumeStatus: (DispatchKey) -> ResumeStatus
 
     var inFlight: [UInt64: PendingSend] = [:]
@@ -50,7 +50,7 @@ public final class Dispatcher: PushTransportDelegate {
         sink: any DispatchResultSink,
         transport: any PushTransport,
         scheduler: any DispatchScheduler,
-        isFirstOccurrence: @escaping (Notification) -> Bool,
+        isFirstOccurrence: @escaping (PushNotification) -> Bool,
         resumeStatus: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh }
     ) {
         self.configuration = configuration

@@ -23,7 +23,7 @@ public struct DuplicateFilter: Sendable {
     }
 
     /// Records the notification's (token, topic) pair; true the first time it is seen.
-    public mutating func insert(_ notification: Notification) -> Bool {
+    public mutating func insert(_ notification: PushNotification) -> Bool {
         insert(token: notification.token, topic: notification.topic)
     }
 

@@ -37,7 +37,7 @@ public struct NDJSONRecordParser {
         }
     }
 
-    private mutating func parse(_ scanner: JSONScanner, range: Range<Int>, raw: inout RawHeaderFields) throws(InputError) -> Notification {
+    private mutating func parse(_ scanner: JSONScanner, range: Range<Int>, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
         let object: JSONScanner.Value
         do {
             object = try scanner.scanDocument(in: range)

@@ -26,8 +26,8 @@ struct NotificationHeaders {
     var collapseID: CollapseID?
     var apnsID: APNSID?
 
-    func notification(payload: [UInt8]) -> Notification {
-        Notification(
+    func notification(payload: [UInt8]) -> PushNotification {
+        PushNotification(
             token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
             collapseID: collapseID, apnsID: apnsID, payload: payload
         )

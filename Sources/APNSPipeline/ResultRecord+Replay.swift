@@ -3,13 +3,13 @@ import APNSCore
 extension ResultRecord {
     /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign
     /// record. The apns-id is reused when the line has one, so a replayed push keeps its identity.
-    public func replayNotification() throws(InputError) -> Notification {
+    public func replayNotification() throws(InputError) -> PushNotification {
         guard let token else { throw InputError(.tokenMissing, "result line has no token") }
         guard let topic else { throw InputError(.topicMissing, "result line has no topic") }
         guard let payload else {
             throw InputError(.payloadMissing, "result line has no payload (only lines of records not delivered carry one)")
         }
-        let notification = Notification(
+        let notification = PushNotification(
             token: try DeviceToken(parsing: token),
             topic: try Topic(validating: topic),
             pushType: pushType ?? .alert,

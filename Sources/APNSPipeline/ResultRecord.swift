@@ -68,7 +68,7 @@ public struct ResultRecord: Sendable, Hashable {
     /// file alone is enough to send the record again; a `delivered` line stays short. The apns-id is the
     /// answer's, or the one the notification was sent with.
     public init(
-        file: String, line: Int, notification: Notification, outcome: RecordOutcome, status: Int? = nil,
+        file: String, line: Int, notification: PushNotification, outcome: RecordOutcome, status: Int? = nil,
         reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil, attempts: Int = 0
     ) {
         self.init(

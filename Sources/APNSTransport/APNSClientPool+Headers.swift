@@ -22,7 +22,7 @@ extension APNSClientPool {
 
     /// Takes the first notification's topic and push type as the campaign's, so their header fields are laid out
     /// once and shared by every request that matches.
-    func adoptCampaign(_ notification: Notification) {
+    func adoptCampaign(_ notification: PushNotification) {
         guard let block = try? HTTP2HeaderBlock.apnsRequests(
             endpoint: configuration.endpoint, providerToken: token?.jwt, topic: notification.topic,
             pushType: notification.pushType)

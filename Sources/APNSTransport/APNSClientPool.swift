@@ -74,7 +74,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         return total
     }
 
-    public func submit(_ notification: Notification, tag: UInt64) {
+    public func submit(_ notification: PushNotification, tag: UInt64) {
         guard let index = pickConnection(), let connection = connections[index] else {
             fail(tag, .notSent("no connection has a free stream"))
             return

@@ -22,7 +22,7 @@ extension HTTP2HeaderFieldList {
     /// Replaces the list with one notification's per-request fields: `:path /3/device/<token>`, then `apns-id`,
     /// `apns-expiration`, `apns-priority` and `apns-collapse-id` when set, and `apns-topic` / `apns-push-type`
     /// unless the shared block carries them. Allocates nothing once the list has grown.
-    public mutating func setAPNSRequestFields(for notification: Notification, topicAndPushTypeInBlock: Bool) {
+    public mutating func setAPNSRequestFields(for notification: PushNotification, topicAndPushTypeInBlock: Bool) {
         removeAll()
         append(name: ":path", prefix: "/3/device/", value: notification.token.hexBytes)
         if !topicAndPushTypeInBlock {

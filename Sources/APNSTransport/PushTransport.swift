@@ -14,7 +14,7 @@ public protocol PushTransport: AnyObject {
     var freeSlots: Int { get }
 
     /// Starts one request. `tag` comes back with its outcome. Only called while `freeSlots > 0`.
-    func submit(_ notification: Notification, tag: UInt64)
+    func submit(_ notification: PushNotification, tag: UInt64)
 
     /// Writes what the submits since the last flush produced to the network.
     func flush()

@@ -58,7 +58,7 @@ struct PayloadRulesTests {
 
     @Test("background pushes default to priority 5")
     func backgroundDefault() {
-        #expect(Notification.defaultPriority(for: .background) == .powerAware)
-        #expect(Notification.defaultPriority(for: .alert) == nil)
+        #expect(PushNotification.defaultPriority(for: .background) == .powerAware)
+        #expect(PushNotification.defaultPriority(for: .alert) == nil)
     }
 }

@@ -64,7 +64,7 @@ final class FakeTransport: PushTransport {
     var latency = 0.01
     /// Decides the outcome of each send: token hex and how many times this token was sent before.
     var answer: (_ token: String, _ previousSends: Int) -> (PushOutcome, PushAnswer?)
-    private(set) var inFlight: [UInt64: Notification] = [:]
+    private(set) var inFlight: [UInt64: PushNotification] = [:]
     private var unflushed: [UInt64] = []
     private(set) var sends: [String: Int] = [:]
     private(set) var totalSends = 0
@@ -82,7 +82,7 @@ final class FakeTransport: PushTransport {
 
     var freeSlots: Int { closed ? 0 : max(0, capacity - inFlight.count) }
 
-    func submit(_ notification: Notification, tag: UInt64) {
+    func submit(_ notification: PushNotification, tag: UInt64) {
         precondition(freeSlots > 0, "submitted without a free slot")
         inFlight[tag] = notification
         unflushed.append(tag)
@@ -133,7 +133,7 @@ enum Fixture {
 
     static func record(_ line: Int, token: String, topic: String = topic) -> DispatchRecord {
         do {
-            let notification = Notification(
+            let notification = PushNotification(
                 token: try DeviceToken(parsing: token), topic: try Topic(validating: topic), pushType: .alert,
                 payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
             return DispatchRecord(key: DispatchKey(fileIndex: 0, line: line), content: .notification(notification))

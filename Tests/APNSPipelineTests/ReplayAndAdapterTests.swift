@@ -7,8 +7,8 @@ import Testing
 struct ReplayAndAdapterTests {
     typealias Support = PipelineTestSupport
 
-    private func notification(_ index: Int, payload: String = #"{"aps":{"alert":"x"}}"#) throws -> APNSCore.Notification {
-        APNSCore.Notification(
+    private func notification(_ index: Int, payload: String = #"{"aps":{"alert":"x"}}"#) throws -> APNSCore.PushNotification {
+        APNSCore.PushNotification(
             token: try DeviceToken(parsing: Support.token(index)), topic: Support.defaultTopic, pushType: .alert,
             payload: Array(payload.utf8)
         )
@@ -29,7 +29,7 @@ struct ReplayAndAdapterTests {
         try csvWriter.write(ResultRecord(file: "c.csv", line: 5, notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}"), outcome: .inDoubt))
         try csvWriter.flush()
 
-        var rebuilt: [(line: Int, resultLine: Int, notification: APNSCore.Notification?, error: InputError?)] = []
+        var rebuilt: [(line: Int, resultLine: Int, notification: APNSCore.PushNotification?, error: InputError?)] = []
         for file in [path, csvPath] {
             let reader = try ResultReader(path: file)
             while let result = try reader.next() {

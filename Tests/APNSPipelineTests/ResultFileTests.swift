@@ -9,7 +9,7 @@ struct ResultFileTests {
 
     /// One record of every outcome, with awkward text in every string field.
     static func sampleRecords() throws -> [ResultRecord] {
-        let notification = Notification(
+        let notification = PushNotification(
             token: try DeviceToken(parsing: Support.token(1)), topic: try Topic(validating: "com.example.app.voip"),
             pushType: .voip, priority: .powerAware, expiration: try Expiration(epochSeconds: 1_700_000_000),
             collapseID: try CollapseID(validating: "c,\"1\""), apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"),

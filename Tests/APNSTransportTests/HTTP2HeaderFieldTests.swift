@@ -27,7 +27,7 @@ struct HTTP2HeaderFieldTests {
 
     @Test("APNs per-request fields from a notification")
     func apnsFields() throws {
-        let notification = Notification(
+        let notification = PushNotification(
             token: try DeviceToken(parsing: "0123456789abcdef0123456789abcdef"),
             topic: try Topic(validating: "com.example.app.voip"), pushType: .voip, priority: .powerAware,
             expiration: try Expiration(epochSeconds: 1_700_000_000), collapseID: try CollapseID(validating: "c1"),
@@ -42,7 +42,7 @@ struct HTTP2HeaderFieldTests {
             "123e4567-e89b-12d3-a456-426614174000", "1700000000", "5", "c1",
         ])
         list.setAPNSRequestFields(
-            for: Notification(token: notification.token, topic: notification.topic, pushType: .voip, payload: []),
+            for: PushNotification(token: notification.token, topic: notification.topic, pushType: .voip, payload: []),
             topicAndPushTypeInBlock: true)
         #expect(list.count == 1)
         #expect(list.isPseudo(at: 0))

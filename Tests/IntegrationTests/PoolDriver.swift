@@ -5,15 +5,14 @@ import APNSTransport
 import Foundation
 import Synchronization
 
-typealias Notification = APNSCore.Notification
 
 /// Drives an `APNSClientPool` on a test-owned event loop: submits notifications while slots are free, resends
 /// what the server never processed (as the dispatcher does), and records how every tag ended.
 final class PoolDriver: PushTransportDelegate {
     let loop: EventLoop
     var pool: APNSClientPool!
-    private var pending: [(tag: UInt64, notification: Notification)] = []
-    private var inFlight: [UInt64: Notification] = [:]
+    private var pending: [(tag: UInt64, notification: PushNotification)] = []
+    private var inFlight: [UInt64: PushNotification] = [:]
     private(set) var outcomes: [UInt64: PushOutcome] = [:]
     private(set) var completions = 0
     private(set) var resends = 0
@@ -32,7 +31,7 @@ final class PoolDriver: PushTransportDelegate {
     }
 
     /// Sends `notifications` and runs the loop until each has a final outcome, the transport failed, or `timeout`.
-    func run(_ notifications: [Notification], timeout: Double = 30) {
+    func run(_ notifications: [PushNotification], timeout: Double = 30) {
         pending = notifications.enumerated().map { (UInt64($0.offset + 1), $0.element) }.reversed()
         let total = notifications.count
         pool.start()
@@ -134,13 +133,13 @@ struct MockFixture {
         return configuration
     }
 
-    static func notifications(_ count: Int, suffix: (Int) -> String = { _ in "" }) -> [Notification] {
+    static func notifications(_ count: Int, suffix: (Int) -> String = { _ in "" }) -> [PushNotification] {
         (0..<count).compactMap { index in
             let tail = suffix(index)
             var hex = String(index, radix: 16)
             hex = String(repeating: "1", count: 64 - hex.count - tail.count) + hex + tail
             guard let token = try? DeviceToken(parsing: hex), let topic = try? Topic(validating: topic) else { return nil }
-            return Notification(token: token, topic: topic, pushType: .alert, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+            return PushNotification(token: token, topic: topic, pushType: .alert, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
         }
     }
 }

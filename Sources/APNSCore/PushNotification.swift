@@ -1,6 +1,6 @@
 /// One notification ready for the wire: the device token, every APNs header value, and the payload bytes as they
 /// stood in the input (validated, never re-serialised).
-public struct Notification: Sendable, Hashable {
+public struct PushNotification: Sendable, Hashable {
     public var token: DeviceToken
     public var topic: Topic
     public var pushType: PushType
