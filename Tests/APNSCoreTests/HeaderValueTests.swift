@@ -97,6 +97,7 @@ struct HeaderValueTests {
             let id = APNSID.random(using: &generator)
             #expect(try APNSID(parsing: id.description) == id)
             #expect(id.bytes[14] == UInt8(ascii: "4"))
+            #expect(Array("89ab".utf8).contains(id.bytes[19]), "variant 10")
             seen.insert(id.description)
         }
         #expect(seen.count == 1000)
