@@ -17,8 +17,9 @@ struct ReplayCommand: ParsableCommand {
             sent. The new result file names the original input file and line of each record.
 
             EXAMPLES
-              apns-bulk replay yesterday.ndjson --results replay.ndjson --key AuthKey_ABC123DEFG.p8 \\
-                --key-id ABC123DEFG --team-id DEF123GHIJ
+              apns-bulk replay yesterday.ndjson --results replay.ndjson \\
+                --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ
+              apns-bulk replay results-*.ndjson --exclude-in-doubt --results again.ndjson
 
             \(ExitStatus.helpText)
             """

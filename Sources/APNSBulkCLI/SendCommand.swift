@@ -20,11 +20,13 @@ struct SendCommand: ParsableCommand {
             answered are reported in_doubt (resent only with --resend-in-doubt).
 
             EXAMPLES
-              apns-bulk send campaign.ndjson --results out.ndjson \\
-                --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --topic com.example.app
-              apns-bulk send users.csv --template alert.json --results out.ndjson --endpoint development ...
-              apns-bulk send campaign.ndjson --results out.ndjson --resume ...      # after a crash
-              apns-bulk send big.ndjson --shard $JOB_COMPLETION_INDEX/8 --results out-$JOB_COMPLETION_INDEX.ndjson ...
+              export APNS_KEY_FILE=AuthKey_ABC123DEFG.p8 APNS_KEY_ID=ABC123DEFG
+              export APNS_TEAM_ID=DEF123GHIJ APNS_TOPIC=com.example.app
+              apns-bulk send campaign.ndjson --results out.ndjson
+              apns-bulk send users.csv --template alert.json --results out.ndjson
+              apns-bulk send campaign.ndjson --results out.ndjson --resume
+              apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\
+                --results "out-$JOB_COMPLETION_INDEX.ndjson"
 
             \(ExitStatus.helpText)
             """
