@@ -2,7 +2,7 @@
 // apns-bulk: send Apple Push Notifications in bulk, from files.
 //
 // The target graph is the architecture:
-//   CNghttp2, COpenSSL   system libraries (C only)
+//   CNghttp2, COpenSSL   system libraries (C only); CLinux: epoll and eventfd headers
 //   APNSCore             tokens, notifications, payload rules, reasons and what each means (Foundation only)
 //   APNSCrypto           .p8 keys, ES256 JWTs, provider-token cache, SPKI pins, certificates (core + OpenSSL)
 //   APNSTransport        event loop, TLS, HTTP/2 (both roles), client connection and pool (core + crypto + C)
@@ -37,9 +37,10 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .systemLibrary(name: "CLinux"),
         .target(name: "APNSCore"),
         .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL"]),
-        .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "COpenSSL", "CNghttp2"]),
+        .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "COpenSSL", "CNghttp2", "CLinux"]),
         .target(name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
         .target(name: "APNSPipeline", dependencies: ["APNSCore", "APNSTransport"]),
         .target(

@@ -1,4 +1,4 @@
-import COpenSSL  // for <sys/epoll.h> and <sys/eventfd.h>; see shim.h
+import CLinux  // <sys/epoll.h> and <sys/eventfd.h>
 import Glibc
 
 extension EventLoop {

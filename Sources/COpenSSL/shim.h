@@ -20,14 +20,6 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-// Linux event-loop headers. Swift's Glibc module does not include <sys/epoll.h> or <sys/eventfd.h>;
-// APNSTransport's EventLoop (the only user) reaches them through this module, the one C module it already
-// imports for TLS, rather than through a new system-library target. Plain functions and enums: no wrappers.
-#if defined(__linux__)
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#endif
-
 // SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
 static inline int apns_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
     return (int)SSL_CTX_set_min_proto_version(ctx, version);
