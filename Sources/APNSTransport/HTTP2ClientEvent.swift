@@ -13,8 +13,8 @@ public enum HTTP2ClientEvent: Sendable {
     /// `.streamFailed(…, .unprocessedAfterGoaway)`; the in-doubt ones may still be answered, else they end as
     /// `.streamFailed(…, .connectionClosed)` when the connection does.
     case goawayReceived(HTTP2Goaway)
-    /// The server's SETTINGS changed the number of streams that may be open at once (already capped by our
-    /// `maximumConcurrentStreams`); `availableStreamSlots` follows it.
+    /// The server's first SETTINGS frame arrived, or a later one changed the number of streams that may be open
+    /// at once (already capped by our `maximumConcurrentStreams`); `availableStreamSlots` follows it.
     case remoteSettingsChanged(maxConcurrentStreams: Int)
     /// The server acknowledged one of our PINGs.
     case pingAcknowledged(payload: UInt64)

@@ -33,16 +33,18 @@ public struct HTTP2StreamSlots: Hashable, Sendable {
     public var available: Int { isAcceptingStreams ? max(0, limit - open) : 0 }
 
     /// Applies a SETTINGS frame from the peer; `maxConcurrentStreams` is its last SETTINGS_MAX_CONCURRENT_STREAMS
-    /// entry, nil when it had none. Returns the new `limit` when it changed, else nil.
+    /// entry, nil when it had none. Returns the new `limit` when it changed, and always for the peer's first SETTINGS
+    /// frame (the limit is known from then on, even when it equals the assumed one); else nil.
     public mutating func peerSettingsReceived(maxConcurrentStreams: UInt32?) -> Int? {
         let before = limit
+        let isFirst = !hasReceivedPeerSettings
         if let maxConcurrentStreams {
             peerLimit = Int(clamping: maxConcurrentStreams)
         } else if !hasReceivedPeerSettings {
             peerLimit = Int(UInt32.max)
         }
         hasReceivedPeerSettings = true
-        return limit == before ? nil : limit
+        return limit == before && !isFirst ? nil : limit
     }
 
     /// A stream started (its request was submitted).

@@ -1,3 +1,4 @@
+import APNSCrypto
 import COpenSSL
 
 extension TLSPeerCertificate {
@@ -5,9 +6,10 @@ extension TLSPeerCertificate {
     init?(x509 certificate: OpaquePointer) {
         guard let der = Self.encode({ i2d_X509(certificate, $0) }),
               let publicKey = X509_get_X509_PUBKEY(certificate),  // borrowed from the certificate
-              let spki = Self.encode({ i2d_X509_PUBKEY(publicKey, $0) }) else { return nil }
+              let spki = Self.encode({ i2d_X509_PUBKEY(publicKey, $0) }),
+              let pin = try? SPKIPin(subjectPublicKeyInfoDER: spki) else { return nil }
         self.der = der
-        spkiSHA256Base64 = Self.sha256Base64(spki)
+        spkiSHA256Base64 = pin.base64
         let subjectName = X509_get_subject_name(certificate)
         subject = Self.text(of: subjectName)
         issuer = Self.text(of: X509_get_issuer_name(certificate))
@@ -36,14 +38,6 @@ extension TLSPeerCertificate {
             return i2d(&cursor)
         }
         return written == length ? bytes : nil
-    }
-
-    static func sha256Base64(_ bytes: [UInt8]) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        _ = SHA256(bytes, bytes.count, &digest)
-        var text = [UInt8](repeating: 0, count: 4 * ((digest.count + 2) / 3) + 1)
-        let length = EVP_EncodeBlock(&text, digest, Int32(digest.count))
-        return String(decoding: text[..<Int(max(0, length))], as: UTF8.self)
     }
 
     private static func text(of name: OpaquePointer?) -> String {

@@ -17,8 +17,9 @@ struct HTTP2StreamSlotsTests {
     func followsPeer() {
         var slots = HTTP2StreamSlots(localLimit: 500)
         slots.streamOpened()
-        #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1) == nil)  // still 1: no change
+        #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1) == 1)  // the first SETTINGS: reported though unchanged
         #expect(slots.hasReceivedPeerSettings)
+        #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1) == nil)  // later, unchanged: nothing to report
         #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1000) == 500)
         #expect(slots.peerLimit == 1000)
         #expect(slots.available == 499)
