@@ -61,6 +61,10 @@ extension Dispatcher {
         summary.records += 1
         switch record.content {
         case .invalid(let error, let token, let topic):
+            if resumeStatus(record.key) == .finished {
+                summary.records -= 1  // its line was written by the run being resumed
+                return false
+            }
             try finish(DispatchResult(
                 key: record.key, outcome: .inputError, token: token, topic: topic,
                 reason: error.code.rawValue, detail: error.detail))

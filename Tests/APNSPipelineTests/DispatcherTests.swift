@@ -137,8 +137,8 @@ struct DispatcherTests {
 
     @Test("resume: finished records are skipped, in-doubt ones reported, retryable ones resent")
     func resume() throws {
-        let records = (1...6).map { Fixture.record($0, token: Fixture.token($0)) }
-        let statuses: [Int: ResumeStatus] = [1: .finished, 2: .finished, 3: .inDoubt, 4: .resend]
+        let records = (1...6).map { Fixture.record($0, token: Fixture.token($0)) } + [Fixture.record(7, token: "abc")]
+        let statuses: [Int: ResumeStatus] = [1: .finished, 2: .finished, 3: .inDoubt, 4: .resend, 7: .finished]
         let run = DispatchRun(records: records, resume: { statuses[$0.line] ?? .fresh }) { _, _ in Fixture.ok() }
         _ = try #require(run.run())
         #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 1)).isEmpty)
@@ -146,6 +146,7 @@ struct DispatcherTests {
         #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 3)) == [.inDoubt])
         #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 4)) == [.delivered])
         #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 5)) == [.delivered])
+        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 7)).isEmpty, "an invalid record got a second line")
         #expect(run.transport.totalSends == 3)
     }
 

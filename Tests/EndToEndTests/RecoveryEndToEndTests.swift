@@ -75,4 +75,37 @@ struct RecoveryEndToEndTests {
         #expect(ok >= delivered && ok <= delivered + inDoubt, "mock 200s \(ok), delivered \(delivered), in doubt \(inDoubt)")
         #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "the finished run left its journal")
     }
+
+    @Test("SIGINT stops gracefully (exit 5, nothing in doubt), and --resume finishes the run")
+    func interruptAndResume() throws {
+        let out = try TemporaryDirectory()
+        let campaign = out.file("c.ndjson")
+        let total = 5000
+        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
+        let mock = try MockProcess(["--fault", "latency=1..3ms"])
+        let results = out.file("results.ndjson")
+        let send = Process()
+        send.executableURL = URL(fileURLWithPath: Tool.binary)
+        send.arguments = ["send", campaign, "--results", results, "--rate", "1000"] + mock.clientArguments
+        send.standardError = FileHandle.nullDevice
+        try send.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, ((try? FileManager.default.attributesOfItem(atPath: results)[.size] as? Int) ?? 0) < 50_000 {
+            usleep(10_000)
+        }
+        kill(send.processIdentifier, SIGINT)
+        send.waitUntilExit()
+        #expect(send.terminationStatus == 5, "exit \(send.terminationStatus)")
+        let partial = try Results.read(results)
+        #expect(partial.count > 0 && partial.count < total)
+        #expect(partial.allSatisfy { $0["outcome"] as? String == "delivered" }, "a graceful stop waits for answers")
+
+        let resume = try Tool.run(["send", campaign, "--results", results, "--resume"] + mock.clientArguments)
+        #expect(resume.status == 0, "exit \(resume.status): \(resume.stderr)")
+        let counters = try mock.stop()
+        let lines = try Results.read(results)
+        #expect(lines.count == total)
+        #expect(Set(lines.compactMap { $0["line"] as? Int }).count == total)
+        #expect(counters["requests"] as? Int == total, "a record was sent twice")
+    }
 }
