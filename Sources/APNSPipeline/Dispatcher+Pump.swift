@@ -112,19 +112,24 @@ extension Dispatcher {
         transport.submit(send.notification, tag: tag)
     }
 
-    /// Wakes the loop when the next retry is due or the rate limiter allows more.
+    /// Wakes the loop when waiting work can go: when the next retry falls due, and no sooner than the rate
+    /// limiter allows. Work that waits only for a stream slot needs no wake-up (a slot freeing up pumps), and a
+    /// wake-up that could not send anything would only spin.
     func scheduleWakeUp() {
-        var delay: Double?
-        if let due = retries.nextDue { delay = max(0, due - scheduler.now) }
-        if var rate = limiter, transport.freeSlots > 0, !sourceExhausted || !retries.isEmpty {
-            let wait = rate.delayUntilNext(now: scheduler.now)
+        guard !finished, !closing else { return }
+        let now = scheduler.now
+        var readyAt: Double?
+        if !unprocessedResends.isEmpty || (!sourceExhausted && stopping == nil) { readyAt = now }
+        if let due = retries.nextDue { readyAt = min(readyAt ?? due, max(now, due)) }
+        guard var wakeAt = readyAt else { return }
+        if wakeAt <= now, transport.freeSlots == 0 { return }
+        if var rate = limiter {
+            wakeAt = max(wakeAt, now + rate.delayUntilNext(now: now))
             limiter = rate
-            if wait > 0 { delay = min(delay ?? wait, wait) }
         }
-        guard let delay else { return }
-        let at = scheduler.now + delay
-        if let scheduled = wakeScheduledAt, scheduled <= at, scheduled > scheduler.now { return }
-        wakeScheduledAt = at
+        let delay = wakeAt - now
+        if let scheduled = wakeScheduledAt, scheduled <= wakeAt, scheduled > now { return }
+        wakeScheduledAt = wakeAt
         scheduler.schedule(after: delay) { [weak self] in
             guard let self else { return }
             if let scheduled = self.wakeScheduledAt, scheduled <= self.scheduler.now { self.wakeScheduledAt = nil }

@@ -243,7 +243,8 @@ struct MockServerStreamTests {
         client.spin { client.answers[first] != nil && client.session.availableStreamSlots > 1 }
         let second = try client.send(authorization: fixture.authorization)
         client.spin { client.answers[second] != nil && client.limits.last == 5 }
-        #expect(client.limits == [1000, 5])  // raised by the first answer, lowered after the second
+        // The first SETTINGS (1) may or may not be reported before the raise; then raised, then lowered.
+        #expect(Array(client.limits.drop(while: { $0 == 1 })) == [1000, 5], "\(client.limits)")
         #expect(fixture.server.counters().streamLimitLowerings == 1)
     }
 }

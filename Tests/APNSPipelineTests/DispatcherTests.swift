@@ -181,4 +181,54 @@ struct DispatcherTests {
         #expect(run.transport.sends.values.allSatisfy { $0 == 1 })
         #expect(summary.latencies.count == 5000)
     }
+
+    /// Starts `run` and runs its scheduler for at most `limit` tasks (a dispatcher that spins on wake-ups at the
+    /// same instant never lets the manual clock advance); returns the summary if the run finished.
+    private func runBounded(_ run: DispatchRun, limit: Int = 200_000) -> DispatchSummary? {
+        var result: DispatchSummary?
+        run.dispatcher.start { summary, _ in result = summary }
+        let ran = run.scheduler.run(limit: limit)
+        #expect(ran < limit, "the dispatcher kept scheduling wake-ups without time passing")
+        return result
+    }
+
+    @Test("a retry that falls due while every slot is busy waits for a slot instead of spinning")
+    func retryDueWithoutFreeSlot() throws {
+        let records = (1...100).map { Fixture.record($0, token: Fixture.token($0)) }
+        let first = Fixture.token(1)
+        let run = DispatchRun(records: records, capacity: 1) { token, previous in
+            token == first && previous == 0 ? Fixture.rejected(429, .tooManyRequests) : Fixture.ok()
+        }
+        let summary = try #require(runBounded(run))
+        expectOneLineEach(run, records: 100)
+        #expect(summary.count(.delivered) == 100)
+        #expect(run.transport.sends[first] == 2)
+    }
+
+    @Test("a retry that falls due while the rate cap has no token waits for the token instead of spinning")
+    func retryDueWithoutRateToken() throws {
+        var configuration = DispatchConfiguration()
+        configuration.ratePerSecond = 10
+        let records = (1...30).map { Fixture.record($0, token: Fixture.token($0)) }
+        let first = Fixture.token(1)
+        let run = DispatchRun(records: records, capacity: 50, configuration: configuration) { token, previous in
+            token == first && previous == 0 ? Fixture.rejected(429, .tooManyRequests) : Fixture.ok()
+        }
+        let summary = try #require(runBounded(run))
+        expectOneLineEach(run, records: 30)
+        #expect(summary.count(.delivered) == 30)
+    }
+
+    @Test("refused resends after the input is exhausted still go out under a rate cap")
+    func refusedResendUnderRateCap() throws {
+        var configuration = DispatchConfiguration()
+        configuration.ratePerSecond = 20  // a burst of 2: the first turn takes both tokens, sends one record
+        let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], capacity: 4,
+                              configuration: configuration) { _, previous in
+            previous < 2 ? (.failed(.refusedStream), nil) : Fixture.ok()
+        }
+        let summary = try #require(runBounded(run), "the run stalled with a resend waiting")
+        #expect(summary.count(.delivered) == 1)
+        #expect(run.transport.totalSends == 3)
+    }
 }
