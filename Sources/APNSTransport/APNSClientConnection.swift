@@ -19,6 +19,9 @@ final class APNSClientConnection: TLSConnectionDelegate {
     let id: Int
     private(set) var state: State = .connecting
     private(set) var wasReady = false
+    /// Whether the server answered at least one request on this connection: only then does it count as working
+    /// (a server that ends every connection right after the handshake must not reset the reconnect back-off).
+    private(set) var hadAnswer = false
     private weak var owner: (any APNSClientConnectionOwner)?
     private let loop: EventLoop
     private let timing: Timing
@@ -80,14 +83,19 @@ final class APNSClientConnection: TLSConnectionDelegate {
     /// Requests still open are reported as not sent or in doubt.
     func close(abort: Bool, reason: String) {
         guard state != .closed else { return }
+        let connection = tls
+        tls = nil  // finish() must not abort it: a graceful close sends GOAWAY and close_notify first
         if abort {
-            tls?.abort()
-        } else {
+            connection?.abort()
+        } else if let connection {
             session.terminate()
-            flush()
-            tls?.close(gracePeriod: 2)
+            while true {
+                output.removeAll(keepingCapacity: true)
+                guard session.produceOutput(into: &output, limit: 256 * 1024) > 0 else { break }
+                connection.write(output)
+            }
+            connection.close(gracePeriod: 2)
         }
-        tls = nil
         finish(error: abort ? TransportError(.timeout, reason) : nil)
     }
 
@@ -126,6 +134,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
             switch event {
             case .response(let response):
                 guard openTags.remove(response.tag) != nil else { return }
+                hadAnswer = true
                 let answer = response.answer
                 owner?.connection(self, completed: response.tag, outcome: answer.outcome, answer: answer)
             case .streamFailed(let tag, _, let failure):

@@ -86,7 +86,6 @@ extension APNSClientPool {
     }
 
     func connectionBecameReady(_ connection: APNSClientConnection) {
-        failedConnects[connection.id] = 0
         delegate?.transportHasFreeSlots()
     }
 
@@ -98,9 +97,18 @@ extension APNSClientPool {
             dirty.remove(index)
             retiring.append(connection)
             if !closing, reconnectTimers[index] == nil {
-                reconnectTimers[index] = loop.schedule(after: 0) { [weak self] in
-                    guard let self, self.connections[index] == nil else { return }
-                    self.open(index)
+                // At once after a working connection; with back-off while connections end without answers.
+                if connection.hadAnswer { failedConnects[index] = 0 } else { failedConnects[index] += 1 }
+                let failures = failedConnects[index]
+                if !configuration.reconnect.allowsRetry(afterAttempts: failures), readyConnectionCount == 0 {
+                    reportFailure(TransportError(.closedByPeer, "every connection ended without an answer, \(failures) in a row"))
+                    return
+                }
+                let delay = failures == 0 ? 0 : configuration.reconnect.delay(afterAttempt: failures, using: &generator)
+                reconnectTimers[index] = loop.schedule(after: delay) { [weak self] in
+                    guard let self else { return }
+                    self.reconnectTimers[index] = nil
+                    if self.connections[index] == nil { self.open(index) }
                 }
             }
         }
@@ -120,7 +128,7 @@ extension APNSClientPool {
             return
         }
         guard isCurrent, reconnectTimers[index] == nil else { return }
-        if !connection.wasReady { failedConnects[index] += 1 }
+        if connection.hadAnswer { failedConnects[index] = 0 } else { failedConnects[index] += 1 }
         if let error, !connection.wasReady, Self.isPermanent(error) {
             reportFailure(error)
             return

@@ -180,4 +180,18 @@ struct ClientAgainstMockTests {
         #expect(accepted.failure == nil)
         #expect(accepted.count(200) == 3)
     }
+
+    @Test("a server that drops every connection before answering makes the pool give up, not storm")
+    func givesUpOnServerThatNeverAnswers() throws {
+        let fixture = try MockFixture(faults: ["drop=1.0"])
+        var configuration = fixture.clientConfiguration(connections: 1)
+        configuration.reconnect = ExponentialBackoff(base: 0.02, cap: 0.05, maximumAttempts: 4)
+        let driver = try PoolDriver(configuration: configuration)
+        driver.run(MockFixture.notifications(50), timeout: 20)
+        driver.close()
+        let counters = fixture.server.stop()
+        #expect(driver.failure != nil, "the pool kept reconnecting to a server that never answers")
+        #expect(counters.connectionsOpened <= 6, "\(counters.connectionsOpened) connections")
+        #expect(driver.count(200) == 0)
+    }
 }
