@@ -33,33 +33,17 @@ struct RecoveryEndToEndTests {
 
     @Test("kill -9 during a send, then --resume: one final line per record, nothing delivered twice")
     func killAndResume() throws {
-        let out = try TemporaryDirectory()
-        let campaign = out.file("c.ndjson")
         let total = 20_000
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
-        let mock = try MockProcess(["--fault", "latency=1..4ms"])
-        let results = out.file("results.ndjson")
-
-        let send = Process()
-        send.executableURL = URL(fileURLWithPath: Tool.binary)
-        send.arguments = ["send", campaign, "--results", results, "--rate", "4000"] + mock.clientArguments
-        send.standardError = FileHandle.nullDevice
-        try send.run()
-        var written = 0
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let size = (try? FileManager.default.attributesOfItem(atPath: results)[.size] as? Int) ?? 0
-            written = size
-            if size > 400_000 { break }  // a few thousand lines
-            usleep(10_000)
-        }
+        let run = try InterruptedSend(records: total, rate: 4000, latency: "1..4ms", waitForBytes: 400_000)
+        let (mock, send, results) = (run.mock, run.send, run.results)
+        let written = run.written
         kill(send.processIdentifier, SIGKILL)
         send.waitUntilExit()
         #expect(written > 0, "the send wrote nothing before the kill")
         let partial = try String(contentsOfFile: results, encoding: .utf8).split(separator: "\n").count
         #expect(partial < total, "the send finished before it could be killed")
 
-        let resume = try Tool.run(["send", campaign, "--results", results, "--resume"] + mock.clientArguments)
+        let resume = try Tool.run(["send", run.campaign, "--results", results, "--resume"] + mock.clientArguments)
         #expect(resume.status == 0 || resume.status == 3, "exit \(resume.status): \(resume.stderr)")
         let counters = try mock.stop()
 
@@ -78,21 +62,9 @@ struct RecoveryEndToEndTests {
 
     @Test("SIGINT stops gracefully (exit 5, nothing in doubt), and --resume finishes the run")
     func interruptAndResume() throws {
-        let out = try TemporaryDirectory()
-        let campaign = out.file("c.ndjson")
         let total = 5000
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
-        let mock = try MockProcess(["--fault", "latency=1..3ms"])
-        let results = out.file("results.ndjson")
-        let send = Process()
-        send.executableURL = URL(fileURLWithPath: Tool.binary)
-        send.arguments = ["send", campaign, "--results", results, "--rate", "1000"] + mock.clientArguments
-        send.standardError = FileHandle.nullDevice
-        try send.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, ((try? FileManager.default.attributesOfItem(atPath: results)[.size] as? Int) ?? 0) < 50_000 {
-            usleep(10_000)
-        }
+        let run = try InterruptedSend(records: total, rate: 1000, latency: "1..3ms", waitForBytes: 50_000)
+        let (mock, send, results, campaign) = (run.mock, run.send, run.results, run.campaign)
         kill(send.processIdentifier, SIGINT)
         send.waitUntilExit()
         #expect(send.terminationStatus == 5, "exit \(send.terminationStatus)")
@@ -107,5 +79,35 @@ struct RecoveryEndToEndTests {
         #expect(lines.count == total)
         #expect(Set(lines.compactMap { $0["line"] as? Int }).count == total)
         #expect(counters["requests"] as? Int == total, "a record was sent twice")
+    }
+}
+
+/// A `send` of a generated campaign to a slowed-down mock, started in the background and left running until its
+/// result file has `waitForBytes` bytes, so a test can kill or interrupt it mid-run.
+struct InterruptedSend {
+    let directory: TemporaryDirectory
+    let campaign: String
+    let results: String
+    let mock: MockProcess
+    let send = Process()
+    /// The result file's size when the wait ended.
+    private(set) var written = 0
+
+    init(records: Int, rate: Int, latency: String, waitForBytes: Int) throws {
+        directory = try TemporaryDirectory()
+        campaign = directory.file("c.ndjson")
+        results = directory.file("results.ndjson")
+        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(records) --out '\(campaign)'")
+        mock = try MockProcess(["--fault", "latency=\(latency)"])
+        send.executableURL = URL(fileURLWithPath: Tool.binary)
+        send.arguments = ["send", campaign, "--results", results, "--rate", "\(rate)"] + mock.clientArguments
+        send.standardError = FileHandle.nullDevice
+        try send.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            written = (try? FileManager.default.attributesOfItem(atPath: results)[.size] as? Int) ?? 0
+            if written >= waitForBytes || !send.isRunning { break }
+            usleep(10_000)
+        }
     }
 }
