@@ -81,7 +81,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
 
     /// Ends the connection: at once if `abort`, else after telling the server (GOAWAY, close_notify).
     /// Requests still open are reported as not sent or in doubt.
-    func close(abort: Bool, reason: String) {
+    func close(abort: Bool, reason: String, kind: TransportError.Kind = .timeout) {
         guard state != .closed else { return }
         let connection = tls
         tls = nil  // finish() must not abort it: a graceful close sends GOAWAY and close_notify first
@@ -96,7 +96,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
             }
             connection.close(gracePeriod: 2)
         }
-        finish(error: abort ? TransportError(.timeout, reason) : nil)
+        finish(error: abort ? TransportError(kind, reason) : nil)
     }
 
     // MARK: - TLSConnectionDelegate
@@ -152,7 +152,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
             }
         }
         if let sessionError {
-            close(abort: true, reason: "HTTP/2 error: \(sessionError)")
+            close(abort: true, reason: "\(sessionError)", kind: .http2ProtocolError)
         } else if session.isClosed || (state == .draining && openTags.isEmpty) {
             close(abort: false, reason: "drained after GOAWAY")
         }

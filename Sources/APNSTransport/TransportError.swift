@@ -27,6 +27,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let invalidConfiguration = Kind(.invalidConfiguration)
         public static let systemCallFailed = Kind(.systemCallFailed)
         public static let eventLoopClosed = Kind(.eventLoopClosed)
+        public static let http2ProtocolError = Kind(.http2ProtocolError)
     }
 
     fileprivate enum Code: String, Hashable, Sendable {
@@ -48,6 +49,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case invalidConfiguration = "invalid TLS or transport configuration"
         case systemCallFailed = "system call failed"
         case eventLoopClosed = "event loop closed"
+        case http2ProtocolError = "HTTP/2 protocol error"
     }
 
     /// The kind of failure.
@@ -74,7 +76,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
              .invalidConfiguration, .eventLoopClosed:
             return false
         case .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .proxyRefused,
-             .proxyProtocolError, .closedByPeer, .connectionReset, .timeout, .tlsFailure, .systemCallFailed:
+             .proxyProtocolError, .closedByPeer, .connectionReset, .timeout, .tlsFailure, .systemCallFailed,
+             .http2ProtocolError:
             return true
         }
     }
