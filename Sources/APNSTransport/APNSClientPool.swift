@@ -86,8 +86,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             fail(tag, .notSent("provider token: \(error)"))
             return
         }
-        let inBlock = notification.topic == campaignTopic && notification.pushType == campaignPushType
-        if !inBlock && campaignTopic == nil { adoptCampaign(notification) }
+        if campaignTopic == nil { adoptCampaign(notification) }
         let useCampaign = notification.topic == campaignTopic && notification.pushType == campaignPushType
         fields.setAPNSRequestFields(for: notification, topicAndPushTypeInBlock: useCampaign)
         do {
