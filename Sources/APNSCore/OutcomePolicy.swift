@@ -1,4 +1,4 @@
-/// The one place that decides what each push outcome means for a bulk sender (`../shared/APNS.md`'s table).
+/// The one place that decides what each push outcome means for a bulk sender (the table in `docs/APNS.md`).
 public enum OutcomePolicy {
     /// Maps an outcome (APNs status and reason, or a transport failure) to what the sender does.
     ///
