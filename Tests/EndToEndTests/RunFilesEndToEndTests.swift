@@ -79,7 +79,7 @@ struct RunFilesEndToEndTests {
         #expect(last.stderr.contains("in_doubt \(inDoubt.count)"), "\(last.stderr)")
     }
 
-    @Test("a missing --ca-file leaves no result file or journal, and the corrected command just runs")
+    @Test("a missing --ca-file, a wrong PKCS#12 password, a certificate/key mismatch or a missing input leave no result file or journal; the corrected command just runs")
     func startUpFailureLeavesNothing() throws {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
@@ -88,6 +88,16 @@ struct RunFilesEndToEndTests {
         if let index = arguments.firstIndex(of: "--ca-file") { arguments[index + 1] = out.file("missing-ca.pem") }
         let failed = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results] + arguments)
         #expect(failed.status == 1, "exit \(failed.status): \(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: results), "a result file was created")
+        #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "a journal was created")
+        let certificateRun = ["send", Tool.path("samples/campaign.ndjson"), "--results", results, "--endpoint",
+                              "https://127.0.0.1:\(mock.port)", "--ca-file", mock.caFile, "--topic", MockProcess.topic]
+        let wrongPassword = try Tool.run(certificateRun + ["--p12", Tool.path("Tests/Fixtures/tls/client.p12")],
+                                         environment: ["APNS_P12_PASSWORD": "not-the-password"])
+        #expect(wrongPassword.status == 1, "exit \(wrongPassword.status): \(wrongPassword.stderr)")
+        let mismatch = try Tool.run(certificateRun + ["--cert", Tool.path("Tests/Fixtures/tls/client.pem"),
+                                                      "--cert-key", Tool.path("Tests/Fixtures/tls/other-ca.key")])
+        #expect(mismatch.status == 1, "exit \(mismatch.status): \(mismatch.stderr)")
         #expect(!FileManager.default.fileExists(atPath: results), "a result file was created")
         #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "a journal was created")
         let missingInput = try Tool.run(["send", out.file("nope.ndjson"), "--results", results] + mock.clientArguments)
