@@ -74,7 +74,12 @@ public final class ResultWriter {
     /// Forces what was flushed to the disk (fdatasync); nothing to do for standard output or memory.
     public func synchronize() throws(PipelineError) {
         if let failure { throw failure }
-        try file?.synchronizeData()
+        do {
+            try file?.synchronizeData()
+        } catch {
+            failure = error  // the data may not be on the disk: nothing more is written
+            throw error
+        }
     }
 
     /// Bytes waiting for `flush()`.

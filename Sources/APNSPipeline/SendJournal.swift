@@ -58,7 +58,12 @@ public final class SendJournal {
     /// Forces what was flushed to the disk (fdatasync).
     public func synchronize() throws(PipelineError) {
         if let failure { throw failure }
-        try file?.synchronizeData()
+        do {
+            try file?.synchronizeData()
+        } catch {
+            failure = error  // the data may not be on the disk: nothing more is written
+            throw error
+        }
     }
 
     /// Bytes waiting for `flush()`.

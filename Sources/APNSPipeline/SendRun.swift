@@ -110,7 +110,7 @@ public enum SendRun {
                 signalsSeen = received
                 if received == 1 { dispatcher.interrupt() } else { dispatcher.abortInFlight() }
             }
-            try? sink.synchronizeIfDue()  // a failure shows at the dispatcher's next flush
+            try? sink.synchronizeIfDue()  // a failure ends the writer: the dispatcher's next flush fails the run
             if result == nil { _ = loop.schedule(after: 0.1) { watch() } }
         }
         func report() {
