@@ -1,4 +1,5 @@
 import APNSCore
+import APNSTransport
 import Foundation
 import Testing
 @testable import APNSPipeline
@@ -81,6 +82,26 @@ struct RunFilesTests {
         let attempts = Dictionary(uniqueKeysWithValues: run.sink.results.map { ($0.key.line, $0.attempts) })
         #expect(attempts == [1: 3, 2: 1, 3: 1])
         #expect(run.sink.results.filter { $0.outcome == .inDoubt }.count == 2)
+    }
+
+    @Test("a result write failing inside the transport's answer callback closes the transport after it, not in it")
+    func failureInsideAnswerCallback() throws {
+        let scheduler = ManualScheduler()
+        let transport = CallbackProbeTransport(scheduler: scheduler)
+        let sink = FailingSink(failAfter: 2)
+        let records = (1...20).map { Fixture.record($0, token: Fixture.token($0)) }
+        let dispatcher = Dispatcher(
+            configuration: DispatchConfiguration(), source: ArraySource(records), sink: sink, transport: transport,
+            scheduler: scheduler, isFirstOccurrence: { _ in true })
+        var finished: (DispatchSummary, (any Error)?)?
+        dispatcher.start { summary, error in finished = (summary, error) }
+        scheduler.run(limit: 10_000)
+        let (summary, error) = try #require(finished)
+        #expect(error != nil, "the write failure ends the run")
+        #expect(transport.closedDuringAnswer == false, "the transport was closed from inside its own answer callback")
+        #expect(transport.closed)
+        #expect(summary.count(.inDoubt) == 0, "requests that never left were reported in doubt")
+        #expect(summary.count(.notSent) > 0)
     }
 
     @Test("an empty journal beside an empty result file records nothing")
@@ -173,16 +194,5 @@ struct RunFilesTests {
             }
         }
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep\n")
-    }
-}
-
-/// A byte sink whose writes fail while `failing` is set.
-final class FlakyByteSink: ByteSink {
-    var failing = false
-    private(set) var bytes: [UInt8] = []
-
-    func write(_ bytes: [UInt8], count: Int) throws(PipelineError) {
-        if failing { throw PipelineError(.writeFailed, "flaky: no space left on device") }
-        self.bytes.append(contentsOf: bytes[0..<count])
     }
 }
