@@ -4,6 +4,7 @@
 #      connection and stream counts: the ratio is what later issues hold the client to.
 #   2. Peak RSS of `send` for two campaign sizes: memory must not grow with the record count.
 #   3. `validate` throughput (reading + validation alone).
+#   4. The cost of `send --durable` (fdatasync with group commit) next to a plain `send`.
 # Usage: scripts/bench.sh [records, default 200000] [large records for the memory check, default 1000000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,13 @@ echo "== send: $RECORDS records over $CONNECTIONS connections"
 grep -E "finished|outcomes|requests:" "$WORK/send.time" || true
 t=$(seconds "$WORK/send.time"); SEND_RATE=$(awk -v n="$RECORDS" -v t="$t" 'BEGIN {printf "%.0f", n/t}')
 echo "send: ${t}s, $SEND_RATE records/s (wall clock, start-up included), peak RSS $(rss "$WORK/send.time") KiB"
+
+echo "== send --durable: the same campaign, result and journal lines forced to the disk (fdatasync, group commit)"
+/usr/bin/time -v "$BIN" send "$WORK/c.ndjson" --results "$WORK/r-durable.ndjson" --durable "${common[@]}" \
+    2>"$WORK/durable.time" || true
+t=$(seconds "$WORK/durable.time"); DURABLE_RATE=$(awk -v n="$RECORDS" -v t="$t" 'BEGIN {printf "%.0f", n/t}')
+echo "send --durable: ${t}s, $DURABLE_RATE records/s ($(awk -v a="$DURABLE_RATE" -v b="$SEND_RATE" \
+    'BEGIN {if (b > 0) printf "%.0f%%", 100 * a / b; else print "n/a"}') of the rate without --durable)"
 
 echo "== h2load: $RECORDS requests, $CONNECTIONS connections, 1000 streams each, same mock and payload"
 JWT=$("$BIN" token --key "$KEY" --key-id TEST123456 --team-id TEAMID1234)

@@ -4,13 +4,15 @@ import ArgumentParser
 import Foundation
 
 /// What `send` and `replay` share after parsing: signals, progress, the final summary, summary and metrics
-/// files, and the exit status.
+/// files, and the exit status. After `--resume`, the exit status and the outcome counts describe the whole
+/// campaign (every final line in the result file), with this run's own figures beside them.
 enum CampaignRunner {
     static func run(
         _ options: SendRunOptions,
         output: OutputOptions,
         body: (SendRunOptions, StopSignal, @escaping (DispatchSummary, Int) -> Void) throws -> SendRun.Outcome
     ) throws {
+        signal(SIGXFSZ, SIG_IGN)  // past the file-size limit, a write fails (EFBIG) and the run ends cleanly
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
         let printer = ProgressPrinter(option: output.progress)
@@ -24,10 +26,10 @@ enum CampaignRunner {
         }
         FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
         if let path = output.summary {
-            try Data(summary.json(connections: options.client.connectionCount)).write(to: URL(fileURLWithPath: path))
+            try ReportFile.write(summary.json(connections: options.client.connectionCount), to: path)
         }
         if let path = output.metrics {
-            try Data(summary.prometheus().utf8).write(to: URL(fileURLWithPath: path))
+            try ReportFile.write(Array(summary.prometheus().utf8), to: path)
         }
         if let error = outcome.error {
             FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
@@ -37,13 +39,15 @@ enum CampaignRunner {
         if status != .success { throw status.code }
     }
 
+    /// This run's ending, and the whole campaign's final lines.
     static func exitStatus(for summary: DispatchSummary) -> ExitStatus {
         switch summary.ending {
         case .stoppedEarly: return .stoppedEarly
         case .interrupted: return .interrupted
         case .completed:
-            if summary.count(.retryable) + summary.count(.inDoubt) + summary.count(.notSent) > 0 { return .retryableLeft }
-            if summary.count(.inputError) > 0 { return .invalidRecords }
+            let campaign = summary.campaign
+            if campaign.leftToRetry > 0 { return .retryableLeft }
+            if campaign.count(.inputError) > 0 { return .invalidRecords }
             return .success
         }
     }

@@ -18,6 +18,9 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("progress"), help: "auto (a live line on a terminal, a log line every 10 s otherwise), bar, log or none.")
     var progress: String = "auto"
 
+    @Flag(name: .customLong("durable"), help: "Force result and journal lines to the disk (fdatasync, grouped) so a power cut loses nothing --resume needs.")
+    var durable = false
+
     mutating func validate() throws {
         guard ResultFormat(rawValue: resultsFormat) != nil else { throw ValidationError("--results-format must be ndjson or csv.") }
         guard ["auto", "bar", "log", "none"].contains(progress) else { throw ValidationError("--progress must be auto, bar, log or none.") }

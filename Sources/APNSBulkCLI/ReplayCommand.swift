@@ -50,6 +50,7 @@ struct ReplayCommand: ParsableCommand {
             inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), resultsPath: output.results,
             resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
         options.resume = resume
+        options.durable = output.durable
         options.dispatch = delivery.configuration
         try CampaignRunner.run(options, output: output) { options, stop, progress in
             try SendRun.run(options, source: source, inputPaths: source.inputPaths, stop: stop, progress: progress)

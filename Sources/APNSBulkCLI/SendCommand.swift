@@ -54,6 +54,7 @@ struct SendCommand: ParsableCommand {
             inputs: CampaignOptions.inputs(files), reader: try campaign.readerOptions(), resultsPath: output.results,
             resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
         options.resume = resume
+        options.durable = output.durable
         options.dispatch = delivery.configuration
         try CampaignRunner.run(options, output: output) { options, stop, progress in
             try SendRun.run(options, stop: stop, progress: progress)

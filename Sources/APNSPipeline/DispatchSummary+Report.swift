@@ -5,26 +5,40 @@ extension DispatchSummary {
     /// Requests per second over the run.
     public var requestRate: Double { elapsedSeconds > 0 ? Double(requests) / elapsedSeconds : 0 }
 
-    /// A few lines for stderr at the end of a run.
+    /// Whether this run continued earlier ones (`--resume`): the reports then show the campaign and this run.
+    public var isResumed: Bool { earlierRuns.records > 0 }
+
+    /// A few lines for stderr at the end of a run. Outcome counts are the whole campaign's; a resumed run adds a
+    /// line with its own.
     public func text(resultsPath: String?) -> String {
+        let campaign = self.campaign
         var lines: [String] = []
+        let ofWhich = isResumed ? " (\(records) in this run)" : ""
         switch ending {
-        case .completed: lines.append("finished: \(records) records in \(String(format: "%.1f", elapsedSeconds)) s")
+        case .completed:
+            lines.append("finished: \(campaign.records) records\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
         case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(why)")
         case .interrupted: lines.append("interrupted: run again with --resume to finish")
         }
-        let counts = RecordOutcome.allCases.filter { count($0) > 0 }.map { "\($0.rawValue) \(count($0))" }
-        lines.append("  outcomes: " + (counts.isEmpty ? "none" : counts.joined(separator: ", ")))
-        for (reason, count) in reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
+        lines.append("  outcomes: " + Self.outcomeList(campaign))
+        for (reason, count) in campaign.reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
             lines.append("    \(reason): \(count)")
         }
+        if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
         lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
                             requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
         if let resultsPath { lines.append("  results: \(resultsPath)") }
         return lines.joined(separator: "\n")
     }
 
-    /// The summary as JSON (`--summary FILE`).
+    private static func outcomeList(_ tally: CampaignTally) -> String {
+        let counts = RecordOutcome.allCases.filter { tally.count($0) > 0 }.map { "\($0.rawValue) \(tally.count($0))" }
+        return counts.isEmpty ? "none" : counts.joined(separator: ", ")
+    }
+
+    /// The summary as JSON (`--summary FILE`): `records`, `outcomes` and `reasons` describe the whole campaign
+    /// (every final line in the result file), `this_run` the same figures for this run alone; requests, retries,
+    /// timing and latency are this run's.
     public func json(connections: Int) -> [UInt8] {
         var ending: [String: Any] = [:]
         switch self.ending {
@@ -32,11 +46,16 @@ extension DispatchSummary {
         case .stoppedEarly(let why): ending = ["state": "stopped_early", "reason": why]
         case .interrupted: ending = ["state": "interrupted"]
         }
-        let object: [String: Any] = [
+        func figures(_ tally: CampaignTally) -> [String: Any] {
+            ["records": tally.records,
+             "outcomes": Dictionary(uniqueKeysWithValues: RecordOutcome.allCases.map { ($0.rawValue, tally.count($0)) }),
+             "reasons": tally.reasons]
+        }
+        var object = figures(campaign)
+        object.merge([
             "ending": ending,
-            "records": records,
-            "outcomes": Dictionary(uniqueKeysWithValues: RecordOutcome.allCases.map { ($0.rawValue, count($0)) }),
-            "reasons": reasons,
+            "this_run": figures(thisRun),
+            "resumed": isResumed,
             "requests": requests,
             "retries": retries,
             "elapsed_seconds": elapsedSeconds,
@@ -46,16 +65,24 @@ extension DispatchSummary {
                 "p99": latencies.percentile(0.99), "max": latencies.maximum,
             ],
             "connections": connections,
-        ]
+        ]) { _, new in new }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return Array(data) + [0x0A]
     }
 
-    /// The summary in the Prometheus text format, for a node-exporter textfile collector (`--metrics FILE`).
+    /// The summary in the Prometheus text format, for a node-exporter textfile collector (`--metrics FILE`):
+    /// `apns_bulk_records_total` counts the whole campaign's final lines, `apns_bulk_run_records_total` this run's.
     public func prometheus() -> String {
-        var out = "# HELP apns_bulk_records_total Campaign records by final outcome.\n# TYPE apns_bulk_records_total gauge\n"
+        let campaign = self.campaign
+        var out = "# HELP apns_bulk_records_total Campaign records by final outcome (all runs of the result file).\n"
+        out += "# TYPE apns_bulk_records_total gauge\n"
         for outcome in RecordOutcome.allCases {
-            out += "apns_bulk_records_total{outcome=\"\(outcome.rawValue)\"} \(count(outcome))\n"
+            out += "apns_bulk_records_total{outcome=\"\(outcome.rawValue)\"} \(campaign.count(outcome))\n"
+        }
+        out += "# HELP apns_bulk_run_records_total Records by final outcome written by this run.\n"
+        out += "# TYPE apns_bulk_run_records_total gauge\n"
+        for outcome in RecordOutcome.allCases {
+            out += "apns_bulk_run_records_total{outcome=\"\(outcome.rawValue)\"} \(count(outcome))\n"
         }
         out += "# HELP apns_bulk_requests_total Requests sent to APNs.\n# TYPE apns_bulk_requests_total gauge\n"
         out += "apns_bulk_requests_total \(requests)\n"

@@ -22,6 +22,8 @@ public struct DispatchSummary: Sendable {
     public var retries = 0
     public var latencies = LatencyHistogram()
     public var elapsedSeconds = 0.0
+    /// The final lines written by the runs this one resumes (`--resume`); empty for a new run.
+    public var earlierRuns = CampaignTally()
 
     public init() {}
 

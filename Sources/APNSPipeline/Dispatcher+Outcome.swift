@@ -23,7 +23,7 @@ extension Dispatcher {
         do {
             try act(on: action, answer: answer, send: send)
         } catch {
-            failRun(error)
+            failRun(error, closingNow: false)  // inside the transport's callback: close it on the next turn
             return
         }
         if case .stop(let why) = verdict { beginStop(.stoppedEarly(why)) }

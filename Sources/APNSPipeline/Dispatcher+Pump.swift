@@ -84,6 +84,7 @@ extension Dispatcher {
             }
             var send = PendingSend(key: record.key, notification: notification)
             if resume == .inDoubt && !configuration.resendInDoubt {
+                send.attempts = resumedSends(record.key)
                 try finish(result(for: send, outcome: .inDoubt, detail: "sent before the crash, never answered"))
                 return false
             }

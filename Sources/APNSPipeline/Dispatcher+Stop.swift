@@ -33,13 +33,20 @@ extension Dispatcher {
         schedulePump()
     }
 
-    /// Ends the run at once after a failure of the files themselves (unreadable input, a full disk).
-    func failRun(_ error: any Error) {
+    /// Ends the run at once after a failure of the files themselves (unreadable input, a full disk): nothing new
+    /// is sent, and the transport closes, reporting requests that never left as not sent. Inside a transport
+    /// callback (`closingNow: false`) the close waits for the next loop turn: closing a connection from inside
+    /// its own answer callback would report its unsent requests as in doubt.
+    func failRun(_ error: any Error, closingNow: Bool = true) {
         if fatalError == nil { fatalError = error }
         if stopping == nil { stopping = .stoppedEarly("\(error)") }
         sourceExhausted = true
         retries = RetryQueue()
         unprocessedResends = []
+        guard closingNow || closing else {
+            scheduler.schedule(after: 0) { [weak self] in self?.failRun(error) }
+            return
+        }
         if !closing {
             closing = true
             transport.close(gracePeriod: 0)

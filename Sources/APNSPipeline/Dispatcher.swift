@@ -17,6 +17,7 @@ public final class Dispatcher: PushTransportDelegate {
     let scheduler: any DispatchScheduler
     let isFirstOccurrence: (PushNotification) -> Bool
     let resumeStatus: (DispatchKey) -> ResumeStatus
+    let resumedSends: (DispatchKey) -> Int
 
     var inFlight: [UInt64: PendingSend] = [:]
     var retries = RetryQueue()
@@ -44,6 +45,7 @@ public final class Dispatcher: PushTransportDelegate {
     ///   - isFirstOccurrence: whether a notification's (token, topic) pair is new in this run (the duplicate
     ///     filter); called once per valid record, in input order, also for records a resumed run skips.
     ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
+    ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
     public init(
         configuration: DispatchConfiguration,
         source: any DispatchRecordSource,
@@ -51,7 +53,8 @@ public final class Dispatcher: PushTransportDelegate {
         transport: any PushTransport,
         scheduler: any DispatchScheduler,
         isFirstOccurrence: @escaping (PushNotification) -> Bool,
-        resumeStatus: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh }
+        resumeStatus: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
+        resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 }
     ) {
         self.configuration = configuration
         self.source = source
@@ -60,6 +63,7 @@ public final class Dispatcher: PushTransportDelegate {
         self.scheduler = scheduler
         self.isFirstOccurrence = isFirstOccurrence
         self.resumeStatus = resumeStatus
+        self.resumedSends = resumedSends
         self.health = CampaignHealth(threshold: configuration.stopAfterConsecutiveFailures)
         self.limiter = configuration.ratePerSecond.map { SendRateLimiter(perSecond: $0) }
     }

@@ -57,12 +57,66 @@ final class POSIXFile {
         return stat(path, &info) == 0
     }
 
-    /// Opens for appending, creating the file (mode 0644) if needed; `truncate` empties it first.
+    /// Opens a run's own file for appending (results, journal), creating it with mode 0600 (less if the umask
+    /// says so) and never through a symbolic link planted at `path`; `truncate` empties it first. A write that
+    /// fails part-way is rolled back, so the file never ends in a piece of a batch.
     static func openForAppending(_ path: String, truncate: Bool) throws(PipelineError) -> POSIXFile {
-        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0)
-        let descriptor = retryingOnInterrupt { open(path, flags, 0o644) }
-        guard descriptor >= 0 else { throw PipelineError(.openFailed, "\(path): \(lastErrorText())") }
+        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | (truncate ? O_TRUNC : 0)
+        let file = try openPrivate(path, flags: flags)
+        file.rollsBackFailedWrites = true
+        return file
+    }
+
+    /// Opens (creating, mode 0600 before the umask) a small file this run rewrites whole: a lock file.
+    static func openForLocking(_ path: String) throws(PipelineError) -> POSIXFile {
+        try openPrivate(path, flags: O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW)
+    }
+
+    /// Opens (creating, mode 0600 before the umask) a report file to be written whole: summary, metrics.
+    static func openForReplacing(_ path: String) throws(PipelineError) -> POSIXFile {
+        try openPrivate(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
+    }
+
+    private static func openPrivate(_ path: String, flags: Int32) throws(PipelineError) -> POSIXFile {
+        let descriptor = retryingOnInterrupt { open(path, flags, 0o600) }
+        guard descriptor >= 0 else {
+            if errno == ELOOP, flags & O_NOFOLLOW != 0 {
+                throw PipelineError(.openFailed, "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
+            }
+            throw PipelineError(.openFailed, "\(path): \(lastErrorText())")
+        }
         return POSIXFile(path: path, descriptor: descriptor, ownsDescriptor: true)
+    }
+
+    /// Whether a regular file's failed write is cut back to where it started (files opened by `openForAppending`).
+    private var rollsBackFailedWrites = false
+
+    /// Takes an exclusive `flock` without waiting; false when another open file description holds it. The
+    /// kernel drops it when the descriptor closes, also when the process is killed.
+    func tryLockExclusively() throws(PipelineError) -> Bool {
+        if Self.retryingOnInterrupt({ flock(descriptor, LOCK_EX | LOCK_NB) }) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw PipelineError(.openFailed, "\(path): cannot lock: \(Self.lastErrorText())")
+    }
+
+    /// Whether `path` still names the file this descriptor has open (it was not removed or replaced).
+    func isStill(at path: String) -> Bool {
+        var open = stat()
+        var named = stat()
+        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
+        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
+    }
+
+    /// Forces written data to the disk (fdatasync(2)).
+    func synchronizeData() throws(PipelineError) {
+        guard Self.retryingOnInterrupt({ fdatasync(descriptor) }) == 0 else {
+            throw PipelineError(.writeFailed, "\(path): fdatasync: \(Self.lastErrorText())")
+        }
+    }
+
+    /// Removes a file; a file already gone is fine.
+    static func remove(_ path: String) {
+        _ = unlink(path)
     }
 
     /// Reads at most `count` bytes into `buffer[offset...]`; 0 means end of file.
@@ -75,15 +129,21 @@ final class POSIXFile {
         return result
     }
 
-    /// Writes `bytes[0..<count]` completely (looping over short writes).
+    /// Writes `bytes[0..<count]` completely (looping over short writes). When it fails part-way (a full disk,
+    /// the file-size limit), a file opened by `openForAppending` is cut back to its length before the call.
     func write(_ bytes: [UInt8], count: Int) throws(PipelineError) {
         precondition(count >= 0 && count <= bytes.count, "write range outside the buffer")
+        let start = rollsBackFailedWrites ? regularFileSize() : nil
         var written = 0
         while written < count {
             let result = bytes.withUnsafeBytes { raw in
                 Self.retryingOnInterrupt { systemWrite(descriptor, raw.baseAddress.map { $0 + written }, count - written) }
             }
-            guard result > 0 else { throw PipelineError(.writeFailed, "\(path): \(Self.lastErrorText())") }
+            guard result > 0 else {
+                let error = PipelineError(.writeFailed, "\(path): \(Self.lastErrorText())")
+                if written > 0, let start { _ = ftruncate(descriptor, off_t(start)) }
+                throw error
+            }
             written += result
         }
     }

@@ -1,6 +1,7 @@
 /// A failure that stops reading or writing a whole file (as opposed to an `InputError`, which rejects one record):
 /// a file that cannot be opened, a read or write that fails, a gzip stream that is corrupt, a CSV header without
-/// a token column, an invalid template, a result or journal file with a bad line in the middle, a bad `--shard`.
+/// a token column, an invalid template, a result or journal file with a bad line in the middle, a bad `--shard`,
+/// a result file in use by another run, an unfinished run that needs `--resume`.
 ///
 /// A struct around a private code; compare with the static kinds (`error.kind == .csvHeaderInvalid`) and show
 /// `description`, which names the file and, where it applies, the line.
@@ -21,6 +22,8 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let journalLineInvalid = Kind(.journalLineInvalid)
         public static let shardInvalid = Kind(.shardInvalid)
         public static let inputsInvalid = Kind(.inputsInvalid)
+        public static let runLocked = Kind(.runLocked)
+        public static let unfinishedRun = Kind(.unfinishedRun)
     }
 
     /// The kinds, with their short stable descriptions.
@@ -35,6 +38,8 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
         case journalLineInvalid = "journal line invalid"
         case shardInvalid = "shard invalid"
         case inputsInvalid = "input files invalid"
+        case runLocked = "result file in use"
+        case unfinishedRun = "unfinished run"
     }
 
     /// The kind of failure.

@@ -51,11 +51,16 @@ extension ResultRecord {
 ///
 /// `flush()` writes the results first, then the journal: if the process dies between the two, the answers of
 /// the turn are safe and the requests whose `s` lines were lost have not left yet (the network flush comes after).
+/// With `groupCommit` set (`--durable`), it also forces the files to the disk as `GroupCommit` says.
 public final class ResultFileSink: DispatchResultSink {
     public let writer: ResultWriter
     public let journal: SendJournal?
     /// The run's input paths, by file index, as written in the `file` field.
     public let inputPaths: [String]
+    /// When to fdatasync (nil: never), and the monotonic clock it reads.
+    public var groupCommit: GroupCommit?
+    public var clock: () -> Double = { 0 }
+    private var sendsJournaled = 0
 
     public init(writer: ResultWriter, journal: SendJournal?, inputPaths: [String]) {
         self.writer = writer
@@ -71,6 +76,7 @@ public final class ResultFileSink: DispatchResultSink {
 
     public func journalSent(_ key: DispatchKey) throws {
         journal?.recordSent(fileIndex: key.fileIndex, line: key.line)
+        sendsJournaled += 1
     }
 
     public func journalRetryable(_ key: DispatchKey) throws {
@@ -80,5 +86,20 @@ public final class ResultFileSink: DispatchResultSink {
     public func flush() throws {
         try writer.flush()
         try journal?.flush()
+        groupCommit?.flushed(results: writer.recordsWritten, sends: sendsJournaled)
+        try synchronizeIfDue()
+    }
+
+    /// Forces to the disk what group commit says is due; `final` syncs everything written (the run's end).
+    /// Called after each flush, and by a timer so that result lines written just before a quiet spell reach the
+    /// disk in time.
+    public func synchronizeIfDue(final: Bool = false) throws(PipelineError) {
+        guard var commit = groupCommit else { return }
+        let now = clock()
+        let (results, journalDue) = commit.due(now: now, final: final)
+        if results { try writer.synchronize() }
+        if journalDue { try journal?.synchronize() }
+        commit.synchronized(results: results, journal: journalDue, now: now)
+        groupCommit = commit
     }
 }

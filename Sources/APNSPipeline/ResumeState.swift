@@ -8,13 +8,24 @@
 /// - `.resend`: the journal's last word is `r` (answered retryable) — safe to send again;
 /// - `.fresh`: neither file mentions it — never sent.
 ///
-/// Memory: one open-addressing table of 64-bit entries (`fileIndex << 40 | line` plus two state bits in the top
-/// bits), 8 bytes a slot at a load factor of at most 3/4: 11 to 21 bytes per record mentioned (ten million
-/// records: 128 or 256 MiB of slots, depending on where the table last doubled). Torn last lines of either file
-/// are tolerated (the record they were about is simply not finished): a last line without its `\n` counts as
-/// torn even when it parses, matching `AppendOnlyFile`, which cuts it off when the resumed run reopens the file.
+/// It also counts the journal's `s` lines per record (the attempts an in-doubt line reports, at most 255), and the
+/// final lines by outcome and reason (`earlierRuns`), so a resumed run can report on the whole campaign.
+///
+/// Memory: one open-addressing table of 64-bit entries (`fileIndex << 40 | line` in 54 bits, then 8 bits of `s`
+/// count and 2 state bits), 8 bytes a slot at a load factor of at most 3/4: 11 to 21 bytes per record mentioned
+/// (ten million records: 128 or 256 MiB of slots, depending on where the table last doubled). At most
+/// `maximumInputs` input files.
+///
+/// Torn last lines of either file are tolerated (the record they were about is simply not finished): a last line
+/// without its `\n` counts as torn even when it parses, matching `AppendOnlyFile`, which cuts it off when the
+/// resumed run reopens the file.
 public struct ResumeState: Sendable {
-    private static let keyMask: UInt64 = (1 << 62) - 1
+    /// Input files a resumable run may have (14 bits of the key).
+    public static let maximumInputs = 1 << 14
+    private static let keyMask: UInt64 = (1 << 54) - 1
+    private static let stateMask: UInt64 = 3 << 62
+    private static let sendsShift: UInt64 = 54
+    private static let sendsMask: UInt64 = 0xFF << 54
     private static let sentBits: UInt64 = 1 << 62
     private static let retryableBits: UInt64 = 2 << 62
     private static let finishedBits: UInt64 = 3 << 62
@@ -26,6 +37,10 @@ public struct ResumeState: Sendable {
     public private(set) var tornJournalLine: Int?
     /// Records with a final result line.
     public private(set) var finishedCount = 0
+    /// The final result lines already written, by outcome and reason (the first line of each record).
+    public private(set) var earlierRuns = CampaignTally()
+    /// Journal entries read.
+    public private(set) var journalEntryCount = 0
 
     /// An empty state: every record is fresh.
     public init() {}
@@ -36,6 +51,9 @@ public struct ResumeState: Sendable {
     public init(resultsPath: String, journalPath: String?, inputs: [String]) throws(PipelineError) {
         var index: [String: Int] = [:]
         for (position, path) in inputs.enumerated() where index[path] == nil { index[path] = position }
+        guard inputs.count <= Self.maximumInputs else {
+            throw PipelineError(.inputsInvalid, "a resumable run takes at most \(Self.maximumInputs) input files, not \(inputs.count)")
+        }
         if let results = try Self.openIfPresent(resultsPath) {
             let reader = try ResultReader(source: results, name: resultsPath, strictLastLine: true)
             while let record = try reader.next() {
@@ -45,7 +63,9 @@ public struct ResumeState: Sendable {
                         "\(resultsPath) has results for '\(record.file)', which is not among this run's inputs"
                     )
                 }
-                markFinished(fileIndex: fileIndex, line: record.line)
+                if markFinished(fileIndex: fileIndex, line: record.line) {
+                    earlierRuns.add(outcome: record.outcome, reason: record.reason)
+                }
             }
             tornResultLine = reader.tornLine
         }
@@ -58,26 +78,46 @@ public struct ResumeState: Sendable {
                 state.note(entry)
             }
             table = state.table
+            journalEntryCount = state.journalEntryCount
         }
     }
 
-    /// Records a final result line.
-    public mutating func markFinished(fileIndex: Int, line: Int) {
-        let previous = table.store(Self.key(fileIndex, line) | Self.finishedBits)
-        if previous == nil || previous.map({ $0 & ~Self.keyMask }) != Self.finishedBits { finishedCount += 1 }
+    /// Records a final result line; returns whether it is the record's first.
+    @discardableResult
+    public mutating func markFinished(fileIndex: Int, line: Int) -> Bool {
+        let key = Self.key(fileIndex, line)
+        let previous = table.entry(forKey: key)
+        let sends = previous.map { $0 & Self.sendsMask } ?? 0
+        table.store(key | sends | Self.finishedBits)
+        guard previous.map({ $0 & Self.stateMask }) != Self.finishedBits else { return false }
+        finishedCount += 1
+        return true
     }
 
     /// Records one journal entry (a final result line always wins over the journal).
     public mutating func note(_ entry: SendJournal.Entry) {
+        journalEntryCount += 1
         let key = Self.key(entry.fileIndex, entry.line)
-        if let existing = table.entry(forKey: key), existing & ~Self.keyMask == Self.finishedBits { return }
-        table.store(key | (entry.kind == .sent ? Self.sentBits : Self.retryableBits))
+        let existing = table.entry(forKey: key)
+        if let existing, existing & Self.stateMask == Self.finishedBits { return }
+        var sends = (existing ?? 0) & Self.sendsMask
+        if entry.kind == .sent, sends != Self.sendsMask { sends += 1 << Self.sendsShift }
+        table.store(key | sends | (entry.kind == .sent ? Self.sentBits : Self.retryableBits))
     }
+
+    /// How often the journal says a record was sent (its `s` lines, at most 255).
+    public func sends(fileIndex: Int, line: Int) -> Int {
+        guard let entry = table.entry(forKey: Self.key(fileIndex, line)) else { return 0 }
+        return Int((entry & Self.sendsMask) >> Self.sendsShift)
+    }
+
+    /// Whether the files record nothing at all: no final line and no journal entry (a run that never started).
+    public var recordsNothing: Bool { table.count == 0 && journalEntryCount == 0 }
 
     /// What the earlier run knew of a record.
     public func status(fileIndex: Int, line: Int) -> ResumeStatus {
         guard let entry = table.entry(forKey: Self.key(fileIndex, line)) else { return .fresh }
-        switch entry & ~Self.keyMask {
+        switch entry & Self.stateMask {
         case Self.finishedBits: return .finished
         case Self.sentBits: return .inDoubt
         default: return .resend
@@ -87,7 +127,7 @@ public struct ResumeState: Sendable {
     /// Bytes the state holds.
     public var memoryBytes: Int { table.memoryBytes }
 
-    /// The key of a record: 22 bits of file index, 40 bits of line (the same packing as `DispatchKey.packed`).
+    /// The key of a record: 14 bits of file index, 40 bits of line (`DispatchKey.packed`, cut to 54 bits).
     static func key(_ fileIndex: Int, _ line: Int) -> UInt64 {
         (UInt64(truncatingIfNeeded: fileIndex) << 40 | UInt64(truncatingIfNeeded: line) & 0xFF_FFFF_FFFF) & keyMask
     }

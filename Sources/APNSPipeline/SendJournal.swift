@@ -1,5 +1,6 @@
 /// The sidecar `<results>.journal` that makes `send --resume` exact after a crash: the dispatcher appends to it
-/// before a batch of requests leaves, with one write(2) per batch.
+/// before a batch of requests leaves, with one write(2) per batch. Like `ResultWriter`, a failed write ends it
+/// (the file rolls the batch back, so the journal never names requests that did not leave).
 ///
 /// Lines are text: `s <file index> <line>` (the record is being sent) and `r <file index> <line>` (it was
 /// answered with a retryable failure: safe to send again). With the result file, `ResumeState` tells records
@@ -9,12 +10,15 @@ public final class SendJournal {
     public static func path(forResults resultsPath: String) -> String { resultsPath + ".journal" }
 
     private let sink: any ByteSink
+    private let file: POSIXFile?
     private var buffer: [UInt8] = []
+    private var failure: PipelineError?
     /// Bytes of a torn last line that opening in `.append` mode cut off.
     public let droppedTornBytes: Int
 
     public init(sink: any ByteSink) {
         self.sink = sink
+        file = nil
         droppedTornBytes = 0
         buffer.reserveCapacity(16 * 1024)
     }
@@ -23,6 +27,7 @@ public final class SendJournal {
     public init(path: String, mode: AppendOnlyFile.Mode) throws(PipelineError) {
         let opened = try AppendOnlyFile.open(path, mode: mode)
         sink = opened.file
+        file = path == "-" ? nil : opened.file
         droppedTornBytes = opened.droppedTornBytes
         buffer.reserveCapacity(16 * 1024)
     }
@@ -39,9 +44,26 @@ public final class SendJournal {
 
     /// Writes what is buffered: call it before the batch's requests are flushed to the network.
     public func flush() throws(PipelineError) {
+        if let failure { throw failure }
         guard !buffer.isEmpty else { return }
-        try sink.write(buffer, count: buffer.count)
+        do {
+            try sink.write(buffer, count: buffer.count)
+        } catch {
+            failure = error
+            throw error
+        }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Forces what was flushed to the disk (fdatasync).
+    public func synchronize() throws(PipelineError) {
+        if let failure { throw failure }
+        do {
+            try file?.synchronizeData()
+        } catch {
+            failure = error  // the data may not be on the disk: nothing more is written
+            throw error
+        }
     }
 
     /// Bytes waiting for `flush()`.

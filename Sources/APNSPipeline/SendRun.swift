@@ -15,6 +15,9 @@ public struct SendRunOptions: Sendable {
     public var client: APNSClientConfiguration
     /// Seconds between progress reports.
     public var progressInterval = 1.0
+    /// Force result and journal lines to the disk (fdatasync, grouped as `GroupCommit` says), so that a power
+    /// cut loses nothing `--resume` needs.
+    public var durable = false
 
     public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat,
                 client: APNSClientConfiguration) {
@@ -28,6 +31,9 @@ public struct SendRunOptions: Sendable {
 
 /// Runs one campaign to its end on the calling thread: an event loop drives the connection pool, the
 /// dispatcher reads the inputs as stream slots free up, and results and journal go to disk once per loop turn.
+///
+/// Start-up order: the run's lock, then every credential, the TLS set-up and the inputs, and only then the result
+/// file and journal, so a start-up failure leaves no files that would make the corrected command a "resume".
 public enum SendRun {
     /// What a finished run returns.
     public struct Outcome: Sendable {
@@ -45,6 +51,9 @@ public enum SendRun {
         stop: StopSignal = StopSignal(),
         progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void = { _, _ in }
     ) throws -> Outcome {
+        for input in options.inputs where input.path != "-" {
+            _ = try POSIXFile.openForReading(input.path)  // unreadable inputs fail before any file is created
+        }
         let reader = CampaignReader(inputs: options.inputs, options: options.reader)
         return try run(options, source: reader, inputPaths: options.inputs.map(\.path), stop: stop, progress: progress)
     }
@@ -59,28 +68,39 @@ public enum SendRun {
         progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void
     ) throws -> Outcome {
         let journalPath = SendJournal.path(forResults: options.resultsPath)
+        let lock = options.resultsPath == "-" ? nil : try RunLock(resultsPath: options.resultsPath)
+        defer { lock?.release() }
+        let loop = try EventLoop()
+        let pool = try APNSClientPool(configuration: options.client, loop: loop)  // credentials, CA file, TLS
         var resume = ResumeState()
         var torn = 0
         if options.resume {
             resume = try ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
             torn = (resume.tornResultLine == nil ? 0 : 1) + (resume.tornJournalLine == nil ? 0 : 1)
-        } else if FileManager.default.fileExists(atPath: journalPath) {
-            throw PipelineError(.inputsInvalid, "\(options.resultsPath) belongs to an unfinished run (\(journalPath) exists): "
-                + "add --resume to finish it, or remove both files to start over")
+        } else if POSIXFile.exists(journalPath) {
+            // A journal naming no request beside no result line is a run that never started: start over.
+            let earlier = try? ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
+            guard let earlier, earlier.recordsNothing else {
+                throw PipelineError(.unfinishedRun, "\(options.resultsPath) belongs to an unfinished run (\(journalPath) "
+                    + "exists): add --resume to finish it, or remove both files to start over")
+            }
         }
         let mode: AppendOnlyFile.Mode = options.resume ? .append : .create
         let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode)
         let journal = try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal, inputPaths: paths)
-        let loop = try EventLoop()
-        let pool = try APNSClientPool(configuration: options.client, loop: loop)
         let scheduler = EventLoopScheduler(loop: loop)
+        if options.durable {
+            sink.groupCommit = GroupCommit(startedAt: scheduler.now)
+            sink.clock = { scheduler.now }
+        }
         var duplicates = DuplicateFilter()
         let resumeState = resume
         let dispatcher = Dispatcher(
             configuration: options.dispatch, source: source, sink: sink, transport: pool, scheduler: scheduler,
             isFirstOccurrence: { duplicates.insert($0) },
-            resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh })
+            resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
+            resumedSends: { resumeState.sends(fileIndex: $0.fileIndex, line: $0.line) })
 
         var result: (DispatchSummary, (any Error)?)?
         var signalsSeen = 0
@@ -90,6 +110,7 @@ public enum SendRun {
                 signalsSeen = received
                 if received == 1 { dispatcher.interrupt() } else { dispatcher.abortInFlight() }
             }
+            try? sink.synchronizeIfDue()  // a failure ends the writer: the dispatcher's next flush fails the run
             if result == nil { _ = loop.schedule(after: 0.1) { watch() } }
         }
         func report() {
@@ -105,12 +126,17 @@ public enum SendRun {
         _ = loop.schedule(after: options.progressInterval) { report() }
         loop.run()
 
-        guard let (summary, error) = result else {
+        guard let finished = result else {
             throw PipelineError(.inputsInvalid, "the event loop stopped before the run finished")
         }
+        var (summary, error) = finished
+        if error == nil {
+            do { try sink.synchronizeIfDue(final: true) } catch let failure { error = failure }
+        }
+        summary.earlierRuns = resume.earlierRuns
         progress(summary, 0)
         if summary.ending != .interrupted, error == nil {
-            try? FileManager.default.removeItem(atPath: journalPath)  // every record has its line: nothing to resume
+            POSIXFile.remove(journalPath)  // every record has its line: nothing to resume
         }
         return Outcome(summary: summary, error: error.map { "\($0)" }, tornLinesDropped: torn)
     }

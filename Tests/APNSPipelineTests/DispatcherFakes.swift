@@ -164,6 +164,7 @@ final class DispatchRun {
 
     init(records: [DispatchRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
          resume: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
+         resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 },
          answer: @escaping (String, Int) -> (PushOutcome, PushAnswer?)) {
         transport = FakeTransport(scheduler: scheduler, capacity: capacity, answer: answer)
         transport.sink = sink
@@ -172,7 +173,7 @@ final class DispatchRun {
         dispatcher = Dispatcher(
             configuration: configuration, source: source, sink: sink, transport: transport, scheduler: scheduler,
             isFirstOccurrence: { seen.insert($0.token.hex + "\u{0}" + $0.topic.value).inserted },
-            resumeStatus: resume)
+            resumeStatus: resume, resumedSends: resumedSends)
     }
 
     func run(interruptAfter: Int? = nil) -> DispatchSummary? {
