@@ -30,7 +30,7 @@ enum CampaignRunner {
             try Data(summary.prometheus().utf8).write(to: URL(fileURLWithPath: path))
         }
         if let error = outcome.error {
-            FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n".utf8))
             throw ExitStatus.failure.code
         }
         let status = exitStatus(for: summary)

@@ -5,22 +5,23 @@ extension DispatchSummary {
     /// Requests per second over the run.
     public var requestRate: Double { elapsedSeconds > 0 ? Double(requests) / elapsedSeconds : 0 }
 
-    /// A few lines for stderr at the end of a run.
+    /// A few lines for stderr at the end of a run. Text that can come from outside (a stop reason, an APNs reason,
+    /// the results path) is escaped (`PrintableText`): one line each, nothing a terminal acts on.
     public func text(resultsPath: String?) -> String {
         var lines: [String] = []
         switch ending {
         case .completed: lines.append("finished: \(records) records in \(String(format: "%.1f", elapsedSeconds)) s")
-        case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(why)")
+        case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
         case .interrupted: lines.append("interrupted: run again with --resume to finish")
         }
         let counts = RecordOutcome.allCases.filter { count($0) > 0 }.map { "\($0.rawValue) \(count($0))" }
         lines.append("  outcomes: " + (counts.isEmpty ? "none" : counts.joined(separator: ", ")))
         for (reason, count) in reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
-            lines.append("    \(reason): \(count)")
+            lines.append("    \(PrintableText.escaping(reason)): \(count)")
         }
         lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
                             requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
-        if let resultsPath { lines.append("  results: \(resultsPath)") }
+        if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
         return lines.joined(separator: "\n")
     }
 
