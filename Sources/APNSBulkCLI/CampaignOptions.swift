@@ -43,23 +43,33 @@ struct CampaignOptions: ParsableArguments {
 
     /// The reader options these flags describe (loads and checks the template).
     func readerOptions() throws -> CampaignReaderOptions {
+        let defaults = CampaignDefaults(
+            topic: try Self.parse(topic, "--topic", Topic.init(validating:)),
+            pushType: try Self.parse(pushType, "--push-type", PushType.init(parsing:)) ?? .alert,
+            priority: try Self.parse(priority, "--priority", Priority.init(parsing:)),
+            expiration: try Self.parse(expiration, "--expiration", Expiration.init(parsing:)),
+            collapseID: try Self.parse(collapseID, "--collapse-id", CollapseID.init(validating:)))
         do {
-            let type = try PushType(parsing: pushType)
-            let defaults = CampaignDefaults(
-                topic: try topic.map { value throws(InputError) in try Topic(validating: value) },
-                pushType: type,
-                priority: try priority.map { value throws(InputError) in try Priority(parsing: value) },
-                expiration: try expiration.map { value throws(InputError) in try Expiration(parsing: value) },
-                collapseID: try collapseID.map { value throws(InputError) in try CollapseID(validating: value) })
             return CampaignReaderOptions(
                 defaults: defaults,
                 template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
                 shard: try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all,
                 maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
-        } catch let error as InputError {
-            throw ValidationError(error.detail)
         } catch {
             throw ValidationError("\(error)")
+        }
+    }
+
+    /// A default, checked exactly like a record's own value (README, "Header values"); a bad one is a usage error
+    /// that names its option. Input errors quote input escaped, so the message stays one printable line.
+    private static func parse<Value>(
+        _ text: String?, _ option: String, _ parse: (String) throws(InputError) -> Value
+    ) throws(ValidationError) -> Value? {
+        guard let text else { return nil }
+        do {
+            return try parse(text)
+        } catch {
+            throw ValidationError("\(option): \(error.detail)")
         }
     }
 

@@ -32,7 +32,7 @@ enum CampaignRunner {
             try ReportFile.write(Array(summary.prometheus().utf8), to: path)
         }
         if let error = outcome.error {
-            FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n".utf8))
             throw ExitStatus.failure.code
         }
         let status = exitStatus(for: summary)

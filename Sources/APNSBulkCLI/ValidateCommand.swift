@@ -55,7 +55,8 @@ struct ValidateCommand: ParsableCommand {
                         outcome: .inputError, status: nil, reason: error.code.rawValue, detail: error.detail,
                         apnsID: nil, timestamp: nil, attempts: 0))
                 } else {
-                    report += "\(path):\(record.line): \(error.code.rawValue): \(error.detail)\n"
+                    // One line per invalid record, always: the path and the detail may quote anything.
+                    report += PrintableText.escaping("\(path):\(record.line): \(error.code.rawValue): \(error.detail)") + "\n"
                     if report.utf8.count > 1 << 16 {
                         FileHandle.standardOutput.write(Data(report.utf8))
                         report = ""

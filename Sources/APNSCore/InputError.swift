@@ -1,7 +1,8 @@
 /// Why one campaign record cannot be sent: a stable machine-readable code plus a human detail.
 ///
 /// The code's raw value is what result files print as the reason of an `input_error` line; it never changes
-/// once released. The detail says exactly what was wrong ("63 hex digits: odd length").
+/// once released. The detail says exactly what was wrong ("63 hex digits: odd length"), on one printable line:
+/// input it quotes has its control characters escaped (`PrintableText`), so it can be printed as it stands.
 public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The stable reason codes of every record-level validation failure.
     public enum Code: String, Sendable, CaseIterable {
@@ -46,7 +47,7 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public init(_ code: Code, _ detail: String) {
         self.code = code
-        self.detail = detail
+        self.detail = PrintableText.escaping(detail)
     }
 
     public var description: String { "\(code.rawValue): \(detail)" }

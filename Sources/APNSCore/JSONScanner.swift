@@ -72,8 +72,20 @@ public struct JSONScanner {
         }
     }
 
-    /// The decoded text of a string value.
+    /// The decoded text of a string value; an escaped lone surrogate (`"\ud800"`) becomes U+FFFD. Use
+    /// `decodeStringExactly` where such a replacement must not pass silently (header values).
     public func decodeString(_ value: Value) -> String {
+        decode(value, rejectingLoneSurrogates: false) ?? ""
+    }
+
+    /// The decoded text of a string value, or nil if it escapes a lone surrogate: a `\uD800`-`\uDFFF` escape that
+    /// is not half of a high-low pair. RFC 8259 lets such escapes through its grammar, but they name no Unicode
+    /// character, so no text (and no header value) can hold them.
+    public func decodeStringExactly(_ value: Value) -> String? {
+        decode(value, rejectingLoneSurrogates: true)
+    }
+
+    private func decode(_ value: Value, rejectingLoneSurrogates: Bool) -> String? {
         let content = (value.range.lowerBound + 1)..<(value.range.upperBound - 1)
         guard value.hasEscapes else { return String(decoding: bytes[content], as: UTF8.self) }
         var out: [UInt8] = []
@@ -105,7 +117,11 @@ public struct JSONScanner {
                         index += 6
                     }
                 }
-                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                guard let character = Unicode.Scalar(scalar) else {
+                    if rejectingLoneSurrogates { return nil }
+                    out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
+                    continue
+                }
                 out.append(contentsOf: String(character).utf8)
             default: out.append(escape)  // \" \\ \/
             }

@@ -1,7 +1,8 @@
 import APNSCore
 
 /// The request-shape checks that need no credentials: method, path and device token, duplicate headers, and the
-/// syntax of `apns-id`, `apns-push-type`, `apns-priority`, `apns-expiration` and `apns-collapse-id`.
+/// syntax of `apns-id`, `apns-push-type`, `apns-priority`, `apns-expiration` and `apns-collapse-id` (each by the
+/// same core type the client validates with, so the two agree on every value, README "Header values").
 extension MockValidator {
     /// The headers of a request whose shape is valid, parsed.
     struct ShapedRequest {
@@ -58,7 +59,7 @@ extension MockValidator {
             }
         }
         if let index = fields.collapseID {
-            guard (try? CollapseID(validating: String(decoding: headers[index].value, as: UTF8.self))) != nil else {
+            guard (try? CollapseID(validatingBytes: headers[index].value)) != nil else {
                 return .failure(.init(.badCollapseID))
             }
         }

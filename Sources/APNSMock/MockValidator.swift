@@ -10,7 +10,7 @@ import APNSCore
 /// 3. no `apns-*` or `authorization` header twice, else 400 `DuplicateHeaders`;
 /// 4. header syntax: `apns-id` a UUID (`BadMessageId`), `apns-push-type` known (`InvalidPushType`),
 ///    `apns-priority` 10, 5 or 1 (`BadPriority`), `apns-expiration` digits (`BadExpirationDate`),
-///    `apns-collapse-id` at most 64 bytes (`BadCollapseId`);
+///    `apns-collapse-id` UTF-8 of at most 64 bytes, no blank at either end, no control character (`BadCollapseId`);
 /// 5. authentication (see `authenticate`): the first request that passes raises the stream limit;
 /// 6. topic (see `checkTopic`): `MissingTopic`, `BadTopic`, `TopicDisallowed`, `InvalidPushType`;
 /// 7. payload (see `checkPayload`): `PayloadEmpty`, 413 `PayloadTooLarge`, `BadPriority`;

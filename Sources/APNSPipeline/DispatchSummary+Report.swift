@@ -9,7 +9,8 @@ extension DispatchSummary {
     public var isResumed: Bool { earlierRuns.records > 0 }
 
     /// A few lines for stderr at the end of a run. Outcome counts are the whole campaign's; a resumed run adds a
-    /// line with its own.
+    /// line with its own. Text that can come from outside (a stop reason, an APNs reason, the results path) is
+    /// escaped (`PrintableText`): one line each, nothing a terminal acts on.
     public func text(resultsPath: String?) -> String {
         let campaign = self.campaign
         var lines: [String] = []
@@ -17,17 +18,17 @@ extension DispatchSummary {
         switch ending {
         case .completed:
             lines.append("finished: \(campaign.records) records\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
-        case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(why)")
+        case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
         case .interrupted: lines.append("interrupted: run again with --resume to finish")
         }
         lines.append("  outcomes: " + Self.outcomeList(campaign))
         for (reason, count) in campaign.reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
-            lines.append("    \(reason): \(count)")
+            lines.append("    \(PrintableText.escaping(reason)): \(count)")
         }
         if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
         lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
                             requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
-        if let resultsPath { lines.append("  results: \(resultsPath)") }
+        if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
         return lines.joined(separator: "\n")
     }
 

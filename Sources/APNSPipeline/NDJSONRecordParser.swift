@@ -59,7 +59,7 @@ public struct NDJSONRecordParser {
         raw.pushType = try Self.text(members.pushType, "push_type", in: scanner)
         raw.priority = try Self.text(members.priority, "priority", allowingNumber: true, in: scanner)
         raw.expiration = try Self.text(members.expiration, "expiration", allowingNumber: true, in: scanner)
-        raw.collapseID = try Self.text(members.collapseID, "collapse_id", in: scanner)
+        raw.collapseID = try Self.text(members.collapseID, "collapse_id", loneSurrogate: .collapseIDInvalid, in: scanner)
         raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner)
         let headers = try headerBuilder.headers(from: raw)
 
@@ -79,14 +79,23 @@ public struct NDJSONRecordParser {
         return headers.notification(payload: Array(rendered))
     }
 
-    /// A string member's text (decoded if it has escapes), or a number's digits where numbers are allowed.
+    /// A string member's text (decoded if it has escapes), or a number's digits where numbers are allowed. An
+    /// escaped lone surrogate (`"\ud800"`) names no character: it is an error (`loneSurrogate`), never U+FFFD.
     private static func text(
-        _ value: JSONScanner.Value?, _ name: String, allowingNumber: Bool = false, in scanner: JSONScanner
+        _ value: JSONScanner.Value?, _ name: String, allowingNumber: Bool = false,
+        loneSurrogate: InputError.Code = .recordFieldInvalid, in scanner: JSONScanner
     ) throws(InputError) -> ArraySlice<UInt8>? {
         guard let value else { return nil }
         switch value.kind {
         case .string:
-            if value.hasEscapes { return ArraySlice(Array(scanner.decodeString(value).utf8)) }
+            if value.hasEscapes {
+                guard let text = scanner.decodeStringExactly(value) else {
+                    throw InputError(
+                        loneSurrogate, "field '\(name)' holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character"
+                    )
+                }
+                return ArraySlice(Array(text.utf8))
+            }
             return scanner.bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]
         case .number where allowingNumber:
             return scanner.bytes[value.range]

@@ -70,7 +70,7 @@ struct NotificationHeaderBuilder {
         var expiration = defaults.expiration
         if let bytes = raw.expiration { expiration = try Self.expiration(bytes) }
         var collapseID = defaults.collapseID
-        if let bytes = raw.collapseID { collapseID = try CollapseID(validating: String(decoding: bytes, as: UTF8.self)) }
+        if let bytes = raw.collapseID { collapseID = try CollapseID(validatingBytes: Array(bytes)) }
         var apnsID: APNSID?
         if let bytes = raw.apnsID { apnsID = try APNSID(parsing: String(decoding: bytes, as: UTF8.self)) }
         return NotificationHeaders(

@@ -1,3 +1,5 @@
+import APNSCore
+
 /// A failure that stops reading or writing a whole file (as opposed to an `InputError`, which rejects one record):
 /// a file that cannot be opened, a read or write that fails, a gzip stream that is corrupt, a CSV header without
 /// a token column, an invalid template, a result or journal file with a bad line in the middle, a bad `--shard`,
@@ -44,12 +46,13 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// The kind of failure.
     public let kind: Kind
-    /// The specifics: the path, the line, `strerror`, gzip's own message.
+    /// The specifics: the path, the line, `strerror`, gzip's own message; one printable line (quoted input has its
+    /// control characters escaped, `PrintableText`).
     public let detail: String
 
     init(_ kind: Kind, _ detail: String) {
         self.kind = kind
-        self.detail = detail
+        self.detail = PrintableText.escaping(detail)
     }
 
     /// `"<kind>: <detail>"`.

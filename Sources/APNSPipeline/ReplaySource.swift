@@ -3,15 +3,21 @@ import APNSCore
 /// The records `replay` sends again: the lines of earlier result files whose outcome is replayable (retryable,
 /// not_sent, and in_doubt unless excluded), rebuilt into notifications from the lines alone. Keys keep each
 /// record's original input file and line, so the replay's results read like the campaign's.
+///
+/// A damaged line (one that cannot be read, or that holds a value no request may carry) is never sent and never
+/// stops the replay: it becomes an invalid record, reported as one `input_error` result line whose detail names
+/// the result file and line. It keeps its original file and line when those are readable (and is skipped, like
+/// any line, when its outcome is readable and not replayable); otherwise it is keyed by the result file itself.
 public final class ReplaySource: DispatchRecordSource {
-    /// The original input files the result lines name, in first-seen order: what the keys' file indexes mean.
+    /// The original input files the result lines name, in first-seen order: what the keys' file indexes mean. A
+    /// result file with lines too damaged to name their input file is listed too.
     public let inputPaths: [String]
     private let resultPaths: [String]
     private let includeInDoubt: Bool
     private var fileIndex: [String: Int] = [:]
     private var current: ResultReader?
     private var nextPath = 0
-    /// Replayable lines found so far.
+    /// Replayable lines found so far, damaged ones included.
     public private(set) var selected = 0
 
     /// Scans the result files once to learn the input files they name; throws if one cannot be read.
@@ -22,10 +28,15 @@ public final class ReplaySource: DispatchRecordSource {
         var index: [String: Int] = [:]
         for path in resultPaths {
             let reader = try ResultReader(path: path)
-            while let record = try reader.next() {
-                guard index[record.file] == nil else { continue }
-                index[record.file] = paths.count
-                paths.append(record.file)
+            while let line = try reader.nextLine() {
+                let file: String
+                switch line {
+                case .success(let record): file = record.file
+                case .failure(let damaged): file = damaged.record?.file ?? path
+                }
+                guard index[file] == nil else { continue }
+                index[file] = paths.count
+                paths.append(file)
             }
         }
         inputPaths = paths
@@ -39,18 +50,40 @@ public final class ReplaySource: DispatchRecordSource {
                 current = try ResultReader(path: resultPaths[nextPath])
                 nextPath += 1
             }
-            guard let reader = current, let record = try reader.next() else {
+            guard let reader = current, let line = try reader.nextLine() else {
                 current = nil
                 continue
             }
-            guard record.outcome.isReplayable, includeInDoubt || record.outcome != .inDoubt else { continue }
-            selected += 1
-            let key = DispatchKey(fileIndex: fileIndex[record.file] ?? 0, line: record.line)
-            do {
-                return DispatchRecord(key: key, content: .notification(try record.replayNotification()))
-            } catch {
-                return DispatchRecord(key: key, content: .invalid(error, tokenText: record.token, topicText: record.topic))
+            switch line {
+            case .success(let record):
+                guard isReplayed(record.outcome) else { continue }
+                selected += 1
+                let recordKey = key(file: record.file, line: record.line)
+                do {
+                    return DispatchRecord(key: recordKey, content: .notification(try record.replayNotification()))
+                } catch {
+                    let located = InputError(error.code, "\(reader.name):\(reader.lineNumber): \(error.detail)")
+                    return DispatchRecord(
+                        key: recordKey, content: .invalid(located, tokenText: record.token, topicText: record.topic)
+                    )
+                }
+            case .failure(let damaged):
+                if let record = damaged.record, !isReplayed(record.outcome) { continue }
+                selected += 1
+                let damagedKey = damaged.record.map { key(file: $0.file, line: $0.line) }
+                    ?? key(file: reader.name, line: damaged.lineNumber)
+                return DispatchRecord(key: damagedKey, content: .invalid(
+                    damaged.error, tokenText: damaged.record?.token, topicText: damaged.record?.topic
+                ))
             }
         }
+    }
+
+    private func isReplayed(_ outcome: RecordOutcome) -> Bool {
+        outcome.isReplayable && (includeInDoubt || outcome != .inDoubt)
+    }
+
+    private func key(file: String, line: Int) -> DispatchKey {
+        DispatchKey(fileIndex: fileIndex[file] ?? 0, line: line)
     }
 }

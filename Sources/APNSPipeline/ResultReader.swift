@@ -1,11 +1,14 @@
+import APNSCore
+
 /// Reads a result file back (NDJSON or CSV, told apart by its first byte) into `ResultRecord`s, with the replay
 /// fields, for `replay`, `prune` and `send --resume`.
 ///
 /// A torn last line (no `\n` at its end, and not a valid line: what a `kill -9` during a write leaves) is
 /// skipped and reported in `tornLine`. With `strictLastLine`, a last line without its `\n` is treated as torn
 /// even if it parses: that is what `send --resume` needs, because reopening the file cuts such a line off.
-/// Any other bad line is a `PipelineError` naming the file and line. Unknown NDJSON members and CSV columns are
-/// ignored, so newer files stay readable.
+/// Any other bad line is a `PipelineError` naming the file and line (`next()`, for `prune` and `send --resume`),
+/// or a `DamagedResultLine` that the caller reports and reads on past (`nextLine()`, for `replay`). Unknown
+/// NDJSON members and CSV columns are ignored, so newer files stay readable.
 public final class ResultReader {
     /// The file's name, for messages.
     public let name: String
@@ -49,63 +52,109 @@ public final class ResultReader {
         }
     }
 
-    /// The next result, or nil at the end of the file.
+    /// The next result, or nil at the end of the file; a damaged line is an error.
     public func next() throws(PipelineError) -> ResultRecord? {
+        switch try nextLine() {
+        case .success(let record)?: return record
+        case .failure(let damaged)?: throw PipelineError(.resultLineInvalid, damaged.error.detail)
+        case nil: return nil
+        }
+    }
+
+    /// The next line: its record, or why it cannot be read; nil at the end of the file. Throws only when the file
+    /// itself cannot be read (or a CSV file's header is unusable).
+    public func nextLine() throws(PipelineError) -> Result<ResultRecord, DamagedResultLine>? {
         if let lines { return try nextNDJSON(lines) }
         if let csv { return try nextCSV(csv) }
         return nil
     }
 
-    private func nextNDJSON(_ lines: LineReader) throws(PipelineError) -> ResultRecord? {
+    private func damaged(_ problem: ResultLineProblem, line: Int) -> Result<ResultRecord, DamagedResultLine> {
+        lineNumber = line
+        return .failure(DamagedResultLine(
+            resultFile: name, lineNumber: line, error: InputError(problem.code, "\(name):\(line): \(problem.message)"),
+            record: problem.record))
+    }
+
+    private func nextNDJSON(_ lines: LineReader) throws(PipelineError) -> Result<ResultRecord, DamagedResultLine>? {
         while let line = try lines.next() {
             var range = line.range
             if line.number == 1 { range = CampaignReader.droppingByteOrderMark(lines.buffer, range) }
             if !line.isTooLong, CampaignReader.isBlank(lines.buffer, range) { continue }
             do throws(ResultLineProblem) {
-                if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes") }
+                if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes", .recordTooLong) }
                 if strictLastLine, !line.isTerminated { throw ResultLineProblem("no line end") }
                 let record = try ResultRecord(ndjson: lines.buffer, range: range)
                 lineNumber = line.number
-                return record
+                return .success(record)
             } catch {
                 if !line.isTerminated {
                     tornLine = line.number
                     return nil
                 }
-                throw PipelineError(.resultLineInvalid, "\(name):\(line.number): \(error.message)")
+                return damaged(error, line: line.number)
             }
         }
         return nil
     }
 
-    private func nextCSV(_ csv: CSVReader) throws(PipelineError) -> ResultRecord? {
+    private func nextCSV(_ csv: CSVReader) throws(PipelineError) -> Result<ResultRecord, DamagedResultLine>? {
         while let row = try csv.next() {
-            do throws(ResultLineProblem) {
-                if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))") }
-                if strictLastLine, !row.isTerminated { throw ResultLineProblem("no line end") }
-                guard let columns = csvColumns else {
+            guard let columns = csvColumns else {
+                // No line of the file can be read without its header: a bad one is the whole file's error.
+                do throws(ResultLineProblem) {
+                    if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))") }
                     csvColumns = try ResultCSVColumns(header: (0..<row.fieldCount).map { csv.fieldText($0) })
                     continue
+                } catch {
+                    if !row.isTerminated {
+                        tornLine = row.line
+                        return nil
+                    }
+                    throw PipelineError(.resultLineInvalid, "\(name):\(row.line): \(error.message)")
                 }
+            }
+            do throws(ResultLineProblem) {
+                if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))", .csvMalformed) }
+                if strictLastLine, !row.isTerminated { throw ResultLineProblem("no line end") }
                 let record = try columns.record(from: csv, row: row)
                 lineNumber = row.line
-                return record
+                return .success(record)
             } catch {
                 if !row.isTerminated {
                     tornLine = row.line
                     return nil
                 }
-                throw PipelineError(.resultLineInvalid, "\(name):\(row.line): \(error.message)")
+                return damaged(error, line: row.line)
             }
         }
         return nil
     }
 }
 
-/// Why one result line cannot be read.
+/// A result line that cannot be read: where it is, why, and the record it names when that much could be read.
+public struct DamagedResultLine: Error, Sendable {
+    /// The result file, as the reader was told its name.
+    public let resultFile: String
+    /// The line's number in the result file (for CSV: the physical line where the row starts).
+    public let lineNumber: Int
+    /// Why, as the input error `replay` reports: the detail starts with `resultFile:lineNumber:`.
+    public let error: InputError
+    /// The line's file, line and outcome (and token and topic, when read before the problem), if readable.
+    public let record: ResultRecord?
+}
+
+/// Why one result line cannot be read, as the input error it is, with the record read so far when the line's
+/// file, line and outcome were readable.
 struct ResultLineProblem: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    let code: InputError.Code
+    var record: ResultRecord?
+
+    init(_ message: String, _ code: InputError.Code = .recordFieldInvalid) {
+        self.message = message
+        self.code = code
+    }
 }
 
 /// Hands out a source's first bytes again after they were looked at.

@@ -8,17 +8,21 @@ extension ResultRecord {
         do {
             object = try scanner.scanDocument(in: range)
         } catch {
-            throw ResultLineProblem("not valid JSON: \(error.message) at column \(error.offset - range.lowerBound + 1)")
+            throw ResultLineProblem(
+                "not valid JSON: \(error.message) at column \(error.offset - range.lowerBound + 1)", .recordInvalidJSON
+            )
         }
-        guard object.kind == .object else { throw ResultLineProblem("not a JSON object") }
+        guard object.kind == .object else { throw ResultLineProblem("not a JSON object", .recordNotObject) }
         var fields = ResultFieldValues()
-        var problem: ResultLineProblem?
         scanner.forEachMember(of: object) { key, value in
-            guard problem == nil, value.kind != .null else { return }
+            guard value.kind != .null else { return }
             guard let slot = ResultFieldValues.index(ofKey: key, in: scanner) else { return }  // unknown: ignored
             switch value.kind {
             case .string where value.hasEscapes:
-                fields.values[slot] = .text(Array(scanner.decodeString(value).utf8))
+                // An escaped lone surrogate names no character: the field is damaged, not silently U+FFFD.
+                fields.values[slot] = scanner.decodeStringExactly(value).map { .text(Array($0.utf8)) } ?? .invalid(
+                    "holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character",
+                    ResultFieldValues.errorCode(of: ResultRecord.fieldNames[slot]))
             case .string:
                 fields.values[slot] = .text(Array(bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]))
             case .number:
@@ -26,14 +30,14 @@ extension ResultRecord {
             case .object where slot == ResultFieldValues.payloadIndex:
                 fields.values[slot] = .text(Array(bytes[value.range]))
             default:
-                problem = ResultLineProblem("field '\(ResultRecord.fieldNames[slot])' has the wrong type")
+                fields.values[slot] = .invalid("has the wrong type", .recordFieldInvalid)
             }
         }
-        if let problem { throw problem }
         try self.init(fields)
     }
 
-    /// Builds a record from field values read from NDJSON or CSV.
+    /// Builds a record from field values read from NDJSON or CSV. A problem found after the line's file, line and
+    /// outcome were read carries the record read so far, so `replay` can report it under that file and line.
     fileprivate init(_ fields: ResultFieldValues) throws(ResultLineProblem) {
         guard let file = try fields.text("file") else { throw ResultLineProblem("no 'file'") }
         guard let line = try fields.integer("line"), line >= 1 else { throw ResultLineProblem("no valid 'line'") }
@@ -41,7 +45,18 @@ extension ResultRecord {
         guard let outcome = RecordOutcome(rawValue: outcomeText) else {
             throw ResultLineProblem("unknown outcome '\(outcomeText)'")
         }
-        self.init(file: file, line: Int(line), outcome: outcome)
+        var record = ResultRecord(file: file, line: Int(line), outcome: outcome)
+        do {
+            try record.readFields(fields)
+        } catch {
+            var problem = error
+            problem.record = record
+            throw problem
+        }
+        self = record
+    }
+
+    private mutating func readFields(_ fields: ResultFieldValues) throws(ResultLineProblem) {
         token = try fields.text("token")
         topic = try fields.text("topic")
         status = try fields.integer("status").map { Int($0) }
@@ -51,25 +66,31 @@ extension ResultRecord {
         timestamp = try fields.integer("timestamp")
         attempts = try fields.integer("attempts").map { Int($0) } ?? 0
         if let text = try fields.text("push_type") {
-            guard let type = PushType(rawValue: text) else { throw ResultLineProblem("unknown push_type '\(text)'") }
+            guard let type = PushType(rawValue: text) else {
+                throw ResultLineProblem("unknown push_type '\(text)'", .pushTypeUnknown)
+            }
             pushType = type
         }
         if let number = try fields.integer("priority") {
-            guard let value = Priority(rawValue: Int(number)) else { throw ResultLineProblem("invalid priority \(number)") }
+            guard let value = Priority(rawValue: Int(number)) else {
+                throw ResultLineProblem("invalid priority \(number)", .priorityInvalid)
+            }
             priority = value
         }
         expiration = try fields.integer("expiration")
         collapseID = try fields.text("collapse_id")
-        payload = fields.bytes("payload")
+        payload = try fields.bytes("payload")
     }
 }
 
 /// The raw values of one result line's known fields, by `ResultRecord.fieldNames` position.
 struct ResultFieldValues {
-    /// A field as read: text (a JSON string or object, a CSV cell) or a JSON number.
+    /// A field as read: text (a JSON string or object, a CSV cell), a JSON number, or a value that cannot be
+    /// used (why, and the input error it is), reported when the field is read.
     enum Value {
         case text([UInt8])
         case number([UInt8])
+        case invalid(String, InputError.Code)
     }
 
     var values = [Value?](repeating: nil, count: ResultRecord.fieldNames.count)
@@ -93,6 +114,18 @@ struct ResultFieldValues {
         return nil
     }
 
+    /// The input error a bad value of the field is, as `send` names it for a campaign record.
+    static func errorCode(of name: String) -> InputError.Code {
+        switch name {
+        case "push_type": return .pushTypeUnknown
+        case "priority": return .priorityInvalid
+        case "expiration": return .expirationInvalid
+        case "collapse_id": return .collapseIDInvalid
+        case "apns_id": return .apnsIDInvalid
+        default: return .recordFieldInvalid
+        }
+    }
+
     private func value(_ name: String) -> Value? {
         guard let index = Self.indexByName[name] else { return nil }
         return values[index]
@@ -101,27 +134,29 @@ struct ResultFieldValues {
     func text(_ name: String) throws(ResultLineProblem) -> String? {
         switch value(name) {
         case .text(let bytes)?: return String(decoding: bytes, as: UTF8.self)
-        case .number?: throw ResultLineProblem("field '\(name)' must be a string")
+        case .number?: throw ResultLineProblem("field '\(name)' must be a string", .recordFieldInvalid)
+        case .invalid(let why, let code)?: throw ResultLineProblem("field '\(name)' \(why)", code)
         case nil: return nil
         }
     }
 
-    func bytes(_ name: String) -> [UInt8]? {
+    func bytes(_ name: String) throws(ResultLineProblem) -> [UInt8]? {
         switch value(name) {
         case .text(let bytes)?, .number(let bytes)?: return bytes
+        case .invalid(let why, let code)?: throw ResultLineProblem("field '\(name)' \(why)", code)
         case nil: return nil
         }
     }
 
     /// An integer field (in CSV every cell is text, so digits in text count too).
     func integer(_ name: String) throws(ResultLineProblem) -> Int64? {
-        guard let bytes = bytes(name) else { return nil }
+        guard let bytes = try bytes(name) else { return nil }
         var digits = bytes[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
         guard !digits.isEmpty, digits.count <= 18,
               digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else { throw ResultLineProblem("field '\(name)' must be an integer") }
+        else { throw ResultLineProblem("field '\(name)' must be an integer", Self.errorCode(of: name)) }
         let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
         return negative ? -magnitude : magnitude
     }
@@ -140,7 +175,7 @@ struct ResultCSVColumns {
 
     func record(from csv: CSVReader, row: CSVReader.Record) throws(ResultLineProblem) -> ResultRecord {
         guard row.fieldCount == slots.count else {
-            throw ResultLineProblem("\(row.fieldCount) fields, the header has \(slots.count)")
+            throw ResultLineProblem("\(row.fieldCount) fields, the header has \(slots.count)", .csvColumnCount)
         }
         var fields = ResultFieldValues()
         for (column, slot) in slots.enumerated() {

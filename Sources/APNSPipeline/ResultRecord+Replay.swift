@@ -2,7 +2,8 @@ import APNSCore
 
 extension ResultRecord {
     /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign
-    /// record. The apns-id is reused when the line has one, so a replayed push keeps its identity.
+    /// record. The apns-id is reused when the line has one, so a replayed push keeps its identity; one that is not
+    /// a UUID is an input error, never silently replaced.
     public func replayNotification() throws(InputError) -> PushNotification {
         guard let token else { throw InputError(.tokenMissing, "result line has no token") }
         guard let topic else { throw InputError(.topicMissing, "result line has no topic") }
@@ -16,7 +17,7 @@ extension ResultRecord {
             priority: priority,
             expiration: try expiration.map { value throws(InputError) in try Expiration(epochSeconds: value) },
             collapseID: try collapseID.map { value throws(InputError) in try CollapseID(validating: value) },
-            apnsID: apnsID.flatMap { try? APNSID(parsing: $0) },
+            apnsID: try apnsID.map { value throws(InputError) in try APNSID(parsing: value) },
             payload: payload
         )
         try notification.validate()

@@ -79,6 +79,43 @@ struct HeaderValueTests {
         #expect(throws: InputError.self) { try CollapseID(validating: "a\nb") }
     }
 
+    @Test("collapse id: RFC 9113 field-value rules; no blank at either end, no control character", arguments: [
+        " promo", "promo ", "\tpromo", "promo\t", "pro\rmo", "pro\nmo", "pro\u{0}mo", "pro\u{7F}mo",
+        "pro\u{85}mo", "pro\u{9B}mo", " ",
+    ])
+    func collapseIDFieldValueRules(value: String) {
+        #expect(throws: InputError.self) { try CollapseID(validating: value) }
+        do {
+            _ = try CollapseID(validating: value)
+        } catch {
+            #expect(error.code == .collapseIDInvalid)
+            #expect(!error.detail.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        }
+    }
+
+    @Test("no header value type takes a blank at either end, CR, LF or NUL", arguments: [" ", "\t", "\r\n", "\u{0}"])
+    func everyHeaderRejectsForbiddenBytes(bad: String) throws {
+        for (good, parse) in [
+            ("com.example.app", { (text: String) throws(InputError) in _ = try Topic(validating: text) }),
+            ("alert", { (text: String) throws(InputError) in _ = try PushType(parsing: text) }),
+            ("10", { (text: String) throws(InputError) in _ = try Priority(parsing: text) }),
+            ("1767225600", { (text: String) throws(InputError) in _ = try Expiration(parsing: text) }),
+            ("123e4567-e89b-12d3-a456-426614174000", { (text: String) throws(InputError) in _ = try APNSID(parsing: text) }),
+            ("promo", { (text: String) throws(InputError) in _ = try CollapseID(validating: text) }),
+        ] as [(String, (String) throws(InputError) -> Void)] {
+            try parse(good)
+            for text in [bad + good, good + bad] {
+                #expect(throws: InputError.self, "\(text.debugDescription)") { try parse(text) }
+            }
+        }
+    }
+
+    @Test("collapse id: inner blanks and any other Unicode text are fine")
+    func collapseIDInnerBlanks() throws {
+        #expect(try CollapseID(validating: "promo 2026").value == "promo 2026")
+        #expect(try CollapseID(validating: "caf\u{E9} \u{1F600}").value == "caf\u{E9} \u{1F600}")
+    }
+
     @Test("apns-id: UUIDs, normalised to lowercase")
     func apnsID() throws {
         let id = try APNSID(parsing: "123E4567-E89B-12D3-A456-426614174000")

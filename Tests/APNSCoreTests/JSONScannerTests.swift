@@ -62,6 +62,22 @@ struct JSONScannerTests {
         #expect(scanner.string(tokenValue, equals: "abcd"))
     }
 
+    @Test("lone surrogate escapes: U+FFFD when decoded leniently, nil when decoded exactly; pairs decode", arguments: [
+        (#""\ud800""#, nil as String?), (#""a\udc00b""#, nil), (#""\ud83dx""#, nil), (#""\ud83d\u0041""#, nil),
+        (#""\ude00\ud83d""#, nil), (#""\ud83d\ude00""#, "\u{1F600}"), (#""\u00e9\n""#, "é\n"), (#""plain""#, "plain"),
+    ])
+    func loneSurrogates(json: String, exact: String?) throws {
+        let bytes = Array(json.utf8)
+        let scanner = JSONScanner(bytes)
+        let value = try scanner.scanDocument(in: 0..<bytes.count)
+        #expect(scanner.decodeStringExactly(value) == exact)
+        if exact == nil {
+            #expect(scanner.decodeString(value).unicodeScalars.contains("\u{FFFD}"))
+        } else {
+            #expect(scanner.decodeString(value) == exact)
+        }
+    }
+
     @Test("agrees with JSONSerialization on random mutations of a valid document")
     func differential() {
         let seed = Array(#"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)

@@ -132,9 +132,20 @@ struct MockValidatorRequestTests {
     @Test("apns-collapse-id must be at most 64 bytes", arguments: [
         (String(repeating: "c", count: 64), "200"), ("x", "200"),
         (String(repeating: "c", count: 65), "400 BadCollapseId"), ("", "400 BadCollapseId"),
+        ("pro mo", "200"), (" promo", "400 BadCollapseId"), ("promo ", "400 BadCollapseId"), ("\tpromo", "400 BadCollapseId"),
+        ("pro\u{0}mo", "400 BadCollapseId"), ("pro\u{85}mo", "400 BadCollapseId"),
     ])
     func collapseID(value: String, expected: String) throws {
         #expect(Support.outcome(try answer(Support.request(headers: headers(replacing: "apns-collapse-id", with: value)))) == expected)
+    }
+
+    @Test("apns-collapse-id bytes that are not UTF-8 (an encoded lone surrogate, a stray byte) are BadCollapseId")
+    func collapseIDNotUTF8() throws {
+        for value: [UInt8] in [[0x61, 0xED, 0xA0, 0x80], [0x61, 0xFF], [0xC3]] {
+            var request = Support.request()
+            request.headers.append(MockRequest.Header(name: Array("apns-collapse-id".utf8), value: value))
+            #expect(Support.outcome(try answer(request)) == "400 BadCollapseId", "\(value)")
+        }
     }
 
     @Test("checks run in APNs's order: method, path, duplicates, header syntax")

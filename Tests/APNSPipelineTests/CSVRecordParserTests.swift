@@ -51,6 +51,16 @@ struct CSVRecordParserTests {
         #expect(records[1].tokenText == "zz")
     }
 
+    @Test("a collapse_id cell with a blank at either end is CollapseIdInvalid, the row still gets its line")
+    func blankCollapseIDCell() throws {
+        let t1 = Support.token(1)
+        let csv = "token,collapse_id,payload\n\(t1), promo,{}\n\(t1),\"promo\t\",{}\n\(t1),pro mo,{}\n"
+        let records = try read(csv, template: nil)
+        #expect(records.map(\.line) == [2, 3, 4])
+        #expect(records.map(\.code) == [.collapseIDInvalid, .collapseIDInvalid, nil])
+        #expect(records[2].notification?.collapseID?.value == "pro mo")
+    }
+
     @Test("a payload column is used as it stands when the cell is not empty")
     func payloadColumn() throws {
         let t1 = Support.token(1)

@@ -98,6 +98,21 @@ struct NDJSONRecordParserTests {
         #expect(record.code == code, "\(line): \(String(describing: record.error))")
     }
 
+    @Test("a collapse id HTTP/2 forbids, or holding an escaped lone surrogate, is CollapseIdInvalid", arguments: [
+        #" promo"#, #"promo "#, #"\tpromo"#, #"pro\r\nmo"#, #"pro\u0000mo"#, #"\ud800"#, #"x\udc00y"#, #"\ud83dx"#,
+        #"\ud83d\u0041"#,
+    ])
+    func forbiddenCollapseID(value: String) throws {
+        let record = Support.parseLine(#"{"token":"\#(token)","collapse_id":"\#(value)","payload":{}}"#)
+        #expect(record.code == .collapseIDInvalid, "\(value): \(String(describing: record.error))")
+    }
+
+    @Test("a collapse id with an escaped surrogate pair decodes to its character")
+    func surrogatePairCollapseID() throws {
+        let record = Support.parseLine(#"{"token":"\#(token)","collapse_id":"a\ud83d\ude00","payload":{}}"#)
+        #expect(try #require(record.notification).collapseID?.value == "a\u{1F600}")
+    }
+
     @Test("an invalid record echoes its token and topic text")
     func echoesTokenText() {
         let record = Support.parseLine(#"{"token":"<AB cd>","topic":"com.x","payload":{}}"#)

@@ -51,6 +51,58 @@ struct ReplayAndAdapterTests {
         #expect(rebuilt.last?.notification?.payload == Array("{\"a\":\"x,\\\"y\\\"\"}".utf8))
     }
 
+    @Test("replay: each damaged result line becomes its own input error, named by file and line; the rest goes on")
+    func damagedLinesInReplay() throws {
+        let directory = try Support.temporaryDirectory()
+        func line(_ number: Int, _ outcome: String, _ extra: String) -> String {
+            #"{"file":"c.ndjson","line":\#(number),"token":"\#(Support.token(number))","topic":"com.example.app","outcome":"\#(outcome)","#
+                + extra + #""payload":{"aps":{}}}"#
+        }
+        let lines = [
+            line(1, "retryable", #""push_type":"alert","#),
+            line(2, "retryable", #""push_type":"alarm","#),
+            line(3, "in_doubt", #""priority":7,"#),
+            line(4, "not_sent", #""expiration":"soon","#),
+            line(5, "retryable", #""apns_id":"not-a-uuid","#),
+            line(6, "delivered", #""priority":7,"#),
+            #"{"file":"c.ndjson","line":7,"outcome":"retryable" this is not JSON"#,
+            line(8, "retryable", #""collapse_id":"\ud800","#),
+            line(9, "retryable", #""priority":true,"#),
+            line(10, "in_doubt", #""apns_id":"123E4567-E89B-12D3-A456-426614174000","#),
+        ]
+        let path = try Support.write(lines.joined(separator: "\n") + "\n", to: "damaged.ndjson", in: directory)
+        let source = try ReplaySource(resultPaths: [path], includeInDoubt: true)
+        var records: [DispatchRecord] = []
+        while let record = try source.nextRecord() { records.append(record) }
+
+        #expect(source.inputPaths == ["c.ndjson", path])
+        let keys = records.map { "\(source.inputPaths[$0.key.fileIndex]):\($0.key.line)" }
+        #expect(keys == [1, 2, 3, 4, 5].map { "c.ndjson:\($0)" } + ["\(path):7"] + [8, 9, 10].map { "c.ndjson:\($0)" })
+        var codes: [InputError.Code?] = []
+        for record in records {
+            switch record.content {
+            case .notification: codes.append(nil)
+            case .invalid(let error, let tokenText, _):
+                codes.append(error.code)
+                #expect(error.detail.contains(path + ":"), "\(error.detail)")
+                if record.key.fileIndex == 0 { #expect(tokenText == Support.token(record.key.line)) }
+            }
+        }
+        #expect(codes == [nil, .pushTypeUnknown, .priorityInvalid, .expirationInvalid, .apnsIDInvalid, .recordInvalidJSON,
+                          .collapseIDInvalid, .recordFieldInvalid, nil])
+        if case .notification(let replayed) = records.last?.content {
+            #expect(replayed.apnsID?.description == "123e4567-e89b-12d3-a456-426614174000")
+        }
+        #expect(source.selected == 9)
+    }
+
+    @Test("prune and resume still refuse a result file with a damaged line in the middle")
+    func damagedLineStillThrowsForReaders() throws {
+        let bytes = Array(#"{"file":"c","line":1,"outcome":"retryable","push_type":"alarm"}"#.utf8) + [0x0A]
+        let reader = try ResultReader(source: MemoryByteSource(bytes), name: "r")
+        #expect(throws: PipelineError.self) { try reader.next() }
+    }
+
     @Test("the campaign reader is a dispatch record source; the sink writes results and journal, results first")
     func adapters() throws {
         let directory = try Support.temporaryDirectory()

@@ -1,0 +1,20 @@
+import APNSCore
+import Testing
+@testable import APNSPipeline
+
+@Suite("Summary text on stderr")
+struct SummaryTextTests {
+    @Test("reasons and the stop reason are printed escaped: a server's text cannot forge lines or reach the terminal")
+    func hostileReasons() {
+        var summary = DispatchSummary()
+        summary.ending = .stoppedEarly("APNs answered \u{1B}]0;pwned\u{07}\nforged: line")
+        summary.outcomes[.inputError] = 3
+        summary.reasons["input_error/Bad\r\n\u{9B}2J"] = 3
+        let text = summary.text(resultsPath: "r\u{1B}.ndjson")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 5, "\(text.debugDescription)")
+        #expect(lines[0] == "STOPPED EARLY: APNs answered \\u{1B}]0;pwned\\u{07}\\nforged: line")
+        #expect(lines[2] == "    input_error/Bad\\r\\n\\u{9B}2J: 3")
+        #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) })
+    }
+}
