@@ -14,8 +14,12 @@ enum CampaignRunner {
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
         let printer = ProgressPrinter(option: output.progress)
+        let timeline = TimelineRecorder(startedAt: Date().timeIntervalSince1970)
         let outcome = try withExtendedLifetime(watcher) {
-            try body(options, stop) { summary, inFlight in printer.update(summary, inFlight: inFlight) }
+            try body(options, stop) { summary, inFlight in
+                printer.update(summary, inFlight: inFlight)
+                timeline.record(summary, inFlight: inFlight)
+            }
         }
         printer.finish()
         let summary = outcome.summary
@@ -24,10 +28,14 @@ enum CampaignRunner {
         }
         FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
         if let path = output.summary {
-            try Data(summary.json(connections: options.client.connectionCount)).write(to: URL(fileURLWithPath: path))
+            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: options.client.connectionCount))
+            try Data(json).write(to: URL(fileURLWithPath: path))
         }
         if let path = output.metrics {
             try Data(summary.prometheus().utf8).write(to: URL(fileURLWithPath: path))
+        }
+        if let path = output.report {
+            try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
         }
         if let error = outcome.error {
             FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))

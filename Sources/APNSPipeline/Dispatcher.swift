@@ -87,6 +87,8 @@ public final class Dispatcher: PushTransportDelegate {
     /// Calls the progress handler with the current counts.
     public func reportProgress() {
         summary.elapsedSeconds = scheduler.now - startedAt
+        summary.retriesWaiting = retries.count
+        summary.readProgress = source.readProgress
         onProgress?(summary, inFlight.count)
     }
 
