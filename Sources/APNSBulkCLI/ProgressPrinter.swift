@@ -2,7 +2,7 @@ import APNSCore
 import APNSPipeline
 import Foundation
 
-/// Shows a run's progress on stderr: a live line on a terminal, a plain log line or one JSON object per line
+/// Shows a run's progress on stderr: a live display on a terminal, a plain log line or one JSON object per line
 /// every 10 seconds otherwise (cron, CI, log pipelines), or nothing. What the lines say is `ProgressSnapshot`'s.
 final class ProgressPrinter: @unchecked Sendable {
     // @unchecked: used only from the event-loop thread that runs the campaign.
@@ -13,7 +13,8 @@ final class ProgressPrinter: @unchecked Sendable {
 
     private let mode: Mode
     private var lastLog = 0.0
-    private var drewLine = false
+    /// Lines of the live display drawn so far (redrawn in place).
+    private var drawnLines = 0
     private var last: ProgressSnapshot?
 
     init(option: String) {
@@ -34,9 +35,12 @@ final class ProgressPrinter: @unchecked Sendable {
         case .none:
             return
         case .bar:
-            // Auto-wrap off while the line is drawn: a narrow terminal clips it instead of scrolling.
-            write("\r\u{1B}[?7l" + snapshot.terminalLine + "\u{1B}[K\u{1B}[?7h")
-            drewLine = true
+            // Back to the display's first line, auto-wrap off while drawing (a narrow terminal clips the lines
+            // instead of scrolling), each line cleared to its end.
+            let lines = snapshot.terminalLines
+            let up = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
+            write("\r" + up + "\u{1B}[?7l" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[?7h")
+            drawnLines = lines.count
         case .log, .json:
             guard snapshot.elapsedSeconds - lastLog >= Self.logInterval else { return }
             lastLog = snapshot.elapsedSeconds
@@ -47,7 +51,7 @@ final class ProgressPrinter: @unchecked Sendable {
     /// Ends the live line before the final summary; `json` ends with a last object for the finished run.
     func finish() {
         switch mode {
-        case .bar: if drewLine { write("\n") }
+        case .bar: if drawnLines > 0 { write("\n") }
         case .json: if let last, last.elapsedSeconds != lastLog { write(last.jsonLine + "\n") }
         case .log, .none: break
         }

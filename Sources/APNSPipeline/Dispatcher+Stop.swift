@@ -67,7 +67,7 @@ extension Dispatcher {
         }
         summary.ending = stopping ?? .completed
         summary.elapsedSeconds = scheduler.now - startedAt
-        summary.readProgress = source.readProgress
+        noteProgressFacts()
         onFinish?(summary, fatalError)
         onFinish = nil
     }

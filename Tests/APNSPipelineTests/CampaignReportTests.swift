@@ -83,6 +83,15 @@ struct CampaignReportTests {
         #expect(series.points[3].latencyP99 == 0.5, "the larger p99 of the two shards in that second")
         #expect(series.points[0].latencyP99 == 0.05)
         #expect(CampaignReport().series() == nil)
+
+        var short = CampaignReport()
+        short.add(CampaignTimeline(startedAt: 0, samples: [
+            .init(elapsedSeconds: 1, records: 1000, answered: 1000, delivered: 1000, requests: 1000, inFlight: 5),
+            .init(elapsedSeconds: 2.5, records: 2500, answered: 2500, delivered: 2500, requests: 2500, inFlight: 0),
+        ]))
+        let cut = try #require(short.series())
+        #expect(cut.points.map(\.answersPerSecond) == [1000, 1000, 1000], "the last half second is a rate over half a second")
+        #expect(cut.points.last?.seconds == 2.5)
     }
 
     @Test("the HTML is one self-contained page with the figures, the replay command and print CSS")
@@ -114,6 +123,9 @@ struct CampaignReportTests {
     func formatting() {
         #expect(CampaignReportHTML.grouped(100_000_000) == "100,000,000")
         #expect(CampaignReportHTML.grouped(999) == "999")
+        #expect(CampaignReportHTML.percent(15, of: 40_003) == "<0.1%")
+        #expect(CampaignReportHTML.percent(0, of: 40_003) == "0.0%")
+        #expect(CampaignReportHTML.percent(39_585, of: 40_003) == "99.0%")
         #expect(SVGLineChart.ticks(upTo: 930) == [0, 250, 500, 750, 1000])
         #expect(SVGLineChart.duration(150) == "2m30s")
     }

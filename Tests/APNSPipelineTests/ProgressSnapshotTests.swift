@@ -14,8 +14,18 @@ struct ProgressSnapshotTests {
     @Test("a file input: percent done and ETA from bytes read over the total size")
     func fileLine() {
         let line = snapshot(read: ReadProgress(bytesRead: 250, bytesTotal: 1000), window: 64).logLine
-        #expect(line == "apns-bulk: progress 25.0% ETA 1m30s | 5200 records | 5000 delivered | 120 pruned | 30 invalid"
-            + " | 4 failed | 48/64 in flight | 3 retries pending | 176 req/s | 30s elapsed")
+        #expect(line == "apns-bulk: progress 25.0% ETA 1m30s | 5200 records: 5000 delivered, 120 pruned, 30 invalid,"
+            + " 4 failed | 48/64 in flight, 3 retries pending | 176 req/s | 30s elapsed")
+    }
+
+    @Test("the terminal display: a bar with percent and ETA, then the counts, in flight and retries pending")
+    func terminalLines() {
+        let lines = snapshot(read: ReadProgress(bytesRead: 250, bytesTotal: 1000), window: 64).terminalLines
+        #expect(lines == [
+            "[#####...............] 25.0%  ETA 1m30s  176 req/s  30s elapsed",
+            "5,200 records: 5,000 delivered, 120 pruned, 30 invalid, 4 failed | 48/64 in flight, 3 retries pending",
+        ])
+        #expect(snapshot(read: nil).terminalLines.first == "5,200 records read  176 req/s  30s elapsed")
     }
 
     @Test("standard input: counts, rate and elapsed time, no percentage; in flight alone without a window")
@@ -23,8 +33,8 @@ struct ProgressSnapshotTests {
         let line = snapshot(read: nil).logLine
         #expect(!line.contains("%"))
         #expect(!line.contains("ETA"))
-        #expect(line.hasPrefix("apns-bulk: progress 5200 records | "))
-        #expect(line.contains(" | 48 in flight | 3 retries pending | 176 req/s | 30s elapsed"))
+        #expect(line.hasPrefix("apns-bulk: progress 5200 records: "))
+        #expect(line.hasSuffix(" | 48 in flight, 3 retries pending | 176 req/s | 30s elapsed"))
     }
 
     @Test("the JSON line is one object with the same facts; percent and ETA only when the size is known")
@@ -68,7 +78,7 @@ struct ProgressSnapshotTests {
         #expect(snapshot.requestsPerSecond == 3)
         #expect(snapshot.fractionDone == 0)
         #expect(snapshot.secondsLeft == nil, "nothing read yet: no estimate")
-        #expect(snapshot.terminalLine.hasPrefix("0.0% ETA -- | 10 records"))
+        #expect(snapshot.logLine.hasPrefix("apns-bulk: progress 0.0% ETA -- | 10 records: 5 delivered"))
     }
 
     @Test("durations read as a person says them")

@@ -1,15 +1,34 @@
 import Foundation
 
 extension ProgressSnapshot {
-    /// The live line for a terminal, most important facts first (a narrow terminal clips the end):
-    /// `42.0% ETA 2m10s | 5200 records | 5100 delivered | …`.
-    public var terminalLine: String {
-        facts.joined(separator: " | ")
+    /// The live display for a terminal, two lines (a narrow terminal clips their ends):
+    ///
+    ///     [########............] 40.0%  ETA 11s  1,020 req/s  8s elapsed
+    ///     7,324 records: 7,278 delivered, 0 pruned, 0 invalid, 0 failed | 43 in flight, 3 retries pending
+    public var terminalLines: [String] {
+        var first: [String] = []
+        if let fraction = fractionDone {
+            let filled = Int((fraction * Double(Self.barWidth)).rounded(.down))
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: Self.barWidth - filled)
+            first.append("[\(bar)] " + Self.percent(fraction) + "  ETA " + (secondsLeft.map(Self.duration) ?? "--"))
+        } else {
+            first.append("\(Self.grouped(records)) records read")
+        }
+        first.append(Self.grouped(Int(requestsPerSecond.rounded())) + " req/s")
+        first.append(Self.duration(elapsedSeconds) + " elapsed")
+        return [first.joined(separator: "  "), counts(grouping: true) + " | " + flight]
     }
 
-    /// The plain line written every 10 s when stderr is not a terminal (`--progress log`).
+    /// The plain line written every 10 s when stderr is not a terminal (`--progress log`), with the same facts:
+    /// `apns-bulk: progress 40.0% ETA 11s | 7324 records: 7278 delivered, … | 43 in flight, 3 retries pending | …`.
     public var logLine: String {
-        "apns-bulk: progress " + facts.joined(separator: " | ")
+        var facts: [String] = []
+        if let fraction = fractionDone { facts.append(Self.percent(fraction) + " ETA " + (secondsLeft.map(Self.duration) ?? "--")) }
+        facts.append(counts(grouping: false))
+        facts.append(flight)
+        facts.append(String(format: "%.0f req/s", requestsPerSecond))
+        facts.append(Self.duration(elapsedSeconds) + " elapsed")
+        return "apns-bulk: progress " + facts.joined(separator: " | ")
     }
 
     /// One JSON object on one line (`--progress json`); `percent_done` and `eta_seconds` only when the inputs'
@@ -32,23 +51,31 @@ extension ProgressSnapshot {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The facts in the order they are shown.
-    private var facts: [String] {
-        var facts: [String] = []
-        if let fraction = fractionDone {
-            let eta = secondsLeft.map(Self.duration) ?? "--"
-            facts.append(String(format: "%.1f%%", fraction * 100) + " ETA " + eta)
+    private static let barWidth = 20
+
+    private func counts(grouping: Bool) -> String {
+        func number(_ value: Int) -> String { grouping ? Self.grouped(value) : "\(value)" }
+        return "\(number(records)) records: \(number(delivered)) delivered, \(number(pruned)) pruned, "
+            + "\(number(invalid)) invalid, \(number(failed)) failed"
+    }
+
+    private var flight: String {
+        (window.map { "\(inFlight)/\($0) in flight" } ?? "\(inFlight) in flight") + ", \(retriesWaiting) retries pending"
+    }
+
+    private static func percent(_ fraction: Double) -> String {
+        String(format: "%.1f%%", fraction * 100)
+    }
+
+    /// `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var out = value < 0 ? "-" : ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
         }
-        facts.append("\(records) records")
-        facts.append("\(delivered) delivered")
-        facts.append("\(pruned) pruned")
-        facts.append("\(invalid) invalid")
-        facts.append("\(failed) failed")
-        facts.append(window.map { "\(inFlight)/\($0) in flight" } ?? "\(inFlight) in flight")
-        facts.append("\(retriesWaiting) retries pending")
-        facts.append(String(format: "%.0f req/s", requestsPerSecond))
-        facts.append(Self.duration(elapsedSeconds) + " elapsed")
-        return facts
+        return out
     }
 
     /// `45s`, `2m10s`, `1h02m`.

@@ -194,18 +194,13 @@ public struct CampaignReportHTML {
     }
 
     /// `1,234,567`.
-    static func grouped(_ value: Int) -> String {
-        let digits = String(value.magnitude)
-        var out = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0 { out.append(",") }
-            out.append(digit)
-        }
-        return (value < 0 ? "-" : "") + out
-    }
+    static func grouped(_ value: Int) -> String { ProgressSnapshot.grouped(value) }
 
+    /// `99.0%`; a share too small to show as 0.1 % is `<0.1%`, never a misleading `0.0%`.
     static func percent(_ part: Int, of whole: Int) -> String {
-        whole > 0 ? String(format: "%.1f%%", Double(part) / Double(whole) * 100) : "–"
+        guard whole > 0 else { return "–" }
+        let share = Double(part) / Double(whole) * 100
+        return part > 0 && share < 0.05 ? "<0.1%" : String(format: "%.1f%%", share)
     }
 
     static func milliseconds(_ seconds: Double) -> String {

@@ -64,9 +64,11 @@ public struct ReportSeries: Sendable, Equatable {
         self.startedAt = start
         self.bucketSeconds = width
         self.points = buckets.enumerated().map { index, bucket in
-            Point(
-                seconds: Double(index + 1) * width, answersPerSecond: bucket.answers / width,
-                requestsPerSecond: bucket.requests / width,
+            // The last bucket may be cut short by the end of the campaign: its rate is over the part it covers.
+            let covered = index == count - 1 ? max(span - Double(index) * width, width / 4) : width
+            return Point(
+                seconds: min(Double(index + 1) * width, span), answersPerSecond: bucket.answers / covered,
+                requestsPerSecond: bucket.requests / covered,
                 latencyP50: bucket.p50Weight > 0 ? bucket.p50Sum / bucket.p50Weight : nil, latencyP99: bucket.p99,
                 inFlight: bucket.inFlight, window: bucket.window)
         }
