@@ -15,7 +15,7 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("metrics"), help: ArgumentHelp("Also write Prometheus metrics here (textfile collector).", valueName: "file"))
     var metrics: String?
 
-    @Option(name: .customLong("progress"), help: "auto (a live line on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.")
+    @Option(name: .customLong("progress"), help: "auto (live lines on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.")
     var progress: String = "auto"
 
     @Option(name: .customLong("report"), help: ArgumentHelp("Also write the run's HTML report here (see `apns-bulk report`).", valueName: "file"))

@@ -19,11 +19,12 @@ struct ReportCommand: ParsableCommand {
 
             EXAMPLES
               apns-bulk report results.ndjson --summary summary.json --html report.html
-              apns-bulk report results-*.ndjson --summary summary-*.json --html campaign.html --json campaign.json
+              apns-bulk report results-*.ndjson --summary summary-*.json --html c.html
+              apns-bulk report results-*.ndjson --json campaign.json
 
             EXIT STATUS
               0  the report was written
-              1  a result or summary file could not be read, or the report could not be written
+              1  a result or summary file is unreadable, or the report unwritable
              64  usage error
             """
     )
@@ -69,7 +70,12 @@ struct ReportCommand: ParsableCommand {
     /// The report of a run that just ended (`send --report`, `replay --report`).
     static func writeReport(resultPaths: [String], timelines: [CampaignTimeline], html: String) throws {
         var report = CampaignReport()
-        for path in resultPaths { try report.addResults(atPath: path) }
+        do {
+            for path in resultPaths { try report.addResults(atPath: path) }
+        } catch {
+            FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
+            throw ExitStatus.failure.code
+        }
         for timeline in timelines where !timeline.samples.isEmpty { report.add(timeline) }
         try write(report, html: html, json: nil, title: "apns-bulk campaign report")
     }
