@@ -23,7 +23,7 @@ public struct DispatchSummary: Sendable {
     public var latencies = LatencyHistogram()
     public var elapsedSeconds = 0.0
     /// Sends waiting for their back-off before the next try (set with each progress report).
-    public var retriesWaiting = 0
+    public var retriesPending = 0
     /// How far the inputs have been read, when the source can tell (set with each progress report).
     public var readProgress: ReadProgress?
 

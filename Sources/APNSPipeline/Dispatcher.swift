@@ -93,7 +93,7 @@ public final class Dispatcher: PushTransportDelegate {
 
     /// Updates what the progress line shows besides the counts: retries waiting, how far the source has read.
     func noteProgressFacts() {
-        summary.retriesWaiting = retries.count
+        summary.retriesPending = retries.count
         summary.readProgress = source.readProgress
     }
 

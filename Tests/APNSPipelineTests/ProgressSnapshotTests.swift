@@ -8,7 +8,7 @@ struct ProgressSnapshotTests {
     private func snapshot(read: ReadProgress?, window: Int? = nil) -> ProgressSnapshot {
         ProgressSnapshot(
             elapsedSeconds: 30, records: 5200, delivered: 5000, pruned: 120, invalid: 30, failed: 4, requests: 5300,
-            requestsPerSecond: 176.4, inFlight: 48, window: window, retriesWaiting: 3, read: read)
+            requestsPerSecond: 176.4, inFlight: 48, window: window, retriesPending: 3, read: read)
     }
 
     @Test("a file input: percent done and ETA from bytes read over the total size")
@@ -49,7 +49,7 @@ struct ProgressSnapshotTests {
         #expect(object["failed"] as? Int == 4)
         #expect(object["in_flight"] as? Int == 48)
         #expect(object["window"] as? Int == 64)
-        #expect(object["retries_waiting"] as? Int == 3)
+        #expect(object["retries_pending"] as? Int == 3)
         #expect(object["percent_done"] as? Double == 25)
         #expect(object["eta_seconds"] as? Double == 90)
         #expect(object["bytes_read"] as? Int == 250)
@@ -70,11 +70,11 @@ struct ProgressSnapshotTests {
         summary.outcomes = [.delivered: 5, .prune: 1, .inputError: 1, .retryable: 1, .inDoubt: 1, .notSent: 1]
         summary.requests = 9
         summary.elapsedSeconds = 3
-        summary.retriesWaiting = 2
+        summary.retriesPending = 2
         summary.readProgress = ReadProgress(bytesRead: 0, bytesTotal: 10)
         let snapshot = ProgressSnapshot(summary, inFlight: 4)
         #expect(snapshot.failed == 3)
-        #expect(snapshot.retriesWaiting == 2)
+        #expect(snapshot.retriesPending == 2)
         #expect(snapshot.requestsPerSecond == 3)
         #expect(snapshot.fractionDone == 0)
         #expect(snapshot.secondsLeft == nil, "nothing read yet: no estimate")

@@ -31,7 +31,7 @@ struct ReportEndToEndTests {
         #expect(last["failed"] as? Int == 0)
         #expect(last["percent_done"] as? Double == 100, "a regular file: percent done from bytes read")
         #expect(last["in_flight"] is Int)
-        #expect(last["retries_waiting"] is Int)
+        #expect(last["retries_pending"] is Int)
     }
 
     @Test("send --summary carries a timeline; send --report and report write the campaign's figures")

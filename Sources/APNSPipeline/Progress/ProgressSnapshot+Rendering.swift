@@ -38,7 +38,7 @@ extension ProgressSnapshot {
             "elapsed_seconds": Self.rounded(elapsedSeconds, places: 1),
             "records": records, "delivered": delivered, "pruned": pruned, "invalid": invalid, "failed": failed,
             "requests": requests, "requests_per_second": Self.rounded(requestsPerSecond, places: 1),
-            "in_flight": inFlight, "retries_waiting": retriesWaiting,
+            "in_flight": inFlight, "retries_pending": retriesPending,
         ]
         if let window { object["window"] = window }
         if let read {
@@ -60,7 +60,7 @@ extension ProgressSnapshot {
     }
 
     private var flight: String {
-        (window.map { "\(inFlight)/\($0) in flight" } ?? "\(inFlight) in flight") + ", \(retriesWaiting) retries pending"
+        (window.map { "\(inFlight)/\($0) in flight" } ?? "\(inFlight) in flight") + ", \(retriesPending) retries pending"
     }
 
     private static func percent(_ fraction: Double) -> String {

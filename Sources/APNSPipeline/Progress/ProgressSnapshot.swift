@@ -16,13 +16,13 @@ public struct ProgressSnapshot: Sendable, Equatable {
     /// The most requests the dispatcher lets be in flight now; nil when it has no such window.
     public var window: Int?
     /// Sends waiting for their back-off.
-    public var retriesWaiting: Int
+    public var retriesPending: Int
     /// How far the inputs are read; nil for standard input and replays.
     public var read: ReadProgress?
 
     public init(
         elapsedSeconds: Double, records: Int, delivered: Int, pruned: Int, invalid: Int, failed: Int, requests: Int,
-        requestsPerSecond: Double, inFlight: Int, window: Int? = nil, retriesWaiting: Int, read: ReadProgress? = nil
+        requestsPerSecond: Double, inFlight: Int, window: Int? = nil, retriesPending: Int, read: ReadProgress? = nil
     ) {
         self.elapsedSeconds = elapsedSeconds
         self.records = records
@@ -34,7 +34,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
         self.requestsPerSecond = requestsPerSecond
         self.inFlight = inFlight
         self.window = window
-        self.retriesWaiting = retriesWaiting
+        self.retriesPending = retriesPending
         self.read = read
     }
 
@@ -45,7 +45,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
             pruned: summary.count(.prune), invalid: summary.count(.inputError),
             failed: summary.count(.retryable) + summary.count(.inDoubt) + summary.count(.notSent),
             requests: summary.requests, requestsPerSecond: summary.requestRate, inFlight: inFlight, window: window,
-            retriesWaiting: summary.retriesWaiting, read: summary.readProgress)
+            retriesPending: summary.retriesPending, read: summary.readProgress)
     }
 
     /// 0 ... 1 when the inputs' size is known.
