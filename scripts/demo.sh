@@ -43,6 +43,8 @@ csv_status=0
 echo "demo: send exited $csv_status" >&2
 
 "$BIN" prune "$OUT/results.ndjson" "$OUT/results-csv.ndjson" --format csv --output "$OUT/prune.csv"
+"$BIN" report "$OUT/results.ndjson" "$OUT/results-csv.ndjson" --summary "$OUT/summary.json" \
+    --html "$OUT/report.html" --json "$OUT/report.json" --title "apns-bulk demo campaign"
 
 kill -INT "$MOCK"
 wait "$MOCK" 2>/dev/null || true
@@ -53,6 +55,7 @@ cat >&2 <<TXT
 demo: done.
   results:        $OUT/results.ndjson, $OUT/results-csv.ndjson (one line per input record)
   summary:        $OUT/summary.json
+  report:         $OUT/report.html (open it in a browser; figures as JSON in $OUT/report.json)
   prune list:     $OUT/prune.csv ($(($(wc -l < "$OUT/prune.csv") - 1)) dead tokens)
   mock counters:  $OUT/mock-counters.json
 TXT

@@ -5,6 +5,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+# The report's browser test renders HTML in headless chromium and reads the screenshot with python3: installed
+# here when missing (chromium is large, so install-deps.sh leaves it out); without it that one test is skipped.
+browser=()
+command -v chromium >/dev/null || browser+=(chromium)
+command -v python3 >/dev/null || browser+=(python3)
+if [ ${#browser[@]} -gt 0 ]; then
+    echo "test: installing ${browser[*]} for the report's browser test" >&2
+    SUDO=$([ "$(id -u)" -ne 0 ] && echo sudo || true)
+    { DEBIAN_FRONTEND=noninteractive $SUDO apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${browser[@]}" >&2; } ||
+        echo "test: could not install ${browser[*]}: the report's browser test will be skipped" >&2
+fi
 swift build --build-tests
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 swift test --skip-build "$@"

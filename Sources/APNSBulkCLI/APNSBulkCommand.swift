@@ -12,7 +12,7 @@ public struct APNSBulkCommand: ParsableCommand {
         version: APNSBulkVersion.string,
         subcommands: [
             SendCommand.self, ValidateCommand.self, ReplayCommand.self, PruneCommand.self,
-            TokenCommand.self, PinCommand.self, MockCommand.self,
+            ReportCommand.self, TokenCommand.self, PinCommand.self, MockCommand.self,
         ]
     )
 

@@ -16,8 +16,12 @@ enum CampaignRunner {
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
         let printer = ProgressPrinter(option: output.progress)
+        let timeline = TimelineRecorder(startedAt: Date().timeIntervalSince1970)
         let outcome = try withExtendedLifetime(watcher) {
-            try body(options, stop) { summary, inFlight in printer.update(summary, inFlight: inFlight) }
+            try body(options, stop) { summary, inFlight in
+                printer.update(summary, inFlight: inFlight)
+                timeline.record(summary, inFlight: inFlight)
+            }
         }
         printer.finish()
         let summary = outcome.summary
@@ -26,10 +30,14 @@ enum CampaignRunner {
         }
         FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
         if let path = output.summary {
-            try ReportFile.write(summary.json(connections: options.client.connectionCount), to: path)
+            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: options.client.connectionCount))
+            try ReportFile.write(json, to: path)
         }
         if let path = output.metrics {
             try ReportFile.write(Array(summary.prometheus().utf8), to: path)
+        }
+        if let path = output.report {
+            try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
         }
         if let error = outcome.error {
             FileHandle.standardError.write(Data("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n".utf8))

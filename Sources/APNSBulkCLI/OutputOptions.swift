@@ -15,15 +15,18 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("metrics"), help: ArgumentHelp("Also write Prometheus metrics here (textfile collector).", valueName: "file"))
     var metrics: String?
 
-    @Option(name: .customLong("progress"), help: "auto (a live line on a terminal, a log line every 10 s otherwise), bar, log or none.")
+    @Option(name: .customLong("progress"), help: "auto (live lines on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.")
     var progress: String = "auto"
 
     @Flag(name: .customLong("durable"), help: "Force result and journal lines to the disk (fdatasync, grouped) so a power cut loses nothing --resume needs.")
     var durable = false
 
+    @Option(name: .customLong("report"), help: ArgumentHelp("Also write the run's HTML report here (see `apns-bulk report`).", valueName: "file"))
+    var report: String?
+
     mutating func validate() throws {
         guard ResultFormat(rawValue: resultsFormat) != nil else { throw ValidationError("--results-format must be ndjson or csv.") }
-        guard ["auto", "bar", "log", "none"].contains(progress) else { throw ValidationError("--progress must be auto, bar, log or none.") }
+        guard ["auto", "bar", "log", "json", "none"].contains(progress) else { throw ValidationError("--progress must be auto, bar, log, json or none.") }
     }
 
     var format: ResultFormat { ResultFormat(rawValue: resultsFormat) ?? .ndjson }

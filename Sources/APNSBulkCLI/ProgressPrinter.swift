@@ -2,66 +2,62 @@ import APNSCore
 import APNSPipeline
 import Foundation
 
-/// Shows a run's progress on stderr: a live line on a terminal, a plain log line every 10 seconds otherwise
-/// (cron, CI), or nothing.
+/// Shows a run's progress on stderr: a live display on a terminal, a plain log line or one JSON object per line
+/// every 10 seconds otherwise (cron, CI, log pipelines), or nothing. What the lines say is `ProgressSnapshot`'s.
 final class ProgressPrinter: @unchecked Sendable {
     // @unchecked: used only from the event-loop thread that runs the campaign.
-    enum Mode { case bar, log, none }
+    enum Mode { case bar, log, json, none }
+
+    /// Seconds between two log or JSON lines.
+    static let logInterval = 10.0
 
     private let mode: Mode
     private var lastLog = 0.0
-    private var lastLineLength = 0
+    /// Lines of the live display drawn so far (redrawn in place).
+    private var drawnLines = 0
+    private var last: ProgressSnapshot?
 
     init(option: String) {
         switch option {
         case "bar": mode = .bar
         case "log": mode = .log
+        case "json": mode = .json
         case "none": mode = .none
         default: mode = isatty(STDERR_FILENO) == 1 ? .bar : .log
         }
     }
 
-    func update(_ summary: DispatchSummary, inFlight: Int) {
-        let failed = summary.count(.retryable) + summary.count(.inDoubt) + summary.count(.notSent)
-        let line = String(
-            format: "%d records | %d delivered | %d pruned | %d invalid | %d failed | %d in flight | %.0f req/s | %.0f s",
-            summary.records, summary.count(.delivered), summary.count(.prune), summary.count(.inputError), failed,
-            inFlight, summary.requestRate, summary.elapsedSeconds)
+    /// `window`: the in-flight window, when the dispatcher has one.
+    func update(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+        let snapshot = ProgressSnapshot(summary, inFlight: inFlight, window: window)
+        last = snapshot
         switch mode {
         case .none:
             return
         case .bar:
-            let padding = String(repeating: " ", count: max(0, lastLineLength - line.count))
-            FileHandle.standardError.write(Data(("\r" + line + padding).utf8))
-            lastLineLength = line.count
-        case .log:
-            guard summary.elapsedSeconds - lastLog >= 10 else { return }
-            lastLog = summary.elapsedSeconds
-            FileHandle.standardError.write(Data(("apns-bulk: " + line + "\n").utf8))
+            // Back to the display's first line, auto-wrap off while drawing (a narrow terminal clips the lines
+            // instead of scrolling), each line cleared to its end.
+            let lines = snapshot.terminalLines
+            let up = drawnLines > 1 ? "\u{1B}[\(drawnLines - 1)A" : ""
+            write("\r" + up + "\u{1B}[?7l" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[?7h")
+            drawnLines = lines.count
+        case .log, .json:
+            guard snapshot.elapsedSeconds - lastLog >= Self.logInterval else { return }
+            lastLog = snapshot.elapsedSeconds
+            write((mode == .json ? snapshot.jsonLine : snapshot.logLine) + "\n")
         }
     }
 
-    /// Ends the live line before the final summary.
+    /// Ends the live line before the final summary; `json` ends with a last object for the finished run.
     func finish() {
-        if mode == .bar, lastLineLength > 0 { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-}
-
-/// Turns SIGINT and SIGTERM into a `StopSignal` for as long as it lives.
-final class SignalWatcher {
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ stop: StopSignal) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.raise() }
-            source.resume()
-            sources.append(source)
+        switch mode {
+        case .bar: if drawnLines > 0 { write("\n") }
+        case .json: if let last, last.elapsedSeconds != lastLog { write(last.jsonLine + "\n") }
+        case .log, .none: break
         }
     }
 
-    deinit {
-        for source in sources { source.cancel() }
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

@@ -20,6 +20,10 @@ public final class CampaignReader {
 
     private var nextInput = 0
     private var current: Current?
+    /// The open file's byte source, for `readProgress`.
+    private var currentSource: FileByteSource?
+    /// The inputs' sizes; nil unless every input is a regular file named by its path.
+    private let inputSizes: [Int64]?
 
     /// The open file. Classes, so that the parsers' reusable buffers are mutated in place, never copied.
     private enum Current {
@@ -54,6 +58,20 @@ public final class CampaignReader {
     public init(inputs: [CampaignInput], options: CampaignReaderOptions) {
         self.inputs = inputs
         self.options = options
+        let sizes = inputs.map { $0.path == "-" ? nil : POSIXFile.regularFileSize(atPath: $0.path) }
+        inputSizes = sizes.contains(nil) ? nil : sizes.compactMap { $0 }
+    }
+
+    /// Bytes read over the inputs' total size (compressed sizes for `.gz` inputs); nil when an input is standard
+    /// input or not a regular file.
+    public var readProgress: ReadProgress? {
+        guard let sizes = inputSizes else { return nil }
+        let finished = current == nil ? nextInput : nextInput - 1
+        var read = sizes.prefix(max(0, finished)).reduce(0, +)
+        if current != nil, sizes.indices.contains(finished) {
+            read += min(sizes[finished], max(0, currentSource?.bytesConsumed ?? 0))
+        }
+        return ReadProgress(bytesRead: read, bytesTotal: sizes.reduce(0, +))
     }
 
     /// The next record of this shard, or nil when every input is exhausted.
@@ -95,6 +113,7 @@ public final class CampaignReader {
             case .ndjson(let file)?:
                 guard let line = try file.lines.next() else {
                     current = nil
+                    currentSource = nil
                     continue
                 }
                 if line.isTooLong {
@@ -108,6 +127,7 @@ public final class CampaignReader {
             case .csv(let file)?:
                 guard let row = try file.reader.next() else {
                     current = nil
+                    currentSource = nil
                     continue
                 }
                 return file.parser.parse(file.reader, record: row, source: file.index)
@@ -118,6 +138,7 @@ public final class CampaignReader {
     private func open(index: Int) throws(PipelineError) -> Current {
         let input = inputs[index]
         let source = try FileByteSource(path: input.path)
+        currentSource = source
         switch input.format {
         case .ndjson:
             let lines = LineReader(source: source, maximumLineLength: options.maximumRecordLength)

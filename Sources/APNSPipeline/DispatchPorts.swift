@@ -78,6 +78,8 @@ public protocol DispatchRecordSource: AnyObject {
     /// The next record, or nil when every input is exhausted. Throws only for failures that end the run
     /// (an input file that cannot be read); bad records come back as `.invalid`.
     func nextRecord() throws -> DispatchRecord?
+    /// How far the source has read its files, when it can tell (`nil` by default).
+    var readProgress: ReadProgress? { get }
 }
 
 /// Where the dispatcher's results and journal entries go. Writes may be buffered until `flush()`.

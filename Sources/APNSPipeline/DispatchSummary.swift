@@ -24,6 +24,10 @@ public struct DispatchSummary: Sendable {
     public var elapsedSeconds = 0.0
     /// The final lines written by the runs this one resumes (`--resume`); empty for a new run.
     public var earlierRuns = CampaignTally()
+    /// Sends waiting for their back-off before the next try (set with each progress report).
+    public var retriesPending = 0
+    /// How far the inputs have been read, when the source can tell (set with each progress report).
+    public var readProgress: ReadProgress?
 
     public init() {}
 

@@ -74,6 +74,7 @@ extension Dispatcher {
         }
         summary.ending = stopping ?? .completed
         summary.elapsedSeconds = scheduler.now - startedAt
+        noteProgressFacts()
         onFinish?(summary, fatalError)
         onFinish = nil
     }

@@ -91,7 +91,14 @@ public final class Dispatcher: PushTransportDelegate {
     /// Calls the progress handler with the current counts.
     public func reportProgress() {
         summary.elapsedSeconds = scheduler.now - startedAt
+        noteProgressFacts()
         onProgress?(summary, inFlight.count)
+    }
+
+    /// Updates what the progress line shows besides the counts: retries waiting, how far the source has read.
+    func noteProgressFacts() {
+        summary.retriesPending = retries.count
+        summary.readProgress = source.readProgress
     }
 
     // MARK: - PushTransportDelegate

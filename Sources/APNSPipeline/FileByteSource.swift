@@ -10,6 +10,8 @@ public final class FileByteSource: ByteSource {
     public let isCompressed: Bool
 
     private let file: POSIXFile
+    /// The file as opened: the same as `file`, or gzip's input (kept open to read its position).
+    private let input: POSIXFile
     private var prefix: [UInt8]
     private var gzip: GzipProcess?
     private var finished = false
@@ -20,6 +22,7 @@ public final class FileByteSource: ByteSource {
     public init(path: String) throws(PipelineError) {
         self.path = path
         let input = path == "-" ? POSIXFile.standardInput() : try POSIXFile.openForReading(path)
+        self.input = input
         let namedGzip = path.hasSuffix(".gz")
         if let peeked = input.peekAtCurrentPosition(count: 2) {
             if namedGzip || peeked == Self.gzipMagic {
@@ -54,6 +57,12 @@ public final class FileByteSource: ByteSource {
             self.isCompressed = false
             self.prefix = head
         }
+    }
+
+    /// Bytes of the file consumed so far: its file position, which gzip advances as it reads the compressed
+    /// bytes (the child shares the open file). Nil when the input cannot seek (a pipe).
+    public var bytesConsumed: Int64? {
+        input.currentPosition()
     }
 
     public func read(into buffer: inout [UInt8], at offset: Int, count: Int) throws(PipelineError) -> Int {

@@ -17,6 +17,14 @@ public struct LatencyHistogram: Sendable {
         buckets[Self.bucket(for: seconds)] &+= 1
     }
 
+    /// The latencies recorded since `earlier`, a copy of this histogram taken before (its maximum is this one's).
+    public func subtracting(_ earlier: LatencyHistogram) -> LatencyHistogram {
+        var interval = self
+        for index in buckets.indices { interval.buckets[index] = buckets[index] &- min(buckets[index], earlier.buckets[index]) }
+        interval.count = max(0, count - earlier.count)
+        return interval
+    }
+
     /// The latency below which `fraction` (0...1) of the recorded ones fall, in seconds; 0 when empty.
     public func percentile(_ fraction: Double) -> Double {
         guard count > 0 else { return 0 }

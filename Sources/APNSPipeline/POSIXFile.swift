@@ -174,6 +174,19 @@ final class POSIXFile {
         return Int64(info.st_size)
     }
 
+    /// The size of the regular file at `path`, or nil when it is something else (a pipe, a device) or missing.
+    static func regularFileSize(atPath path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// The descriptor's file position (shared with a child process that inherited it), or nil for a pipe.
+    func currentPosition() -> Int64? {
+        let position = lseek(descriptor, 0, SEEK_CUR)
+        return position >= 0 ? Int64(position) : nil
+    }
+
     /// Cuts a regular file to `length` bytes.
     func truncate(to length: Int64) throws(PipelineError) {
         guard ftruncate(descriptor, off_t(length)) == 0 else {

@@ -1,0 +1,95 @@
+import APNSCore
+import APNSPipeline
+import ArgumentParser
+import Foundation
+
+/// `apns-bulk report`: one campaign's figures from the result files of one run or of all its shards, as a
+/// self-contained HTML page and optionally JSON.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Build one campaign report from result files (one run, or every shard of one).",
+        discussion: """
+            Reads every result line and counts records, outcomes by reason, tokens to prune, retryable, in-doubt \
+            and not-sent records (with the exact replay command to run next), duplicates and attempts. With the \
+            runs' --summary files (written by send --summary), it also draws throughput, latency (p50/p99) and \
+            requests in flight over time, shards lined up by their start times.
+
+            The HTML page is one file: inline CSS and SVG, no script, nothing fetched; it prints well.
+
+            EXAMPLES
+              apns-bulk report results.ndjson --summary summary.json --html report.html
+              apns-bulk report results-*.ndjson --summary summary-*.json --html c.html
+              apns-bulk report results-*.ndjson --json campaign.json
+
+            EXIT STATUS
+              0  the report was written
+              1  a result or summary file is unreadable, or the report unwritable
+             64  usage error
+            """
+    )
+
+    @Argument(help: ArgumentHelp("Result files of send or replay runs (all shards of a campaign).", valueName: "results"))
+    var resultFiles: [String]
+
+    @Option(name: .customLong("summary"), parsing: .upToNextOption,
+            help: ArgumentHelp("Summary files of the same runs (send --summary), for the charts over time.", valueName: "file"))
+    var summaries: [String] = []
+
+    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report here.", valueName: "file"))
+    var html: String?
+
+    @Option(name: .customLong("json"), help: ArgumentHelp("Write the figures as JSON here.", valueName: "file"))
+    var json: String?
+
+    @Option(name: .customLong("title"), help: "The report's title.")
+    var title = "apns-bulk campaign report"
+
+    mutating func validate() throws {
+        guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
+        guard html != nil || json != nil else { throw ValidationError("Name an output: --html FILE, --json FILE or both.") }
+    }
+
+    func run() throws {
+        var report = CampaignReport()
+        do {
+            for path in resultFiles { try report.addResults(atPath: path) }
+            for path in summaries { try report.addSummary(atPath: path) }
+        } catch {
+            FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
+            throw ExitStatus.failure.code
+        }
+        try Self.write(report, html: html, json: json, title: title)
+        for torn in report.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
+        var line = "\(report.records) records, \(report.count(.delivered)) delivered, \(report.tokensToPrune) tokens to prune, "
+        line += "\(report.replayableTotal) to replay"
+        if let path = html { line += "; report: \(path)" }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// The report of a run that just ended (`send --report`, `replay --report`).
+    static func writeReport(resultPaths: [String], timelines: [CampaignTimeline], html: String) throws {
+        var report = CampaignReport()
+        do {
+            for path in resultPaths { try report.addResults(atPath: path) }
+        } catch {
+            FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
+            throw ExitStatus.failure.code
+        }
+        for timeline in timelines where !timeline.samples.isEmpty { report.add(timeline) }
+        try write(report, html: html, json: nil, title: "apns-bulk campaign report")
+    }
+
+    private static func write(_ report: CampaignReport, html: String?, json: String?, title: String) throws {
+        do {
+            if let html {
+                let page = CampaignReportHTML(report: report, title: title).render()
+                try Data(page.utf8).write(to: URL(fileURLWithPath: html))
+            }
+            if let json { try Data(report.json()).write(to: URL(fileURLWithPath: json)) }
+        } catch {
+            FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error.localizedDescription)\n".utf8))
+            throw ExitStatus.failure.code
+        }
+    }
+}

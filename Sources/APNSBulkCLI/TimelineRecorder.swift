@@ -1,0 +1,15 @@
+import APNSPipeline
+
+/// Keeps the run's timeline while the progress callback feeds it.
+final class TimelineRecorder: @unchecked Sendable {
+    // @unchecked: fed only from the event-loop thread that runs the campaign, read after it returns.
+    private(set) var timeline: CampaignTimeline
+
+    init(startedAt: Double) {
+        timeline = CampaignTimeline(startedAt: startedAt)
+    }
+
+    func record(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+        timeline.record(summary, inFlight: inFlight, window: window)
+    }
+}

@@ -1,0 +1,235 @@
+import APNSCore
+import Foundation
+
+/// Renders a `CampaignReport` as one self-contained HTML page: inline CSS and SVG charts, no script, no font or
+/// image fetched from anywhere, readable without JavaScript and printable (print CSS keeps sections whole).
+public struct CampaignReportHTML {
+    public var report: CampaignReport
+    public var title: String
+    public var generatedAt: Date
+
+    public init(report: CampaignReport, title: String = "apns-bulk campaign report", generatedAt: Date = Date()) {
+        self.report = report
+        self.title = title
+        self.generatedAt = generatedAt
+    }
+
+    /// The page.
+    public func render() -> String {
+        var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        page += "<title>\(HTMLText.escaped(title))</title><style>\(Self.css)</style></head><body>\n"
+        page += header + keyFigures + nextSteps + outcomes + reasons + attempts + charts + files
+        page += "<footer>apns-bulk \(HTMLText.escaped(Self.timestamp(generatedAt)))</footer>\n</body></html>\n"
+        return page
+    }
+
+    private var header: String {
+        let files = report.resultFiles.count
+        var line = "\(files) result file\(files == 1 ? "" : "s")"
+        if report.summaryCount > 0 { line += ", \(report.summaryCount) summar\(report.summaryCount == 1 ? "y" : "ies")" }
+        return "<header><h1>\(HTMLText.escaped(title))</h1><p class=\"muted\">\(line) · generated "
+            + "\(HTMLText.escaped(Self.timestamp(generatedAt)))</p></header>\n"
+    }
+
+    private var keyFigures: String {
+        let delivered = report.count(.delivered)
+        let cards: [(String, String, String, String)] = [
+            ("records", "Records", Self.grouped(report.records), "one result line each"),
+            ("delivered", "Delivered", Self.grouped(delivered), Self.percent(delivered, of: report.records)),
+            ("prune", "Tokens to prune", Self.grouped(report.tokensToPrune), "distinct tokens"),
+            ("retryable", "Retryable", Self.grouped(report.count(.retryable)), "send again with replay"),
+            ("in_doubt", "In doubt", Self.grouped(report.count(.inDoubt)), "answer lost; may have arrived"),
+            ("not_sent", "Not sent", Self.grouped(report.count(.notSent)), "campaign stopped early"),
+            ("input_error", "Invalid", Self.grouped(report.count(.inputError)), "never sent"),
+            ("duplicate", "Duplicates", Self.grouped(report.count(.duplicate)), "never sent"),
+            ("attempts", "Attempts", Self.grouped(report.attempts), "requests on the wire"),
+        ]
+        var out = "<section class=\"cards\" aria-label=\"key figures\">"
+        for (id, label, value, note) in cards {
+            out += "<div class=\"card\" id=\"figure-\(id)\"><div class=\"label\">\(label)</div>"
+            out += "<div class=\"value\">\(value)</div><div class=\"note\">\(HTMLText.escaped(note))</div></div>"
+        }
+        return out + "</section>\n"
+    }
+
+    private var nextSteps: String {
+        var out = "<section><h2>Next steps</h2>"
+        if let replay = report.replayCommand() {
+            out += "<p>\(Self.grouped(report.replayableTotal)) records may still be delivered "
+            out += "(retryable \(Self.grouped(report.count(.retryable))), in doubt \(Self.grouped(report.count(.inDoubt))), "
+            out += "not sent \(Self.grouped(report.count(.notSent)))). Send them again with:</p>"
+            out += "<pre id=\"replay-command\">\(HTMLText.escaped(replay))</pre>"
+            if let cautious = report.replayCommandExcludingInDoubt() {
+                out += "<p>In-doubt records may have arrived already; to leave them out:</p>"
+                out += "<pre>\(HTMLText.escaped(cautious))</pre>"
+            }
+        } else {
+            out += "<p>Nothing to replay: every record has its final outcome.</p>"
+        }
+        if let prune = report.pruneCommand() {
+            out += "<p>\(Self.grouped(report.tokensToPrune)) tokens are dead or wrong for the app. List them for deletion with:</p>"
+            out += "<pre id=\"prune-command\">\(HTMLText.escaped(prune))</pre>"
+        }
+        return out + "</section>\n"
+    }
+
+    private var outcomes: String {
+        var out = "<section><h2>Outcomes</h2>"
+        out += outcomeBar
+        out += "<table><thead><tr><th>outcome</th><th class=\"n\">records</th><th class=\"n\">share</th></tr></thead><tbody>"
+        for outcome in RecordOutcome.allCases {
+            let count = report.count(outcome)
+            out += "<tr><td><span class=\"swatch\" style=\"background:\(Self.color(outcome))\"></span>\(outcome.rawValue)</td>"
+            out += "<td class=\"n\">\(Self.grouped(count))</td><td class=\"n\">\(Self.percent(count, of: report.records))</td></tr>"
+        }
+        return out + "</tbody></table></section>\n"
+    }
+
+    /// One horizontal bar split by outcome.
+    private var outcomeBar: String {
+        guard report.records > 0 else { return "" }
+        var out = "<svg viewBox=\"0 0 1000 28\" width=\"100%\" role=\"img\" aria-label=\"records by outcome\">"
+        var x = 0.0
+        for outcome in RecordOutcome.allCases where report.count(outcome) > 0 {
+            let width = Double(report.count(outcome)) / Double(report.records) * 1000
+            out += "<rect x=\"\(SVGLineChart.fixed(x))\" y=\"0\" width=\"\(SVGLineChart.fixed(width))\" height=\"28\" "
+            out += "fill=\"\(Self.color(outcome))\"><title>\(outcome.rawValue): \(report.count(outcome))</title></rect>"
+            x += width
+        }
+        return out + "</svg>"
+    }
+
+    private var reasons: String {
+        let rows = report.reasons
+        guard !rows.isEmpty else { return "" }
+        var out = "<section><h2>Reasons</h2><table><thead><tr><th>outcome</th><th>reason</th>"
+        out += "<th class=\"n\">records</th></tr></thead><tbody>"
+        for row in rows {
+            out += "<tr><td>\(row.outcome.rawValue)</td><td>\(HTMLText.escaped(row.reason))</td>"
+            out += "<td class=\"n\">\(Self.grouped(row.count))</td></tr>"
+        }
+        return out + "</tbody></table></section>\n"
+    }
+
+    private var attempts: String {
+        var out = "<section><h2>Attempts</h2><p>\(Self.grouped(report.attempts)) requests reached the wire for "
+        out += "\(Self.grouped(report.records)) records.</p><table><thead><tr><th>requests per record</th>"
+        out += "<th class=\"n\">records</th></tr></thead><tbody>"
+        for (attempts, count) in report.recordsByAttempts.sorted(by: { $0.key < $1.key }) {
+            let label = attempts == 0 ? "0 (never sent)" : "\(attempts)"
+            out += "<tr><td>\(label)</td><td class=\"n\">\(Self.grouped(count))</td></tr>"
+        }
+        return out + "</tbody></table></section>\n"
+    }
+
+    private var charts: String {
+        var out = "<section class=\"charts\"><h2>Over time</h2>"
+        guard let series = report.series() else {
+            out += "<p class=\"muted\">No timeline: pass the runs' <code>--summary</code> files (written by "
+            out += "<code>send --summary</code>) to see throughput, latency and requests in flight over time.</p>"
+            return out + "</section>\n"
+        }
+        let points = series.points
+        out += "<p class=\"muted\">\(report.timelines.count) run\(report.timelines.count == 1 ? "" : "s") side by side, "
+        out += "in \(Self.grouped(points.count)) steps of \(SVGLineChart.duration(series.bucketSeconds)).</p>"
+        let peak = points.map(\.answersPerSecond).max() ?? 0
+        out += chart(SVGLineChart(
+            title: "Throughput", formatY: { Self.grouped(Int($0.rounded())) + "/s" },
+            series: [
+                .init(name: "results/s", color: "#1f77b4", points: points.map { ($0.seconds, $0.answersPerSecond) }),
+                .init(name: "requests/s", color: "#9aa0a6", points: points.map { ($0.seconds, $0.requestsPerSecond) }, dashed: true),
+            ]), caption: "Throughput (peak \(Self.grouped(Int(peak.rounded()))) results/s)")
+        out += chart(SVGLineChart(
+            title: "Latency", formatY: { Self.milliseconds($0 / 1000) },
+            series: [
+                .init(name: "p50", color: "#2ca02c", points: points.map { ($0.seconds, $0.latencyP50.map { $0 * 1000 }) }),
+                .init(name: "p99", color: "#d62728", points: points.map { ($0.seconds, $0.latencyP99.map { $0 * 1000 }) }),
+            ]), caption: "Latency p50 and p99")
+        var flight: [SVGLineChart.Series] = [
+            .init(name: "in flight", color: "#9467bd", points: points.map { ($0.seconds, $0.inFlight.map(Double.init)) }),
+        ]
+        if series.hasWindow {
+            flight.append(.init(name: "window", color: "#ff7f0e", points: points.map { ($0.seconds, $0.window.map(Double.init)) }, dashed: true))
+        }
+        out += chart(SVGLineChart(title: "Requests in flight", formatY: { Self.grouped(Int($0.rounded())) }, series: flight),
+                     caption: series.hasWindow ? "Requests in flight and the in-flight window" : "Requests in flight")
+        return out + "</section>\n"
+    }
+
+    private func chart(_ chart: SVGLineChart, caption: String) -> String {
+        var out = "<figure>" + chart.svg() + "<figcaption>\(HTMLText.escaped(caption)): "
+        out += chart.series.map { line in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(line.color)\"></span>\(HTMLText.escaped(line.name))</span>"
+        }.joined(separator: " ")
+        return out + "</figcaption></figure>"
+    }
+
+    private var files: String {
+        var out = "<section><h2>Files</h2><ul class=\"files\">"
+        for file in report.resultFiles {
+            let counts = report.replayable[file]
+            out += "<li><code>\(HTMLText.escaped(file))</code>"
+            if let counts, counts.total > 0 { out += " · \(Self.grouped(counts.total)) to replay" }
+            out += "</li>"
+        }
+        out += "</ul>"
+        if !report.tornLines.isEmpty {
+            out += "<p>Torn last lines skipped (a crash while writing; <code>send --resume</code> redoes them): "
+            out += report.tornLines.map { "<code>\(HTMLText.escaped($0))</code>" }.joined(separator: ", ") + "</p>"
+        }
+        return out + "</section>\n"
+    }
+
+    static func color(_ outcome: RecordOutcome) -> String {
+        switch outcome {
+        case .delivered: return "#2ca02c"
+        case .prune: return "#8c564b"
+        case .retryable: return "#ff7f0e"
+        case .inputError: return "#d62728"
+        case .duplicate: return "#7f7f7f"
+        case .notSent: return "#bcbd22"
+        case .inDoubt: return "#9467bd"
+        }
+    }
+
+    /// `1,234,567`.
+    static func grouped(_ value: Int) -> String { ProgressSnapshot.grouped(value) }
+
+    /// `99.0%`; a share too small to show as 0.1 % is `<0.1%`, never a misleading `0.0%`.
+    static func percent(_ part: Int, of whole: Int) -> String {
+        guard whole > 0 else { return "–" }
+        let share = Double(part) / Double(whole) * 100
+        return part > 0 && share < 0.05 ? "<0.1%" : String(format: "%.1f%%", share)
+    }
+
+    static func milliseconds(_ seconds: Double) -> String {
+        let ms = seconds * 1000
+        return ms >= 10 || ms == 0 ? String(format: "%.0f ms", ms) : String(format: "%.1f ms", ms)
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    static let css = """
+        :root{color-scheme:light}
+        body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px auto;\
+        max-width:960px;padding:0 16px;color:#1d1d1f;background:#fff;line-height:1.4}
+        h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.15em;margin:28px 0 8px;border-bottom:1px solid #e3e3e3;padding-bottom:4px}
+        .muted,.note,footer{color:#666}.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-top:16px}
+        .card{border:1px solid #e0e0e0;border-radius:8px;padding:10px 12px}.card .label{font-size:.85em;color:#555}
+        .card .value{font-size:1.6em;font-weight:600;font-variant-numeric:tabular-nums}.card .note{font-size:.75em}
+        #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}
+        table{border-collapse:collapse;margin-top:8px;min-width:50%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
+        th{font-weight:600;font-size:.9em;color:#444}.n{text-align:right;font-variant-numeric:tabular-nums}
+        pre{background:#f5f5f7;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all}
+        .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:baseline}
+        .key{margin-right:12px;white-space:nowrap}figure{margin:12px 0 20px}figcaption{font-size:.9em;color:#444}
+        .files{padding-left:18px}footer{margin-top:32px;font-size:.8em}
+        @media print{body{margin:0;max-width:none}section,figure,.card{break-inside:avoid}pre{white-space:pre-wrap}
+        .card{border-color:#999}@page{margin:14mm}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}
+        """
+}

@@ -1,0 +1,100 @@
+/// The timelines of one campaign's runs (shards side by side, lined up by their start times) merged into evenly
+/// spaced buckets: answers and requests per second summed over runs, the answer-weighted mean of p50 and the
+/// largest p99 in each bucket, and requests in flight (and the in-flight windows) summed over runs.
+///
+/// Counts between two samples are spread over the buckets that interval covers, in proportion to the overlap,
+/// so samples that fall just either side of a bucket boundary do not make a saw-tooth.
+public struct ReportSeries: Sendable, Equatable {
+    /// One bucket.
+    public struct Point: Sendable, Equatable {
+        /// Seconds since the campaign started, at the end of the bucket.
+        public var seconds: Double
+        /// Final results per second.
+        public var answersPerSecond: Double
+        public var requestsPerSecond: Double
+        public var latencyP50: Double?
+        public var latencyP99: Double?
+        public var inFlight: Int?
+        public var window: Int?
+    }
+
+    public private(set) var points: [Point]
+    public let bucketSeconds: Double
+    /// Seconds since the epoch at which the first run started.
+    public let startedAt: Double
+
+    /// Nil when there is no sample at all.
+    public init?(timelines: [CampaignTimeline], maximumPoints: Int = 120) {
+        let used = timelines.filter { !$0.samples.isEmpty }
+        guard let start = used.map(\.startedAt).min(),
+              let end = used.compactMap({ timeline in timeline.samples.last.map { timeline.startedAt + $0.elapsedSeconds } }).max()
+        else { return nil }
+        let span = max(end - start, 1)
+        let width = max(1, (span / Double(max(1, maximumPoints))).rounded(.up))
+        let count = max(1, Int((span / width).rounded(.up)))
+        var buckets = [Accumulator](repeating: Accumulator(), count: count)
+        for timeline in used {
+            var local = [Accumulator](repeating: Accumulator(), count: count)
+            var previous = CampaignTimeline.Sample(elapsedSeconds: 0, records: 0, answered: 0, delivered: 0, requests: 0, inFlight: 0)
+            for sample in timeline.samples {
+                let from = timeline.startedAt - start + previous.elapsedSeconds
+                let to = timeline.startedAt - start + sample.elapsedSeconds
+                let answers = Double(max(0, sample.answered - previous.answered))
+                let requests = Double(max(0, sample.requests - previous.requests))
+                let first = min(count - 1, max(0, Int(from / width)))
+                let last = min(count - 1, max(0, Int((to / width).rounded(.up)) - 1))
+                for index in first...max(first, last) {
+                    let overlap = to > from
+                        ? max(0, min(to, Double(index + 1) * width) - max(from, Double(index) * width)) / (to - from) : 1
+                    local[index].answers += answers * overlap
+                    local[index].requests += requests * overlap
+                    if let p50 = sample.latencyP50 {
+                        let weight = max(answers * overlap, 1e-9)
+                        local[index].p50Sum += p50 * weight
+                        local[index].p50Weight += weight
+                    }
+                    if let p99 = sample.latencyP99 { local[index].p99 = max(local[index].p99 ?? 0, p99) }
+                    local[index].inFlight = max(local[index].inFlight ?? 0, sample.inFlight)
+                    if let window = sample.window { local[index].window = max(local[index].window ?? 0, window) }
+                }
+                previous = sample
+            }
+            for index in buckets.indices { buckets[index].add(local[index]) }
+        }
+        self.startedAt = start
+        self.bucketSeconds = width
+        self.points = buckets.enumerated().map { index, bucket in
+            // The last bucket may be cut short by the end of the campaign: its rate is over the part it covers.
+            let covered = index == count - 1 ? max(span - Double(index) * width, width / 4) : width
+            return Point(
+                seconds: min(Double(index + 1) * width, span), answersPerSecond: bucket.answers / covered,
+                requestsPerSecond: bucket.requests / covered,
+                latencyP50: bucket.p50Weight > 0 ? bucket.p50Sum / bucket.p50Weight : nil, latencyP99: bucket.p99,
+                inFlight: bucket.inFlight, window: bucket.window)
+        }
+    }
+
+    /// Whether any run reported an in-flight window.
+    public var hasWindow: Bool { points.contains { $0.window != nil } }
+
+    /// What the buckets collect, for one run and then for all.
+    private struct Accumulator {
+        var answers = 0.0
+        var requests = 0.0
+        var p50Sum = 0.0
+        var p50Weight = 0.0
+        var p99: Double?
+        var inFlight: Int?
+        var window: Int?
+
+        mutating func add(_ run: Accumulator) {
+            answers += run.answers
+            requests += run.requests
+            p50Sum += run.p50Sum
+            p50Weight += run.p50Weight
+            if let value = run.p99 { p99 = max(p99 ?? 0, value) }
+            if let value = run.inFlight { inFlight = (inFlight ?? 0) + value }
+            if let value = run.window { window = (window ?? 0) + value }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import APNSCore
+import Foundation
+import Testing
+@testable import APNSPipeline
+
+@Suite("Campaign report: figures from result lines of one run or many shards, and its HTML")
+struct CampaignReportTests {
+    private func line(_ outcome: RecordOutcome, _ reason: String? = nil, token: String = "aa", attempts: Int = 1,
+                      timestamp: Int64? = nil) -> ResultRecord {
+        ResultRecord(file: "campaign.ndjson", line: 1, token: token, topic: "com.example.app", outcome: outcome,
+                     reason: reason, timestamp: timestamp, attempts: attempts)
+    }
+
+    /// Two shards: shard 0 has a retryable and an in-doubt record, shard 1 only finished ones.
+    private func twoShards() -> CampaignReport {
+        var report = CampaignReport()
+        let shard0 = "out/results-0.ndjson"
+        let shard1 = "out/results 1.ndjson"
+        report.add(line(.delivered), resultFile: shard0)
+        report.add(line(.delivered, attempts: 2), resultFile: shard0)
+        report.add(line(.retryable, "TooManyRequests", attempts: 5), resultFile: shard0)
+        report.add(line(.inDoubt, attempts: 1), resultFile: shard0)
+        report.add(line(.prune, "Unregistered", token: "dead", timestamp: 5), resultFile: shard1)
+        report.add(line(.prune, "Unregistered", token: "dead", timestamp: 9), resultFile: shard1)
+        report.add(line(.prune, "BadDeviceToken", token: "0bad"), resultFile: shard1)
+        report.add(line(.inputError, "TokenOddLength", attempts: 0), resultFile: shard1)
+        report.add(line(.duplicate, attempts: 0), resultFile: shard1)
+        report.add(line(.delivered), resultFile: shard1)
+        return report
+    }
+
+    @Test("records, outcomes, reasons, tokens to prune, duplicates and attempts add up over shards")
+    func figures() {
+        let report = twoShards()
+        #expect(report.records == 10)
+        #expect(report.count(.delivered) == 3)
+        #expect(report.count(.prune) == 3)
+        #expect(report.tokensToPrune == 2, "the same dead token in two lines is one token to delete")
+        #expect(report.count(.duplicate) == 1)
+        #expect(report.replayableTotal == 2)
+        #expect(report.attempts == 13)
+        #expect(report.recordsByAttempts == [0: 2, 1: 6, 2: 1, 5: 1])
+        #expect(report.reasons.first == CampaignReport.ReasonCount(outcome: .prune, reason: "Unregistered", count: 2))
+        #expect(report.reasons.count == 4)
+    }
+
+    @Test("the replay command names only the shards with records to send again, quoted for the shell")
+    func replayCommand() {
+        var report = twoShards()
+        #expect(report.replayCommand() == "apns-bulk replay out/results-0.ndjson --results replay.ndjson")
+        #expect(report.replayCommandExcludingInDoubt()
+            == "apns-bulk replay out/results-0.ndjson --exclude-in-doubt --results replay.ndjson")
+        report.add(line(.notSent, attempts: 0), resultFile: "out/results 1.ndjson")
+        #expect(report.replayCommand() == "apns-bulk replay out/results-0.ndjson 'out/results 1.ndjson' --results replay.ndjson")
+        #expect(report.pruneCommand() == "apns-bulk prune out/results-0.ndjson 'out/results 1.ndjson' --format csv --output prune.csv")
+        var clean = CampaignReport()
+        clean.add(line(.delivered), resultFile: "r.ndjson")
+        #expect(clean.replayCommand() == nil)
+        #expect(clean.pruneCommand() == nil)
+        #expect(ShellWord.quoted("it's") == #"'it'\''s'"#)
+    }
+
+    @Test("shards run side by side: their rates add up in the buckets they share")
+    func mergedSeries() throws {
+        func timeline(startedAt: Double, perSecond: Int, seconds: Int) -> CampaignTimeline {
+            CampaignTimeline(startedAt: startedAt, samples: (1...seconds).map { second in
+                CampaignTimeline.Sample(
+                    elapsedSeconds: Double(second), records: second * perSecond, answered: second * perSecond,
+                    delivered: second * perSecond, requests: second * perSecond, latencyP50: 0.01,
+                    latencyP99: second == 2 ? 0.5 : 0.05, inFlight: 10, window: 16)
+            })
+        }
+        var report = CampaignReport()
+        report.add(timeline(startedAt: 100, perSecond: 1000, seconds: 4))
+        report.add(timeline(startedAt: 102, perSecond: 500, seconds: 4))
+        let series = try #require(report.series())
+        #expect(series.bucketSeconds == 1)
+        #expect(series.points.count == 6)
+        #expect(series.points.map(\.answersPerSecond) == [1000, 1000, 1500, 1500, 500, 500])
+        #expect(series.points.map(\.inFlight) == [10, 10, 20, 20, 10, 10])
+        #expect(series.points.map(\.window) == [16, 16, 32, 32, 16, 16])
+        #expect(series.points[1].latencyP99 == 0.5)
+        #expect(series.points[3].latencyP99 == 0.5, "the larger p99 of the two shards in that second")
+        #expect(series.points[0].latencyP99 == 0.05)
+        #expect(CampaignReport().series() == nil)
+
+        var short = CampaignReport()
+        short.add(CampaignTimeline(startedAt: 0, samples: [
+            .init(elapsedSeconds: 1, records: 1000, answered: 1000, delivered: 1000, requests: 1000, inFlight: 5),
+            .init(elapsedSeconds: 2.5, records: 2500, answered: 2500, delivered: 2500, requests: 2500, inFlight: 0),
+        ]))
+        let cut = try #require(short.series())
+        #expect(cut.points.map(\.answersPerSecond) == [1000, 1000, 1000], "the last half second is a rate over half a second")
+        #expect(cut.points.last?.seconds == 2.5)
+    }
+
+    @Test("the HTML is one self-contained page with the figures, the replay command and print CSS")
+    func html() {
+        var report = twoShards()
+        report.add(CampaignTimeline(startedAt: 0, samples: [
+            .init(elapsedSeconds: 1, records: 5, answered: 5, delivered: 5, requests: 5, latencyP50: 0.002, latencyP99: 0.009, inFlight: 2),
+            .init(elapsedSeconds: 2, records: 10, answered: 10, delivered: 8, requests: 11, latencyP50: 0.003, latencyP99: 0.012, inFlight: 0),
+        ]))
+        let page = CampaignReportHTML(report: report, title: "Spring <sale>").render()
+        #expect(page.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.contains("<title>Spring &lt;sale&gt;</title>"))
+        #expect(page.contains("<pre id=\"replay-command\">apns-bulk replay out/results-0.ndjson --results replay.ndjson</pre>"))
+        #expect(page.contains("apns-bulk prune out/results-0.ndjson &#39;out/results 1.ndjson&#39;"))
+        #expect(page.contains("<div class=\"label\">Tokens to prune</div><div class=\"value\">2</div>"))
+        #expect(page.contains("<div class=\"label\">Records</div><div class=\"value\">10</div>"))
+        #expect(page.contains("TooManyRequests"))
+        #expect(page.contains("@media print"))
+        #expect(page.components(separatedBy: "<svg").count - 1 == 4, "the outcome bar and three charts")
+        for forbidden in ["<script", "http:", "https:", "url(", "<img", "<link", "@import", "@font-face"] {
+            #expect(!page.contains(forbidden), "nothing fetched, no script: \(forbidden)")
+        }
+        let withoutTimeline = CampaignReportHTML(report: twoShards()).render()
+        #expect(withoutTimeline.contains("No timeline"))
+        #expect(withoutTimeline.components(separatedBy: "<svg").count - 1 == 1)
+    }
+
+    @Test("grouped numbers and chart ticks")
+    func formatting() {
+        #expect(CampaignReportHTML.grouped(100_000_000) == "100,000,000")
+        #expect(CampaignReportHTML.grouped(999) == "999")
+        #expect(CampaignReportHTML.percent(15, of: 40_003) == "<0.1%")
+        #expect(CampaignReportHTML.percent(0, of: 40_003) == "0.0%")
+        #expect(CampaignReportHTML.percent(39_585, of: 40_003) == "99.0%")
+        #expect(SVGLineChart.ticks(upTo: 930) == [0, 250, 500, 750, 1000])
+        #expect(SVGLineChart.duration(150) == "2m30s")
+    }
+}
