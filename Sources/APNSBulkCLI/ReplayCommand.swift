@@ -51,6 +51,7 @@ struct ReplayCommand: ParsableCommand {
             resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
         options.resume = resume
         options.dispatch = delivery.configuration
+        options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         try CampaignRunner.run(options, output: output) { options, stop, progress in
             try SendRun.run(options, source: source, inputPaths: source.inputPaths, stop: stop, progress: progress)
         }

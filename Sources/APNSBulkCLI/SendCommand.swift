@@ -55,6 +55,7 @@ struct SendCommand: ParsableCommand {
             resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
         options.resume = resume
         options.dispatch = delivery.configuration
+        options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         try CampaignRunner.run(options, output: output) { options, stop, progress in
             try SendRun.run(options, stop: stop, progress: progress)
         }
