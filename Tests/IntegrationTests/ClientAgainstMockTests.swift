@@ -137,20 +137,21 @@ struct ClientAgainstMockTests {
         #expect(counters.byReason["TooManyProviderTokenUpdates", default: 0] == 0)
     }
 
-    @Test("ExpiredProviderToken for a young token: re-signed at once, one re-sign for many answers, then success")
-    func expiredYoungToken() throws {
+    @Test("ExpiredProviderToken for a young token: re-signed at once, one re-sign for many answers, then success",
+          arguments: [1, 3])
+    func expiredYoungToken(connections: Int) throws {
         let fixture = try MockFixture(faults: ["expired-token=every:40"])
-        let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: 1))
+        let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: connections))
         driver.retryExpiredToken = true
-        driver.run(MockFixture.notifications(100))
+        driver.run(MockFixture.notifications(100 * connections))
         driver.close()
         let counters = fixture.server.stop()
         #expect(driver.failure == nil, "\(String(describing: driver.failure))")
-        #expect(driver.count(200) == 100, "\(driver.statuses)")
+        #expect(driver.count(200) == 100 * connections, "\(driver.statuses)")
         let expired = driver.reasons["ExpiredProviderToken", default: 0]
         #expect(expired >= 2)
-        // One connection, so each new token is verified once: the first token plus one per expiry answer at most.
-        #expect(counters.signatureVerifications <= 1 + expired)
+        // Each connection verifies each token it sees once: the first token plus one per expiry answer at most.
+        #expect(counters.signatureVerifications <= connections * (1 + expired))
         #expect(counters.signatureVerifications >= 2, "the token was never re-signed")
         #expect(counters.byReason["TooManyProviderTokenUpdates", default: 0] == 0)
     }
