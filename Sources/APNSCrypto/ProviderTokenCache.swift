@@ -65,9 +65,6 @@ public final class ProviderTokenCache {
         self.clock = clock
     }
 
-    /// The current time by the injected clock (epoch seconds).
-    public var now: Int64 { clock() }
-
     /// The token to send now. Signs the first token, and a new one once the current one is
     /// `refreshIntervalSeconds` old. Throws only when signing fails (the previous token is then kept).
     public func currentToken() throws(CryptoError) -> ProviderToken {

@@ -98,7 +98,8 @@ public final class HTTP2ClientSession {
     /// (the caller reports it). Returns whether its HEADERS went out (the server may have it), or nil when the
     /// stream is not open or already answered.
     public func cancelRequest(streamID: Int32) -> Bool? {
-        guard !isClosed, let slot = streams.slot(ofStreamID: streamID), streams[slot].phase != .answered,
+        let known = nghttp2.slot(of: streamID).flatMap { streams.isInUse($0) && streams[$0].streamID == streamID ? $0 : nil }
+        guard !isClosed, let slot = known ?? streams.slot(ofStreamID: streamID), streams[slot].phase != .answered,
               !streams[slot].cancelled else { return nil }
         streams[slot].cancelled = true
         let wasSent = streams[slot].phase == .sent && slots.hasReceivedPeerSettings

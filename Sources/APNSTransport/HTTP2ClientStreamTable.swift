@@ -85,7 +85,7 @@ struct HTTP2ClientStreamTable {
         count -= 1
     }
 
-    /// The slot in use by `streamID`, if any (a scan: for rare events, not per frame).
+    /// The slot in use by `streamID`, if any (a scan, for streams nghttp2 does not hold yet: rare events only).
     func slot(ofStreamID streamID: Int32) -> Int? {
         streams.indices.first { streams[$0].phase != .free && streams[$0].streamID == streamID }
     }
