@@ -4,7 +4,9 @@ import APNSCore
 /// requests started in (for the request timeout), its liveness PING, and reports every request's end to its pool.
 ///
 /// A request that gets no answer within the timeout is cancelled alone (RST_STREAM CANCEL) and reported in doubt
-/// (or not sent, if its HEADERS never left); the connection and its other requests carry on. A PING that gets no
+/// (or not sent, if its HEADERS never left); the connection and its other requests carry on, but it takes no new
+/// request until the server shows it is alive (anything read, or the PING sent at once), so a silent peer does
+/// not collect fresh requests in the slots the cancels freed. A PING that gets no
 /// acknowledgement marks the whole connection dead: it is aborted, and the HTTP/2 session reports each open stream
 /// as not sent or in doubt. Before the server's first SETTINGS frame (its HTTP/2 preface) it cannot have processed
 /// any request, so requests open when a connection dies that early are reported not sent.
@@ -42,6 +44,8 @@ final class APNSClientConnection: TLSConnectionDelegate {
     private var lastReadAt = EventLoopInstant.now()
     private var pingSentAt: EventLoopInstant?
     private var pingCounter: UInt64 = 0
+    /// Set when a request timed out: no new requests until something arrives from the server.
+    private var awaitingSignOfLife = false
     private var reportedClose = false
 
     init(
@@ -60,7 +64,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
     }
 
     /// Streams that may start on this connection now.
-    var availableSlots: Int { state == .ready ? session.availableStreamSlots : 0 }
+    var availableSlots: Int { state == .ready && !awaitingSignOfLife ? session.availableStreamSlots : 0 }
     /// Requests started and not yet ended.
     var inFlightCount: Int { openTags.count }
     /// Whether the server's first SETTINGS frame (its HTTP/2 connection preface) arrived: only then can it have
@@ -130,6 +134,10 @@ final class APNSClientConnection: TLSConnectionDelegate {
 
     func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
         lastReadAt = EventLoopInstant.now()
+        if awaitingSignOfLife {
+            awaitingSignOfLife = false
+            owner?.connectionSlotsChanged(self)
+        }
         session.receive(bytes)
         deliverEvents()
         flush()  // WINDOW_UPDATEs, SETTINGS and PING acknowledgements
@@ -243,6 +251,11 @@ final class APNSClientConnection: TLSConnectionDelegate {
             startedHead = 0
         }
         if cancelled {
+            awaitingSignOfLife = true
+            if pingSentAt == nil {
+                pingCounter += 1
+                if (try? session.submitPing(payload: pingCounter)) != nil { pingSentAt = now }
+            }
             flush()
             if state == .draining, openTags.isEmpty { close(abort: false, reason: "drained") }
             owner?.connectionSlotsChanged(self)

@@ -119,6 +119,31 @@ struct PoolEdgeTests {
         #expect(resets.contains { $0.0 == 1 && $0.1 == .cancel }, "no RST_STREAM CANCEL for stream 1: \(resets)")
     }
 
+    @Test("after a request timeout the connection gets no new requests until it proves alive; a silent one is dropped")
+    func noNewRequestsOnSuspectConnection() throws {
+        let loop = try EventLoop()
+        let server = try H2TestServer(loop: loop, context: try TLSFixtures.serverContext())
+        server.maxConcurrentStreams = 2
+        server.muteAfterRequests = 1
+        defer { server.close() }
+        var configuration = PoolProbe.configuration(port: server.port)
+        configuration.requestTimeout = 1
+        configuration.pingTimeout = 1
+        let probe = try PoolProbe(configuration, loop: loop, count: 6)
+        probe.run(seconds: 10) { server.connections.count >= 2 }
+        probe.close()
+        let first = try #require(server.connections.first)
+        // Two streams were open when both timed out; nothing more went to the silent connection.
+        #expect(first.requests == 2, "\(first.requests) requests sent to a connection that had stopped answering")
+        #expect(server.connections.count >= 2, "the silent connection was never replaced")
+        for tag: UInt64 in [1, 2] {
+            guard case .failed(.answerLost)? = probe.outcomes[tag] else {
+                Issue.record("tag \(tag) ended \(String(describing: probe.outcomes[tag]))")
+                continue
+            }
+        }
+    }
+
     @Test("a connection nearing the end of its stream ids drains and is replaced; nothing is lost or in doubt")
     func streamIDsRunOut() throws {
         let loop = try EventLoop()

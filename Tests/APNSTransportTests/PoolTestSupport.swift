@@ -13,11 +13,13 @@ final class H2TestServer {
         let session: HTTP2ServerSession
         unowned let server: H2TestServer
         var tls: TLSConnection?
+        /// Requests this connection received.
+        var requests = 0
         private var output: [UInt8] = []
 
         init(server: H2TestServer) throws {
             self.server = server
-            session = try HTTP2ServerSession(configuration: HTTP2ServerConfiguration(maxConcurrentStreams: 100))
+            session = try HTTP2ServerSession(configuration: HTTP2ServerConfiguration(maxConcurrentStreams: server.maxConcurrentStreams))
         }
 
         func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo) {
@@ -36,6 +38,7 @@ final class H2TestServer {
                 switch event {
                 case .request(let request):
                     server.requests += 1
+                    requests += 1
                     server.answer(request, session)
                 case .streamClosed(let streamID, let code):
                     server.onStreamClosed(streamID, code)
@@ -51,6 +54,8 @@ final class H2TestServer {
         func tlsConnection(_ connection: TLSConnection, didCloseWith error: TransportError?) {}
 
         func send() {
+            // A muted connection still reads (and counts requests) but writes nothing: no answers, no PING acks.
+            if let mute = server.muteAfterRequests, requests >= mute { return }
             output.removeAll(keepingCapacity: true)
             session.produceOutput(into: &output)
             guard !output.isEmpty else { return }
@@ -62,6 +67,10 @@ final class H2TestServer {
     let listener: SocketListener
     var connections: [Connection] = []
     var closeBeforeSettings = false
+    /// SETTINGS_MAX_CONCURRENT_STREAMS each connection announces.
+    var maxConcurrentStreams = 100
+    /// After this many requests a connection goes silent (a dead peer whose TCP connection stays up).
+    var muteAfterRequests: Int?
     var requests = 0
     var bytesBeforeClose = 0
     /// Hears each stream the client reset (or that ended before its answer).
