@@ -22,7 +22,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("connections"), help: "Persistent HTTP/2 connections to open (1 to 32).")
     var connections: Int = 3
 
-    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds without an answer before a connection is deemed dead.", valueName: "seconds"))
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
     var requestTimeout: Double = 30
 
     mutating func validate() throws {

@@ -52,6 +52,7 @@ struct ReplayCommand: ParsableCommand {
         options.resume = resume
         options.durable = output.durable
         options.dispatch = delivery.configuration
+        options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         try CampaignRunner.run(options, output: output) { options, stop, progress in
             try SendRun.run(options, source: source, inputPaths: source.inputPaths, stop: stop, progress: progress)
         }

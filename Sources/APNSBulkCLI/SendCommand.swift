@@ -56,6 +56,7 @@ struct SendCommand: ParsableCommand {
         options.resume = resume
         options.durable = output.durable
         options.dispatch = delivery.configuration
+        options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         try CampaignRunner.run(options, output: output) { options, stop, progress in
             try SendRun.run(options, stop: stop, progress: progress)
         }

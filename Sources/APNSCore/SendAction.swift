@@ -10,7 +10,7 @@ public enum SendAction: Hashable, Sendable {
         case afterBackoffOnAnotherConnection
         /// The connection is finished (IdleTimeout): reconnect, then send again.
         case afterReconnect
-        /// The provider token expired: re-sign it (at most once per 20 minutes), then send again.
+        /// The provider token expired: re-sign it (at once, once per token), then send again.
         case afterResigningToken
     }
 

@@ -4,7 +4,8 @@ public enum TransportFailure: Hashable, Sendable, CustomStringConvertible {
     case refusedStream
     /// The stream was above a GOAWAY's last-stream-id: not processed, safe to send again.
     case unprocessedAfterGoaway
-    /// The request never left: no connection could be made, or it was still queued when its connection died.
+    /// The request never left, or cannot have been processed: no connection could be made, it was still queued
+    /// when its connection died, or its connection died before the server's first HTTP/2 SETTINGS frame.
     case notSent(String)
     /// The request was sent, and its answer was lost: a GOAWAY at or below its stream, a dropped connection,
     /// a reset other than REFUSED_STREAM, or a timeout. APNs may or may not have processed it.

@@ -8,30 +8,28 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible {
     public let authorization: [UInt8]
     /// The token's `iat`: UNIX epoch seconds at signing.
     public let issuedAt: Int64
+    /// Which of its cache's tokens this is: 1 for the first signed, then counting up. Requests remember it, so an
+    /// answer can be matched to the token it was sent with.
+    public let serial: Int
 
     /// A token from its ASCII JWS bytes.
-    init(jwtBytes: [UInt8], issuedAt: Int64) {
+    init(jwtBytes: [UInt8], issuedAt: Int64, serial: Int) {
         jwt = String(decoding: jwtBytes, as: UTF8.self)
         var authorization = Array("bearer ".utf8)
         authorization.append(contentsOf: jwtBytes)
         self.authorization = authorization
         self.issuedAt = issuedAt
+        self.serial = serial
     }
 
-    public var description: String { "ProviderToken(iat: \(issuedAt), jwt: \(jwt.prefix(24))...)" }
+    public var description: String { "ProviderToken(#\(serial), iat: \(issuedAt), jwt: \(jwt.prefix(24))...)" }
 }
 
-/// What `ProviderTokenCache.invalidate(token:)` did after APNs answered `ExpiredProviderToken`.
+/// What `ProviderTokenCache.invalidate(serial:)` did after APNs answered `ExpiredProviderToken`.
 public enum ProviderTokenInvalidation: Sendable, Hashable {
-    /// The rejected token was current and old enough to replace: this new token was signed. Retry with it.
+    /// The rejected token was current: this new token was signed at once. Retry with it.
     case refreshed(ProviderToken)
-    /// The rejected token had already been replaced (another connection reported first, or the regular refresh
-    /// happened): nothing was signed. Retry with this, the current token.
+    /// The rejected token had already been replaced (an earlier answer for it, or the routine refresh): nothing
+    /// was signed. Retry with this, the current token.
     case alreadyReplaced(ProviderToken)
-    /// The rejected token is current but younger than 20 minutes: signing another now would draw
-    /// `TooManyProviderTokenUpdates`, so nothing was signed and `current` stays in use. The cache re-signs at the
-    /// first request for a token at or after `allowedAt` (epoch seconds) instead of waiting for the regular
-    /// interval. APNs calling a young token expired usually means this host's clock is behind APNs's: the caller
-    /// may hold the affected requests until `allowedAt`, or count these answers and stop the campaign.
-    case refreshNotYetAllowed(current: ProviderToken, allowedAt: Int64)
 }

@@ -2,10 +2,16 @@ import Foundation
 
 /// The one provider token a team's connections share, and the policy for re-signing it (seeds 000, 001):
 ///
-/// - it re-signs when the token is `refreshIntervalSeconds` old (default 50 minutes, allowed 20...60), so no
-///   token older than 60 minutes is ever served and APNs never answers `ExpiredProviderToken` for age alone;
-/// - it never signs twice within 20 minutes (`minimumRefreshIntervalSeconds`), which APNs punishes with
-///   `TooManyProviderTokenUpdates`, not even when asked to by `invalidate(token:)`.
+/// - routine refresh: it re-signs when the token is `refreshIntervalSeconds` old (default 50 minutes, allowed
+///   20...60), counted from the current token's `iat`, so no token older than 60 minutes is ever served and
+///   routine refreshes are never less than 20 minutes apart (APNs punishes more frequent updates with
+///   `TooManyProviderTokenUpdates`);
+/// - expiry answer: when APNs answers `ExpiredProviderToken` for the token in use, `invalidate(serial:)` re-signs
+///   at once, whatever its age: APNs itself declared it dead, so the new token is not a "too soon" update. Only the
+///   first answer for a token re-signs; answers for a token already replaced sign nothing;
+/// - clock check: it counts the tokens in a row that APNs declared expired before accepting a single request
+///   carrying them (`tokensExpiredOnFirstUse`). A freshly signed token that is expired on arrival means this
+///   host's clock is wrong; the caller stops once the count reaches its limit.
 ///
 /// All times come from the injected clock (UNIX epoch seconds), so the policy is tested with a driven clock.
 ///
@@ -15,7 +21,7 @@ public final class ProviderTokenCache {
     /// Returns the current time in UNIX epoch seconds.
     public typealias Clock = () -> Int64
 
-    /// APNs rejects token updates more frequent than this (seconds).
+    /// APNs rejects routine token updates more frequent than this (seconds).
     public static let minimumRefreshIntervalSeconds: Int64 = 20 * 60
     /// APNs rejects tokens older than this (seconds).
     public static let maximumRefreshIntervalSeconds: Int64 = 60 * 60
@@ -32,10 +38,15 @@ public final class ProviderTokenCache {
     public let refreshIntervalSeconds: Int64
     private let clock: Clock
     private var token: ProviderToken?
-    /// Set when an invalidation came too early: re-sign as soon as the minimum interval allows.
-    private var refreshRequested = false
-    /// How many tokens this cache has signed.
+    /// Whether APNs accepted a request carrying the current token.
+    private var currentAccepted = false
+    /// How many tokens this cache has signed (the serial of the newest token).
     public private(set) var signingCount = 0
+    /// Tokens in a row that APNs declared expired before accepting any request carrying them; 0 once a token is
+    /// accepted.
+    public private(set) var tokensExpiredOnFirstUse = 0
+    /// The newest token APNs declared expired, if any.
+    public private(set) var lastExpiredToken: ProviderToken?
 
     /// Throws `refreshIntervalOutOfRange` unless `refreshIntervalSeconds` is within 20...60 minutes.
     public init(
@@ -55,36 +66,53 @@ public final class ProviderTokenCache {
     }
 
     /// The token to send now. Signs the first token, and a new one once the current one is
-    /// `refreshIntervalSeconds` old (or 20 minutes old after a refused invalidation). Throws only when signing
-    /// fails (the previous token is then kept).
+    /// `refreshIntervalSeconds` old. Throws only when signing fails (the previous token is then kept).
     public func currentToken() throws(CryptoError) -> ProviderToken {
         let now = clock()
-        if let token {
-            let age = now - token.issuedAt
-            let due = age >= refreshIntervalSeconds || (refreshRequested && age >= Self.minimumRefreshIntervalSeconds)
-            guard due else { return token }
-        }
+        if let token, now - token.issuedAt < refreshIntervalSeconds { return token }
         return try sign(at: now)
     }
 
-    /// Reports that APNs answered `ExpiredProviderToken` for `rejected`. Replaces the token only if `rejected` is
-    /// still the current one and at least 20 minutes old; see `ProviderTokenInvalidation` for the other answers.
-    /// Throws only when signing fails.
+    /// Reports that APNs answered `ExpiredProviderToken` for `rejected`; see `invalidate(serial:)`.
     public func invalidate(token rejected: ProviderToken) throws(CryptoError) -> ProviderTokenInvalidation {
-        guard let current = token, current == rejected else { return .alreadyReplaced(try currentToken()) }
+        try invalidate(serial: rejected.serial)
+    }
+
+    /// Reports that APNs answered `ExpiredProviderToken` for a request carrying the token numbered `serial`.
+    /// Re-signs at once if that token is still the current one (whatever its age), else signs nothing. Throws
+    /// only when signing fails.
+    public func invalidate(serial: Int) throws(CryptoError) -> ProviderTokenInvalidation {
+        guard let current = token, current.serial == serial else { return .alreadyReplaced(try currentToken()) }
+        tokensExpiredOnFirstUse = currentAccepted ? 0 : tokensExpiredOnFirstUse + 1
+        lastExpiredToken = current
+        return .refreshed(try sign(at: clock()))
+    }
+
+    /// Reports that APNs accepted a request carrying the token numbered `serial` (any answer but
+    /// `ExpiredProviderToken`): the clock check starts over.
+    public func accepted(serial: Int) {
+        guard !currentAccepted, let token, token.serial == serial else { return }
+        currentAccepted = true
+        tokensExpiredOnFirstUse = 0
+    }
+
+    /// When `tokensExpiredOnFirstUse` has reached `limit`: what that says about this host's clock, with the `iat`
+    /// last sent and the local time, for the message that stops the campaign. Else nil.
+    public func clockProblem(limit: Int) -> String? {
+        guard tokensExpiredOnFirstUse >= max(1, limit), let rejected = lastExpiredToken else { return nil }
         let now = clock()
-        let allowedAt = current.issuedAt + Self.minimumRefreshIntervalSeconds
-        guard now >= allowedAt else {
-            refreshRequested = true
-            return .refreshNotYetAllowed(current: current, allowedAt: allowedAt)
+        let format = ISO8601DateFormatter()
+        func show(_ seconds: Int64) -> String {
+            "\(seconds) (\(format.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))))"
         }
-        return .refreshed(try sign(at: now))
+        return "APNs declared \(tokensExpiredOnFirstUse) freshly signed provider tokens in a row expired on first use: "
+            + "this host's clock is probably wrong (iat sent \(show(rejected.issuedAt)), local time \(show(now)))"
     }
 
     private func sign(at now: Int64) throws(CryptoError) -> ProviderToken {
-        let fresh = ProviderToken(jwtBytes: try signer.signBytes(issuedAt: now), issuedAt: now)
+        let fresh = ProviderToken(jwtBytes: try signer.signBytes(issuedAt: now), issuedAt: now, serial: signingCount + 1)
         token = fresh
-        refreshRequested = false
+        currentAccepted = false
         signingCount += 1
         return fresh
     }

@@ -21,7 +21,8 @@ import APNSCrypto
 /// 8. a token that replaces the connection's current one must be issued at least `tokenUpdateIntervalSeconds`
 ///    (20 minutes) after it, else 429 `TooManyProviderTokenUpdates` (measured between the tokens' `iat`s, so a
 ///    client that shares one token across connections and re-signs it at 50 minutes is never punished; right after
-///    an injected `ExpiredProviderToken` the next change is allowed at once).
+///    an injected `ExpiredProviderToken` the next change is allowed at once, on every connection whose current
+///    token that answer declared expired).
 ///
 /// The connection keeps its current token (and the one before it, still honoured for requests rendered before
 /// the change) by its exact header bytes and its JWT: a repeat skips parsing and signature verification and only
@@ -81,7 +82,8 @@ extension MockValidator {
 
         if let current = connection.currentToken {
             let interval = parts.issuedAt - current.issuedAt
-            guard connection.tokenRefreshPermitted || interval >= configuration.tokenUpdateIntervalSeconds else {
+            let declaredExpired = connection.tokenRefreshPermitted || tokensDeclaredExpired.contains(current.jwt)
+            guard declaredExpired || interval >= configuration.tokenUpdateIntervalSeconds else {
                 return .failure(.init(.tooManyProviderTokenUpdates))
             }
             connection.previousToken = current

@@ -49,6 +49,9 @@ public struct MockValidator: Sendable {
     private var faults: FaultInjector
     private var random: SplitMix64
     private var nextConnectionID = 1
+    /// The JWTs an injected `ExpiredProviderToken` declared expired: any connection still using one may change its
+    /// token at once, as after that answer on its own connection (a client shares one token across connections).
+    var tokensDeclaredExpired = Set<[UInt8]>()
 
     public init(configuration: MockConfiguration, clock: MockClock = .system) throws(MockConfigurationError) {
         try configuration.validate()
@@ -126,7 +129,10 @@ public struct MockValidator: Sendable {
         if case .token = authority { tokenAuthenticated = true }
         if let fault = faults.replacementAnswer(tokenAuthenticated: tokenAuthenticated) {
             counters.recordFaultAnswer()
-            if fault == .expiredProviderToken { connection.tokenRefreshPermitted = true }
+            if fault == .expiredProviderToken {
+                connection.tokenRefreshPermitted = true
+                if let token = connection.currentToken { tokensDeclaredExpired.insert(token.jwt) }
+            }
             return .rejected(fault.reason, apnsID: apnsID)
         }
         let uniqueID = configuration.developmentMode ? APNSID.random(using: &random) : nil

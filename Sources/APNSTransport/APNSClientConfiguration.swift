@@ -19,8 +19,8 @@ public struct APNSClientConfiguration: Sendable {
     /// Persistent connections, opened `connectionStagger` seconds apart.
     public var connectionCount = 3
     public var connectionStagger = 0.1
-    /// A request without an answer after this many seconds marks its connection dead: it is dropped and
-    /// reopened, and its unanswered requests are reported in doubt.
+    /// A request without an answer after this many seconds is cancelled (RST_STREAM CANCEL) and reported in
+    /// doubt; its connection and the other requests on it carry on.
     public var requestTimeout = 30.0
     /// After this many seconds without reading anything, a PING checks the connection is alive.
     public var pingInterval = 30.0
@@ -31,6 +31,12 @@ public struct APNSClientConfiguration: Sendable {
     public var reconnect = ExponentialBackoff.connections
     /// Our ceiling on streams per connection, whatever the server allows.
     public var maximumStreamsPerConnection = 1000
+    /// The highest stream id a connection uses before it drains and a replacement opens (see
+    /// `HTTP2ClientConfiguration.lastStreamID`); tests set it low.
+    public var lastStreamID = HTTP2ClientConfiguration.defaultLastStreamID
+    /// Provider tokens in a row that APNs may declare expired on their first use before the pool gives up with
+    /// `providerTokenRejected` (the host's clock is probably wrong). The CLI passes `--stop-after`.
+    public var stopAfterTokensExpiredOnFirstUse = 5
 
     public init(endpoint: APNSEndpoint, authentication: Authentication, tls: TLSClientConfiguration = TLSClientConfiguration()) {
         self.endpoint = endpoint

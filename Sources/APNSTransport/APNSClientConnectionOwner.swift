@@ -2,8 +2,11 @@ import APNSCore
 
 /// What an `APNSClientConnection` reports to the pool that owns it, on the event-loop thread.
 protocol APNSClientConnectionOwner: AnyObject {
-    /// A request ended: answered, or failed with what the connection knows about it.
-    func connection(_ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?)
+    /// A request ended: answered, or failed with what the connection knows about it. `tokenSerial` is the serial of
+    /// the provider token the request carried (0 without one).
+    func connection(
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?,
+        tokenSerial: Int)
     /// The handshake is done and HTTP/2 is up.
     func connectionBecameReady(_ connection: APNSClientConnection)
     /// The server changed how many streams may be open, or the connection stopped taking new streams (GOAWAY).

@@ -8,7 +8,8 @@ extension APNSClientPool {
         let timing = APNSClientConnection.Timing(
             requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout)
-        let http2 = HTTP2ClientConfiguration(maximumConcurrentStreams: configuration.maximumStreamsPerConnection)
+        let http2 = HTTP2ClientConfiguration(
+            maximumConcurrentStreams: configuration.maximumStreamsPerConnection, lastStreamID: configuration.lastStreamID)
         do {
             connections[index] = try APNSClientConnection(
                 id: index, endpoint: configuration.endpoint, proxy: configuration.proxy, context: context,
@@ -63,22 +64,45 @@ extension APNSClientPool {
         loop.executeNextTurn { [weak self] in self?.delegate?.transportDidClose() }
     }
 
-    /// Errors a reconnect cannot cure: the server's identity or protocol is wrong, or ours is.
+    /// Errors a reconnect cannot cure, when they end a connection before the server's HTTP/2 preface: the
+    /// server's identity or protocol is wrong, or ours is, or the server refused the handshake (TLS version,
+    /// cipher suite, our certificate; with TLS 1.3 that alert arrives right after our side of the handshake).
     static func isPermanent(_ error: TransportError) -> Bool {
         switch error.kind {
-        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused:
+        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused,
+             .handshakeRefused, .clientCertificateRejected:
             return true
         default:
             return false
         }
     }
 
+    /// Acts on what an answer says about the provider token the request carried: an `ExpiredProviderToken` for
+    /// the token in use re-signs it at once (once per token); any other answer shows the token was accepted. Gives
+    /// up when fresh tokens keep being declared expired on first use (the clock is wrong).
+    private func noteTokenAnswer(_ reason: APNSReason?, tokenSerial: Int) {
+        guard let tokenCache, tokenSerial > 0 else { return }
+        guard reason == .expiredProviderToken else {
+            tokenCache.accepted(serial: tokenSerial)
+            return
+        }
+        do {
+            if case .refreshed = try tokenCache.invalidate(serial: tokenSerial) { try refreshHeaders() }
+        } catch {
+            reportFailure(error)
+        }
+        if let problem = tokenCache.clockProblem(limit: configuration.stopAfterTokensExpiredOnFirstUse) {
+            reportFailure(TransportError(.providerTokenRejected, problem))
+        }
+    }
+
     // MARK: - APNSClientConnectionOwner
 
-    func connection(_ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
-        if case .answered(_, .expiredProviderToken?, _) = outcome, let tokenCache, let token {
-            if (try? tokenCache.invalidate(token: token)) != nil { try? refreshHeaders() }
-        }
+    func connection(
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?,
+        tokenSerial: Int
+    ) {
+        if case .answered(_, let reason, _) = outcome { noteTokenAnswer(reason, tokenSerial: tokenSerial) }
         delegate?.transport(completed: tag, outcome: outcome, answer: answer)
         if closing, connection.inFlightCount == 0, connection.state != .closed {
             connection.close(abort: false, reason: "closing")
@@ -129,7 +153,7 @@ extension APNSClientPool {
         }
         guard isCurrent, reconnectTimers[index] == nil else { return }
         if connection.hadAnswer { failedConnects[index] = 0 } else { failedConnects[index] += 1 }
-        if let error, !connection.wasReady, Self.isPermanent(error) {
+        if let error, !connection.serverSpoke, Self.isPermanent(error) {
             reportFailure(error)
             return
         }

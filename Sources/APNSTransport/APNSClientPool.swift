@@ -91,7 +91,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         fields.setAPNSRequestFields(for: notification, topicAndPushTypeInBlock: useCampaign)
         do {
             try connection.submit(
-                block: useCampaign ? campaignBlock : baseBlock, fields: fields, body: notification.payload, tag: tag)
+                block: useCampaign ? campaignBlock : baseBlock, fields: fields, body: notification.payload, tag: tag,
+                tokenSerial: token?.serial ?? 0)
             dirty.insert(index)
         } catch {
             fail(tag, .notSent("\(error)"))

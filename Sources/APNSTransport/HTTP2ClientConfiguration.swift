@@ -13,19 +13,28 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
     public var connectionWindowSize: Int
     /// The most response-body bytes kept per stream (APNs bodies are small JSON); the rest is dropped.
     public var maximumResponseBodyBytes: Int
+    /// The highest client stream id this session uses: once the next id would pass it, the session takes no new
+    /// streams, so its owner drains it and opens a new connection well before nghttp2 runs out of ids at 2^31-1
+    /// (`NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE`). Tests set it low.
+    public var lastStreamID: Int32
+
+    /// The default `lastStreamID`: a million ids (half a million requests) short of the end of the id space.
+    public static let defaultLastStreamID = Int32.max - 1_000_000
 
     public init(
         maximumConcurrentStreams: Int = 1000,
         assumedPeerMaxConcurrentStreams: Int = 1,
         initialStreamWindowSize: Int = 1 << 20,
         connectionWindowSize: Int = 1 << 24,
-        maximumResponseBodyBytes: Int = 16 << 10
+        maximumResponseBodyBytes: Int = 16 << 10,
+        lastStreamID: Int32 = HTTP2ClientConfiguration.defaultLastStreamID
     ) {
         self.maximumConcurrentStreams = maximumConcurrentStreams
         self.assumedPeerMaxConcurrentStreams = assumedPeerMaxConcurrentStreams
         self.initialStreamWindowSize = initialStreamWindowSize
         self.connectionWindowSize = connectionWindowSize
         self.maximumResponseBodyBytes = maximumResponseBodyBytes
+        self.lastStreamID = lastStreamID
     }
 
     /// Checks the numbers against what HTTP/2 allows.
@@ -37,6 +46,7 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
         try HTTP2ServerConfiguration.validateWindow(initialStreamWindowSize, "initialStreamWindowSize")
         try HTTP2ServerConfiguration.validateWindow(connectionWindowSize, "connectionWindowSize")
         guard maximumResponseBodyBytes >= 0 else { throw .invalidArgument("maximumResponseBodyBytes must not be negative") }
+        guard lastStreamID >= 1 else { throw .invalidArgument("lastStreamID must be at least 1") }
     }
 }
 

@@ -36,7 +36,7 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     func nghttp2FrameReceived(_ frame: Nghttp2FrameSummary, slot: Int?) {
         switch frame {
         case .headers(_, let endStream, _), .data(_, let endStream):
-            if endStream, let slot { recordResponse(slot) }
+            if endStream, let slot, streams.isInUse(slot), !streams[slot].cancelled { recordResponse(slot) }
         case .resetStream(_, let errorCode):
             if let slot, streams.isInUse(slot) { streams[slot].peerResetCode = errorCode }
         case .settings(let isAck, let maxConcurrentStreams):
@@ -65,8 +65,8 @@ extension HTTP2ClientSession: Nghttp2EventSink {
 
     func nghttp2StreamClosed(streamID: Int32, slot: Int?, errorCode: UInt32) {
         guard let slot, streams.isInUse(slot) else { return }
-        if streams[slot].phase != .answered {
-            let failure = Self.failure(of: streams[slot], closedWith: errorCode)
+        if streams[slot].phase != .answered, !streams[slot].cancelled {
+            let failure = Self.failure(of: streams[slot], closedWith: errorCode, serverSpoke: slots.hasReceivedPeerSettings)
             records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
         }
         streams.release(slot)
@@ -84,9 +84,12 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         records.append(.connectionError(error))
     }
 
-    /// How a stream that ended without a complete response is classified.
-    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32) -> HTTP2StreamFailure {
+    /// How a stream that ended without a complete response is classified. `serverSpoke`: whether the server's
+    /// first SETTINGS frame (its connection preface, which must come before anything else it sends) arrived;
+    /// before it the server cannot have processed any request.
+    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32, serverSpoke: Bool) -> HTTP2StreamFailure {
         if stream.unprocessedByGoaway { return .unprocessedAfterGoaway }
+        if !serverSpoke { return .notSent }
         if let peerCode = stream.peerResetCode {
             return peerCode == HTTP2ErrorCode.refusedStream.rawValue ? .refused : .reset(HTTP2ErrorCode(rawValue: peerCode))
         }
@@ -120,7 +123,8 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         slots.stopAccepting()
         var unprocessed: [UInt64] = []
         var inDoubt: [UInt64] = []
-        for slot in streams.slotsInUse where !streams[slot].unprocessedByGoaway && streams[slot].phase != .answered {
+        for slot in streams.slotsInUse
+        where !streams[slot].unprocessedByGoaway && !streams[slot].cancelled && streams[slot].phase != .answered {
             // A request not yet written never will be after a GOAWAY: nghttp2 drops it, unprocessed too.
             if streams[slot].streamID > lastStreamID || streams[slot].phase == .queued {
                 streams[slot].unprocessedByGoaway = true

@@ -54,8 +54,12 @@ public final class HTTP2ClientSession {
     /// How many requests may start now.
     public var availableStreamSlots: Int { acceptsNewStreams ? slots.available : 0 }
     /// Whether this connection can ever start another stream: false after a GOAWAY (sent or received), once
-    /// closed, and when the client's stream ids are used up (2^30 requests): time for a new connection.
-    public var acceptsNewStreams: Bool { !isClosed && slots.isAcceptingStreams && nghttp2.isRequestAllowed }
+    /// closed, and once the next stream id would pass `configuration.lastStreamID` (by default well before the
+    /// client's ids run out at 2^31-1): time for a new connection.
+    public var acceptsNewStreams: Bool {
+        !isClosed && slots.isAcceptingStreams && nghttp2.isRequestAllowed
+            && Int64(nghttp2.nextStreamID) <= Int64(configuration.lastStreamID)
+    }
     /// Streams submitted and not yet reported.
     public var openStreamCount: Int { slots.open }
     /// The stream accounting (limit, peer limit, whether the server's SETTINGS arrived).
@@ -88,6 +92,23 @@ public final class HTTP2ClientSession {
         streams[slot].streamID = streamID
         slots.streamOpened()
         return streamID
+    }
+
+    /// Gives up on the request on `streamID`: queues RST_STREAM CANCEL, and nothing more is reported for its tag
+    /// (the caller reports it). Returns whether its HEADERS went out (the server may have it), or nil when the
+    /// stream is not open or already answered.
+    public func cancelRequest(streamID: Int32) -> Bool? {
+        let known = nghttp2.slot(of: streamID).flatMap { streams.isInUse($0) && streams[$0].streamID == streamID ? $0 : nil }
+        guard !isClosed, let slot = known ?? streams.slot(ofStreamID: streamID), streams[slot].phase != .answered,
+              !streams[slot].cancelled else { return nil }
+        streams[slot].cancelled = true
+        let wasSent = streams[slot].phase == .sent && slots.hasReceivedPeerSettings
+        if nghttp2.submitReset(streamID: streamID, errorCode: .cancel) != 0 {
+            // nghttp2 no longer knows the stream: it will not report its close, so free the slot now.
+            streams.release(slot)
+            slots.streamClosed()
+        }
+        return wasSent
     }
 
     /// Queues a PING; its acknowledgement comes back as `.pingAcknowledged(payload)`.
@@ -210,9 +231,11 @@ public final class HTTP2ClientSession {
         slots.stopAccepting()
         for slot in streams.slotsInUse {
             let phase = streams[slot].phase
-            if phase != .answered {
+            if phase != .answered, !streams[slot].cancelled {
+                // Before the server's SETTINGS (its preface) it cannot have processed anything.
+                let unprocessed = phase == .queued || !slots.hasReceivedPeerSettings
                 let failure: HTTP2StreamFailure =
-                    streams[slot].unprocessedByGoaway ? .unprocessedAfterGoaway : phase == .queued ? .notSent : .connectionClosed
+                    streams[slot].unprocessedByGoaway ? .unprocessedAfterGoaway : unprocessed ? .notSent : .connectionClosed
                 records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
             }
             streams.release(slot)

@@ -19,6 +19,8 @@ struct HTTP2ClientStream {
     var unprocessedByGoaway = false
     /// The code of an RST_STREAM the server sent for this stream.
     var peerResetCode: UInt32?
+    /// The owner gave up on it (`cancelRequest`) and has reported it already: nothing more is recorded for it.
+    var cancelled = false
     /// The request body, kept alive (not copied) until the stream ends.
     var body: [UInt8] = []
     var bodyOffset = 0
@@ -69,6 +71,7 @@ struct HTTP2ClientStreamTable {
         streams[slot].streamID = 0
         streams[slot].unprocessedByGoaway = false
         streams[slot].peerResetCode = nil
+        streams[slot].cancelled = false
         streams[slot].body = []
         streams[slot].bodyOffset = 0
         streams[slot].block = nil
@@ -80,6 +83,11 @@ struct HTTP2ClientStreamTable {
         streams[slot].responseBody.removeAll(keepingCapacity: true)
         freeSlots.append(slot)
         count -= 1
+    }
+
+    /// The slot in use by `streamID`, if any (a scan, for streams nghttp2 does not hold yet: rare events only).
+    func slot(ofStreamID streamID: Int32) -> Int? {
+        streams.indices.first { streams[$0].phase != .free && streams[$0].streamID == streamID }
     }
 
     /// Whether `slot` names a stream in use.

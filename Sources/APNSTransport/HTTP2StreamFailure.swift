@@ -6,7 +6,8 @@ public enum HTTP2StreamFailure: Hashable, Sendable, CustomStringConvertible {
     case refused
     /// The stream was above the last-stream-id of a GOAWAY from the server: not processed.
     case unprocessedAfterGoaway
-    /// The request's HEADERS never left this session (the connection ended first): not processed.
+    /// The request's HEADERS never left this session (the connection ended first), or the connection ended before
+    /// the server's first SETTINGS frame (its HTTP/2 preface, which precedes anything it sends): not processed.
     case notSent
     /// The stream was reset with another code, by the server or by nghttp2 (a malformed response): in doubt.
     case reset(HTTP2ErrorCode)

@@ -108,6 +108,9 @@ final class Nghttp2Session {
     /// Whether a client may still start a stream (no GOAWAY received, not terminating, stream ids left).
     var isRequestAllowed: Bool { nghttp2_session_check_request_allowed(session) != 0 }
 
+    /// The stream id the next request would get (`nghttp2_session_get_next_stream_id`).
+    var nextStreamID: UInt32 { nghttp2_session_get_next_stream_id(session) }
+
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 applies it.
     var peerMaxConcurrentStreams: UInt32 {
         nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)

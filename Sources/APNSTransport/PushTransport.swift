@@ -35,8 +35,9 @@ public protocol PushTransportDelegate: AnyObject {
     func transportHasFreeSlots()
 
     /// The transport cannot work at all and will not recover by retrying: a pin mismatch, a certificate the
-    /// server refuses, a server without HTTP/2, the reconnect limit exhausted. Requests in flight are still
-    /// answered through `transport(completed:…)`.
+    /// server refuses, a TLS handshake it refuses (no version or cipher suite in common), a server without
+    /// HTTP/2, fresh provider tokens declared expired on arrival (a wrong clock), the reconnect limit exhausted.
+    /// Requests in flight are still answered through `transport(completed:…)`.
     func transportFailed(_ error: any Error)
 
     /// The transport finished closing; nothing more will be reported.

@@ -137,6 +137,38 @@ final class TLSSessionOpenSSL {
         SSL_R_TLSV1_ALERT_ACCESS_DENIED,
     ]
 
+    /// Alerts and local errors meaning the server and this client share no TLS version, with the cause to show.
+    private static let versionRefusals: Set<Int32> = [
+        SSL_R_TLSV1_ALERT_PROTOCOL_VERSION, SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_NO_PROTOCOLS_AVAILABLE,
+        SSL_R_WRONG_SSL_VERSION, SSL_R_VERSION_TOO_LOW,
+    ]
+
+    /// Alerts and local errors meaning the server and this client share no cipher suite (or key-exchange group),
+    /// or the server refused the handshake for a reason of its own.
+    private static let handshakeRefusals: Set<Int32> = [
+        SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE, SSL_R_TLSV1_ALERT_INSUFFICIENT_SECURITY, SSL_R_NO_SHARED_CIPHER,
+        SSL_R_NO_CIPHERS_AVAILABLE, SSL_R_WRONG_CIPHER_RETURNED, SSL_R_NO_SUITABLE_KEY_SHARE,
+    ]
+
+    /// The client-side failure a server's alert (or our own refusal of its choice) stands for, if it is one that
+    /// retrying cannot cure; nil otherwise. Consumes the error queue when it returns a failure.
+    private func refusal(reason: Int32) -> TransportError? {
+        guard !context.isServer else { return nil }
+        if Self.versionRefusals.contains(reason) {
+            return TLSErrorOpenSSL.failure(.handshakeRefused, "no TLS version in common (this client allows TLS 1.2 and 1.3)")
+        }
+        if Self.handshakeRefusals.contains(reason) {
+            return TLSErrorOpenSSL.failure(
+                .handshakeRefused, "no cipher suite in common (this client offers forward-secret AEAD suites only)")
+        }
+        if Self.clientCertificateAlerts.contains(reason) {
+            // The server's alert about our certificate (with TLS 1.3 it arrives after our side of the
+            // handshake, on the first read). Retrying with the same certificate cannot help.
+            return TLSErrorOpenSSL.failure(.clientCertificateRejected, "alert from the server")
+        }
+        return nil
+    }
+
     /// Maps a failed call's `SSL_get_error` to a result. `code` is errno captured right after the call.
     private func outcome(_ status: Int32, errno code: Int32) -> TLSSessionResult {
         let error = SSL_get_error(ssl, status)
@@ -158,11 +190,7 @@ final class TLSSessionOpenSSL {
             if reason == SSL_R_TLSV1_ALERT_NO_APPLICATION_PROTOCOL {
                 return .failed(TLSErrorOpenSSL.failure(.alpnNotH2, "the server supports none of the offered protocols"))
             }
-            if !context.isServer && Self.clientCertificateAlerts.contains(reason) {
-                // The server's alert about our certificate (with TLS 1.3 it arrives after our side of the
-                // handshake, on the first read). Retrying with the same certificate cannot help.
-                return .failed(TLSErrorOpenSSL.failure(.clientCertificateRejected, "alert from the server"))
-            }
+            if let refusal = refusal(reason: reason) { return .failed(refusal) }
             return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "TLS"))
         default:
             return .failed(TLSErrorOpenSSL.failure(.tlsFailure, "SSL_get_error \(error)"))
@@ -181,7 +209,7 @@ final class TLSSessionOpenSSL {
         }
         switch error.kind {
         case .tlsFailure: return TransportError(.handshakeFailed, error.detail)
-        case .handshakeFailed, .connectionReset, .alpnNotH2, .clientCertificateRejected: return error
+        case .handshakeFailed, .connectionReset, .alpnNotH2, .clientCertificateRejected, .handshakeRefused: return error
         default: return TransportError(.handshakeFailed, error.description)
         }
     }

@@ -28,6 +28,10 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let systemCallFailed = Kind(.systemCallFailed)
         public static let eventLoopClosed = Kind(.eventLoopClosed)
         public static let http2ProtocolError = Kind(.http2ProtocolError)
+        /// The server refused the TLS handshake: no TLS version or cipher suite in common, or a similar alert.
+        public static let handshakeRefused = Kind(.handshakeRefused)
+        /// APNs declared freshly signed provider tokens expired on arrival: this host's clock is probably wrong.
+        public static let providerTokenRejected = Kind(.providerTokenRejected)
     }
 
     fileprivate enum Code: String, Hashable, Sendable {
@@ -50,6 +54,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case systemCallFailed = "system call failed"
         case eventLoopClosed = "event loop closed"
         case http2ProtocolError = "HTTP/2 protocol error"
+        case handshakeRefused = "server refused the TLS handshake"
+        case providerTokenRejected = "provider tokens rejected as expired"
     }
 
     /// The kind of failure.
@@ -68,12 +74,12 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     }
 
     /// Whether trying again (on a new connection, later) can help. Pin, certificate, hostname, client
-    /// certificate, ALPN and configuration failures will not go away by retrying; the pool should stop and report
-    /// them.
+    /// certificate, refused-handshake (TLS version, cipher suite), ALPN, provider-token and configuration
+    /// failures will not go away by retrying; the pool should stop and report them.
     public var isRetryable: Bool {
         switch kind.code {
         case .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .clientCertificateRejected, .alpnNotH2,
-             .invalidConfiguration, .eventLoopClosed:
+             .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected:
             return false
         case .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .proxyRefused,
              .proxyProtocolError, .closedByPeer, .connectionReset, .timeout, .tlsFailure, .systemCallFailed,

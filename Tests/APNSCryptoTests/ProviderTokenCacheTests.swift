@@ -54,54 +54,94 @@ struct ProviderTokenCacheTests {
         #expect(claims.signatureIsValid && claims.token.issuedAt == clock.now)
     }
 
-    @Test("ExpiredProviderToken for a token 20 minutes old or more re-signs at once")
-    func invalidationOfOldEnoughToken() throws {
-        let clock = DrivenClock(Self.start)
-        let cache = try cache(clock)
-        let first = try cache.currentToken()
-        clock.now += 20 * 60
-        guard case .refreshed(let fresh) = try cache.invalidate(token: first) else {
-            Issue.record("a 20-minute-old token was not replaced")
-            return
-        }
-        #expect(fresh.issuedAt == clock.now && fresh != first)
-        #expect(try cache.currentToken() == fresh)
-        // Another connection reports the same, now stale, token: nothing is signed.
-        #expect(try cache.invalidate(token: first) == .alreadyReplaced(fresh))
-        #expect(cache.signingCount == 2)
-    }
-
-    @Test("ExpiredProviderToken for a younger token keeps it, says when a refresh is allowed, and refreshes then")
-    func invalidationTooEarly() throws {
+    @Test("ExpiredProviderToken for the token in use re-signs at once, even a young one; more answers for it sign nothing")
+    func invalidationResignsAtOnce() throws {
         let clock = DrivenClock(Self.start)
         let cache = try cache(clock)
         let first = try cache.currentToken()
         clock.now += 10 * 60
-        let answer = try cache.invalidate(token: first)
-        #expect(answer == .refreshNotYetAllowed(current: first, allowedAt: Self.start + 20 * 60))
-        clock.now = Self.start + 20 * 60 - 1
-        #expect(try cache.currentToken() == first)
-        #expect(cache.signingCount == 1)
-        clock.now += 1
-        let second = try cache.currentToken()
-        #expect(second.issuedAt == Self.start + 20 * 60, "a refused invalidation brings the refresh forward to 20 minutes")
+        guard case .refreshed(let fresh) = try cache.invalidate(token: first) else {
+            Issue.record("a token APNs declared expired was kept")
+            return
+        }
+        #expect(fresh.issuedAt == clock.now && fresh != first)
+        #expect(try cache.currentToken() == fresh)
+        // The other requests in flight with the same token come back expired too: nothing more is signed.
+        for _ in 0..<5 {
+            #expect(try cache.invalidate(token: first) == .alreadyReplaced(fresh))
+        }
         #expect(cache.signingCount == 2)
     }
 
-    @Test("a week of random traffic and random ExpiredProviderToken answers: signings >= 20 minutes apart, no token older than the interval",
+    @Test("after a re-sign forced by an expiry answer, the routine refresh counts from the new token")
+    func routineRefreshCountsFromForcedToken() throws {
+        let clock = DrivenClock(Self.start)
+        let cache = try cache(clock)
+        let first = try cache.currentToken()
+        clock.now += 5 * 60
+        _ = try cache.invalidate(token: first)
+        let forced = try cache.currentToken()
+        #expect(forced.issuedAt == Self.start + 5 * 60)
+        clock.now = forced.issuedAt + 50 * 60 - 1
+        #expect(try cache.currentToken() == forced)
+        clock.now += 1
+        let routine = try cache.currentToken()
+        #expect(routine != forced && routine.issuedAt == forced.issuedAt + 50 * 60)
+        #expect(cache.signingCount == 3)
+    }
+
+    @Test("tokens declared expired before any request with them was accepted are counted in a row; an accepted one resets")
+    func expiredOnFirstUseCount() throws {
+        let clock = DrivenClock(Self.start)
+        let cache = try cache(clock)
+        var token = try cache.currentToken()
+        for expected in 1...3 {
+            clock.now += 1
+            guard case .refreshed(let fresh) = try cache.invalidate(serial: token.serial) else {
+                Issue.record("not re-signed")
+                return
+            }
+            #expect(cache.tokensExpiredOnFirstUse == expected)
+            #expect(cache.lastExpiredToken == token)
+            // Late answers for the replaced token neither sign nor count.
+            _ = try cache.invalidate(serial: token.serial)
+            #expect(cache.tokensExpiredOnFirstUse == expected)
+            token = fresh
+        }
+        cache.accepted(serial: token.serial - 1)  // an answer for an older token proves nothing about this one
+        #expect(cache.tokensExpiredOnFirstUse == 3)
+        cache.accepted(serial: token.serial)
+        #expect(cache.tokensExpiredOnFirstUse == 0)
+        // A token that worked and later expired is a normal expiry, not a clock problem.
+        _ = try cache.invalidate(serial: token.serial)
+        #expect(cache.tokensExpiredOnFirstUse == 0)
+        #expect(cache.signingCount == 5)
+    }
+
+    @Test("a week of random traffic and random ExpiredProviderToken answers: routine signings >= 20 minutes apart, no token older than the interval",
           arguments: [1200, 3000, 3600] as [Int64])
     func simulatedRun(interval: Int64) throws {
         var random = SplitMix64(seed: UInt64(interval))
         let clock = DrivenClock(Self.start)
         let cache = try cache(clock, interval: interval)
-        var signings: [Int64] = []
+        var previousSigning: Int64?
+        var routine = 0
+        var forced = 0
+        var current: ProviderToken?
         var served: [ProviderToken] = []
-        var refused = 0
-        var refreshed = 0
         while clock.now < Self.start + 7 * 86_400 {
             clock.now += Int64.random(in: 0...90, using: &random)
             let token = try cache.currentToken()
-            if signings.last != token.issuedAt { signings.append(token.issuedAt) }
+            if token != current {
+                // A routine refresh: due `interval` after the previous signing, whatever caused that one.
+                if let previousSigning {
+                    try #require(token.issuedAt - previousSigning >= interval, "routine re-sign too soon")
+                    try #require(token.issuedAt - previousSigning >= 20 * 60)
+                }
+                previousSigning = token.issuedAt
+                current = token
+                routine += 1
+            }
             let age = clock.now - token.issuedAt
             try #require(age >= 0 && age < interval && age < 3600, "served a token \(age) seconds old")
             served.append(token)
@@ -111,24 +151,16 @@ struct ProviderTokenCacheTests {
                 let reported = served[Int.random(in: 0..<served.count, using: &random)]
                 switch try cache.invalidate(token: reported) {
                 case .refreshed(let fresh):
-                    refreshed += 1
+                    forced += 1
                     #expect(reported == token && fresh.issuedAt == clock.now)
-                    signings.append(fresh.issuedAt)
-                case .alreadyReplaced(let current):
-                    #expect(reported != token && current == token)
-                case .refreshNotYetAllowed(let current, let allowedAt):
-                    refused += 1
-                    #expect(current == token && allowedAt == token.issuedAt + 20 * 60 && clock.now < allowedAt)
+                    previousSigning = fresh.issuedAt
+                    current = fresh
+                case .alreadyReplaced(let now):
+                    #expect(reported != token && now == token)
                 }
             }
         }
-        #expect(signings.count == cache.signingCount)
-        for (earlier, later) in zip(signings, signings.dropFirst()) {
-            try #require(later - earlier >= 20 * 60, "signed at \(earlier) and again at \(later)")
-        }
-        #expect(refused > 0, "the run must meet invalidations of young tokens")
-        if interval > 20 * 60 {  // with a 20-minute interval no current token ever reaches 20 minutes
-            #expect(refreshed > 0, "the run must meet invalidations of old-enough tokens")
-        }
+        #expect(routine + forced == cache.signingCount)
+        #expect(forced > 0 && routine > 1, "the run must meet both kinds of signing")
     }
 }

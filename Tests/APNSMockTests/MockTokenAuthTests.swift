@@ -236,6 +236,22 @@ struct MockTokenAuthTests {
         #expect(Support.outcome(validator.handle(Self.request(tooSoon, streamID: 7), connection: &connection)) == "429 TooManyProviderTokenUpdates")
     }
 
+    @Test("an injected ExpiredProviderToken on one connection lets every connection using that token change it at once")
+    func injectedExpirySharedToken() throws {
+        let keys = try Keys()
+        var (validator, first) = try setup(keys, faults: ["expired-token=every:3"])
+        var second = validator.openConnection()
+        let shared = try keys.bearerA(issuedAt: Support.now)
+        #expect(Support.outcome(validator.handle(Self.request(shared), connection: &first)) == "200")
+        #expect(Support.outcome(validator.handle(Self.request(shared), connection: &second)) == "200")
+        #expect(Support.outcome(validator.handle(Self.request(shared, streamID: 3), connection: &first)) == "403 ExpiredProviderToken")
+        validator.clock = validator.clock.advanced(by: 1)
+        let resigned = try keys.bearerA(issuedAt: Support.now + 1)
+        // The client shares one token: the other connection switches to the re-signed one too.
+        #expect(Support.outcome(validator.handle(Self.request(resigned, streamID: 3), connection: &second)) == "200")
+        #expect(Support.outcome(validator.handle(Self.request(resigned, streamID: 5), connection: &first)) == "200")
+    }
+
     @Test("token auth needs a topic, and the team's allowed bundle ids apply")
     func topics() throws {
         let keys = try Keys()

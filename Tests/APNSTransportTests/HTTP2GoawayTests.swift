@@ -97,7 +97,9 @@ struct HTTP2GoawayTests {
 
     @Test("the end of the stream-id space stops new streams: the pool must open another connection")
     func streamIDsExhausted() throws {
-        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 100))
+        // lastStreamID at the very end, so nghttp2's own limit is what stops the session here.
+        let pair = try InMemoryHTTP2Pair(
+            client: HTTP2ClientConfiguration(lastStreamID: Int32.max), server: HTTP2ServerConfiguration(maxConcurrentStreams: 100))
         pair.interact()
         #expect(pair.client.nghttp2.setNextStreamID(Int32.max))
         #expect(pair.client.acceptsNewStreams)

@@ -4,7 +4,7 @@ import Testing
 
 /// A command-line tool run for a test, its output collected in a temporary file (polled while the event loop
 /// turns in the same thread). Terminated, if still running, when the test ends.
-private final class ToolRun {
+final class ToolRun {
     let process = Process()
     let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("apns-tls-\(UUID().uuidString).txt").path
 
@@ -29,13 +29,17 @@ private final class ToolRun {
 
     func stop() {
         if process.isRunning { process.terminate() }
+        // s_server can ignore SIGTERM mid-handshake: give it a moment, then SIGKILL, so waiting is bounded.
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? input?.fileHandleForWriting.close()
         try? FileManager.default.removeItem(atPath: outputPath)
     }
 }
 
-private func toolExists(_ name: String) -> Bool {
+func toolExists(_ name: String) -> Bool {
     ["/usr/bin/", "/usr/local/bin/", "/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + name) }
 }
 

@@ -18,7 +18,8 @@ struct TLSPolicyTests {
         _ = try connectClient(loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: refused)
         spin(loop) { refused.isDone }
         #expect(refused.info == nil)
-        #expect(refused.closeError?.kind == .handshakeFailed)
+        #expect(refused.closeError?.kind == .handshakeRefused)
+        #expect(refused.closeError?.isRetryable == false)
 
         // Control: the same server is reachable when the client allows that suite, so the policy made the difference.
         let allowed = TLSRecorder()

@@ -137,6 +137,44 @@ struct ClientAgainstMockTests {
         #expect(counters.byReason["TooManyProviderTokenUpdates", default: 0] == 0)
     }
 
+    @Test("ExpiredProviderToken for a young token: re-signed at once, one re-sign for many answers, then success",
+          arguments: [1, 3])
+    func expiredYoungToken(connections: Int) throws {
+        let fixture = try MockFixture(faults: ["expired-token=every:40"])
+        let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: connections))
+        driver.retryExpiredToken = true
+        driver.run(MockFixture.notifications(100 * connections))
+        driver.close()
+        let counters = fixture.server.stop()
+        #expect(driver.failure == nil, "\(String(describing: driver.failure))")
+        #expect(driver.count(200) == 100 * connections, "\(driver.statuses)")
+        let expired = driver.reasons["ExpiredProviderToken", default: 0]
+        #expect(expired >= 2)
+        // Each connection verifies each token it sees once: the first token plus one per expiry answer at most.
+        #expect(counters.signatureVerifications <= connections * (1 + expired))
+        #expect(counters.signatureVerifications >= 2, "the token was never re-signed")
+        #expect(counters.byReason["TooManyProviderTokenUpdates", default: 0] == 0)
+    }
+
+    @Test("fresh tokens declared expired on first use --stop-after times in a row: the pool stops, blaming the clock")
+    func tokensAlwaysExpired() throws {
+        let fixture = try MockFixture(faults: ["expired-token=1"])
+        var configuration = fixture.clientConfiguration(connections: 1)
+        configuration.stopAfterTokensExpiredOnFirstUse = 3
+        let driver = try PoolDriver(configuration: configuration)
+        driver.retryExpiredToken = true
+        driver.run(MockFixture.notifications(200), timeout: 20)
+        driver.close()
+        let counters = fixture.server.stop()
+        let error = try #require(driver.failure as? TransportError, "the pool never gave up")
+        #expect(error.kind == .providerTokenRejected)
+        #expect(error.description.contains("clock is probably wrong"), "\(error)")
+        #expect(error.description.contains("iat sent") && error.description.contains("local time"), "\(error)")
+        #expect(counters.signatureVerifications == 3, "\(counters.signatureVerifications) tokens used")
+        #expect(driver.count(200) == 0)
+        #expect(counters.requests < 1000, "\(counters.requests) requests before giving up")
+    }
+
     @Test("a token signed by a key the mock does not know is rejected")
     func unknownKey() throws {
         let fixture = try MockFixture(serverKey: try ProviderKey.generate())
