@@ -38,24 +38,30 @@ struct CampaignOptions: ParsableArguments {
     mutating func validate() throws {
         topic = EnvironmentDefault.value(topic, "APNS_TOPIC")
         guard maximumRecordBytes >= 1024 else { throw ValidationError("--max-record-bytes must be at least 1024.") }
-        _ = try readerOptions()
+        _ = try defaultsAndShard()
     }
 
-    /// The reader options these flags describe (loads and checks the template).
+    /// The reader options these flags describe. Reads the template: a template file that is missing, unreadable or
+    /// invalid throws its `PipelineError` (exit status 1, like any unreadable file), not a usage error.
     func readerOptions() throws -> CampaignReaderOptions {
+        let (defaults, shard) = try defaultsAndShard()
+        return CampaignReaderOptions(
+            defaults: defaults,
+            template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
+            shard: shard, maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
+    }
+
+    /// The option values alone, checked (no file is read): invalid values are usage errors.
+    private func defaultsAndShard() throws -> (CampaignDefaults, ShardSelector) {
         do {
-            let type = try PushType(parsing: pushType)
             let defaults = CampaignDefaults(
                 topic: try topic.map { value throws(InputError) in try Topic(validating: value) },
-                pushType: type,
+                pushType: try PushType(parsing: pushType),
                 priority: try priority.map { value throws(InputError) in try Priority(parsing: value) },
                 expiration: try expiration.map { value throws(InputError) in try Expiration(parsing: value) },
                 collapseID: try collapseID.map { value throws(InputError) in try CollapseID(validating: value) })
-            return CampaignReaderOptions(
-                defaults: defaults,
-                template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
-                shard: try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all,
-                maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
+            let shard = try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all
+            return (defaults, shard)
         } catch let error as InputError {
             throw ValidationError(error.detail)
         } catch {

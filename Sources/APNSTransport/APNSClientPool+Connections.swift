@@ -66,7 +66,8 @@ extension APNSClientPool {
     /// Errors a reconnect cannot cure: the server's identity or protocol is wrong, or ours is.
     static func isPermanent(_ error: TransportError) -> Bool {
         switch error.kind {
-        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused:
+        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused,
+             .clientCertificateRejected:
             return true
         default:
             return false
@@ -129,7 +130,10 @@ extension APNSClientPool {
         }
         guard isCurrent, reconnectTimers[index] == nil else { return }
         if connection.hadAnswer { failedConnects[index] = 0 } else { failedConnects[index] += 1 }
-        if let error, !connection.wasReady, Self.isPermanent(error) {
+        // With TLS 1.3 the server refuses our certificate after our side of the handshake is done (the connection
+        // was ready for a moment): as permanent as a failed handshake, while nothing was answered.
+        let refusedCertificate = error?.kind == .clientCertificateRejected && !connection.hadAnswer
+        if let error, !connection.wasReady || refusedCertificate, Self.isPermanent(error) {
             reportFailure(error)
             return
         }
