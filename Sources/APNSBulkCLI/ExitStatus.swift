@@ -95,9 +95,10 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.usage, "usage error"),
     ]
 
-    /// The widest help line: argument-parser wraps the discussion at the terminal width (80 columns when it is not
-    /// a terminal), breaking lines of 80 or more; 79 keeps every line whole at 80 columns.
-    static let helpWidth = 79
+    /// The widest EXIT STATUS line. argument-parser wraps the discussion at the terminal width (80 columns when it
+    /// is not a terminal) with no indent, and the man pages show it indented by 5 columns: 72 keeps every line whole
+    /// in both at 80 columns.
+    static let helpWidth = 72
 
     /// The EXIT STATUS section of a command's `--help`: one entry a line, the code right-aligned in 3 columns, long
     /// texts wrapped with a hanging indent under the text.
