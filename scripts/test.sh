@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
+# SwiftPM and the compiler leave TemporaryDirectory.* folders in $TMPDIR: they (and the tests) get a private one,
+# removed at the end, so a test run leaves nothing in /tmp.
+test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/apns-bulk-test.XXXXXX")"
+trap 'rm -rf "$test_tmp"' EXIT
+export TMPDIR="$test_tmp"
 swift build --build-tests
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 swift test --skip-build "$@"
