@@ -61,6 +61,10 @@ let package = Package(
             dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock", "APNSPipeline"]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["APNSCore"]),
+        .testTarget(
+            name: "APNSBulkCLITests",
+            dependencies: ["APNSBulkCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,11 @@ if [ ${#browser[@]} -gt 0 ]; then
       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${browser[@]}" >&2; } ||
         echo "test: could not install ${browser[*]}: the report's browser test will be skipped" >&2
 fi
+# SwiftPM and the compiler leave TemporaryDirectory.* folders in $TMPDIR: they (and the tests) get a private one,
+# removed at the end, so a test run leaves nothing in /tmp.
+test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/apns-bulk-test.XXXXXX")"
+trap 'rm -rf "$test_tmp"' EXIT
+export TMPDIR="$test_tmp"
 swift build --build-tests
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 swift test --skip-build "$@"

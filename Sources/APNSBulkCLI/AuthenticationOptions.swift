@@ -17,10 +17,12 @@ struct AuthenticationOptions: ParsableArguments {
     @Option(name: .customLong("token-refresh"), help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
     var tokenRefreshMinutes: Int = 50
 
-    @Option(name: .customLong("cert"), help: ArgumentHelp("Client certificate chain (PEM) for certificate-based trust.", valueName: "file"))
+    @Option(name: .customLong("cert"), help: ArgumentHelp(
+        "Client certificate chain (PEM) for certificate-based trust; may hold the private key too.", valueName: "file"))
     var certificateFile: String?
 
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "file"))
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp(
+        "The client certificate's private key (PEM), when it is not in the --cert file.", valueName: "file"))
     var certificateKeyFile: String?
 
     @Option(name: .customLong("p12"), help: ArgumentHelp("Client certificate and key as PKCS#12; its password comes from APNS_P12_PASSWORD.", valueName: "file"))
@@ -33,12 +35,12 @@ struct AuthenticationOptions: ParsableArguments {
         let certificate = certificateFile != nil || pkcs12File != nil
         if certificate {
             guard keyFile == nil else { throw ValidationError("Use either --key (token-based trust) or a client certificate, not both.") }
-            guard (certificateFile == nil) != (pkcs12File == nil) else { throw ValidationError("Use either --cert/--cert-key or --p12.") }
-            if certificateFile != nil, certificateKeyFile == nil { throw ValidationError("--cert needs --cert-key.") }
+            guard (certificateFile == nil) != (pkcs12File == nil) else { throw ValidationError("Use either --cert [--cert-key] or --p12.") }
+            if certificateKeyFile != nil, certificateFile == nil { throw ValidationError("--cert-key goes with --cert.") }
             return
         }
         guard keyFile != nil else {
-            throw ValidationError("Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert/--cert-key or --p12.")
+            throw ValidationError("Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert [--cert-key] or --p12.")
         }
         guard let keyID else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
         guard let teamID else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
@@ -51,13 +53,21 @@ struct AuthenticationOptions: ParsableArguments {
         }
     }
 
-    /// The authentication mode and the TLS client identity it needs, if any.
+    /// The authentication mode and the TLS client identity it needs, if any. Reads the certificate and key files
+    /// first, so that a missing or wrong file stops the command before it starts (exit status 1); `--cert` alone
+    /// takes the key from the same file, and says so on stderr.
     func resolve() throws -> (APNSClientConfiguration.Authentication, TLSIdentity?) {
-        if let certificateFile, let certificateKeyFile {
-            return (.certificate, .pemFiles(certificateChainPath: certificateFile, privateKeyPath: certificateKeyFile))
+        if let certificateFile {
+            let pair = try CertificateKeyPair(chainPath: certificateFile, keyPath: certificateKeyFile)
+            if pair.keyIsInChainFile {
+                let note = "apns-bulk: using the private key in \(pair.keyPath) (\(pair.privateKey.algorithm)) for its certificate \(pair.chain.leaf.label)\n"
+                FileHandle.standardError.write(Data(note.utf8))
+            }
+            return (.certificate, .pemFiles(certificateChainPath: pair.chainPath, privateKeyPath: pair.keyPath))
         }
         if let pkcs12File {
             let password = ProcessInfo.processInfo.environment["APNS_P12_PASSWORD"] ?? ""
+            _ = try PKCS12Bundle(contentsOfFile: pkcs12File, password: password)  // a wrong file stops here (status 1)
             return (.certificate, .pkcs12File(path: pkcs12File, password: password))
         }
         guard let keyFile, let keyID, let teamID else { throw ValidationError("Missing --key, --key-id or --team-id.") }

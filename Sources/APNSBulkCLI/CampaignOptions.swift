@@ -38,11 +38,21 @@ struct CampaignOptions: ParsableArguments {
     mutating func validate() throws {
         topic = EnvironmentDefault.value(topic, "APNS_TOPIC")
         guard maximumRecordBytes >= 1024 else { throw ValidationError("--max-record-bytes must be at least 1024.") }
-        _ = try readerOptions()
+        _ = try defaultsAndShard()
     }
 
-    /// The reader options these flags describe (loads and checks the template).
+    /// The reader options these flags describe. Reads the template: a template file that is missing, unreadable or
+    /// invalid throws its `PipelineError` (exit status 1, like any unreadable file), not a usage error.
     func readerOptions() throws -> CampaignReaderOptions {
+        let (defaults, shard) = try defaultsAndShard()
+        return CampaignReaderOptions(
+            defaults: defaults,
+            template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
+            shard: shard, maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
+    }
+
+    /// The option values alone, checked (no file is read): an invalid value is a usage error naming its option.
+    private func defaultsAndShard() throws -> (CampaignDefaults, ShardSelector) {
         let defaults = CampaignDefaults(
             topic: try Self.parse(topic, "--topic", Topic.init(validating:)),
             pushType: try Self.parse(pushType, "--push-type", PushType.init(parsing:)) ?? .alert,
@@ -50,11 +60,8 @@ struct CampaignOptions: ParsableArguments {
             expiration: try Self.parse(expiration, "--expiration", Expiration.init(parsing:)),
             collapseID: try Self.parse(collapseID, "--collapse-id", CollapseID.init(validating:)))
         do {
-            return CampaignReaderOptions(
-                defaults: defaults,
-                template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
-                shard: try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all,
-                maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
+            let shard = try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all
+            return (defaults, shard)
         } catch {
             throw ValidationError("\(error)")
         }

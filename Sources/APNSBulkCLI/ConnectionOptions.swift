@@ -42,7 +42,10 @@ struct ConnectionOptions: ParsableArguments {
         let where_ = try APNSEndpoint(parsing: endpoint ?? "production")
         let (auth, identity) = try authentication.resolve()
         var tls = TLSClientConfiguration()
-        if let caFile { tls.trustRoots = .pemFile(path: caFile) }
+        if let caFile {
+            _ = try CertificateChain(contentsOfFile: caFile)  // a missing or wrong file stops here, with status 1
+            tls.trustRoots = .pemFile(path: caFile)
+        }
         tls.pinnedSPKISHA256 = pins
         tls.identity = identity
         var configuration = APNSClientConfiguration(endpoint: where_, authentication: auth, tls: tls)

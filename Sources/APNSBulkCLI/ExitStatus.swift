@@ -1,33 +1,127 @@
 import ArgumentParser
 
-/// The exit statuses of apns-bulk, one meaning each, documented in `--help` and the README.
-enum ExitStatus: Int32, CaseIterable {
-    /// Finished: every record has its final line and none is left to retry (input errors, prunes and duplicates
-    /// are results, not failures).
+/// The exit statuses of apns-bulk: the one table from which every command's `--help` EXIT STATUS section is made,
+/// and which the README's exit-status table repeats (tests compare both with it).
+///
+/// The rule behind it: a file named on the command line that is missing, unreadable or malformed is status 1,
+/// whichever option names it; an option that is unknown, missing or has an invalid value is 64; a failure that
+/// no retry can cure once the campaign has started (APNs rejects the credentials, the TLS handshake fails) is 4.
+enum ExitStatus: Int32, CaseIterable, Sendable {
     case success = 0
-    /// Could not start or could not go on: unreadable input or key, bad certificate, a full disk.
     case failure = 1
-    /// `validate`: some records are invalid. `send`: finished, and some records are input errors.
     case invalidRecords = 2
-    /// Finished, and some records ended retryable or in doubt: `apns-bulk replay` them later.
     case retryableLeft = 3
-    /// Stopped early: APNs rejected the credentials or the campaign's settings, or the transport cannot work;
-    /// the rest is marked not_sent.
     case stoppedEarly = 4
-    /// Interrupted by SIGINT/SIGTERM: run again with `--resume` to finish.
     case interrupted = 5
+    case usage = 64
 
     var code: ExitCode { ExitCode(rawValue) }
 
-    /// The text for `--help`.
-    static let helpText = """
-        EXIT STATUS
-          0  finished; nothing left to retry
-          1  could not start or go on (unreadable input or key, TLS failure, full disk)
-          2  finished; some records are invalid (validate: not every record is valid)
-          3  finished; some records ended retryable or in doubt (replay them)
-          4  stopped early: credentials or campaign settings rejected, or the transport cannot work
-          5  interrupted (SIGINT/SIGTERM): run again with --resume to finish
-         64  usage error
-        """
+    /// What the status means, whichever command ends with it: the README's table.
+    var meaning: String {
+        switch self {
+        case .success:
+            "finished; nothing left to retry"
+        case .failure:
+            "could not start or go on: a file named on the command line (input, template, key, certificate, CA) is "
+                + "missing, unreadable or malformed, or a write failed (full disk)"
+        case .invalidRecords:
+            "finished; some records are invalid (validate: not every record is valid)"
+        case .retryableLeft:
+            "finished; some records ended retryable or in doubt: replay them"
+        case .stoppedEarly:
+            "stopped early: APNs rejected the credentials or the campaign's settings, or the transport cannot work "
+                + "(TLS handshake failure: no TLS version or cipher suite in common, server certificate, host name, "
+                + "pin or client certificate refused; no HTTP/2; fresh provider tokens declared expired (a wrong "
+                + "clock); no connection after 12 tries)"
+        case .interrupted:
+            "interrupted by SIGINT/SIGTERM: run again with --resume"
+        case .usage:
+            "usage error: an unknown or missing option, or an option value that is not valid"
+        }
+    }
+
+    /// One line of a command's EXIT STATUS section: a status and what it means for that command.
+    struct Entry: Sendable, Equatable {
+        let status: ExitStatus
+        let text: String
+
+        init(_ status: ExitStatus, _ text: String) {
+            self.status = status
+            self.text = text
+        }
+    }
+
+    /// `send` and `replay`: every status.
+    static let campaignEntries: [Entry] = [
+        Entry(.success, "finished; nothing left to retry"),
+        Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
+            + "unreadable or malformed, or a write failed (full disk)"),
+        Entry(.invalidRecords, "finished; some records are invalid"),
+        Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
+        Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
+            + "(certificate, host name, pin, client certificate), no HTTP/2, or no connection"),
+        Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run again with --resume to finish"),
+        Entry(.usage, "usage error"),
+    ]
+
+    static let validateEntries: [Entry] = [
+        Entry(.success, "every record is valid"),
+        Entry(.failure, "an input file or the template is missing, unreadable or malformed"),
+        Entry(.invalidRecords, "some records are invalid"),
+        Entry(.usage, "usage error"),
+    ]
+
+    static let pruneEntries: [Entry] = [
+        Entry(.success, "the list was written (possibly empty)"),
+        Entry(.failure, "a result file could not be read, or the list could not be written"),
+        Entry(.usage, "usage error"),
+    ]
+
+    static let tokenEntries: [Entry] = [
+        Entry(.success, "the token was printed"),
+        Entry(.failure, "the key file is missing, unreadable, or not an EC P-256 private key"),
+        Entry(.usage, "usage error: a missing option, or an id that is not 10 letters or digits"),
+    ]
+
+    static let pinEntries: [Entry] = [
+        Entry(.success, "every file was read"),
+        Entry(.failure, "some file is missing, unreadable, or holds no readable certificate"),
+        Entry(.usage, "usage error"),
+    ]
+
+    static let mockEntries: [Entry] = [
+        Entry(.success, "stopped by SIGINT/SIGTERM or after --duration"),
+        Entry(.failure, "could not start (unreadable key, certificate or registry, address in use)"),
+        Entry(.usage, "usage error"),
+    ]
+
+    /// The widest EXIT STATUS line. argument-parser wraps the discussion at the terminal width (80 columns when it
+    /// is not a terminal) with no indent, and the man pages show it indented by 5 columns: 72 keeps every line whole
+    /// in both at 80 columns.
+    static let helpWidth = 72
+
+    /// The EXIT STATUS section of a command's `--help`: one entry a line, the code right-aligned in 3 columns, long
+    /// texts wrapped with a hanging indent under the text.
+    static func helpSection(_ entries: [Entry], width: Int = helpWidth) -> String {
+        var lines = ["EXIT STATUS"]
+        for entry in entries {
+            let code = String(entry.status.rawValue)
+            let prefix = String(repeating: " ", count: max(0, 3 - code.count)) + code + "  "
+            let indent = String(repeating: " ", count: prefix.count)
+            var line = prefix
+            var lineHasWord = false
+            for word in entry.text.split(separator: " ") {
+                if lineHasWord, line.count + 1 + word.count > width {
+                    lines.append(line)
+                    line = indent
+                    lineHasWord = false
+                }
+                line += (lineHasWord ? " " : "") + word
+                lineHasWord = true
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
 }

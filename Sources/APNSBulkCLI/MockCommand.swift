@@ -45,10 +45,7 @@ struct MockCommand: ParsableCommand {
               apns-bulk mock --public-key samples/keys/AuthKey_TEST123456.pub.pem --key-id TEST123456 \\
                 --team-id TEAMID1234 --fault 429=0.05,goaway=after:500 --duration 60
 
-            EXIT STATUS
-              0  stopped by SIGINT/SIGTERM or after --duration
-              1  could not start (unreadable key, certificate or registry, address in use)
-             64  usage error
+            \(ExitStatus.helpSection(ExitStatus.mockEntries))
             """
     )
 

@@ -23,10 +23,7 @@ struct PinCommand: ParsableCommand {
               apns-bulk pin server-chain.pem
               apns-bulk pin --quiet ca.pem backup-ca.pem
 
-            EXIT STATUS
-              0  every file was read
-              1  some file is missing, unreadable, or holds no readable certificate
-             64  usage error
+            \(ExitStatus.helpSection(ExitStatus.pinEntries))
             """
     )
 

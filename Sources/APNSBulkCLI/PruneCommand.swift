@@ -8,6 +8,7 @@ struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
         abstract: "List the dead tokens in result files: 410 Unregistered/ExpiredToken, BadDeviceToken, DeviceTokenNotForTopic.",
+        usage: "apns-bulk prune <results> ... [--format <format>] [<options>]",
         discussion: """
             Tokens are deduplicated across files; for 410s the latest timestamp is kept (milliseconds since the \
             epoch at which APNs last confirmed the token was invalid: a token your app registered after that is \
@@ -18,10 +19,7 @@ struct PruneCommand: ParsableCommand {
               apns-bulk prune results.ndjson > dead-tokens.txt
               apns-bulk prune results-*.ndjson --format csv --output prune.csv
 
-            EXIT STATUS
-              0  the list was written (possibly empty)
-              1  a result file could not be read
-             64  usage error
+            \(ExitStatus.helpSection(ExitStatus.pruneEntries))
             """
     )
 

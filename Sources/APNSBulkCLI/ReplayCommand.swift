@@ -21,7 +21,7 @@ struct ReplayCommand: ParsableCommand {
                 --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ
               apns-bulk replay results-*.ndjson --exclude-in-doubt --results again.ndjson
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """
     )
 

@@ -28,7 +28,7 @@ struct SendCommand: ParsableCommand {
               apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\
                 --results "out-$JOB_COMPLETION_INDEX.ndjson"
 
-            \(ExitStatus.helpText)
+            \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """
     )
 

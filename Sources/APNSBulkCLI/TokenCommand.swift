@@ -7,6 +7,7 @@ struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Print a fresh APNs provider token (ES256 JWT) signed with a .p8 key.",
+        usage: "apns-bulk token [--key <file> --key-id <id> --team-id <id>] [<options>]",
         discussion: """
             Prints the compact JWT and a newline to stdout: header {"alg":"ES256","kid":<key id>}, claims \
             {"iss":<team id>,"iat":<now, epoch seconds>}. APNs accepts a token for 60 minutes and rejects \
@@ -24,10 +25,7 @@ struct TokenCommand: ParsableCommand {
                   APNS_KEY_ID=ABC123DEFG APNS_TEAM_ID=DEF123GHIJ
               curl --http2 -H "authorization: bearer $(apns-bulk token)" ...
 
-            EXIT STATUS
-              0  the token was printed
-              1  the key file is missing, unreadable, or not an EC P-256 private key
-             64  usage error: a missing option, or an id that is not 10 letters or digits
+            \(ExitStatus.helpSection(ExitStatus.tokenEntries))
             """
     )
 

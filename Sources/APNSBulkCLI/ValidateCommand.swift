@@ -8,6 +8,7 @@ struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check campaign files as send would, without sending: every invalid record with its line and reason.",
+        usage: "apns-bulk validate <file> ... [--template <file>] [<options>]",
         discussion: """
             Prints one line per invalid record to stdout (FILE:LINE: REASON: DETAIL), or writes result lines for \
             them with --results; duplicates are counted. A summary goes to stderr.
@@ -16,11 +17,7 @@ struct ValidateCommand: ParsableCommand {
               apns-bulk validate campaign.ndjson --topic com.example.app
               apns-bulk validate users.csv --template alert.json --topic com.example.app
 
-            EXIT STATUS
-              0  every record is valid
-              1  an input or the template could not be read
-              2  some records are invalid
-             64  usage error
+            \(ExitStatus.helpSection(ExitStatus.validateEntries))
             """
     )
 

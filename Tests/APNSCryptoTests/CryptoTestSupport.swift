@@ -18,12 +18,27 @@ enum CryptoTestSupport {
         try String(contentsOfFile: path, encoding: .utf8)
     }
 
-    /// A new empty directory under the system's temporary directory.
+    /// A new empty directory for one test, inside this test process's own folder under the system's temporary
+    /// directory (`apns-crypto-tests-<uuid>`), which is removed with everything in it when the process exits.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("apns-crypto-tests-\(UUID().uuidString)")
+        let url = processDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// Runs `body` with a new empty directory, removed when `body` returns or throws.
+    static func withTemporaryDirectory<Result>(_ body: (URL) throws -> Result) throws -> Result {
+        let url = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try body(url)
+    }
+
+    /// The folder of this test process's temporary directories; created on first use, removed at exit.
+    private static let processDirectory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("apns-crypto-tests-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: CryptoTestSupport.processDirectory) }
+        return url
+    }()
 
     /// What a finished tool printed and returned.
     struct ProcessOutput {

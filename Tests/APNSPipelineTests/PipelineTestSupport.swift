@@ -20,13 +20,21 @@ enum PipelineTestSupport {
 
     static let defaults = CampaignDefaults(topic: defaultTopic)
 
-    /// A fresh empty directory under the system's temporary directory.
+    /// A fresh empty directory for one test, inside this test process's own folder under the system's temporary
+    /// directory (`apns-pipeline-tests-<uuid>`), which is removed with everything in it when the process exits.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("apns-pipeline-tests-\(UUID().uuidString)", isDirectory: true)
+        let url = processDirectory.appendingPathComponent(UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// The folder of this test process's temporary directories; created on first use, removed at exit.
+    private static let processDirectory: URL = {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("apns-pipeline-tests-\(UUID().uuidString)", isDirectory: true)
+        atexit { try? FileManager.default.removeItem(at: PipelineTestSupport.processDirectory) }
+        return url
+    }()
 
     /// Writes `bytes` to `name` in `directory` and returns the path.
     @discardableResult
