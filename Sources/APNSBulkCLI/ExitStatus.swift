@@ -60,7 +60,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.invalidRecords, "finished; some records are invalid"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
-            + "(certificate, host name, pin, client certificate), no HTTP/2, or no connection"),
+            + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
+            + "provider tokens declared expired (a wrong clock), or no connection"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run again with --resume to finish"),
         Entry(.usage, "usage error"),
     ]
@@ -75,6 +76,12 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     static let pruneEntries: [Entry] = [
         Entry(.success, "the list was written (possibly empty)"),
         Entry(.failure, "a result file could not be read, or the list could not be written"),
+        Entry(.usage, "usage error"),
+    ]
+
+    static let reportEntries: [Entry] = [
+        Entry(.success, "the report was written"),
+        Entry(.failure, "a result or summary file is unreadable, or the report unwritable"),
         Entry(.usage, "usage error"),
     ]
 

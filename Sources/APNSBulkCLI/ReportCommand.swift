@@ -9,6 +9,7 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Build one campaign report from result files (one run, or every shard of one).",
+        usage: "apns-bulk report <results> ... [--summary <file> ...] [<options>]",
         discussion: """
             Reads every result line and counts records, outcomes by reason, tokens to prune, retryable, in-doubt \
             and not-sent records (with the exact replay command to run next), duplicates and attempts. With the \
@@ -22,10 +23,7 @@ struct ReportCommand: ParsableCommand {
               apns-bulk report results-*.ndjson --summary summary-*.json --html c.html
               apns-bulk report results-*.ndjson --json campaign.json
 
-            EXIT STATUS
-              0  the report was written
-              1  a result or summary file is unreadable, or the report unwritable
-             64  usage error
+            \(ExitStatus.helpSection(ExitStatus.reportEntries))
             """
     )
 

@@ -16,6 +16,7 @@ struct ExitStatusHelpTests {
         ("replay", ReplayCommand.self, Status.campaignEntries),
         ("validate", ValidateCommand.self, Status.validateEntries),
         ("prune", PruneCommand.self, Status.pruneEntries),
+        ("report", ReportCommand.self, Status.reportEntries),
         ("token", TokenCommand.self, Status.tokenEntries),
         ("pin", PinCommand.self, Status.pinEntries),
         ("mock", MockCommand.self, Status.mockEntries),
