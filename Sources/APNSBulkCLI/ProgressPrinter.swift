@@ -24,9 +24,9 @@ final class ProgressPrinter: @unchecked Sendable {
     func update(_ summary: DispatchSummary, inFlight: Int) {
         let failed = summary.count(.retryable) + summary.count(.inDoubt) + summary.count(.notSent)
         let line = String(
-            format: "%d records | %d delivered | %d pruned | %d invalid | %d failed | %d in flight | %.0f req/s | %.0f s",
+            format: "%d records | %d delivered | %d pruned | %d invalid | %d failed | in flight %d/%d | %.0f req/s | %.0f s",
             summary.records, summary.count(.delivered), summary.count(.prune), summary.count(.inputError), failed,
-            inFlight, summary.requestRate, summary.elapsedSeconds)
+            inFlight, summary.inFlightWindow, summary.requestRate, summary.elapsedSeconds)
         switch mode {
         case .none:
             return

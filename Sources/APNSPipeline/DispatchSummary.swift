@@ -22,6 +22,10 @@ public struct DispatchSummary: Sendable {
     public var retries = 0
     public var latencies = LatencyHistogram()
     public var elapsedSeconds = 0.0
+    /// The in-flight window (requests allowed in flight across all connections) at the last report.
+    public var inFlightWindow = 0
+    /// The most requests that were in flight at once.
+    public var maximumInFlight = 0
 
     public init() {}
 
