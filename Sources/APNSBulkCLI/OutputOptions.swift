@@ -62,10 +62,7 @@ struct DeliveryOptions: ParsableArguments {
         configuration.stopAfterConsecutiveFailures = stopAfter
         configuration.allowDuplicates = allowDuplicates
         configuration.resendInDoubt = resendInDoubt
-        if let maximumInFlight {
-            configuration.window.maximum = maximumInFlight
-            configuration.window.minimum = min(configuration.window.minimum, maximumInFlight)
-        }
+        if let maximumInFlight { configuration.window.maximum = maximumInFlight }
         return configuration
     }
 }

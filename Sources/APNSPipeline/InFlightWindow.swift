@@ -1,21 +1,24 @@
 /// How many requests may be in flight at once, across all connections (the in-flight window): as many as the
 /// measured throughput needs, not as many as the server allows. Every request in flight on a connection that
-/// drops ends `in_doubt`, and every request in flight when a campaign-wide rejection arrives is wasted, so the
-/// window is kept near the rate × latency product plus headroom (in the spirit of TCP Vegas and BBR).
+/// drops ends `in_doubt`, and every request in flight when a campaign-wide rejection arrives is wasted, so more in
+/// flight is kept only while it buys throughput (in the spirit of TCP Vegas and BBR).
 ///
 /// Measured in rounds: a round ends with the first answer to a request sent after the round began (one round
 /// trip). Each round yields a delivery rate (answers / round length) and a mean latency.
 /// - Slow start: while the window is full, each answer adds one to it (it doubles per round trip); slow start
 ///   ends when three rounds in a row did not raise the rate by a quarter, or after one such round if the
 ///   latency also doubled (the extra requests only queue).
-/// - Then the window follows `headroom × best recent rate × base latency`: the best rate of the last ten rounds
-///   and the lowest round-mean latency seen (the latency without queueing). A server that gets faster raises the
-///   rate and so the window (the headroom leaves room to notice); queueing raises only the latency, which does
-///   not raise the window. Every ten seconds one short probe (a quarter of the window for two rounds) measures
-///   the base latency afresh, so a server that got slower is followed too.
+/// - It hands over at `headroom × rate × base latency`: the best rate of the last ten rounds (each taken over
+///   four rounds, as answers come in bursts when a process is short of CPU) and the lowest round-mean latency
+///   seen (the latency without queueing). The window never falls below that product.
+/// - Then the window climbs the throughput hill in stages of four rounds and a quarter of a second at least:
+///   hold the window and measure the rate; try a quarter more and keep it if the rate rose by 5 % (then try
+///   more again); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
+///   less again), else go back. So a faster server, a slower one whose latency needs more in flight, or a
+///   client that batches better widens the window; latency that rises without throughput is given back.
 /// - Never below `minimum`, never above `maximum` (`--max-in-flight`) nor above the stream slots the transport
-///   offered (inFlight + freeSlots, the servers' `SETTINGS_MAX_CONCURRENT_STREAMS` over the ready connections)
-///   in the last two rounds.
+///   offered (in flight + free slots: the servers' `SETTINGS_MAX_CONCURRENT_STREAMS` over the ready
+///   connections) in the last two rounds.
 ///
 /// A plain value with no I/O and no clock of its own: the dispatcher feeds it times from its scheduler.
 public struct InFlightWindow: Sendable {
@@ -23,22 +26,20 @@ public struct InFlightWindow: Sendable {
     public struct Settings: Sendable, Equatable {
         /// The window before anything is measured: small, so a campaign-wide rejection costs few requests.
         public var initial = 16
-        public var minimum = 4
+        /// The floor: a mistaken estimate can cost some throughput, never all of it.
+        public var minimum = 16
         /// A hard cap (`--max-in-flight`).
         public var maximum = Int.max
         /// The window over the rate × base-latency product in steady state.
         public var headroom = 2.0
-        /// Seconds a base-latency measurement is trusted before a probe measures it again.
-        public var baseLifetime = 10.0
 
         public init() {}
     }
 
     enum Phase: Sendable, Equatable {
         case slowStart
-        case steady
-        /// Measuring the base latency with a small window; the count says how many rounds are left.
-        case probing(roundsLeft: Int)
+        /// Climbing the throughput hill: the stage being measured.
+        case holding, probingUp, probingDown
     }
 
     public let settings: Settings
@@ -46,12 +47,26 @@ public struct InFlightWindow: Sendable {
     public private(set) var size: Int
     private(set) var phase = Phase.slowStart
 
-    /// The lowest round-mean latency (seconds) and when it was measured.
+    /// The lowest round-mean latency, seconds.
     private(set) var baseLatency: Double?
-    private var baseMeasuredAt = 0.0
-    /// Delivery rates (answers per second) of the last rounds, newest last.
+    /// Steady state: the window and rate last kept, and the stage being measured.
+    private var heldSize = 0
+    private var heldRate = 0.0
+    private var stageAnswers = 0
+    private var stageTime = 0.0
+    private var stageRounds = 0
+    /// A stage lasts at least this many rounds and seconds: rates over shorter spans are mostly noise.
+    private static let roundsPerStage = 4
+    private static let secondsPerStage = 0.25
+    /// Delivery rates (answers per second, each over four rounds) of the last rounds, newest last.
     private(set) var recentRates: [Double] = []
     private static let rateRounds = 10
+    /// Answers and length of the last rounds, for the four-round rate.
+    private var recentRounds: [(answers: Int, length: Double)] = []
+    private static let smoothingRounds = 4
+    /// A round's mean latency counts as a base-latency sample only over this many answers: the mean of one or two
+    /// lucky answers is no base.
+    private static let baseSampleAnswers = 8
     /// Slow start: the best rate so far and how many window-full rounds in a row did not beat it by a quarter.
     private var slowStartRate = 0.0
     private var stalledRounds = 0
@@ -67,11 +82,10 @@ public struct InFlightWindow: Sendable {
     private var previousRoundCapacity = 0
 
     public init(settings: Settings = Settings()) {
-        let minimum = max(1, settings.minimum)
         var settings = settings
-        settings.minimum = minimum
-        settings.maximum = max(minimum, settings.maximum)
-        settings.initial = min(settings.maximum, max(minimum, settings.initial))
+        settings.maximum = max(1, settings.maximum)
+        settings.minimum = min(max(1, settings.minimum), settings.maximum)  // the hard cap wins
+        settings.initial = min(settings.maximum, max(settings.minimum, settings.initial))
         self.settings = settings
         self.size = settings.initial
     }
@@ -99,8 +113,10 @@ public struct InFlightWindow: Sendable {
         guard sentAt >= start else { return }
         let length = now - start
         let meanLatency = roundLatencySum / Double(roundAnswers)
+        recentRounds.append((roundAnswers, length))
+        if recentRounds.count > Self.smoothingRounds { recentRounds.removeFirst() }
         let roundRate = length > 0 ? Double(roundAnswers) / length : nil
-        endRound(rate: roundRate, latency: meanLatency, now: now)
+        endRound(rate: roundRate, latency: meanLatency, length: length)
         startRound(at: now)
     }
 
@@ -118,15 +134,16 @@ public struct InFlightWindow: Sendable {
         roundCapacity = 0
     }
 
-    private mutating func endRound(rate roundRate: Double?, latency: Double, now: Double) {
-        if let roundRate {
-            recentRates.append(roundRate)
+    private mutating func endRound(rate roundRate: Double?, latency: Double, length: Double) {
+        let span = recentRounds.reduce(0) { $0 + $1.length }
+        if span > 0 {
+            recentRates.append(Double(recentRounds.reduce(0) { $0 + $1.answers }) / span)
             if recentRates.count > Self.rateRounds { recentRates.removeFirst() }
         }
         switch phase {
         case .slowStart:
             let latencyRose = baseLatency.map { latency > 2 * $0 } ?? false
-            lowerBase(to: latency, now: now)
+            lowerBase(to: latency)
             guard roundWindowFull, let roundRate else { break }
             if roundRate >= 1.25 * slowStartRate {
                 slowStartRate = roundRate
@@ -134,35 +151,57 @@ public struct InFlightWindow: Sendable {
             } else {
                 stalledRounds += 1
                 if latencyRose || stalledRounds >= 3 {
-                    phase = .steady
+                    phase = .holding
                     size = clamped(target)
                 }
             }
-        case .steady:
-            lowerBase(to: latency, now: now)
-            if now - baseMeasuredAt > settings.baseLifetime {
-                phase = .probing(roundsLeft: 2)
-                size = clamped(target / 4)
-            } else {
-                size = clamped(target)
-            }
-        case .probing(let roundsLeft):
-            if roundsLeft > 1 {
-                phase = .probing(roundsLeft: roundsLeft - 1)
-            } else {
-                baseLatency = latency  // the old value expired: this round, with a small window, replaces it
-                baseMeasuredAt = now
-                phase = .steady
-                size = clamped(target)
-            }
+        case .holding, .probingUp, .probingDown:
+            lowerBase(to: latency)
+            size = max(size, clamped(target))  // never below what the rate and base latency need
+            stageAnswers += roundAnswers
+            stageTime += length
+            stageRounds += 1
+            guard stageRounds >= Self.roundsPerStage, stageTime >= Self.secondsPerStage else { break }
+            endStage(rate: Double(stageAnswers) / stageTime)
+            stageAnswers = 0
+            stageTime = 0
+            stageRounds = 0
         }
         size = clamped(size)  // a server that lowered its stream limit lowers the window too
     }
 
-    private mutating func lowerBase(to latency: Double, now: Double) {
-        guard baseLatency.map({ latency <= $0 }) ?? true else { return }
+    /// One stage of the hill climb measured: keep, try further, or go back.
+    private mutating func endStage(rate stageRate: Double) {
+        switch phase {
+        case .slowStart, .holding:
+            heldSize = size
+            heldRate = stageRate
+            phase = .probingUp
+            size = clamped(max(size + 4, size * 5 / 4))
+        case .probingUp:
+            if stageRate >= 1.05 * heldRate, size > heldSize {
+                heldSize = size
+                heldRate = stageRate
+                size = clamped(max(size + 4, size * 5 / 4))
+            } else {
+                phase = .probingDown
+                size = clamped(max(target, heldSize * 17 / 20))
+            }
+        case .probingDown:
+            if stageRate >= 0.97 * heldRate, size < heldSize {
+                heldSize = size
+                heldRate = max(heldRate, stageRate)
+                size = clamped(max(target, size * 17 / 20))
+            } else {
+                phase = .holding
+                size = clamped(heldSize)
+            }
+        }
+    }
+
+    private mutating func lowerBase(to latency: Double) {
+        guard roundAnswers >= Self.baseSampleAnswers, baseLatency.map({ latency <= $0 }) ?? true else { return }
         baseLatency = latency
-        baseMeasuredAt = now
     }
 
     /// `headroom × rate × base latency`, rounded up.
@@ -172,11 +211,11 @@ public struct InFlightWindow: Sendable {
         return product.isFinite ? Int(min(product.rounded(.up), Double(Int32.max))) : size
     }
 
-    /// Within the minimum, the hard cap and the slots the transport offered lately.
+    /// At least the minimum, at most the hard cap and the slots the transport offered lately.
     private func clamped(_ proposed: Int) -> Int {
         var ceiling = settings.maximum
         let offered = max(roundCapacity, previousRoundCapacity)
         if offered > 0 { ceiling = min(ceiling, offered) }
-        return max(settings.minimum, min(ceiling, proposed))
+        return min(ceiling, max(settings.minimum, proposed))  // the server's limit wins over the floor
     }
 }
