@@ -8,9 +8,10 @@
 /// - Slow start: while the window is full, each answer adds one to it (it doubles per round trip); slow start
 ///   ends when three rounds in a row did not raise the rate by a quarter, or after one such round if the
 ///   latency also doubled (the extra requests only queue).
-/// - It hands over at `headroom × rate × base latency`: the best rate of the last ten rounds (each taken over
-///   four rounds, as answers come in bursts when a process is short of CPU) and the lowest round-mean latency
-///   seen (the latency without queueing). The window never falls below that product.
+/// - It hands over at the window that earned the best rate, or at `headroom × rate × base latency` if that is
+///   more: the best rate of the last ten rounds (each taken over four rounds, as answers come in bursts when a
+///   process is short of CPU) and the lowest round-mean latency seen (the latency without queueing). The
+///   window never falls below that product.
 /// - Then the window climbs the throughput hill in stages of four rounds and a quarter of a second at least:
 ///   hold the window and measure the rate; try a quarter more and keep it if the rate rose by 5 % (then try
 ///   more again); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
@@ -70,6 +71,11 @@ public struct InFlightWindow: Sendable {
     /// Slow start: the best rate so far and how many window-full rounds in a row did not beat it by a quarter.
     private var slowStartRate = 0.0
     private var stalledRounds = 0
+    /// Slow start: the window when the previous round began (the requests answered in a round were mostly sent
+    /// in the one before), and the one that earned the best rate.
+    private var previousRoundSize = 0
+    private var currentRoundSize = 0
+    private var bestRateSize = 0
 
     // The round being measured.
     private var roundStart: Double?
@@ -130,6 +136,8 @@ public struct InFlightWindow: Sendable {
         roundAnswers = 0
         roundLatencySum = 0
         roundWindowFull = false
+        previousRoundSize = currentRoundSize
+        currentRoundSize = size
         previousRoundCapacity = roundCapacity
         roundCapacity = 0
     }
@@ -147,12 +155,13 @@ public struct InFlightWindow: Sendable {
             guard roundWindowFull, let roundRate else { break }
             if roundRate >= 1.25 * slowStartRate {
                 slowStartRate = roundRate
+                bestRateSize = previousRoundSize
                 stalledRounds = 0
             } else {
                 stalledRounds += 1
                 if latencyRose || stalledRounds >= 3 {
                     phase = .holding
-                    size = clamped(target)
+                    size = clamped(max(target, bestRateSize))
                 }
             }
         case .holding, .probingUp, .probingDown:
