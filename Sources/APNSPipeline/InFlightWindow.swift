@@ -4,19 +4,22 @@
 /// flight is kept only while it buys throughput (in the spirit of TCP Vegas and BBR).
 ///
 /// Measured in rounds: a round ends with the first answer to a request sent after the round began (one round
-/// trip). Each round yields a delivery rate (answers / round length) and a mean latency.
-/// - Slow start: while the window is full, each answer adds one to it (it doubles per round trip); slow start
-///   ends when three rounds in a row did not raise the rate by a quarter, or after one such round if the
-///   latency also doubled (the extra requests only queue).
-/// - It hands over at the window that earned the best rate, or at `headroom × rate × base latency` if that is
-///   more: the best rate of the last ten rounds (each taken over four rounds, as answers come in bursts when a
-///   process is short of CPU) and the lowest round-mean latency seen (the latency without queueing). The
-///   window never falls below that product.
+/// trip). Each round yields a delivery rate (answers / round length) and a mean latency. The rate the window
+/// follows is the best of the last ten rounds, each taken over four rounds (answers come in bursts when a
+/// process is short of CPU); the base latency is the lowest round-mean latency seen (the latency without
+/// queueing). `target` is `headroom × rate × base latency`, the product plus headroom.
+/// - Slow start: while the window is full, each answer adds one to it (it doubles per round trip), up to 256 or
+///   6 × its best round rate × base latency if more; it ends when three rounds in a row did not raise the rate
+///   by a quarter, or after one such round if the latency also doubled (the extra requests only queue). It
+///   hands over at the window that earned the best rate, or at `target` if more.
 /// - Then the window climbs the throughput hill in stages of four rounds and a quarter of a second at least:
 ///   hold the window and measure the rate; try a quarter more and keep it if the rate rose by 5 % (then try
 ///   more again); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
-///   less again), else go back. So a faster server, a slower one whose latency needs more in flight, or a
-///   client that batches better widens the window; latency that rises without throughput is given back.
+///   less again), else go back. The window never falls below `target` and climbs no higher than 256 or
+///   1.5 × `target` if more.
+/// - Where latency limits the rate, the rate grows with the window and so do both limits: the window opens as
+///   wide as the rate needs. Where CPU limits it, more in flight buys only batching, and the limits keep the
+///   requests a dropped connection puts in doubt few.
 /// - Never below `minimum`, never above `maximum` (`--max-in-flight`) nor above the stream slots the transport
 ///   offered (in flight + free slots: the servers' `SETTINGS_MAX_CONCURRENT_STREAMS` over the ready
 ///   connections) in the last two rounds.
@@ -32,7 +35,7 @@ public struct InFlightWindow: Sendable {
         /// A hard cap (`--max-in-flight`).
         public var maximum = Int.max
         /// The window over the rate × base-latency product in steady state.
-        public var headroom = 2.0
+        public var headroom = 1.5
 
         public init() {}
     }
@@ -109,7 +112,7 @@ public struct InFlightWindow: Sendable {
 
     /// Call for each answer from the server (not for transport failures): when its request was sent and now.
     public mutating func answered(sentAt: Double, now: Double) {
-        if phase == .slowStart, windowFull { size = clamped(size + 1) }
+        if phase == .slowStart, windowFull, size < slowStartLimit { size = clamped(size + 1) }
         guard let start = roundStart else {
             startRound(at: now)
             record(latency: now - sentAt)
@@ -161,7 +164,7 @@ public struct InFlightWindow: Sendable {
                 stalledRounds += 1
                 if latencyRose || stalledRounds >= 3 {
                     phase = .holding
-                    size = clamped(max(target, bestRateSize))
+                    size = clamped(max(target, min(bestRateSize, climbLimit)))
                 }
             }
         case .holding, .probingUp, .probingDown:
@@ -186,12 +189,12 @@ public struct InFlightWindow: Sendable {
             heldSize = size
             heldRate = stageRate
             phase = .probingUp
-            size = clamped(max(size + 4, size * 5 / 4))
+            size = clamped(min(climbLimit, max(size + 4, size * 5 / 4)))
         case .probingUp:
             if stageRate >= 1.05 * heldRate, size > heldSize {
                 heldSize = size
                 heldRate = stageRate
-                size = clamped(max(size + 4, size * 5 / 4))
+                size = clamped(min(climbLimit, max(size + 4, size * 5 / 4)))
             } else {
                 phase = .probingDown
                 size = clamped(max(target, heldSize * 17 / 20))
@@ -219,6 +222,23 @@ public struct InFlightWindow: Sendable {
         let product = settings.headroom * rate * baseLatency
         return product.isFinite ? Int(min(product.rounded(.up), Double(Int32.max))) : size
     }
+
+    /// How far the hill climb may go: 256, or one and a half times `target` if that is more. Where the
+    /// latency limits the rate this never binds (the rate grows with the window, and so does the limit); where a
+    /// process short of CPU limits it, more in flight buys only batching, not worth the requests a dropped
+    /// connection would put in doubt.
+    private var climbLimit: Int { max(settings.minimum, Self.batchingWindow, target * 3 / 2) }
+    /// How far slow start may go: 256, or six times the best round's rate × the base latency (the rate lags the
+    /// window by a round, so this allows doubling where latency limits the rate, not where CPU does).
+    private var slowStartLimit: Int {
+        guard let baseLatency else { return Int.max }
+        let product = 6 * slowStartRate * baseLatency
+        return product.isFinite ? max(Self.batchingWindow, Int(min(product, Double(Int32.max)))) : Int.max
+    }
+
+    /// What the climb may always reach, whatever the product: enough in flight for a busy client to batch its
+    /// writes, little enough that a dropped connection puts few requests in doubt.
+    private static let batchingWindow = 256
 
     /// At least the minimum, at most the hard cap and the slots the transport offered lately.
     private func clamped(_ proposed: Int) -> Int {
