@@ -27,3 +27,4 @@ export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 swift test --skip-build "$@"
 # Independent HTTP/2 clients (curl, h2load) against the mock.
 bash scripts/interop.sh
+bash scripts/soak.sh 3000 2  # every mock fault at once, kill -9 and --resume rounds, audited against the mock's log

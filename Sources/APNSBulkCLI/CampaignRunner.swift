@@ -19,8 +19,8 @@ enum CampaignRunner {
         let timeline = TimelineRecorder(startedAt: Date().timeIntervalSince1970)
         let outcome = try withExtendedLifetime(watcher) {
             try body(options, stop) { summary, inFlight in
-                printer.update(summary, inFlight: inFlight)
-                timeline.record(summary, inFlight: inFlight)
+                printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
+                timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
             }
         }
         printer.finish()

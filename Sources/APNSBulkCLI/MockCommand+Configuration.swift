@@ -99,6 +99,7 @@ extension MockCommand {
             faults: try FaultPlan(parsing: faults)
         )
         if let seed { configuration.seed = seed }
+        configuration.acceptedLogPath = logAccepted
         return configuration
     }
 

@@ -28,7 +28,9 @@ struct MockCommand: ParsableCommand {
             expired-token=every:1000, goaway=after:500, drop=0.001, latency=5ms, latency=2..20ms, \
             lower-streams=after:100:to:10.
 
-            On exit prints the counters to stderr and writes them as JSON to --counters FILE.
+            On exit prints the counters to stderr and writes them as JSON to --counters FILE. With \
+            --log-accepted FILE, each notification answered 200 is logged there as one JSON line (token, topic, \
+            apns_id, connection, stream), written before its answer leaves, for audits against a result file.
 
             Keys: each --key-id goes with the --team-id and the --key (.p8) or --public-key file in the same \
             position; one --team-id serves every key. --key, --key-id and --team-id may also come from \
@@ -111,6 +113,11 @@ struct MockCommand: ParsableCommand {
 
     @Option(name: .customLong("counters"), help: ArgumentHelp("Write the counters as JSON here on exit.", valueName: "file"))
     var countersFile: String?
+
+    @Option(name: .customLong("log-accepted"), help: ArgumentHelp(
+        "Log each notification answered 200 here (one JSON line: token, topic, apns_id), written before the answer leaves.",
+        valueName: "file"))
+    var logAccepted: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?

@@ -43,6 +43,11 @@ struct DeliveryOptions: ParsableArguments {
     @Option(name: .customLong("stop-after"), help: "Stop the campaign after this many credential or campaign-wide rejections in a row.")
     var stopAfter: Int = 5
 
+    @Option(name: .customLong("max-in-flight"), help: ArgumentHelp(
+        "Requests in flight at most, across all connections (default: as many as the measured rate needs, up to the servers' stream limits).",
+        valueName: "n"))
+    var maximumInFlight: Int?
+
     @Flag(name: .customLong("allow-duplicates"), help: "Send later copies of a (token, topic) pair instead of reporting them as duplicates.")
     var allowDuplicates = false
 
@@ -53,6 +58,7 @@ struct DeliveryOptions: ParsableArguments {
         if let rate, rate <= 0 { throw ValidationError("--rate must be positive.") }
         guard (1...100).contains(maximumAttempts) else { throw ValidationError("--max-attempts must be 1 to 100.") }
         guard stopAfter >= 1 else { throw ValidationError("--stop-after must be at least 1.") }
+        if let maximumInFlight, maximumInFlight < 1 { throw ValidationError("--max-in-flight must be at least 1.") }
     }
 
     var configuration: DispatchConfiguration {
@@ -62,6 +68,7 @@ struct DeliveryOptions: ParsableArguments {
         configuration.stopAfterConsecutiveFailures = stopAfter
         configuration.allowDuplicates = allowDuplicates
         configuration.resendInDoubt = resendInDoubt
+        if let maximumInFlight { configuration.window.maximum = maximumInFlight }
         return configuration
     }
 }

@@ -29,6 +29,8 @@ public struct MockConfiguration: Sendable {
     public var tokenUpdateIntervalSeconds: Int64
     /// How far in the future an `iat` may lie (client clocks run fast) before the token is `InvalidProviderToken`.
     public var allowedClockSkewSeconds: Int64
+    /// Where to log every accepted notification (see `MockAcceptedLog`); nil for no log.
+    public var acceptedLogPath: String?
 
     public init(
         keys: [MockProviderKey] = [],

@@ -7,6 +7,8 @@ final class MockListener {
     let tlsContext: TLSServerContext
     var validator: MockValidator
     let initialLimitEnforcement: MockServer.InitialLimitEnforcement
+    /// Where accepted notifications are logged before their answer leaves, if anywhere.
+    let acceptedLog: MockAcceptedLog?
     /// The bound address (the real port when port 0 was asked for).
     private(set) var address: SocketAddress?
     private var socketListener: SocketListener?
@@ -15,8 +17,10 @@ final class MockListener {
     /// Binds `host:port` (port 0: any free port) and starts accepting.
     init(
         loop: EventLoop, validator: MockValidator, tlsContext: TLSServerContext,
-        initialLimitEnforcement: MockServer.InitialLimitEnforcement, host: String, port: Int
+        initialLimitEnforcement: MockServer.InitialLimitEnforcement, host: String, port: Int,
+        acceptedLog: MockAcceptedLog? = nil
     ) throws(TransportError) {
+        self.acceptedLog = acceptedLog
         self.loop = loop
         self.validator = validator
         self.initialLimitEnforcement = initialLimitEnforcement

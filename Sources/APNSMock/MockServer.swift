@@ -57,6 +57,7 @@ public final class MockServer: Sendable {
             throw .configuration(error.description)
         }
         let (context, authority) = try tls.makeContext()
+        let acceptedLog = try configuration.acceptedLogPath.map { path throws(MockServerError) in try MockAcceptedLog(path: path) }
         let startup = MockServerStartup()
         let lifecycle = MockServerLifecycle()
         let thread = Thread {
@@ -72,7 +73,7 @@ public final class MockServer: Sendable {
             do throws(TransportError) {
                 listener = try MockListener(
                     loop: loop, validator: validator, tlsContext: context,
-                    initialLimitEnforcement: initialLimitEnforcement, host: host, port: port
+                    initialLimitEnforcement: initialLimitEnforcement, host: host, port: port, acceptedLog: acceptedLog
                 )
             } catch {
                 startup.fail(.listen("\(host):\(port): \(error.description)"))

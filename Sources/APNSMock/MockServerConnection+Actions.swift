@@ -5,10 +5,14 @@ import APNSTransport
 extension MockServerConnection {
     func carryOut(_ decision: MockDecision, streamID: Int32) {
         if let response = decision.response {
+            var logLine: [UInt8]?
+            if response.status == 200, listener.acceptedLog != nil {
+                logLine = MockAcceptedLog.line(for: requests.request, apnsID: response.apnsID, connection: state.id)
+            }
             if let delay = Self.delay(in: decision.actions) {
-                answer(streamID, response, afterMilliseconds: delay)
+                answer(streamID, response, logging: logLine, afterMilliseconds: delay)
             } else {
-                answer(streamID, response)
+                answer(streamID, response, logging: logLine)
             }
         }
         for action in decision.actions {
@@ -33,8 +37,13 @@ extension MockServerConnection {
         }
     }
 
-    /// Submits the answer to nghttp2: `:status`, `apns-id`, `apns-unique-id` when present, and the body.
-    func answer(_ streamID: Int32, _ response: MockResponse) {
+    /// Submits the answer to nghttp2: `:status`, `apns-id`, `apns-unique-id` when present, and the body. An
+    /// accepted answer is first logged (`--log-accepted`); if the log cannot be written it becomes a 500.
+    func answer(_ streamID: Int32, _ response: MockResponse, logging logLine: [UInt8]? = nil) {
+        var response = response
+        if let logLine, let log = listener.acceptedLog, !log.append(logLine) {
+            response = .rejected(.internalServerError, apnsID: response.apnsID)
+        }
         responseFields.removeAll()
         responseFields.append(name: "apns-id", value: response.apnsID.bytes)
         if let uniqueID = response.uniqueID { responseFields.append(name: "apns-unique-id", value: uniqueID.bytes) }
@@ -44,11 +53,11 @@ extension MockServerConnection {
 
     /// Holds the answer back with a timer; other streams are served meanwhile. Equal delays fire in the order
     /// they were scheduled, so a fixed latency keeps the answers in request order.
-    private func answer(_ streamID: Int32, _ response: MockResponse, afterMilliseconds milliseconds: Int) {
+    private func answer(_ streamID: Int32, _ response: MockResponse, logging logLine: [UInt8]?, afterMilliseconds milliseconds: Int) {
         let timer = loop.schedule(after: Double(milliseconds) / 1000) { [weak self] in
             guard let self, !self.isFinished else { return }
             self.delayedAnswers.removeValue(forKey: streamID)
-            self.answer(streamID, response)
+            self.answer(streamID, response, logging: logLine)
             self.scheduleFlush()
         }
         delayedAnswers[streamID] = timer

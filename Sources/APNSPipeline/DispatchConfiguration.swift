@@ -19,6 +19,9 @@ public struct DispatchConfiguration: Sendable {
     public var drainGracePeriod: Double = 15
     /// Records read per loop turn at most, so a long run of invalid records cannot starve the network.
     public var maximumRecordsPerTurn = 4096
+    /// How the in-flight window (requests in flight across all connections) starts, grows and is capped;
+    /// `window.maximum` is `--max-in-flight`.
+    public var window = InFlightWindow.Settings()
 
     public init() {}
 }

@@ -28,6 +28,7 @@ extension DispatchSummary {
         if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
         lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
                             requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
+        lines.append("  in flight: window \(inFlightWindow) at the end, at most \(maximumInFlight) at once")
         if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
         return lines.joined(separator: "\n")
     }
@@ -66,6 +67,8 @@ extension DispatchSummary {
                 "p99": latencies.percentile(0.99), "max": latencies.maximum,
             ],
             "connections": connections,
+            "in_flight_window": inFlightWindow,
+            "maximum_in_flight": maximumInFlight,
         ]) { _, new in new }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return Array(data) + [0x0A]

@@ -28,6 +28,10 @@ public struct DispatchSummary: Sendable {
     public var retriesPending = 0
     /// How far the inputs have been read, when the source can tell (set with each progress report).
     public var readProgress: ReadProgress?
+    /// The in-flight window (requests allowed in flight across all connections) at the last report.
+    public var inFlightWindow = 0
+    /// The most requests that were in flight at once.
+    public var maximumInFlight = 0
 
     public init() {}
 

@@ -16,7 +16,8 @@ extension Dispatcher {
     /// of records that need no network, then flush the journal before the network.
     func pump() {
         guard !finished else { return }
-        var budget = closing ? 0 : transport.freeSlots
+        let freeSlots = closing ? 0 : transport.freeSlots
+        var budget = min(freeSlots, max(0, window.size - inFlight.count))
         if let rate = limiter, budget > 0 {
             var limiter = rate
             budget = limiter.take(upTo: budget, now: scheduler.now)
@@ -52,6 +53,7 @@ extension Dispatcher {
             summary.requests += submitted
             transport.flush()
         }
+        noteWindow(capacity: inFlight.count + freeSlots - submitted)
         scheduleWakeUp()
         finishIfDone()
     }
@@ -113,6 +115,14 @@ extension Dispatcher {
         transport.submit(send.notification, tag: tag)
     }
 
+    /// Tells the window how full it is and how many slots the transport offered, and keeps the summary's figures.
+    private func noteWindow(capacity: Int) {
+        guard !closing else { return }
+        window.observe(inFlight: inFlight.count, capacity: capacity)
+        summary.inFlightWindow = window.size
+        summary.maximumInFlight = max(summary.maximumInFlight, inFlight.count)
+    }
+
     /// Wakes the loop when waiting work can go: when the next retry falls due, and no sooner than the rate
     /// limiter allows. Work that waits only for a stream slot needs no wake-up (a slot freeing up pumps), and a
     /// wake-up that could not send anything would only spin.
@@ -123,7 +133,7 @@ extension Dispatcher {
         if !unprocessedResends.isEmpty || (!sourceExhausted && stopping == nil) { readyAt = now }
         if let due = retries.nextDue { readyAt = min(readyAt ?? due, max(now, due)) }
         guard var wakeAt = readyAt else { return }
-        if wakeAt <= now, transport.freeSlots == 0 { return }
+        if wakeAt <= now, transport.freeSlots == 0 || inFlight.count >= window.size { return }
         if var rate = limiter {
             wakeAt = max(wakeAt, now + rate.delayUntilNext(now: now))
             limiter = rate

@@ -24,6 +24,7 @@ public final class Dispatcher: PushTransportDelegate {
     var unprocessedResends: [PendingSend] = []
     var health: CampaignHealth
     var limiter: SendRateLimiter?
+    var window: InFlightWindow
     var generator = SystemRandomNumberGenerator()
     var nextTag: UInt64 = 1
     var sourceExhausted = false
@@ -66,6 +67,8 @@ public final class Dispatcher: PushTransportDelegate {
         self.resumedSends = resumedSends
         self.health = CampaignHealth(threshold: configuration.stopAfterConsecutiveFailures)
         self.limiter = configuration.ratePerSecond.map { SendRateLimiter(perSecond: $0) }
+        self.window = InFlightWindow(settings: configuration.window)
+        summary.inFlightWindow = window.size
     }
 
     /// Starts the campaign; `onFinish` runs once, on the loop thread, when every record is accounted for (or the
@@ -92,6 +95,7 @@ public final class Dispatcher: PushTransportDelegate {
     public func reportProgress() {
         summary.elapsedSeconds = scheduler.now - startedAt
         noteProgressFacts()
+        summary.inFlightWindow = window.size
         onProgress?(summary, inFlight.count)
     }
 
@@ -119,6 +123,7 @@ public final class Dispatcher: PushTransportDelegate {
     public func transport(completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
         guard var send = inFlight.removeValue(forKey: tag) else { return }
         summary.latencies.record(max(0, scheduler.now - send.startedAt))
+        if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
         handle(outcome, answer: answer, for: &send)
         schedulePump()
     }

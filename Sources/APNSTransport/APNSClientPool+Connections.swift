@@ -19,17 +19,20 @@ extension APNSClientPool {
         }
     }
 
-    /// The ready connection with the most free slots; ties go round-robin so load spreads evenly.
+    /// The ready connection with a free slot and the fewest requests in flight; ties go round-robin. Load spreads
+    /// evenly whatever each server's stream limit (a dropped connection then takes only its share of what is in
+    /// flight), and a connection still at its initial limit of one stream gets its first request at once, which
+    /// lets the server raise the limit.
     func pickConnection() -> Int? {
         var best: Int?
-        var bestSlots = 0
+        var bestLoad = Int.max
         let count = connections.count
         for offset in 0..<count {
             let index = (nextPick + offset) % count
-            let slots = connections[index]?.availableSlots ?? 0
-            if slots > bestSlots {
+            guard let connection = connections[index], connection.availableSlots > 0 else { continue }
+            if connection.inFlightCount < bestLoad {
                 best = index
-                bestSlots = slots
+                bestLoad = connection.inFlightCount
             }
         }
         nextPick = (nextPick + 1) % count

@@ -36,6 +36,21 @@ struct ClientAgainstMockTests {
         #expect(driver.completions == 3000, "a tag was reported twice")
     }
 
+    @Test("a window far below the stream limits still spreads over every connection")
+    func smallWindowSpreads() throws {
+        let fixture = try MockFixture()
+        let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: 3))
+        driver.maximumInFlight = 30
+        driver.run(MockFixture.notifications(900))
+        driver.close()
+        let counters = fixture.server.stop()
+        #expect(driver.count(200) == 900)
+        #expect(counters.byConnection.count == 3, "requests by connection: \(counters.byConnection)")
+        for (connection, requests) in counters.byConnection {
+            #expect(requests >= 150, "connection \(connection) took \(requests) of 900 requests")
+        }
+    }
+
     @Test("certificate trust: a client certificate for the topic, no provider token")
     func certificateTrust() throws {
         let authority = try TestCertificateAuthority()

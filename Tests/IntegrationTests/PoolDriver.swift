@@ -20,6 +20,8 @@ final class PoolDriver: PushTransportDelegate {
     private(set) var statuses: [Int: Int] = [:]
     private(set) var reasons: [String: Int] = [:]
     private var pumpQueued = false
+    /// Requests in flight at most, like the dispatcher's in-flight window (unlimited: every free slot).
+    var maximumInFlight = Int.max
     /// Retry `ExpiredProviderToken` answers once per tag (the dispatcher's `afterResigningToken`).
     var retryExpiredToken = false
     private var expiredRetried = Set<UInt64>()
@@ -58,7 +60,7 @@ final class PoolDriver: PushTransportDelegate {
     private func pump() {
         pumpQueued = false
         var submitted = false
-        while pool.freeSlots > 0, let next = pending.popLast() {
+        while pool.freeSlots > 0, inFlight.count < maximumInFlight, let next = pending.popLast() {
             inFlight[next.tag] = next.notification
             pool.submit(next.notification, tag: next.tag)
             submitted = true

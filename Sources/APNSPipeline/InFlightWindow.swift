@@ -1,0 +1,250 @@
+/// How many requests may be in flight at once, across all connections (the in-flight window): as many as the
+/// measured throughput needs, not as many as the server allows. Every request in flight on a connection that
+/// drops ends `in_doubt`, and every request in flight when a campaign-wide rejection arrives is wasted, so more in
+/// flight is kept only while it buys throughput (in the spirit of TCP Vegas and BBR).
+///
+/// Measured in rounds: a round ends with the first answer to a request sent after the round began (one round
+/// trip). Each round yields a delivery rate (answers / round length) and a mean latency. The rate the window
+/// follows is the best of the last ten rounds, each taken over four rounds (answers come in bursts when a
+/// process is short of CPU); the base latency is the lowest round-mean latency seen (the latency without
+/// queueing). `target` is `headroom × rate × base latency`, the product plus headroom.
+/// - Slow start: while the window is full, each answer adds one to it (it doubles per round trip), up to 256 or
+///   6 × its best round rate × base latency if more; it ends when three rounds in a row did not raise the rate
+///   by a quarter, or after one such round if the latency also doubled (the extra requests only queue). It
+///   hands over at the window that earned the best rate, or at `target` if more.
+/// - Then the window climbs the throughput hill in stages of four rounds and a quarter of a second at least:
+///   hold the window and measure the rate; try a quarter more and keep it if the rate rose by 5 % (then try
+///   more again); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
+///   less again), else go back. The window never falls below `target` and climbs no higher than 256 or
+///   1.5 × `target` if more.
+/// - Where latency limits the rate, the rate grows with the window and so do both limits: the window opens as
+///   wide as the rate needs. Where CPU limits it, more in flight buys only batching, and the limits keep the
+///   requests a dropped connection puts in doubt few.
+/// - Never below `minimum`, never above `maximum` (`--max-in-flight`) nor above the stream slots the transport
+///   offered (in flight + free slots: the servers' `SETTINGS_MAX_CONCURRENT_STREAMS` over the ready
+///   connections) in the last two rounds.
+///
+/// A plain value with no I/O and no clock of its own: the dispatcher feeds it times from its scheduler.
+public struct InFlightWindow: Sendable {
+    /// The tuning; the defaults are what `send` uses.
+    public struct Settings: Sendable, Equatable {
+        /// The window before anything is measured: small, so a campaign-wide rejection costs few requests.
+        public var initial = 16
+        /// The floor: a mistaken estimate can cost some throughput, never all of it.
+        public var minimum = 16
+        /// A hard cap (`--max-in-flight`).
+        public var maximum = Int.max
+        /// The window over the rate × base-latency product in steady state.
+        public var headroom = 1.5
+
+        public init() {}
+    }
+
+    enum Phase: Sendable, Equatable {
+        case slowStart
+        /// Climbing the throughput hill: the stage being measured.
+        case holding, probingUp, probingDown
+    }
+
+    public let settings: Settings
+    /// The current window: the dispatcher starts a request only while fewer than this many are in flight.
+    public private(set) var size: Int
+    private(set) var phase = Phase.slowStart
+
+    /// The lowest round-mean latency, seconds.
+    private(set) var baseLatency: Double?
+    /// Steady state: the window and rate last kept, and the stage being measured.
+    private var heldSize = 0
+    private var heldRate = 0.0
+    private var stageAnswers = 0
+    private var stageTime = 0.0
+    private var stageRounds = 0
+    /// A stage lasts at least this many rounds and seconds: rates over shorter spans are mostly noise.
+    private static let roundsPerStage = 4
+    private static let secondsPerStage = 0.25
+    /// Delivery rates (answers per second, each over four rounds) of the last rounds, newest last.
+    private(set) var recentRates: [Double] = []
+    private static let rateRounds = 10
+    /// Answers and length of the last rounds, for the four-round rate.
+    private var recentRounds: [(answers: Int, length: Double)] = []
+    private static let smoothingRounds = 4
+    /// A round's mean latency counts as a base-latency sample only over this many answers: the mean of one or two
+    /// lucky answers is no base.
+    private static let baseSampleAnswers = 8
+    /// Slow start: the best rate so far and how many window-full rounds in a row did not beat it by a quarter.
+    private var slowStartRate = 0.0
+    private var stalledRounds = 0
+    /// Slow start: the window when the previous round began (the requests answered in a round were mostly sent
+    /// in the one before), and the one that earned the best rate.
+    private var previousRoundSize = 0
+    private var currentRoundSize = 0
+    private var bestRateSize = 0
+
+    // The round being measured.
+    private var roundStart: Double?
+    private var roundAnswers = 0
+    private var roundLatencySum = 0.0
+    private var roundWindowFull = false
+    /// Whether the window was full at the last `observe`.
+    private var windowFull = false
+    private var roundCapacity = 0
+    private var previousRoundCapacity = 0
+
+    public init(settings: Settings = Settings()) {
+        var settings = settings
+        settings.maximum = max(1, settings.maximum)
+        settings.minimum = min(max(1, settings.minimum), settings.maximum)  // the hard cap wins
+        settings.initial = min(settings.maximum, max(settings.minimum, settings.initial))
+        self.settings = settings
+        self.size = settings.initial
+    }
+
+    /// The best delivery rate of the recent rounds, answers per second (0 before the first round).
+    public var rate: Double { recentRates.max() ?? 0 }
+
+    /// Call after each round of submits with the number in flight and the stream slots the transport offered
+    /// (in flight + free slots): marks the round window-limited when the window was full.
+    public mutating func observe(inFlight: Int, capacity: Int) {
+        windowFull = inFlight >= size
+        if windowFull { roundWindowFull = true }
+        roundCapacity = max(roundCapacity, capacity)
+    }
+
+    /// Call for each answer from the server (not for transport failures): when its request was sent and now.
+    public mutating func answered(sentAt: Double, now: Double) {
+        if phase == .slowStart, windowFull, size < slowStartLimit { size = clamped(size + 1) }
+        guard let start = roundStart else {
+            startRound(at: now)
+            record(latency: now - sentAt)
+            return
+        }
+        record(latency: now - sentAt)
+        guard sentAt >= start else { return }
+        let length = now - start
+        let meanLatency = roundLatencySum / Double(roundAnswers)
+        recentRounds.append((roundAnswers, length))
+        if recentRounds.count > Self.smoothingRounds { recentRounds.removeFirst() }
+        let roundRate = length > 0 ? Double(roundAnswers) / length : nil
+        endRound(rate: roundRate, latency: meanLatency, length: length)
+        startRound(at: now)
+    }
+
+    private mutating func record(latency: Double) {
+        roundAnswers += 1
+        roundLatencySum += max(0, latency)
+    }
+
+    private mutating func startRound(at now: Double) {
+        roundStart = now
+        roundAnswers = 0
+        roundLatencySum = 0
+        roundWindowFull = false
+        previousRoundSize = currentRoundSize
+        currentRoundSize = size
+        previousRoundCapacity = roundCapacity
+        roundCapacity = 0
+    }
+
+    private mutating func endRound(rate roundRate: Double?, latency: Double, length: Double) {
+        let span = recentRounds.reduce(0) { $0 + $1.length }
+        if span > 0 {
+            recentRates.append(Double(recentRounds.reduce(0) { $0 + $1.answers }) / span)
+            if recentRates.count > Self.rateRounds { recentRates.removeFirst() }
+        }
+        switch phase {
+        case .slowStart:
+            let latencyRose = baseLatency.map { latency > 2 * $0 } ?? false
+            lowerBase(to: latency)
+            guard roundWindowFull, let roundRate else { break }
+            if roundRate >= 1.25 * slowStartRate {
+                slowStartRate = roundRate
+                bestRateSize = previousRoundSize
+                stalledRounds = 0
+            } else {
+                stalledRounds += 1
+                if latencyRose || stalledRounds >= 3 {
+                    phase = .holding
+                    size = clamped(max(target, min(bestRateSize, climbLimit)))
+                }
+            }
+        case .holding, .probingUp, .probingDown:
+            lowerBase(to: latency)
+            size = max(size, clamped(target))  // never below what the rate and base latency need
+            stageAnswers += roundAnswers
+            stageTime += length
+            stageRounds += 1
+            guard stageRounds >= Self.roundsPerStage, stageTime >= Self.secondsPerStage else { break }
+            endStage(rate: Double(stageAnswers) / stageTime)
+            stageAnswers = 0
+            stageTime = 0
+            stageRounds = 0
+        }
+        size = clamped(size)  // a server that lowered its stream limit lowers the window too
+    }
+
+    /// One stage of the hill climb measured: keep, try further, or go back.
+    private mutating func endStage(rate stageRate: Double) {
+        switch phase {
+        case .slowStart, .holding:
+            heldSize = size
+            heldRate = stageRate
+            phase = .probingUp
+            size = clamped(min(climbLimit, max(size + 4, size * 5 / 4)))
+        case .probingUp:
+            if stageRate >= 1.05 * heldRate, size > heldSize {
+                heldSize = size
+                heldRate = stageRate
+                size = clamped(min(climbLimit, max(size + 4, size * 5 / 4)))
+            } else {
+                phase = .probingDown
+                size = clamped(max(target, heldSize * 17 / 20))
+            }
+        case .probingDown:
+            if stageRate >= 0.97 * heldRate, size < heldSize {
+                heldSize = size
+                heldRate = max(heldRate, stageRate)
+                size = clamped(max(target, size * 17 / 20))
+            } else {
+                phase = .holding
+                size = clamped(heldSize)
+            }
+        }
+    }
+
+    private mutating func lowerBase(to latency: Double) {
+        guard roundAnswers >= Self.baseSampleAnswers, baseLatency.map({ latency <= $0 }) ?? true else { return }
+        baseLatency = latency
+    }
+
+    /// `headroom × rate × base latency`, rounded up.
+    private var target: Int {
+        guard let baseLatency else { return size }
+        let product = settings.headroom * rate * baseLatency
+        return product.isFinite ? Int(min(product.rounded(.up), Double(Int32.max))) : size
+    }
+
+    /// How far the hill climb may go: 256, or one and a half times `target` if that is more. Where the
+    /// latency limits the rate this never binds (the rate grows with the window, and so does the limit); where a
+    /// process short of CPU limits it, more in flight buys only batching, not worth the requests a dropped
+    /// connection would put in doubt.
+    private var climbLimit: Int { max(settings.minimum, Self.batchingWindow, target * 3 / 2) }
+    /// How far slow start may go: 256, or six times the best round's rate × the base latency (the rate lags the
+    /// window by a round, so this allows doubling where latency limits the rate, not where CPU does).
+    private var slowStartLimit: Int {
+        guard let baseLatency else { return Int.max }
+        let product = 6 * slowStartRate * baseLatency
+        return product.isFinite ? max(Self.batchingWindow, Int(min(product, Double(Int32.max)))) : Int.max
+    }
+
+    /// What the climb may always reach, whatever the product: enough in flight for a busy client to batch its
+    /// writes, little enough that a dropped connection puts few requests in doubt.
+    private static let batchingWindow = 256
+
+    /// At least the minimum, at most the hard cap and the slots the transport offered lately.
+    private func clamped(_ proposed: Int) -> Int {
+        var ceiling = settings.maximum
+        let offered = max(roundCapacity, previousRoundCapacity)
+        if offered > 0 { ceiling = min(ceiling, offered) }
+        return min(ceiling, max(settings.minimum, proposed))  // the server's limit wins over the floor
+    }
+}

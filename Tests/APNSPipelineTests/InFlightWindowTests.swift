@@ -1,0 +1,215 @@
+import Testing
+@testable import APNSPipeline
+
+/// A server in virtual time for the window to drive, closed loop like the dispatcher: it starts requests while
+/// fewer than the window (and the server's stream limit) are in flight; each is answered after the server's
+/// latency, and the server serves at most `capacity` requests per second (beyond that they queue).
+struct SimulatedServer {
+    var capacity: Double
+    var latency: ClosedRange<Double>
+    var streamLimit: Int
+    private var random = SplitMixRandom(seed: 42)
+    private var pending: [(answerAt: Double, sentAt: Double)] = []  // a binary min-heap on answerAt
+    private var lastDeparture = 0.0
+    private(set) var now = 0.0
+    private(set) var answers = 0
+    /// The most requests in flight at once, and the largest window, since the last `resetPeaks()`.
+    private(set) var peakInFlight = 0
+    private(set) var peakWindow = 0
+
+    init(capacity: Double, latency: ClosedRange<Double>, streamLimit: Int = 1000) {
+        self.capacity = capacity
+        self.latency = latency
+        self.streamLimit = streamLimit
+    }
+
+    var inFlight: Int { pending.count }
+
+    mutating func resetPeaks() {
+        peakInFlight = 0
+        peakWindow = 0
+    }
+
+    /// Runs until `seconds` of virtual time have passed; returns the answers per second over that time.
+    @discardableResult
+    mutating func run(_ window: inout InFlightWindow, seconds: Double) -> Double {
+        let end = now + seconds
+        let startAnswers = answers
+        fill(&window)
+        while let next = pending.first, next.answerAt <= end {
+            popFirst()
+            now = next.answerAt
+            answers += 1
+            window.answered(sentAt: next.sentAt, now: now)
+            fill(&window)
+        }
+        now = end
+        return Double(answers - startAnswers) / seconds
+    }
+
+    private mutating func fill(_ window: inout InFlightWindow) {
+        while pending.count < min(window.size, streamLimit) {
+            let service = max(now, lastDeparture + 1 / capacity)
+            lastDeparture = service
+            let delay = latency.lowerBound + (latency.upperBound - latency.lowerBound) * random.unit()
+            push((service + delay, now))
+        }
+        window.observe(inFlight: pending.count, capacity: streamLimit)
+        peakInFlight = max(peakInFlight, pending.count)
+        peakWindow = max(peakWindow, window.size)
+    }
+
+    private mutating func push(_ item: (answerAt: Double, sentAt: Double)) {
+        pending.append(item)
+        var child = pending.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard pending[child].answerAt < pending[parent].answerAt else { break }
+            pending.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popFirst() {
+        pending.swapAt(0, pending.count - 1)
+        pending.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < pending.count, pending[left].answerAt < pending[smallest].answerAt { smallest = left }
+            if right < pending.count, pending[right].answerAt < pending[smallest].answerAt { smallest = right }
+            guard smallest != parent else { return }
+            pending.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}
+
+/// A seeded generator, so simulations repeat exactly.
+struct SplitMixRandom {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func unit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+    }
+}
+
+@Suite("In-flight window")
+struct InFlightWindowTests {
+    @Test("starts small, within the minimum and the hard cap")
+    func startsSmall() {
+        #expect(InFlightWindow().size == 16)
+        var capped = InFlightWindow.Settings()
+        capped.maximum = 5
+        #expect(InFlightWindow(settings: capped).size == 5)
+        var floor = InFlightWindow.Settings()
+        floor.initial = 1
+        floor.minimum = 4
+        #expect(InFlightWindow(settings: floor).size == 4)
+    }
+
+    @Test("slow start doubles once per round trip while the rate grows")
+    func slowStartDoubles() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010, streamLimit: 10_000)
+        var sizes: [Int] = []
+        for _ in 0..<6 {
+            server.run(&window, seconds: 0.010)
+            sizes.append(window.size)
+        }
+        #expect(sizes == [16, 32, 64, 128, 256, 512], "\(sizes)")
+    }
+
+    @Test("never above the server's stream limit, however fast the server")
+    func serverLimit() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010, streamLimit: 1000)
+        server.run(&window, seconds: 2)
+        #expect(window.size == 1000)
+        #expect(server.peakWindow == 1000)
+    }
+
+    @Test("a lowered stream limit lowers the window")
+    func loweredStreamLimit() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010, streamLimit: 1000)
+        server.run(&window, seconds: 1)
+        #expect(window.size == 1000)
+        server.streamLimit = 10
+        server.run(&window, seconds: 1)
+        #expect(window.size == 10)
+    }
+
+    @Test("--max-in-flight caps the window")
+    func hardCap() {
+        var settings = InFlightWindow.Settings()
+        settings.maximum = 40
+        var window = InFlightWindow(settings: settings)
+        var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010)
+        server.run(&window, seconds: 2)
+        #expect(server.peakWindow == 40)
+        #expect(server.peakInFlight == 40)
+    }
+
+    /// (capacity per second, latency range in seconds): a fast server with jitter like the mock's, a slow one.
+    static let servers: [(Double, ClosedRange<Double>)] = [
+        (5_000, 0...0.005), (20_000, 0.001...0.003), (2_000, 0.050...0.100), (10_000, 0.050...0.100),
+    ]
+
+    @Test("keeps the server's rate with about twice the rate × latency product in flight", arguments: servers)
+    func keepsTheRate(capacity: Double, latency: ClosedRange<Double>) {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: capacity, latency: latency, streamLimit: 3000)
+        server.run(&window, seconds: 3)
+        server.resetPeaks()
+        let rate = server.run(&window, seconds: 5)
+        let needed = capacity * (latency.lowerBound + latency.upperBound) / 2
+        // The hill climb's probes cost a little: a stage a quarter above, a stage 15 % below.
+        #expect(rate >= 0.92 * capacity, "rate \(rate) of \(capacity)")
+        #expect(Double(server.peakInFlight) <= max(40, 3.5 * needed), "peak \(server.peakInFlight), needed \(needed)")
+        #expect(Double(window.size) >= 0.8 * needed, "window \(window.size), needed \(needed)")
+    }
+
+    @Test("backs off when latency rises without throughput: a server that slows down shrinks the window")
+    func backsOff() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 50_000, latency: 0.002...0.002, streamLimit: 3000)
+        server.run(&window, seconds: 2)
+        let before = window.size
+        #expect(before >= 100, "window \(before) for a product of 100")
+        server.capacity = 2_000  // same latency, a twenty-fifth of the throughput: more in flight only queues
+        server.run(&window, seconds: 10)
+        #expect(window.size <= 20, "window \(window.size) after the server slowed to a product of 4")
+        #expect(window.size < before)
+    }
+
+    @Test("follows a server whose latency grows: the window opens to keep the rate")
+    func followsHigherLatency() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 2_000, latency: 0.002...0.002, streamLimit: 3000)
+        server.run(&window, seconds: 5)
+        #expect(window.size <= 40, "window \(window.size) for a product of 4")
+        server.latency = 0.080...0.080
+        server.run(&window, seconds: 15)  // one base-latency probe at most ten seconds on
+        let rate = server.run(&window, seconds: 3)
+        #expect(rate >= 0.92 * 2_000, "rate \(rate) after the latency rose to 80 ms")
+        #expect(window.size >= 130, "window \(window.size) for a product of 160")
+    }
+
+    @Test("a server that takes more later: the window grows with the rate")
+    func growsWithRate() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 1_000, latency: 0.010...0.010, streamLimit: 3000)
+        server.run(&window, seconds: 3)
+        #expect(window.size <= 40, "window \(window.size) for a product of 10")
+        server.capacity = 20_000
+        let rate = server.run(&window, seconds: 3)
+        #expect(window.size >= 200, "window \(window.size) for a product of 200")
+        #expect(rate >= 10_000)
+    }
+}
