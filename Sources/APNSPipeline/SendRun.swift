@@ -73,6 +73,7 @@ public enum SendRun {
         let journal = try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal, inputPaths: paths)
         let loop = try EventLoop()
+        defer { loop.shutdown() }  // the timers below hold the loop: drop them, or it never goes away
         let pool = try APNSClientPool(configuration: options.client, loop: loop)
         let scheduler = EventLoopScheduler(loop: loop)
         var duplicates = DuplicateFilter()
