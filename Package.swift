@@ -79,8 +79,8 @@ if Context.environment["APNS_BULK_FUZZ"] == "1" {
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(
-            name: "Fuzz\(target.name)", dependencies: target.dependencies + ["FuzzDriver"], path: "Tests/Fuzz/\(target.name)",
-            exclude: ["corpus"]
+            name: "Fuzz\(target.name)", dependencies: target.dependencies + ["FuzzDriver"],
+            path: "Tests/Fuzz/\(target.name)", exclude: ["corpus"]
         ))
         package.products.append(.executable(name: "Fuzz\(target.name)", targets: ["Fuzz\(target.name)"]))
     }

@@ -29,7 +29,8 @@ private func walk(_ value: JSONScanner.Value, in scanner: JSONScanner) {
     case .object:
         scanner.forEachMember(of: value) { key, member in
             precondition(key.kind == .string, "an object key is not a string")
-            precondition(value.range.lowerBound < key.range.lowerBound && member.range.upperBound < value.range.upperBound)
+            precondition(value.range.lowerBound < key.range.lowerBound, "a key starts before its object")
+            precondition(member.range.upperBound < value.range.upperBound, "a member ends after its object")
             walk(key, in: scanner)
             walk(member, in: scanner)
         }
