@@ -30,6 +30,10 @@ final class PoolDriver: PushTransportDelegate {
         pool.delegate = self
     }
 
+    deinit {
+        loop.shutdown()  // connections still registered, and their timers, hold the loop
+    }
+
     /// Sends `notifications` and runs the loop until each has a final outcome, the transport failed, or no
     /// outcome arrived for `timeout` seconds (a deadline that a sanitizer's slowdown stretches instead of
     /// failing; at most 600 s in all).
