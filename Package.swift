@@ -68,3 +68,24 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets, one per parser (Tests/Fuzz/<name>/), each run by libFuzzer's driver (FuzzDriver): declared
+// only when APNS_BULK_FUZZ=1, because they link only with -sanitize=fuzzer. scripts/fuzz.sh builds and runs them.
+if Context.environment["APNS_BULK_FUZZ"] == "1" {
+    package.targets.append(.target(name: "FuzzDriver", path: "Tests/Fuzz/FuzzDriver"))
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("JSONScanner", ["APNSCore"]),
+        ("NDJSONRecord", ["APNSCore", "APNSPipeline"]),
+        ("CSVRecord", ["APNSCore", "APNSPipeline"]),
+        ("PayloadTemplate", ["APNSCore", "APNSPipeline"]),
+        ("ResultLine", ["APNSPipeline"]),
+        ("ProxyResponse", ["APNSTransport"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "Fuzz\(target.name)", dependencies: target.dependencies + ["FuzzDriver"],
+            path: "Tests/Fuzz/\(target.name)", exclude: ["corpus"]
+        ))
+        package.products.append(.executable(name: "Fuzz\(target.name)", targets: ["Fuzz\(target.name)"]))
+    }
+}

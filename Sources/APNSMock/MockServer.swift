@@ -87,7 +87,9 @@ public final class MockServer: Sendable {
             }
             startup.succeed(MockServerStartup.Started(address: address, handle: loop.handle, listener: EventLoopBound(listener, loop: loop)))
             loop.run()
-            lifecycle.finish(listener.shutdown())
+            let counters = listener.shutdown()
+            loop.shutdown()  // what is left (timers, closing connections) holds the loop: drop it
+            lifecycle.finish(counters)
         }
         thread.name = "apns-bulk-mock"
         thread.stackSize = 8 << 20

@@ -71,6 +71,7 @@ public enum SendRun {
         let lock = options.resultsPath == "-" ? nil : try RunLock(resultsPath: options.resultsPath)
         defer { lock?.release() }
         let loop = try EventLoop()
+        defer { loop.shutdown() }  // the timers below hold the loop: drop them, or it never goes away
         let pool = try APNSClientPool(configuration: options.client, loop: loop)  // credentials, CA file, TLS
         var resume = ResumeState()
         var torn = 0

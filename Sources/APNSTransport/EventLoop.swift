@@ -97,6 +97,22 @@ public final class EventLoop {
         stopRequested = true
     }
 
+    /// Ends the loop's life once it has stopped for good: cancels every timer, deregisters every descriptor and
+    /// drops queued work and pending resolutions, none of them run. Timer actions, work and handlers often hold
+    /// the loop (or objects that hold it), so without this the loop and everything reachable from it would keep
+    /// each other alive after the last outside reference goes. Descriptors stay open until their owners close
+    /// them. Later posts through `handle` are refused; the loop must not run again.
+    public func shutdown() {
+        mailbox.close()
+        for entry in timerHeap.entries { entry.action = nil }
+        timerHeap = EventLoopTimerHeap()
+        cancelledTimers = 0
+        for fd in registrations.indices where registrations[fd] != nil { deregister(Int32(fd)) }
+        nextTurnWork.removeAll()
+        postedWork.removeAll()
+        pendingResolutions.removeAll()
+    }
+
     /// Queues `work` to run on this thread after a turn's I/O and timers: at the end of the current turn when
     /// queued from a handler or timer (a place to flush what several callbacks produced, once), else at the end
     /// of the next one. Work queued by such work waits for the following turn. The loop does not block while

@@ -81,6 +81,7 @@ struct EventLoopTests {
         #expect(count == 1)
         loop.runOnce(timeout: 0)
         #expect(count == 2)
+        loop.shutdown()  // the timer still armed holds the loop
     }
 
     @Test("work posted from another thread wakes a blocked loop")

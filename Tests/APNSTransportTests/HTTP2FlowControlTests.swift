@@ -15,7 +15,7 @@ struct HTTP2FlowControlTests {
         var fields = HTTP2HeaderFieldList()
         APNSLikeTraffic.fill(&fields, tag: 1)
         try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: payload, tag: 1)
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             if case .request(let request) = event { try? APNSLikeTraffic.answer(request, on: pair.server) }
         }
         pair.interact()
@@ -42,7 +42,7 @@ struct HTTP2FlowControlTests {
         }
         #expect(pair.client.availableStreamSlots == 0)
         var mismatches = 0
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
             let tag = UInt64(request.streamID + 1) / 2
             if request.body != payloads[tag] { mismatches += 1 }
@@ -68,7 +68,7 @@ struct HTTP2FlowControlTests {
             APNSLikeTraffic.fill(&fields, tag: tag)
             try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: [], tag: tag)
         }
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
             let tag = UInt64(request.streamID + 1) / 2
             try? pair.server.respond(to: request.streamID, status: 500, body: Self.body(tag: tag, count: 4000))

@@ -112,7 +112,7 @@ struct HTTP2GoawayTests {
         #expect(throws: HTTP2Error.sessionClosing) {
             try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: [], tag: 2)
         }
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             if case .request(let request) = event { try? APNSLikeTraffic.answer(request, on: pair.server) }
         }
         pair.interact()

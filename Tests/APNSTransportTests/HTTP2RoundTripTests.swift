@@ -14,7 +14,7 @@ struct HTTP2RoundTripTests {
         fields.append(name: "apns-priority", decimal: 5)
         fields.append(name: "apns-collapse-id", value: "group-7".utf8)
         let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
             var answer = HTTP2HeaderFieldList()
             answer.append(name: "apns-id", value: request.fields.firstValue(of: "apns-id") ?? [])
@@ -61,7 +61,7 @@ struct HTTP2RoundTripTests {
     func answerConversion() throws {
         let pair = try InMemoryHTTP2Pair()
         var answers: [PushAnswerSummary] = []
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
             try? pair.server.respond(
                 to: request.streamID, status: 410, headers: [("apns-id", "00000000-0000-4000-8000-000000000009")],

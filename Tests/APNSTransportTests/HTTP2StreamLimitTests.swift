@@ -9,7 +9,7 @@ struct HTTP2StreamLimitTests {
         let block = try APNSLikeTraffic.block()
         var fields = HTTP2HeaderFieldList()
         var next: UInt64 = 1
-        pair.beforeStep = {
+        pair.beforeStep = { [unowned pair] in
             while next <= total, pair.client.availableStreamSlots > 0 {
                 APNSLikeTraffic.fill(&fields, tag: next)
                 _ = try? pair.client.submitRequest(block: block, fields: fields, body: APNSLikeTraffic.payload, tag: next)
@@ -17,7 +17,7 @@ struct HTTP2StreamLimitTests {
             }
         }
         if answer {
-            pair.onServerEvent = { event in
+            pair.onServerEvent = { [unowned pair] event in
                 if case .request(let request) = event { try? APNSLikeTraffic.answer(request, on: pair.server) }
             }
         }
@@ -29,20 +29,20 @@ struct HTTP2StreamLimitTests {
         try Self.pipeline(pair, total: 2000)
         var peak = 0
         var violations = 0
-        pair.afterServerReceive = {
+        pair.afterServerReceive = { [unowned pair] in
             peak = max(peak, pair.server.openStreamCount)
             if pair.server.openStreamCount > pair.server.announcedMaxConcurrentStreams { violations += 1 }
         }
         // The client's own accounting never lets it start more than it knows the server allows.
         var clientOverLimit = 0
         let submit = pair.beforeStep
-        pair.beforeStep = {
+        pair.beforeStep = { [unowned pair] in
             submit()
             if pair.client.openStreamCount > pair.client.streamSlots.limit { clientOverLimit += 1 }
         }
         var raised = false
         let answerAndRaise = pair.onServerEvent
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             if case .request = event, !raised {
                 raised = true  // the mock raises after the first request with a valid token
                 try? pair.server.setMaxConcurrentStreams(1000)
@@ -87,7 +87,7 @@ struct HTTP2StreamLimitTests {
         var acknowledged = false
         var newStreamsOverLimit = 0
         var pending = pair.serverRequests.map(\.streamID)
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             switch event {
             case .settingsAcknowledged:
                 acknowledged = true
@@ -132,7 +132,7 @@ struct HTTP2StreamLimitTests {
             APNSLikeTraffic.fill(&fields, tag: tag)
             try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
         }
-        pair.onServerEvent = { event in
+        pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
             if request.streamID == 3 {
                 try? pair.server.resetStream(request.streamID, errorCode: .refusedStream)

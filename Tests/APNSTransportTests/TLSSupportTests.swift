@@ -131,6 +131,26 @@ func spin(_ loop: EventLoop, seconds: Double = 10, until done: () -> Bool) {
     while !done() && EventLoopInstant.now() < deadline { loop.runOnce(timeout: 0.05) }
 }
 
+/// Runs loop turns until `done`, for as long as `progress` keeps growing: gives up after `idleSeconds` without
+/// progress, or `limitSeconds` in all. A deadline for bulk transfers that a slow machine or a sanitizer's
+/// slowdown stretches instead of failing, and that still ends a stalled transfer quickly.
+func spin(_ loop: EventLoop, idleSeconds: Double, limitSeconds: Double = 600, progress: () -> Int,
+          until done: () -> Bool) {
+    let limit = EventLoopInstant.now().advanced(bySeconds: limitSeconds)
+    var lastProgress = progress()
+    var idleDeadline = EventLoopInstant.now().advanced(bySeconds: idleSeconds)
+    while !done() {
+        let now = EventLoopInstant.now()
+        guard now < limit, now < idleDeadline else { return }
+        loop.runOnce(timeout: 0.05)
+        let current = progress()
+        if current != lastProgress {
+            lastProgress = current
+            idleDeadline = EventLoopInstant.now().advanced(bySeconds: idleSeconds)
+        }
+    }
+}
+
 @Suite("TLS credentials")
 struct TLSSupportTests {
     @Test("identities load from PEM files, PEM text, PKCS#12 and legacy PKCS#12")

@@ -103,7 +103,7 @@ struct InterruptedSend {
         send.arguments = ["send", campaign, "--results", results, "--rate", "\(rate)"] + mock.clientArguments
         send.standardError = FileHandle.nullDevice
         try send.run()
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
         while Date() < deadline {
             written = (try? FileManager.default.attributesOfItem(atPath: results)[.size] as? Int) ?? 0
             if written >= waitForBytes || !send.isRunning { break }

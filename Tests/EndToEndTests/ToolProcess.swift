@@ -16,14 +16,23 @@ enum Tool {
 
     static func path(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
 
+    /// How many times longer than usual the tests wait for a process (`APNS_BULK_TEST_TIME_SCALE`, default 1):
+    /// scripts/test.sh raises it for the sanitizer runs, which slow the executable down many times.
+    static let timeScale: Double = {
+        guard let text = ProcessInfo.processInfo.environment["APNS_BULK_TEST_TIME_SCALE"], let scale = Double(text),
+              scale >= 1 else { return 1 }
+        return scale
+    }()
+
     struct Result {
         let status: Int32
         let stdout: String
         let stderr: String
     }
 
-    /// Runs the tool to completion (killed after `timeout` seconds).
+    /// Runs the tool to completion (killed after `timeout` × `timeScale` seconds).
     static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
+        let timeout = timeout * timeScale
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -98,7 +107,7 @@ final class MockProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         var found: Int?
-        for _ in 0..<300 {
+        for _ in 0..<Int(300 * Tool.timeScale) {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
                let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 found = value
@@ -130,7 +139,7 @@ final class MockProcess: @unchecked Sendable {
     /// Stops the mock (SIGINT) and returns its counters.
     func stop() throws -> [String: Any] {
         if process.isRunning { kill(process.processIdentifier, SIGINT) }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(10 * Tool.timeScale)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

@@ -207,7 +207,7 @@ struct ClientAgainstMockTests {
         var configuration = fixture.clientConfiguration(connections: 1)
         configuration.tls.trustRoots = .pem(try TestCertificateAuthority().certificatePEM)
         let driver = try PoolDriver(configuration: configuration)
-        driver.run(MockFixture.notifications(3), timeout: 10)
+        driver.run(MockFixture.notifications(3))
         _ = fixture.server.stop()
         let error = try #require(driver.failure as? TransportError)
         #expect(error.kind == .certificateVerifyFailed, "\(error)")
@@ -219,7 +219,7 @@ struct ClientAgainstMockTests {
         var wrong = fixture.clientConfiguration(connections: 1)
         wrong.tls.pinnedSPKISHA256 = [String(repeating: "A", count: 43) + "="]
         let refused = try PoolDriver(configuration: wrong)
-        refused.run(MockFixture.notifications(3), timeout: 10)
+        refused.run(MockFixture.notifications(3))
         let error = try #require(refused.failure as? TransportError)
         #expect(error.kind == .pinMismatch, "\(error)")
 
@@ -227,7 +227,7 @@ struct ClientAgainstMockTests {
         let caPEM = try #require(fixture.server.caPEM)
         right.tls.pinnedSPKISHA256 = try SPKIPin.pins(pem: caPEM).map(\.base64)
         let accepted = try PoolDriver(configuration: right)
-        accepted.run(MockFixture.notifications(3), timeout: 10)
+        accepted.run(MockFixture.notifications(3))
         accepted.close()
         _ = fixture.server.stop()
         #expect(accepted.failure == nil)

@@ -32,15 +32,27 @@ final class PoolDriver: PushTransportDelegate {
         pool.delegate = self
     }
 
-    /// Sends `notifications` and runs the loop until each has a final outcome, the transport failed, or `timeout`.
+    deinit {
+        loop.shutdown()  // connections still registered, and their timers, hold the loop
+    }
+
+    /// Sends `notifications` and runs the loop until each has a final outcome, the transport failed, or no
+    /// outcome arrived for `timeout` seconds (a deadline that a sanitizer's slowdown stretches instead of
+    /// failing; at most 600 s in all).
     func run(_ notifications: [PushNotification], timeout: Double = 30) {
         pending = notifications.enumerated().map { (UInt64($0.offset + 1), $0.element) }.reversed()
         let total = notifications.count
         pool.start()
         pump()
-        let deadline = Date().addingTimeInterval(timeout)
-        while outcomes.count < total, failure == nil, Date() < deadline {
+        let limit = Date().addingTimeInterval(600)
+        var deadline = Date().addingTimeInterval(timeout)
+        var seen = outcomes.count
+        while outcomes.count < total, failure == nil, Date() < deadline, Date() < limit {
             _ = loop.runOnce(timeout: 0.05)
+            if outcomes.count != seen {
+                seen = outcomes.count
+                deadline = Date().addingTimeInterval(timeout)
+            }
         }
     }
 
@@ -49,7 +61,7 @@ final class PoolDriver: PushTransportDelegate {
         var closed = false
         closedHandler = { closed = true }
         pool.close(gracePeriod: 1)
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(30)  // ends as soon as the pool has closed
         while !closed, Date() < deadline { _ = loop.runOnce(timeout: 0.05) }
     }
 
@@ -131,7 +143,7 @@ struct MockFixture {
             authentication: .providerToken(signer, refreshIntervalSeconds: 50 * 60), tls: tls)
         configuration.connectionCount = connections
         configuration.connectionStagger = 0.01
-        configuration.requestTimeout = 10
+        configuration.requestTimeout = 60  // generous: sanitizers slow everything down many times
         return configuration
     }
 
