@@ -28,7 +28,7 @@ struct HTTP2BrokenConnectionTests {
         let pair = try HTTP2GoawayTests.pairWithStreamsInFlight(3)
         try pair.server.respond(to: 1, status: 400, body: Array(#"{"reason":"BadTopic"}"#.utf8))
         var bodiesSeen: [String] = []
-        pair.onClientEvent = { event in
+        pair.onClientEvent = { [unowned pair] event in
             guard case .response(let response) = event else { return }
             let before = String(decoding: response.body, as: UTF8.self)
             pair.client.connectionClosed()  // records two failures while this response is being read
