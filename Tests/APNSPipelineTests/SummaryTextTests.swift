@@ -12,9 +12,11 @@ struct SummaryTextTests {
         summary.reasons["input_error/Bad\r\n\u{9B}2J"] = 3
         let text = summary.text(resultsPath: "r\u{1B}.ndjson")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count == 5, "\(text.debugDescription)")
+        // stop reason, outcomes, one reason, requests, in flight, results: one line each, none forged
+        #expect(lines.count == 6, "\(text.debugDescription)")
         #expect(lines[0] == "STOPPED EARLY: APNs answered \\u{1B}]0;pwned\\u{07}\\nforged: line")
         #expect(lines[2] == "    input_error/Bad\\r\\n\\u{9B}2J: 3")
+        #expect(lines[5] == "  results: r\\u{1B}.ndjson")
         #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) })
     }
 }
