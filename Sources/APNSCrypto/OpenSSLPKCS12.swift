@@ -2,8 +2,8 @@ import COpenSSL
 
 /// Opens PKCS#12 archives (`.p12`, `.pfx`) with `PKCS12_parse`. Archives from older tools (macOS Keychain Access
 /// among them) encrypt certificates with RC2-40, which OpenSSL 3 keeps in its legacy provider: when parsing
-/// fails, the legacy provider (and the default one, which loading any provider would otherwise switch off) is
-/// loaded once into the default library context and parsing is retried.
+/// fails, the legacy provider (and the default one) is loaded once (`OpenSSLLegacyProviders`) and parsing is
+/// retried.
 enum OpenSSLPKCS12 {
     /// What an archive held, each object owned by its wrapper.
     struct Contents {
@@ -26,7 +26,7 @@ enum OpenSSLPKCS12 {
             guard verified else { throw OpenSSLError.failure("PKCS12_verify_mac", kind: .wrongPassword) }
         }
         var outcome = parseVerified(archive, password: password)
-        if case .failed = outcome, legacyProvidersLoaded {
+        if case .failed = outcome, OpenSSLLegacyProviders.load() {
             OpenSSLError.clearQueue()
             outcome = parseVerified(archive, password: password)
         }
@@ -65,9 +65,4 @@ enum OpenSSLPKCS12 {
         guard let ownedCertificate else { return .incomplete(missing: "certificate") }
         return .parsed(Contents(key: ownedKey, certificate: ownedCertificate, chain: ownedChain))
     }
-
-    /// Loads the default and legacy providers into the default library context, once per process (the first
-    /// access runs it; Swift makes that thread-safe). They stay loaded for the life of the process.
-    private static let legacyProvidersLoaded: Bool =
-        OSSL_PROVIDER_load(nil, "default") != nil && OSSL_PROVIDER_load(nil, "legacy") != nil
 }

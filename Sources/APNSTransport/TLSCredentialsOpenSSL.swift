@@ -1,3 +1,4 @@
+import APNSCrypto
 import COpenSSL
 import Foundation
 
@@ -100,7 +101,7 @@ enum TLSCredentialsOpenSSL {
         if let identity = try parsePKCS12(bytes, password: password, source: source) { return identity }
         // Keychain Access exports use RC2-40 or 3DES, which OpenSSL 3 keeps in its legacy provider. Loading it
         // adds algorithms and changes no defaults (the default provider must then be loaded explicitly).
-        TLSLegacyProvider.load()
+        OpenSSLLegacyProviders.load()
         if let identity = try parsePKCS12(bytes, password: password, source: source) { return identity }
         throw TLSErrorOpenSSL.failure(.invalidConfiguration, "\(source): cannot read PKCS#12 (wrong password?)")
     }
@@ -156,16 +157,3 @@ private let passphraseCallback: @convention(c) (UnsafeMutablePointer<CChar>?, In
         buffer.update(from: text, count: length)
         return Int32(length)
     }
-
-/// Loads OpenSSL's default and legacy providers into the default library context, once per process.
-enum TLSLegacyProvider {
-    private static let loaded: Bool = {
-        // Both handles stay loaded for the life of the process.
-        let defaultProvider = OSSL_PROVIDER_load(nil, "default")
-        let legacyProvider = OSSL_PROVIDER_load(nil, "legacy")
-        return defaultProvider != nil && legacyProvider != nil
-    }()
-
-    @discardableResult
-    static func load() -> Bool { loaded }
-}
