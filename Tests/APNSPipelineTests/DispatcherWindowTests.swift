@@ -7,9 +7,9 @@ import Testing
 /// The dispatcher keeps no more requests in flight than its window, whatever the transport offers.
 @Suite("Dispatcher in-flight window")
 struct DispatcherWindowTests {
-    /// Lets an answer closure look at the run it belongs to.
+    /// Lets an answer closure look at the run it belongs to (weakly: the run holds the closure).
     private final class RunBox {
-        var run: DispatchRun?
+        weak var run: DispatchRun?
         var violations = 0
         var largestWindow = 0
     }
