@@ -48,7 +48,7 @@ sanitized_tests() {
     local sanitizer=$1 scratch=$2
     shift 2
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
-    APNS_BULK_BIN="$PWD/$scratch/debug/apns-bulk" APNS_BULK_TEST_TIME_SCALE=5 \
+    APNS_BULK_BIN="$PWD/$scratch/debug/apns-bulk" APNS_BULK_TEST_TIME_SCALE=5 APNS_BULK_SANITIZER="$sanitizer" \
         LSAN_OPTIONS="suppressions=$PWD/Tests/Sanitizers/lsan.supp" \
         swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "$@"
 }

@@ -126,7 +126,11 @@ struct RunFilesEndToEndTests {
         _ = try mock.stop()
     }
 
-    @Test("a full disk ends the run with exit 1 and a summary; --resume then finishes, nothing sent twice")
+    /// Under ThreadSanitizer its runtime dies of SIGBUS at start-up in a process with a small RLIMIT_FSIZE, before
+    /// any of our code runs: the test runs in the plain and AddressSanitizer passes of the test command only.
+    @Test("a full disk ends the run with exit 1 and a summary; --resume then finishes, nothing sent twice",
+          .disabled(if: ProcessInfo.processInfo.environment["APNS_BULK_SANITIZER"] == "thread",
+                    "ThreadSanitizer's runtime cannot start under a small file-size limit"))
     func diskFullThenResume() throws {
         let total = 3000
         let out = try TemporaryDirectory()
