@@ -9,15 +9,19 @@
 # .build-fuzz/artifacts/<name>-crash-* and is replayed with `.build-fuzz/debug/Fuzz<name> <file>`.
 #
 # --merge adds the new inputs that reach new code and are at most 4 KiB to the seed corpus (commit them by hand).
+# --replay runs every seed-corpus input once (-runs=0) and explores nothing: deterministic, what the test command
+# runs until the two inputs timed fuzzing found (see README, Development) are fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_PER_TARGET=60
 MERGE=0
+REPLAY=0
 for argument in "$@"; do
     case "$argument" in
         --merge) MERGE=1 ;;
-        *[!0-9]* | '') echo "usage: scripts/fuzz.sh [seconds per target] [--merge]" >&2; exit 2 ;;
+        --replay) REPLAY=1 ;;
+        *[!0-9]* | '') echo "usage: scripts/fuzz.sh [seconds per target] [--merge] [--replay]" >&2; exit 2 ;;
         *) SECONDS_PER_TARGET=$argument ;;
     esac
 done
@@ -35,9 +39,17 @@ failed=()
 for target in "${TARGETS[@]}"; do
     found="$SCRATCH/corpus/$target"
     mkdir -p "$found"
-    echo "fuzz: $target for ${SECONDS_PER_TARGET}s" >&2
-    if ! "$SCRATCH/debug/Fuzz$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$SCRATCH/artifacts/$target-" "$found" "Tests/Fuzz/$target/corpus" \
+    if [ "$REPLAY" = 1 ]; then
+        echo "fuzz: $target: replaying the seed corpus" >&2
+        budget=(-runs=0)
+        corpora=("Tests/Fuzz/$target/corpus")
+    else
+        echo "fuzz: $target for ${SECONDS_PER_TARGET}s" >&2
+        budget=(-max_total_time="$SECONDS_PER_TARGET")
+        corpora=("$found" "Tests/Fuzz/$target/corpus")
+    fi
+    if ! "$SCRATCH/debug/Fuzz$target" "${budget[@]}" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$SCRATCH/artifacts/$target-" "${corpora[@]}" \
         >"$SCRATCH/$target.log" 2>&1; then
         tail -n 60 "$SCRATCH/$target.log" >&2
         failed+=("$target")
@@ -61,4 +73,8 @@ if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz: FAILED: ${failed[*]} (inputs in $SCRATCH/artifacts/)" >&2
     exit 1
 fi
-echo "fuzz: ${#TARGETS[@]} targets, ${SECONDS_PER_TARGET}s each, no crash" >&2
+if [ "$REPLAY" = 1 ]; then
+    echo "fuzz: ${#TARGETS[@]} targets, every seed input replayed, no crash" >&2
+else
+    echo "fuzz: ${#TARGETS[@]} targets, ${SECONDS_PER_TARGET}s each, no crash" >&2
+fi
