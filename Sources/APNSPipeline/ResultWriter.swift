@@ -21,67 +21,43 @@ public final class ResultWriter {
     /// Bytes of a torn last line that opening in `.append` mode cut off.
     public let droppedTornBytes: Int
 
-    private let sink: any ByteSink
-    private let file: POSIXFile?
-    private var buffer: [UInt8] = []
-    private var failure: PipelineError?
+    private let output: BufferedOutput
 
     /// Writes to any sink; `writeHeader` starts a CSV file with its header row.
     public init(sink: any ByteSink, format: ResultFormat, writeHeader: Bool = true) {
-        self.sink = sink
-        self.file = nil
+        output = BufferedOutput(sink: sink, file: nil, reservingCapacity: 64 * 1024)
         self.format = format
         self.droppedTornBytes = 0
-        buffer.reserveCapacity(64 * 1024)
-        if format == .csv, writeHeader { ResultRecord.appendCSVHeader(to: &buffer) }
+        if format == .csv, writeHeader { ResultRecord.appendCSVHeader(to: &output.bytes) }
     }
 
     /// Opens a result file: `.create` empties it; `.append` continues it (`send --resume`), first cutting off a
     /// torn last line so that new lines never join it. `-` is standard output.
     public init(path: String, format: ResultFormat, mode: AppendOnlyFile.Mode) throws(PipelineError) {
         let opened = try AppendOnlyFile.open(path, mode: mode)
-        self.sink = opened.file
-        self.file = path == "-" ? nil : opened.file
+        output = BufferedOutput(
+            sink: opened.file, file: path == "-" ? nil : opened.file, reservingCapacity: 64 * 1024)
         self.format = format
         self.droppedTornBytes = opened.droppedTornBytes
-        buffer.reserveCapacity(64 * 1024)
-        if format == .csv, opened.isEmpty { ResultRecord.appendCSVHeader(to: &buffer) }
+        if format == .csv, opened.isEmpty { ResultRecord.appendCSVHeader(to: &output.bytes) }
     }
 
     /// Adds one record's line to the buffer.
     public func write(_ record: ResultRecord) throws(PipelineError) {
         switch format {
-        case .ndjson: record.appendNDJSON(to: &buffer)
-        case .csv: record.appendCSV(to: &buffer)
+        case .ndjson: record.appendNDJSON(to: &output.bytes)
+        case .csv: record.appendCSV(to: &output.bytes)
         }
         recordsWritten += 1
-        if buffer.count >= Self.autoFlushBytes { try flush() }
+        if output.bytes.count >= Self.autoFlushBytes { try flush() }
     }
 
     /// Writes what is buffered (one write(2), looping only on short writes).
-    public func flush() throws(PipelineError) {
-        if let failure { throw failure }
-        guard !buffer.isEmpty else { return }
-        do {
-            try sink.write(buffer, count: buffer.count)
-        } catch {
-            failure = error
-            throw error
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
+    public func flush() throws(PipelineError) { try output.flush() }
 
     /// Forces what was flushed to the disk (fdatasync); nothing to do for standard output or memory.
-    public func synchronize() throws(PipelineError) {
-        if let failure { throw failure }
-        do {
-            try file?.synchronizeData()
-        } catch {
-            failure = error  // the data may not be on the disk: nothing more is written
-            throw error
-        }
-    }
+    public func synchronize() throws(PipelineError) { try output.synchronize() }
 
     /// Bytes waiting for `flush()`.
-    public var bufferedByteCount: Int { buffer.count }
+    public var bufferedByteCount: Int { output.bytes.count }
 }

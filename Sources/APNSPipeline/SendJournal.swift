@@ -9,27 +9,21 @@ public final class SendJournal {
     /// The journal that goes with a result file.
     public static func path(forResults resultsPath: String) -> String { resultsPath + ".journal" }
 
-    private let sink: any ByteSink
-    private let file: POSIXFile?
-    private var buffer: [UInt8] = []
-    private var failure: PipelineError?
+    private let output: BufferedOutput
     /// Bytes of a torn last line that opening in `.append` mode cut off.
     public let droppedTornBytes: Int
 
     public init(sink: any ByteSink) {
-        self.sink = sink
-        file = nil
+        output = BufferedOutput(sink: sink, file: nil, reservingCapacity: 16 * 1024)
         droppedTornBytes = 0
-        buffer.reserveCapacity(16 * 1024)
     }
 
     /// Opens the journal file: `.create` for a new run, `.append` to continue one.
     public init(path: String, mode: AppendOnlyFile.Mode) throws(PipelineError) {
         let opened = try AppendOnlyFile.open(path, mode: mode)
-        sink = opened.file
-        file = path == "-" ? nil : opened.file
+        output = BufferedOutput(
+            sink: opened.file, file: path == "-" ? nil : opened.file, reservingCapacity: 16 * 1024)
         droppedTornBytes = opened.droppedTornBytes
-        buffer.reserveCapacity(16 * 1024)
     }
 
     /// Notes that a record is about to be sent (buffered until `flush()`).
@@ -43,39 +37,21 @@ public final class SendJournal {
     }
 
     /// Writes what is buffered: call it before the batch's requests are flushed to the network.
-    public func flush() throws(PipelineError) {
-        if let failure { throw failure }
-        guard !buffer.isEmpty else { return }
-        do {
-            try sink.write(buffer, count: buffer.count)
-        } catch {
-            failure = error
-            throw error
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
+    public func flush() throws(PipelineError) { try output.flush() }
 
     /// Forces what was flushed to the disk (fdatasync).
-    public func synchronize() throws(PipelineError) {
-        if let failure { throw failure }
-        do {
-            try file?.synchronizeData()
-        } catch {
-            failure = error  // the data may not be on the disk: nothing more is written
-            throw error
-        }
-    }
+    public func synchronize() throws(PipelineError) { try output.synchronize() }
 
     /// Bytes waiting for `flush()`.
-    public var bufferedByteCount: Int { buffer.count }
+    public var bufferedByteCount: Int { output.bytes.count }
 
     private func append(_ kind: UInt8, _ fileIndex: Int, _ line: Int) {
-        buffer.append(kind)
-        buffer.append(UInt8(ascii: " "))
-        JSONText.appendInteger(fileIndex, to: &buffer)
-        buffer.append(UInt8(ascii: " "))
-        JSONText.appendInteger(line, to: &buffer)
-        buffer.append(UInt8(ascii: "\n"))
+        output.bytes.append(kind)
+        output.bytes.append(UInt8(ascii: " "))
+        JSONText.appendInteger(fileIndex, to: &output.bytes)
+        output.bytes.append(UInt8(ascii: " "))
+        JSONText.appendInteger(line, to: &output.bytes)
+        output.bytes.append(UInt8(ascii: "\n"))
     }
 
     /// One journal line.
