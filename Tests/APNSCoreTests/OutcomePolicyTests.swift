@@ -50,7 +50,7 @@ struct OutcomePolicyTests {
     func rows() {
         for (status, reason, expected) in Self.table {
             #expect(reason.status == status, "\(reason)")
-            let action = OutcomePolicy.action(for: .answered(status: status, reason: reason, timestamp: nil))
+            let action = OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: reason, timestamp: nil)))
             #expect(action == expected, "\(status) \(reason)")
         }
     }
@@ -66,8 +66,8 @@ struct OutcomePolicyTests {
 
     @Test("200 is delivered whatever the body says")
     func delivered() {
-        #expect(OutcomePolicy.action(for: .answered(status: 200, reason: nil, timestamp: nil)) == .delivered)
-        #expect(OutcomePolicy.action(for: .answered(status: 200, reason: .unregistered, timestamp: 1)) == .delivered)
+        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: nil, timestamp: nil))) == .delivered)
+        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: .unregistered, timestamp: 1))) == .delivered)
     }
 
     @Test("unknown reasons fall back on the status class", arguments: [
@@ -77,8 +77,8 @@ struct OutcomePolicyTests {
         (503, .retry(.afterBackoff)), (204, .delivered),
     ])
     func fallback(status: Int, expected: SendAction) {
-        #expect(OutcomePolicy.action(for: .answered(status: status, reason: .unknown("Novel"), timestamp: nil)) == expected)
-        #expect(OutcomePolicy.action(for: .answered(status: status, reason: nil, timestamp: nil)) == expected)
+        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: .unknown("Novel"), timestamp: nil))) == expected)
+        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: nil, timestamp: nil))) == expected)
     }
 
     @Test("transport failures: unprocessed is resent, lost answers are in doubt")
@@ -96,10 +96,10 @@ struct OutcomePolicyTests {
                               body: Array(#"{"reason":"Unregistered","timestamp":1767225600123}"#.utf8))
         #expect(gone.reason == .unregistered)
         #expect(gone.timestamp == 1_767_225_600_123)
-        #expect(OutcomePolicy.action(for: gone.outcome) == .prune)
+        #expect(OutcomePolicy.action(for: .answered(gone)) == .prune)
         let odd = PushAnswer(status: 500, apnsID: nil, apnsUniqueID: nil, body: Array("<html>".utf8))
         #expect(odd.reason == nil)
-        #expect(OutcomePolicy.action(for: odd.outcome) == .retry(.afterBackoff))
+        #expect(OutcomePolicy.action(for: .answered(odd)) == .retry(.afterBackoff))
     }
 
     @Test("replay takes exactly the retryable outcomes")

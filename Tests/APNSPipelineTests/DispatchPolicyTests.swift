@@ -29,7 +29,7 @@ struct DispatchPolicyTests {
     @Test("the campaign stops after the threshold of same-reason campaign failures in a row")
     func stopsOnCredentials() {
         var health = CampaignHealth(threshold: 3)
-        let invalid = OutcomePolicy.action(for: .answered(status: 403, reason: .invalidProviderToken, timestamp: nil))
+        let invalid = OutcomePolicy.action(for: .answered(PushAnswer(status: 403, reason: .invalidProviderToken)))
         #expect(health.record(invalid, reason: .invalidProviderToken) == .keepGoing)
         #expect(health.record(invalid, reason: .invalidProviderToken) == .keepGoing)
         guard case .stop(let why) = health.record(invalid, reason: .invalidProviderToken) else {

@@ -63,7 +63,7 @@ final class FakeTransport: PushTransport {
     var capacity: Int
     var latency = 0.01
     /// Decides the outcome of each send: token hex and how many times this token was sent before.
-    var answer: (_ token: String, _ previousSends: Int) -> (PushOutcome, PushAnswer?)
+    var answer: (_ token: String, _ previousSends: Int) -> PushOutcome
     private(set) var inFlight: [UInt64: PushNotification] = [:]
     private var unflushed: [UInt64] = []
     private(set) var sends: [String: Int] = [:]
@@ -74,7 +74,7 @@ final class FakeTransport: PushTransport {
     var sink: RecordingSink?
     private(set) var journalViolations = 0
 
-    init(scheduler: ManualScheduler, capacity: Int, answer: @escaping (String, Int) -> (PushOutcome, PushAnswer?)) {
+    init(scheduler: ManualScheduler, capacity: Int, answer: @escaping (String, Int) -> PushOutcome) {
         self.scheduler = scheduler
         self.capacity = capacity
         self.answer = answer
@@ -99,10 +99,10 @@ final class FakeTransport: PushTransport {
             let previous = sends[token, default: 0]
             sends[token] = previous + 1
             totalSends += 1
-            let (outcome, answer) = self.answer(token, previous)
+            let outcome = self.answer(token, previous)
             scheduler.schedule(after: latency) { [weak self] in
                 guard let self, self.inFlight.removeValue(forKey: tag) != nil else { return }
-                self.delegate?.transport(completed: tag, outcome: outcome, answer: answer)
+                self.delegate?.transport(completed: tag, outcome: outcome)
                 self.delegate?.transportHasFreeSlots()
             }
         }
@@ -115,7 +115,7 @@ final class FakeTransport: PushTransport {
             guard let self else { return }
             for tag in self.inFlight.keys.sorted() {
                 self.inFlight[tag] = nil
-                self.delegate?.transport(completed: tag, outcome: .failed(.answerLost("connection closed")), answer: nil)
+                self.delegate?.transport(completed: tag, outcome: .failed(.answerLost("connection closed")))
             }
             self.delegate?.transportDidClose()
         }
@@ -143,13 +143,12 @@ enum Fixture {
         }
     }
 
-    static func ok(_ id: String = "00000000-0000-4000-8000-000000000000") -> (PushOutcome, PushAnswer?) {
-        (.answered(status: 200, reason: nil, timestamp: nil), PushAnswer(status: 200, apnsID: id))
+    static func ok(_ id: String = "00000000-0000-4000-8000-000000000000") -> PushOutcome {
+        .answered(PushAnswer(status: 200, apnsID: id))
     }
 
-    static func rejected(_ status: Int, _ reason: APNSReason, timestamp: Int64? = nil) -> (PushOutcome, PushAnswer?) {
-        (.answered(status: status, reason: reason, timestamp: timestamp),
-         PushAnswer(status: status, apnsID: "x", reason: reason, timestamp: timestamp))
+    static func rejected(_ status: Int, _ reason: APNSReason, timestamp: Int64? = nil) -> PushOutcome {
+.answered(PushAnswer(status: status, apnsID: "x", reason: reason, timestamp: timestamp))
     }
 }
 
@@ -165,7 +164,7 @@ final class DispatchRun {
     init(records: [DispatchRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
          resume: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
          resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 },
-         answer: @escaping (String, Int) -> (PushOutcome, PushAnswer?)) {
+         answer: @escaping (String, Int) -> PushOutcome) {
         transport = FakeTransport(scheduler: scheduler, capacity: capacity, answer: answer)
         transport.sink = sink
         source = ArraySource(records)

@@ -94,7 +94,7 @@ struct DispatcherTests {
     @Test("refused streams are resent without using up attempts")
     func refusedStreams() throws {
         let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))]) { _, previous in
-            previous < 3 ? (.failed(.refusedStream), nil) : Fixture.ok()
+            previous < 3 ? .failed(.refusedStream) : Fixture.ok()
         }
         _ = try #require(run.run())
         let result = try #require(run.sink.results.first)
@@ -106,7 +106,7 @@ struct DispatcherTests {
     @Test("a lost answer is in doubt, and resent only when asked")
     func inDoubt() throws {
         let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))]) { _, previous in
-            previous == 0 ? (.failed(.answerLost("GOAWAY")), nil) : Fixture.ok()
+            previous == 0 ? .failed(.answerLost("GOAWAY")) : Fixture.ok()
         }
         _ = try #require(run.run())
         #expect(run.sink.results.map(\.outcome) == [.inDoubt])
@@ -115,7 +115,7 @@ struct DispatcherTests {
         var configuration = DispatchConfiguration()
         configuration.resendInDoubt = true
         let resending = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration) { _, previous in
-            previous == 0 ? (.failed(.answerLost("GOAWAY")), nil) : Fixture.ok()
+            previous == 0 ? .failed(.answerLost("GOAWAY")) : Fixture.ok()
         }
         _ = try #require(resending.run())
         #expect(resending.sink.results.map(\.outcome) == [.delivered])
@@ -225,7 +225,7 @@ struct DispatcherTests {
         configuration.ratePerSecond = 20  // a burst of 2: the first turn takes both tokens, sends one record
         let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], capacity: 4,
                               configuration: configuration) { _, previous in
-            previous < 2 ? (.failed(.refusedStream), nil) : Fixture.ok()
+            previous < 2 ? .failed(.refusedStream) : Fixture.ok()
         }
         let summary = try #require(runBounded(run), "the run stalled with a resend waiting")
         #expect(summary.count(.delivered) == 1)

@@ -17,7 +17,7 @@ struct DispatcherWindowTests {
     /// A run over a transport with 1000 slots whose answers check, at every flush, the window against what is in
     /// flight (a flush follows each loop turn's submits, so that is the most in flight that turn).
     private func run(records: Int, configuration: DispatchConfiguration = DispatchConfiguration(),
-                     answer: @escaping (String) -> (PushOutcome, PushAnswer?)) -> (DispatchRun, RunBox) {
+                     answer: @escaping (String) -> PushOutcome) -> (DispatchRun, RunBox) {
         let box = RunBox()
         let run = DispatchRun(
             records: (1...records).map { Fixture.record($0, token: Fixture.token($0)) }, capacity: 1000,

@@ -62,8 +62,7 @@ final class CallbackProbeTransport: PushTransport {
         answering = true
         while let tag = sent.first, !closed {
             sent.removeFirst()
-            delegate?.transport(completed: tag, outcome: .answered(status: 200, reason: nil, timestamp: nil),
-                                answer: PushAnswer(status: 200, apnsID: "x", reason: nil, timestamp: nil))
+            delegate?.transport(completed: tag, outcome: .answered(PushAnswer(status: 200, apnsID: "x")))
         }
         answering = false
         delegate?.transportHasFreeSlots()
@@ -80,10 +79,10 @@ final class CallbackProbeTransport: PushTransport {
         scheduler.schedule(after: 0) { [weak self] in
             guard let self else { return }
             for tag in lostOnes {
-                self.delegate?.transport(completed: tag, outcome: .failed(.answerLost("connection closed")), answer: nil)
+                self.delegate?.transport(completed: tag, outcome: .failed(.answerLost("connection closed")))
             }
             for tag in unsent {
-                self.delegate?.transport(completed: tag, outcome: .failed(.notSent("never sent")), answer: nil)
+                self.delegate?.transport(completed: tag, outcome: .failed(.notSent("never sent")))
             }
             self.delegate?.transportDidClose()
         }

@@ -163,7 +163,7 @@ final class PoolProbe: PushTransportDelegate {
         if submitted { pool.flush() }
     }
 
-    func transport(completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
+    func transport(completed tag: UInt64, outcome: PushOutcome) {
         #expect(outcomes[tag] == nil, "tag \(tag) reported twice")
         outcomes[tag] = outcome
     }

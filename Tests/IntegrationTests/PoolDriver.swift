@@ -86,14 +86,15 @@ final class PoolDriver: PushTransportDelegate {
         loop.executeNextTurn { [weak self] in self?.pump() }
     }
 
-    func transport(completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
+    func transport(completed tag: UInt64, outcome: PushOutcome) {
         completions += 1
         guard let notification = inFlight.removeValue(forKey: tag) else {
             outcomes[tag] = .failed(.answerLost("completed twice"))
             return
         }
-        if case .answered(let status, let reason, _) = outcome {
-            statuses[status, default: 0] += 1
+        if case .answered(let answer) = outcome {
+            let reason = answer.reason
+            statuses[answer.status, default: 0] += 1
             if let reason { reasons[reason.rawValue, default: 0] += 1 }
             if retryExpiredToken, reason == .expiredProviderToken, expiredRetried.insert(tag).inserted {
                 resends += 1

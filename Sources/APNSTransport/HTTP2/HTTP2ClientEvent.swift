@@ -55,7 +55,7 @@ public struct HTTP2Response: Sendable {
             status: status,
             apnsID: apnsID.map { String(decoding: $0, as: UTF8.self) },
             apnsUniqueID: apnsUniqueID.map { String(decoding: $0, as: UTF8.self) },
-            body: Array(body)
+            body: body
         )
     }
 }
@@ -85,7 +85,7 @@ public struct HTTP2Goaway: Sendable {
 
     /// The APNs reason in the debug data (`{"reason":"Shutdown"}`), if it holds one.
     public var reason: APNSReason? {
-        PushAnswer(status: 0, apnsID: nil, apnsUniqueID: nil, body: Array(debugData)).reason
+        APNSErrorBody(parsing: debugData).reason
     }
 }
 

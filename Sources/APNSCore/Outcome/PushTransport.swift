@@ -1,5 +1,3 @@
-import APNSCore
-
 /// The contract between the bulk dispatcher and whatever carries its requests to APNs: the connection pool in
 /// production, an in-memory fake in tests. Everything happens on one event-loop thread.
 ///
@@ -26,10 +24,10 @@ public protocol PushTransport: AnyObject {
 
 /// Hears from a `PushTransport`, on the event-loop thread.
 public protocol PushTransportDelegate: AnyObject {
-    /// One submitted request ended: APNs answered (`answer` is set) or the transport failed it.
+    /// One submitted request ended: APNs answered or the transport failed it.
     /// For `.answered` outcomes the transport has already acted on connection-level meaning (for example it has
     /// re-signed the provider token after `ExpiredProviderToken`).
-    func transport(completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?)
+    func transport(completed tag: UInt64, outcome: PushOutcome)
 
     /// Slots became free (a connection became ready, the server raised its stream limit, streams closed).
     func transportHasFreeSlots()

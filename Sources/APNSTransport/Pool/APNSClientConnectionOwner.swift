@@ -5,7 +5,7 @@ protocol APNSClientConnectionOwner: AnyObject {
     /// A request ended: answered, or failed with what the connection knows about it. `tokenSerial` is the serial of
     /// the provider token the request carried (0 without one).
     func connection(
-        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?,
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome,
         tokenSerial: Int)
     /// The handshake is done and HTTP/2 is up.
     func connectionBecameReady(_ connection: APNSClientConnection)

@@ -3,16 +3,16 @@ import APNSTransport
 
 extension Dispatcher {
     /// Acts on one answer or transport failure, as `OutcomePolicy` decides.
-    func handle(_ outcome: PushOutcome, answer: PushAnswer?, for send: inout PendingSend) {
+    func handle(_ outcome: PushOutcome, for send: inout PendingSend) {
         let action = OutcomePolicy.action(for: outcome)
         var reason: APNSReason?
         switch outcome {
-        case .answered(let status, let answerReason, _):
+        case .answered(let answer):
             send.attempts += 1
-            send.lastStatus = status
-            send.lastReason = answerReason?.rawValue
+            send.lastStatus = answer.status
+            send.lastReason = answer.reason?.rawValue
             send.lastDetail = nil
-            reason = answerReason
+            reason = answer.reason
         case .failed(let failure):
             if action == .retry(.immediately) { send.unprocessed += 1 } else { send.attempts += 1 }
             send.lastStatus = nil
@@ -21,7 +21,7 @@ extension Dispatcher {
         }
         let verdict = health.record(action, reason: reason)
         do {
-            try act(on: action, answer: answer, send: send)
+            try act(on: action, answer: outcome.answer, send: send)
         } catch {
             failRun(error, closingNow: false)  // inside the transport's callback: close it on the next turn
             return

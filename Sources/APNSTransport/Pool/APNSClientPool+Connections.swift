@@ -42,7 +42,7 @@ extension APNSClientPool {
     /// Reports a request that never reached a connection, on the next loop turn (never from inside `submit`).
     func fail(_ tag: UInt64, _ failure: TransportFailure) {
         loop.executeNextTurn { [weak self] in
-            self?.delegate?.transport(completed: tag, outcome: .failed(failure), answer: nil)
+            self?.delegate?.transport(completed: tag, outcome: .failed(failure))
         }
     }
 
@@ -102,11 +102,11 @@ extension APNSClientPool {
     // MARK: - APNSClientConnectionOwner
 
     func connection(
-        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?,
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome,
         tokenSerial: Int
     ) {
-        if case .answered(_, let reason, _) = outcome { noteTokenAnswer(reason, tokenSerial: tokenSerial) }
-        delegate?.transport(completed: tag, outcome: outcome, answer: answer)
+        if case .answered(let answer) = outcome { noteTokenAnswer(answer.reason, tokenSerial: tokenSerial) }
+        delegate?.transport(completed: tag, outcome: outcome)
         if closing, connection.inFlightCount == 0, connection.state != .closed {
             connection.close(abort: false, reason: "closing")
         }

@@ -161,11 +161,10 @@ final class APNSClientConnection: TLSConnectionDelegate {
             case .response(let response):
                 guard let serial = openTags.removeValue(forKey: response.tag) else { return }
                 hadAnswer = true
-                let answer = response.answer
-                owner?.connection(self, completed: response.tag, outcome: answer.outcome, answer: answer, tokenSerial: serial)
+                owner?.connection(self, completed: response.tag, outcome: .answered(response.answer), tokenSerial: serial)
             case .streamFailed(let tag, _, let failure):
                 guard let serial = openTags.removeValue(forKey: tag) else { return }
-                owner?.connection(self, completed: tag, outcome: .failed(failure.transportFailure), answer: nil, tokenSerial: serial)
+                owner?.connection(self, completed: tag, outcome: .failed(failure.transportFailure), tokenSerial: serial)
             case .goawayReceived:
                 if state == .ready { state = .draining }
                 owner?.connectionSlotsChanged(self)
@@ -200,7 +199,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
         for (tag, serial) in openTags.sorted(by: { $0.key < $1.key }) {
             let failure: TransportFailure = unprocessed
                 ? .notSent("the connection ended before the server's SETTINGS") : .answerLost("connection closed")
-            owner?.connection(self, completed: tag, outcome: .failed(failure), answer: nil, tokenSerial: serial)
+            owner?.connection(self, completed: tag, outcome: .failed(failure), tokenSerial: serial)
         }
         openTags.removeAll()
         owner?.connection(self, closedWith: error)
@@ -241,7 +240,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
                 let why = "no answer within \(Int(timing.requestTimeout))s; stream cancelled"
                 let failure: TransportFailure = wasSent ? .answerLost(why) : .notSent(why)
                 cancelled = true
-                owner?.connection(self, completed: tag, outcome: .failed(failure), answer: nil, tokenSerial: serial)
+                owner?.connection(self, completed: tag, outcome: .failed(failure), tokenSerial: serial)
                 guard state != .closed else { return }
             }
             startedHead += 1

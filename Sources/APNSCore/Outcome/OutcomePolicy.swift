@@ -7,10 +7,10 @@ public enum OutcomePolicy {
         switch outcome {
         case .failed(let failure):
             return action(for: failure)
-        case .answered(let status, let reason, _):
-            if status == 200 { return .delivered }
-            if let reason, let action = action(forKnown: reason) { return action }
-            return action(forStatus: status)
+        case .answered(let answer):
+            if answer.status == 200 { return .delivered }
+            if let reason = answer.reason, let action = action(forKnown: reason) { return action }
+            return action(forStatus: answer.status)
         }
     }
 

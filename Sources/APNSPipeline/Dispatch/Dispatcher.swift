@@ -120,11 +120,11 @@ public final class Dispatcher: PushTransportDelegate {
         finishIfDone()
     }
 
-    public func transport(completed tag: UInt64, outcome: PushOutcome, answer: PushAnswer?) {
+    public func transport(completed tag: UInt64, outcome: PushOutcome) {
         guard var send = inFlight.removeValue(forKey: tag) else { return }
         summary.latencies.record(max(0, scheduler.now - send.startedAt))
         if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
-        handle(outcome, answer: answer, for: &send)
+        handle(outcome, for: &send)
         schedulePump()
     }
 }

@@ -1,0 +1,24 @@
+/// An APNs answer as read off the wire: the status, the ids it carries and the parsed error body.
+public struct PushAnswer: Sendable, Hashable {
+    public var status: Int
+    public var apnsID: String?
+    /// Sent by the development environment only.
+    public var apnsUniqueID: String?
+    public var reason: APNSReason?
+    /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
+    public var timestamp: Int64?
+
+    public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil, timestamp: Int64? = nil) {
+        self.status = status
+        self.apnsID = apnsID
+        self.apnsUniqueID = apnsUniqueID
+        self.reason = reason
+        self.timestamp = timestamp
+    }
+
+    /// An answer with its error body parsed by `APNSErrorBody`.
+    public init(status: Int, apnsID: String?, apnsUniqueID: String?, body: some Collection<UInt8>) {
+        let parsed = APNSErrorBody(parsing: body)
+        self.init(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID, reason: parsed.reason, timestamp: parsed.timestamp)
+    }
+}
