@@ -9,8 +9,7 @@
 # .build-fuzz/artifacts/<name>-crash-* and is replayed with `.build-fuzz/debug/Fuzz<name> <file>`.
 #
 # --merge adds the new inputs that reach new code and are at most 4 KiB to the seed corpus (commit them by hand).
-# --replay runs every seed-corpus input once (-runs=0) and explores nothing: deterministic, what the test command
-# runs until the two inputs timed fuzzing found (see README, Development) are fixed.
+# --replay runs every seed-corpus input once (-runs=0) and explores nothing: deterministic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -58,6 +58,29 @@ struct PayloadTemplateTests {
         #expect(throws: PipelineError.self) { try template(text) }
     }
 
+    // Found by timed fuzzing: a value placeholder glued to a literal loaded (the dummy fill `0` made `60`), then a
+    // string value rendered `[6"text"]`, so every CSV record of the campaign came out input_error.
+    @Test("a placeholder outside a string must stand where a whole JSON value can", arguments: [
+        #"{"a":{{x}},"b":"","c":[6{{z}}]}"#, #"{"a":{{x}}5}"#, #"{"a":-{{x}}}"#, #"{"a":[{{x}}{{y}}]}"#,
+        #"{"a":{{x}}"b"}"#, #"{"a":{{x}}{{y}}}"#,
+    ])
+    func valuePlaceholderGlued(text: String) {
+        #expect {
+            try template(text)
+        } throws: { error in
+            (error as? PipelineError)?.kind == .templateInvalid && "\(error)".contains("stands outside a string")
+        }
+    }
+
+    @Test("value placeholders after ':', ',' or '[' and before ',', ']' or '}' render valid JSON for any value")
+    func valuePlaceholdersStandingAlone() throws {
+        let parsed = try template("{\"a\": {{x}} ,\"b\":[ {{y}},{{x}} ],\"c\":{\"d\":{{y}}}}")
+        for value in ["1", "-2.5e3", "text", "[", "}", "\"", "", "true"] {
+            let out = try parsed.render(["x": value, "y": value])
+            #expect((try? JSONScanner(out).scanDocument(in: 0..<out.count))?.kind == .object, "value \(value)")
+        }
+    }
+
     @Test("a filled template that breaks JSON is TemplateResultInvalid per record")
     func resultInvalid() throws {
         let parsed = try template(#"{"a":{{x}}}"#)

@@ -124,6 +124,30 @@ struct ResultFileTests {
         }
     }
 
+    // Found by timed fuzzing: a CSV cell that is not UTF-8 was read as raw bytes (payload) or with U+FFFD (text), so
+    // the record written again did not read back the same. Such a line is damaged, like invalid UTF-8 in a campaign.
+    @Test("a CSV result line with bytes that are not UTF-8 is damaged (RecordInvalidUtf8), not read changed",
+          arguments: ["payload", "apns_id", "detail"])
+    func csvCellNotUTF8(column: String) throws {
+        let header = ResultRecord.fieldNames.joined(separator: ",") + "\n"
+        var cells = [String](repeating: "", count: ResultRecord.fieldNames.count)
+        cells[0] = "a"; cells[1] = "2"; cells[4] = "retryable"; cells[10] = "1"
+        let marker = "MARK"
+        cells[ResultRecord.fieldNames.firstIndex(of: column) ?? 0] = column == "payload" ? #""{""a"":""MARK""}""# : marker
+        var bytes = Array((header + "a,1,,,delivered,200,,,,,1,,,,,\n" + cells.joined(separator: ",") + "\n").utf8)
+        let at = try #require(bytes.indices.last { Array(bytes[$0...].prefix(4)) == Array(marker.utf8) })
+        bytes[at + 1] = 0xFE
+        let reader = try ResultReader(source: MemoryByteSource(bytes), name: "r.csv")
+        #expect(try reader.nextLine().map { (try? $0.get()) != nil } == true)
+        let second = try #require(try reader.nextLine())
+        guard case .failure(let damaged) = second else {
+            Issue.record("a line with a non-UTF-8 \(column) was read as a record")
+            return
+        }
+        #expect(damaged.error.code == .recordInvalidUTF8)
+        #expect(try reader.nextLine() == nil)
+    }
+
     @Test("a bad line that is not the last is an error naming file and line", arguments: ResultFormat.allCases)
     func badMiddleLine(format: ResultFormat) throws {
         let header = format == .csv ? ResultRecord.fieldNames.joined(separator: ",") + "\n" : ""

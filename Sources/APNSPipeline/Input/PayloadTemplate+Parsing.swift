@@ -18,6 +18,7 @@ extension PayloadTemplate {
             let byte = template[index]
             if byte == UInt8(ascii: "{"), index + 1 < template.count, template[index + 1] == UInt8(ascii: "{") {
                 let (name, next) = try placeholderName(in: template, openingAt: index)
+                if !inString { try checkStandsAlone(in: template, openingAt: index, closedBefore: next, parsed: parsed) }
                 let variable: Int
                 if let known = parsed.names.firstIndex(of: name) {
                     variable = known
@@ -44,6 +45,26 @@ extension PayloadTemplate {
             index += 1
         }
         return parsed
+    }
+
+    /// A placeholder outside a string becomes a whole JSON value, so it must stand where a value can: after `:`,
+    /// `,` or `[`, and before `,`, `]` or `}` (white space aside). `"c":[6{{z}}]` or `{{a}}{{b}}` would load and
+    /// then render broken JSON for some values, so they are refused when the template is loaded.
+    private static func checkStandsAlone(
+        in template: [UInt8], openingAt start: Int, closedBefore end: Int, parsed: Parsed
+    ) throws(PipelineError) {
+        let follows = parsed.placeholders.last.map { $0.literalEnd == parsed.literal.count && !$0.inString } ?? false
+        let before = parsed.literal.last
+        let after = template[end...].first { !JSONText.isSpace($0) }
+        let opens: [UInt8] = [UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "[")]
+        let closes: [UInt8] = [UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}")]
+        guard !follows, let before, opens.contains(before), let after, closes.contains(after) else {
+            let shown = String(decoding: template[start..<end], as: UTF8.self)
+            throw PipelineError(
+                .templateInvalid,
+                "placeholder \(shown) at \(position(of: start, in: template)) stands outside a string, so it must be a whole JSON value: after ':', ',' or '[' and before ',', ']' or '}'"
+            )
+        }
     }
 
     /// The trimmed name of the placeholder whose `{{` is at `start`, and the index after its `}}`.

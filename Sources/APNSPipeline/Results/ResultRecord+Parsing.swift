@@ -181,7 +181,11 @@ struct ResultCSVColumns {
         for (column, slot) in slots.enumerated() {
             guard let slot else { continue }
             let range = csv.field(column)
-            if !range.isEmpty { fields.values[slot] = .text(Array(csv.fieldBytes[range])) }
+            guard !range.isEmpty else { continue }
+            // A cell that is not UTF-8 is damaged: read as text it would come back changed (U+FFFD) when written.
+            let cell = Array(csv.fieldBytes[range])
+            fields.values[slot] = UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
+                ? .text(cell) : .invalid("is not valid UTF-8", .recordInvalidUTF8)
         }
         return try ResultRecord(fields)
     }
