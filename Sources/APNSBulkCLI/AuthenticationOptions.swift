@@ -53,7 +53,7 @@ struct AuthenticationOptions: ParsableArguments {
         }
     }
 
-    /// The authentication mode and the TLS client identity it needs, if any. Reads the certificate and key files
+    /// The authentication mode and the TLS client identity it needs, if any. Reads the PEM certificate and key files
     /// first, so that a missing or wrong file stops the command before it starts (exit status 1); `--cert` alone
     /// takes the key from the same file, and says so on stderr.
     func resolve() throws -> (APNSClientConfiguration.Authentication, TLSIdentity?) {
@@ -67,7 +67,8 @@ struct AuthenticationOptions: ParsableArguments {
         }
         if let pkcs12File {
             let password = ProcessInfo.processInfo.environment["APNS_P12_PASSWORD"] ?? ""
-            _ = try PKCS12Bundle(contentsOfFile: pkcs12File, password: password)  // a wrong file stops here (status 1)
+            // Read once, when the TLS context is built (before any file is created): a wrong password or a file that
+            // is not PKCS#12 stops the command there, with status 1 and the path named.
             return (.certificate, .pkcs12File(path: pkcs12File, password: password))
         }
         guard let keyFile, let keyID, let teamID else { throw ValidationError("Missing --key, --key-id or --team-id.") }

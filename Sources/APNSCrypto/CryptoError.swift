@@ -55,7 +55,7 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     func with(context: String) -> CryptoError { CryptoError(code, context) }
 
     /// The same failure with `path: ` in front of its context.
-    func inFile(_ path: String) -> CryptoError {
+    package func inFile(_ path: String) -> CryptoError {
         CryptoError(code, context.isEmpty ? path : "\(path): \(context)")
     }
 

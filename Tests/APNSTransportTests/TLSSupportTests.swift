@@ -180,6 +180,30 @@ struct TLSSupportTests {
         #expect(error?.detail.isEmpty == false)
     }
 
+    @Test("a wrong PKCS#12 password is reported as such, naming the file; a file that is not PKCS#12 is not called a wrong password", arguments: [
+        "client.p12", "client-legacy.p12",
+    ])
+    func pkcs12Password(fixture: String) throws {
+        let path = TLSFixtures.path(fixture)
+        let wrong = #expect(throws: TransportError.self) {
+            try TLSFixtures.clientContext { $0.identity = .pkcs12File(path: path, password: "not-the-password") }
+        }
+        #expect(wrong?.kind == .invalidConfiguration)
+        #expect(wrong?.detail.hasPrefix("wrong PKCS#12 password: \(path)") == true, "\(wrong?.detail ?? "")")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let wrongBytes = #expect(throws: TransportError.self) {
+            try TLSFixtures.clientContext { $0.identity = .pkcs12(bytes: bytes, password: "") }
+        }
+        #expect(wrongBytes?.detail.hasPrefix("wrong PKCS#12 password") == true, "\(wrongBytes?.detail ?? "")")
+        let notPKCS12 = TLSFixtures.path("client.pem")
+        let malformed = #expect(throws: TransportError.self) {
+            try TLSFixtures.clientContext { $0.identity = .pkcs12File(path: notPKCS12, password: "apns-test") }
+        }
+        #expect(malformed?.kind == .invalidConfiguration)
+        #expect(malformed?.detail.hasPrefix("malformed PKCS#12: \(notPKCS12)") == true, "\(malformed?.detail ?? "")")
+        #expect(malformed?.detail.contains("password") == false, "\(malformed?.detail ?? "")")
+    }
+
     @Test("malformed pins and impossible versions are refused up front")
     func badConfiguration() throws {
         #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = ["sha256/abc"] } }

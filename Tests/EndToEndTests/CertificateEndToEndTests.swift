@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Certificate-based trust with the built executable against `apns-bulk mock --client-ca`: `--cert` with a PEM
-/// file that holds the chain and the key (as curl takes it), and `--cert` without a key anywhere.
+/// file that holds the chain and the key (as curl takes it), `--cert` without a key anywhere, and `--p12` refused.
 @Suite("client certificates end to end", .serialized)
 struct CertificateEndToEndTests {
     static func tls(_ name: String) -> String { Tool.path("Tests/Fixtures/tls/\(name)") }
@@ -44,6 +44,29 @@ struct CertificateEndToEndTests {
         ])
         #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains(chain) && run.stderr.contains("without a private key"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.file("results.ndjson")))
+    }
+
+    @Test("--p12 with a wrong APNS_P12_PASSWORD: 1, saying once that the password is wrong and naming the file; a file that is not PKCS#12: 1, not called a wrong password")
+    func pkcs12WrongPassword() throws {
+        let out = try TemporaryDirectory()
+        func send(p12 path: String, password: String) throws -> (status: Int32, stderr: String) {
+            let run = try Tool.run([
+                "send", Tool.path("samples/campaign.ndjson"), "--results", out.file("results.ndjson"),
+                "--endpoint", "https://127.0.0.1:9", "--p12", path, "--topic", "com.example.app", "--progress", "none",
+            ], environment: ["APNS_P12_PASSWORD": password])
+            return (run.status, run.stderr)
+        }
+        let p12 = Self.tls("client-legacy.p12")
+        let wrong = try send(p12: p12, password: "not-the-password")
+        #expect(wrong.status == 1, "exit \(wrong.status): \(wrong.stderr)")
+        #expect(wrong.stderr.contains("wrong PKCS#12 password: \(p12)"), "\(wrong.stderr)")
+        #expect(wrong.stderr.components(separatedBy: "wrong PKCS#12 password").count == 2, "said once: \(wrong.stderr)")
+        let notPKCS12 = Self.tls("client.pem")
+        let malformed = try send(p12: notPKCS12, password: "apns-test")
+        #expect(malformed.status == 1, "exit \(malformed.status): \(malformed.stderr)")
+        #expect(malformed.stderr.contains("malformed PKCS#12: \(notPKCS12)"), "\(malformed.stderr)")
+        #expect(!malformed.stderr.contains("password"), "\(malformed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.file("results.ndjson")))
     }
 }

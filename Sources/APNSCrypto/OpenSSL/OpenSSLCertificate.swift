@@ -1,13 +1,21 @@
-import COpenSSL
+internal import COpenSSL
 
-/// Owns one `X509` certificate, freed with `X509_free` in `deinit`. Read-only after creation.
-final class OpenSSLCertificate {
+/// Owns one `X509` certificate, freed with `X509_free` in `deinit`: the one certificate owner, for crypto and TLS
+/// alike. Read-only after creation.
+package final class OpenSSLCertificate {
     /// The `X509 *`. Borrowed by callers for the duration of a call.
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`: this object frees it.
-    init(taking pointer: OpaquePointer) {
+    package init(taking pointer: OpaquePointer) {
         self.pointer = pointer
+    }
+
+    /// Takes a reference of its own to `pointer` (`X509_up_ref`), which stays owned by its owner (a stack, a
+    /// session); nil when that fails.
+    package convenience init?(retaining pointer: OpaquePointer) {
+        guard X509_up_ref(pointer) == 1 else { return nil }
+        self.init(taking: pointer)
     }
 
     deinit {
@@ -31,13 +39,30 @@ final class OpenSSLCertificate {
         self.init(taking: certificate)
     }
 
+    /// Every certificate of PEM text, in order (`PEM_read_bio_X509`, which skips blocks of other kinds, such as the
+    /// key of a combined PEM file); reading stops at the first block that does not decode. Throws `noCertificates`
+    /// when there is none.
+    package static func all(inPEM pem: [UInt8]) throws(CryptoError) -> [OpenSSLCertificate] {
+        OpenSSLError.clearQueue()
+        let bio = try OpenSSLMemoryBIO(copying: pem)
+        var certificates: [OpenSSLCertificate] = []
+        while let certificate = PEM_read_bio_X509(bio.pointer, nil, nil, nil) {
+            certificates.append(OpenSSLCertificate(taking: certificate))
+        }
+        OpenSSLError.clearQueue()  // the read that ends the loop queues "no start line"
+        guard !certificates.isEmpty else {
+            throw CryptoError.noCertificates.with(context: "no PEM certificate found")
+        }
+        return certificates
+    }
+
     /// The certificate as DER.
-    func der() throws(CryptoError) -> [UInt8] {
+    package func der() throws(CryptoError) -> [UInt8] {
         try OpenSSLDER.encode("i2d_X509") { i2d_X509(pointer, $0) }
     }
 
     /// The DER SubjectPublicKeyInfo exactly as the certificate carries it (what SPKI pins hash).
-    func subjectPublicKeyInfoDER() throws(CryptoError) -> [UInt8] {
+    package func subjectPublicKeyInfoDER() throws(CryptoError) -> [UInt8] {
         guard let publicKey = X509_get_X509_PUBKEY(pointer) else {  // borrowed: owned by the certificate
             throw OpenSSLError.failure("X509_get_X509_PUBKEY", kind: .malformedCertificate)
         }
@@ -50,32 +75,5 @@ final class OpenSSLCertificate {
             throw OpenSSLError.failure("X509_get_pubkey", kind: .malformedCertificate)
         }
         return OpenSSLKey(taking: key)
-    }
-
-    /// The subject's first common name (CN), if any.
-    var subjectCommonName: String? {
-        guard let name = X509_get_subject_name(pointer) else { return nil }  // borrowed
-        let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
-        guard index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) else {
-            return nil
-        }
-        var utf8: UnsafeMutablePointer<UInt8>?
-        let length = ASN1_STRING_to_UTF8(&utf8, data)
-        guard length >= 0, let utf8 else {
-            OpenSSLError.clearQueue()
-            return nil
-        }
-        defer { apns_OPENSSL_free(utf8) }
-        return String(decoding: UnsafeBufferPointer(start: utf8, count: Int(length)), as: UTF8.self)
-    }
-
-    /// The subject as one RFC 2253 line (`CN=api.example,O=Example`).
-    var subjectLine: String {
-        guard let name = X509_get_subject_name(pointer), let bio = try? OpenSSLMemoryBIO() else { return "" }
-        guard X509_NAME_print_ex(bio.pointer, name, 0, apns_XN_FLAG_RFC2253_UTF8()) >= 0 else {
-            OpenSSLError.clearQueue()
-            return ""
-        }
-        return bio.text()
     }
 }

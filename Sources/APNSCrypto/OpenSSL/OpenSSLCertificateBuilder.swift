@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// What a new certificate says: subject attributes (`CN`, `O`, `UID`, ...), validity, and X.509v3 extensions in
 /// OpenSSL's configuration syntax (`basicConstraints` = `critical,CA:TRUE`; an OID with `DER:<hex>` for others).

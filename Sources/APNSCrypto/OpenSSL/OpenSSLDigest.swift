@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// One-shot message digests through OpenSSL's EVP interface.
 enum OpenSSLDigest {

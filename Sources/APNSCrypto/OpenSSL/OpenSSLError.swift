@@ -1,9 +1,10 @@
-import COpenSSL
+internal import COpenSSL
 
-/// Turns OpenSSL's thread-local error queue into text for our errors (`ERR_error_string_n`), leaving it empty.
-enum OpenSSLError {
+/// The one reader of OpenSSL's thread-local error queue (`ERR_get_error`, `ERR_error_string_n`), for crypto and TLS
+/// alike: turns what is queued into text for our errors, leaving the queue empty.
+package enum OpenSSLError {
     /// Every queued error, oldest first, joined by `"; "`; `fallback` when the queue was empty. The queue ends empty.
-    static func drainQueue(fallback: String = "no OpenSSL error queued") -> String {
+    package static func drainQueue(fallback: String = "no OpenSSL error queued") -> String {
         var messages: [String] = []
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -16,12 +17,18 @@ enum OpenSSLError {
     }
 
     /// Forgets queued errors, before a call whose failure is expected and handled (a verify that says "no").
-    static func clearQueue() {
+    package static func clearQueue() {
         ERR_clear_error()
     }
 
     /// `kind` with `operation` and OpenSSL's queued text as context, for a call that failed unexpectedly.
     static func failure(_ operation: String, kind: CryptoError = .openSSLFailure) -> CryptoError {
         kind.with(context: "\(operation): \(drainQueue())")
+    }
+
+    /// The library's text for a certificate verification result (`X509_verify_cert_error_string`).
+    package static func verifyText(_ code: Int) -> String {
+        guard let text = X509_verify_cert_error_string(code) else { return "verify error \(code)" }
+        return String(cString: text)
     }
 }

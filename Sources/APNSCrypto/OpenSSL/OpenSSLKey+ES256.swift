@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// ES256 with OpenSSL 3: SHA-256 and ECDSA on P-256 through `EVP_DigestSign`/`EVP_DigestVerify`, converting between
 /// OpenSSL's DER `ECDSA-Sig-Value` and the raw 64-byte `r||s` that JWS uses (RFC 7518 section 3.4).

@@ -1,16 +1,17 @@
-import COpenSSL
+internal import COpenSSL
 
-/// Owns one `EVP_PKEY` (a private key, or only a public key), freed with `EVP_PKEY_free` in `deinit`.
+/// Owns one `EVP_PKEY` (a private key, or only a public key), freed with `EVP_PKEY_free` in `deinit`: the one key
+/// owner, for crypto and TLS alike.
 ///
 /// The key is never modified after creation. OpenSSL 3 allows concurrent read-only use of an `EVP_PKEY` (signing
 /// and verifying only read it; the provider-side export cache it fills on first use is guarded by the key's own
 /// lock), so instances are shared across threads: `@unchecked Sendable`.
-final class OpenSSLKey: @unchecked Sendable {
+package final class OpenSSLKey: @unchecked Sendable {
     /// The `EVP_PKEY *`. Borrowed by callers for the duration of a call; never freed by them.
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`: this object frees it.
-    init(taking pointer: OpaquePointer) {
+    package init(taking pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
@@ -34,12 +35,22 @@ final class OpenSSLKey: @unchecked Sendable {
         return OpenSSLKey(taking: key)
     }
 
-    /// A private key from PEM text protected by `password` (encrypted PKCS#8 or legacy encrypted PEM).
-    static func privateKey(pem: [UInt8], password: String) throws(CryptoError) -> OpenSSLKey {
+    /// The first private key of PEM text (`PEM_read_bio_PrivateKey`: PKCS#8, SEC 1, PKCS#1, encrypted PKCS#8 or
+    /// legacy encrypted PEM), opened with `password`. Never prompts on the terminal. Throws `encryptedKey` when a
+    /// password was given and the key does not open with it, `malformedKey` when none was and no key reads.
+    package static func privateKey(pem: [UInt8], password: String?) throws(CryptoError) -> OpenSSLKey {
+        OpenSSLError.clearQueue()
         let bio = try OpenSSLMemoryBIO(copying: pem)
-        // With no callback, OpenSSL's default callback takes the last argument as the NUL-terminated password.
-        let key = password.withCString { PEM_read_bio_PrivateKey(bio.pointer, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
-        guard let key else { throw OpenSSLError.failure("decrypting the private key (wrong password?)", kind: .encryptedKey) }
+        // Always pass a callback: OpenSSL's default one would prompt on the terminal for an encrypted key.
+        let key = (password ?? "").withCString { text in
+            PEM_read_bio_PrivateKey(bio.pointer, nil, passwordCallback, UnsafeMutableRawPointer(mutating: text))
+        }
+        guard let key else {
+            guard password == nil else {
+                throw OpenSSLError.failure("decrypting the private key (wrong password?)", kind: .encryptedKey)
+            }
+            throw OpenSSLError.failure("no usable private key (an encrypted key needs its password)", kind: .malformedKey)
+        }
         return OpenSSLKey(taking: key)
     }
 
@@ -149,3 +160,13 @@ enum OpenSSLDER {
         return der
     }
 }
+
+/// Copies the password handed as `userdata` into OpenSSL's buffer (`pem_password_cb`); never prompts.
+private let passwordCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
+    -> Int32 = { buffer, size, _, userdata in
+        guard let buffer, let userdata, size > 0 else { return 0 }
+        let text = userdata.assumingMemoryBound(to: CChar.self)
+        let length = min(strlen(text), Int(size))
+        buffer.update(from: text, count: length)
+        return Int32(length)
+    }

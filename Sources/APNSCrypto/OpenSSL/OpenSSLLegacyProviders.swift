@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Owns the process's handles on OpenSSL's default and legacy providers: PKCS#12 archives from older tools
@@ -8,10 +8,10 @@ import Foundation
 /// The handles are released at exit, before OpenSSL's own clean-up (atexit handlers run in reverse order, and
 /// OpenSSL registered its handler when it was first used): a provider still referenced then is never freed, and
 /// what the legacy module allocated is reported by LeakSanitizer once the module is unmapped.
-package enum OpenSSLLegacyProviders {
+enum OpenSSLLegacyProviders {
     /// Loads both providers the first time; whether both are available.
     @discardableResult
-    package static func load() -> Bool { loaded }
+    static func load() -> Bool { loaded }
 
     private static let loaded: Bool = {
         let defaultProvider = OSSL_PROVIDER_load(nil, "default")

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Owns one OpenSSL memory `BIO`: a growable in-memory buffer that the PEM readers read from and writers write to.
 final class OpenSSLMemoryBIO {

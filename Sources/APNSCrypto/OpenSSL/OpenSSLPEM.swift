@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// One block of PEM text: its label (`CERTIFICATE`, `PRIVATE KEY`, ...), whether its headers mark it encrypted
 /// (legacy `Proc-Type: 4,ENCRYPTED`), and its DER body.

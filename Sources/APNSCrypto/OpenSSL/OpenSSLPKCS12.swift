@@ -1,18 +1,23 @@
-import COpenSSL
+internal import COpenSSL
 
-/// Opens PKCS#12 archives (`.p12`, `.pfx`) with `PKCS12_parse`. Archives from older tools (macOS Keychain Access
+/// Opens PKCS#12 archives (`.p12`, `.pfx`) with `PKCS12_parse`, for crypto and TLS alike (`--p12` loads here), after
+/// checking the archive's MAC: bytes that are not PKCS#12 are `malformedPKCS12`, a password the MAC refuses is
+/// `wrongPassword`. Archives from older tools (macOS Keychain Access
 /// among them) encrypt certificates with RC2-40, which OpenSSL 3 keeps in its legacy provider: when parsing
 /// fails, the legacy provider (and the default one) is loaded once (`OpenSSLLegacyProviders`) and parsing is
 /// retried.
-enum OpenSSLPKCS12 {
+package enum OpenSSLPKCS12 {
     /// What an archive held, each object owned by its wrapper.
-    struct Contents {
-        let key: OpenSSLKey
-        let certificate: OpenSSLCertificate
-        let chain: [OpenSSLCertificate]
+    package struct Contents {
+        package let key: OpenSSLKey
+        package let certificate: OpenSSLCertificate
+        package let chain: [OpenSSLCertificate]
     }
 
-    static func parse(der: [UInt8], password: String) throws(CryptoError) -> Contents {
+    /// The archive's key, certificate and further certificates. Throws `malformedPKCS12`, `wrongPassword`, or
+    /// `incompletePKCS12` (no key or no certificate).
+    package static func parse(der: [UInt8], password: String) throws(CryptoError) -> Contents {
+        OpenSSLError.clearQueue()
         let archive: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             return d2i_PKCS12(nil, &cursor, buffer.count)
@@ -23,7 +28,10 @@ enum OpenSSLPKCS12 {
             // As PKCS12_parse does: an empty password may have been stored as "no password".
             let verified = PKCS12_verify_mac(archive, password, -1) == 1
                 || (password.isEmpty && PKCS12_verify_mac(archive, nil, 0) == 1)
-            guard verified else { throw OpenSSLError.failure("PKCS12_verify_mac", kind: .wrongPassword) }
+            guard verified else {
+                OpenSSLError.clearQueue()
+                throw CryptoError.wrongPassword.with(context: "its integrity check (MAC) fails with the password given")
+            }
         }
         var outcome = parseVerified(archive, password: password)
         if case .failed = outcome, OpenSSLLegacyProviders.load() {
@@ -56,8 +64,9 @@ enum OpenSSLPKCS12 {
         if let chain {
             for index in 0..<apns_sk_X509_num(chain) {
                 // Take a reference of our own, then let the stack free its references with itself.
-                guard let member = apns_sk_X509_value(chain, index), X509_up_ref(member) == 1 else { continue }
-                ownedChain.append(OpenSSLCertificate(taking: member))
+                guard let member = apns_sk_X509_value(chain, index),
+                      let owned = OpenSSLCertificate(retaining: member) else { continue }
+                ownedChain.append(owned)
             }
             apns_sk_X509_pop_free(chain)
         }

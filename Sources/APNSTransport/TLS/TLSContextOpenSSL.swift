@@ -1,4 +1,5 @@
-import COpenSSL
+import APNSCrypto
+internal import COpenSSL
 
 /// Owns one configured `SSL_CTX` (freed in `deinit`) and what its callbacks read: the server's ALPN list in
 /// wire format, kept at a stable address. Immutable once built; OpenSSL allows `SSL_new` on a configured
@@ -104,13 +105,13 @@ final class TLSContextOpenSSL: @unchecked Sendable {
                 throw TLSErrorOpenSSL.failure(.invalidConfiguration, "loading the system trust store")
             }
         case .pemFile(let path):
-            try addTrusted(TLSCredentialsOpenSSL.certificates(pem: TLSCredentialsOpenSSL.readFile(path), source: path))
+            try addTrusted(TLSCredentialLoader.certificates(pem: TLSCredentialLoader.readFile(path), source: path))
         case .pem(let text):
-            try addTrusted(TLSCredentialsOpenSSL.certificates(pem: Array(text.utf8), source: "CA PEM text"))
+            try addTrusted(TLSCredentialLoader.certificates(pem: Array(text.utf8), source: "CA PEM text"))
         }
     }
 
-    private func addTrusted(_ certificates: [TLSCertificateHandle]) throws(TransportError) {
+    private func addTrusted(_ certificates: [OpenSSLCertificate]) throws(TransportError) {
         guard let store = SSL_CTX_get_cert_store(pointer) else {  // borrowed from the context
             throw TLSErrorOpenSSL.failure(.tlsFailure, "SSL_CTX_get_cert_store")
         }
@@ -122,7 +123,7 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     }
 
     private func use(_ identity: TLSIdentity) throws(TransportError) {
-        let loaded = try TLSCredentialsOpenSSL.load(identity)
+        let loaded = try TLSCredentialLoader.load(identity)
         guard let chain = apns_sk_X509_new_null() else { throw TLSErrorOpenSSL.failure(.tlsFailure, "sk_X509_new_null") }
         defer { apns_sk_X509_pop_free(chain) }
         for certificate in loaded.chain where X509_up_ref(certificate.pointer) == 1 {

@@ -1,29 +1,17 @@
-import COpenSSL
+import APNSCrypto
 
-/// Turns OpenSSL's thread-local error queue into text for `TransportError.detail` (`ERR_error_string_n`).
+/// OpenSSL failures as `TransportError`s: the operation with the text of the one error-queue reader
+/// (`OpenSSLError`), and credential failures of the crypto layer with the file they concern.
 enum TLSErrorOpenSSL {
-    /// Every queued error, oldest first, joined by "; "; the queue ends empty. Empty string when none queued.
-    static func drainQueue() -> String {
-        var messages: [String] = []
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while case let code = ERR_get_error(), code != 0 {
-                ERR_error_string_n(code, base, buffer.count)
-                messages.append(String(cString: base))
-            }
-        }
-        return messages.joined(separator: "; ")
-    }
-
-    /// `kind` with `operation` and the queued text.
+    /// `kind` with `operation` and the queued text; the queue ends empty.
     static func failure(_ kind: TransportError.Kind, _ operation: String) -> TransportError {
-        let queued = drainQueue()
+        let queued = OpenSSLError.drainQueue(fallback: "")
         return TransportError(kind, queued.isEmpty ? operation : "\(operation): \(queued)")
     }
 
-    /// The library's text for an X509 verify result (`X509_verify_cert_error_string`).
-    static func verifyText(_ code: Int) -> String {
-        guard let text = X509_verify_cert_error_string(code) else { return "verify error \(code)" }
-        return String(cString: text)
+    /// A credential the crypto layer refused, as a configuration error naming `source` (a path, or what the bytes
+    /// were): `wrong PKCS#12 password: /path/client.p12: …`.
+    static func credential(_ error: CryptoError, source: String) -> TransportError {
+        TransportError(.invalidConfiguration, error.inFile(source).description)
     }
 }

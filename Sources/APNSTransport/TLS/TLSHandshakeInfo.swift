@@ -1,3 +1,5 @@
+import APNSCrypto
+
 /// What a completed handshake established: the negotiated protocol, version and cipher, and the peer's
 /// certificates (the server's chain on a client; the client certificate, if any, on a server).
 public struct TLSHandshakeInfo: Sendable, Hashable {
@@ -34,4 +36,19 @@ public struct TLSPeerCertificate: Sendable, Hashable, CustomStringConvertible {
 
     /// The subject and the pin (not the DER), for logs and test output.
     public var description: String { "\(subject) [SPKI \(spkiSHA256Base64)]" }
+}
+
+extension TLSPeerCertificate {
+    /// Reads `certificate` once, through the crypto layer's certificate owner; nil when it cannot be encoded.
+    init?(_ certificate: OpenSSLCertificate) {
+        guard let der = try? certificate.der(), let spki = try? certificate.subjectPublicKeyInfoDER(),
+              let pin = try? SPKIPin(subjectPublicKeyInfoDER: spki) else { return nil }
+        self.der = der
+        spkiSHA256Base64 = pin.base64
+        subject = certificate.subjectLine
+        issuer = certificate.issuerLine
+        subjectCommonName = certificate.subjectCommonName
+        subjectUserID = certificate.subjectUserID
+        extensions = certificate.extensions
+    }
 }

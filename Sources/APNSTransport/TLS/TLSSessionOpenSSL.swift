@@ -1,4 +1,5 @@
-import COpenSSL
+import APNSCrypto
+internal import COpenSSL
 import Glibc
 
 /// The outcome of one step of a TLS session (handshake, read, write) on a non-blocking socket.
@@ -111,19 +112,16 @@ final class TLSSessionOpenSSL {
     /// without duplicates: what SPKI pins are checked against.
     func peerCertificates(includeVerified: Bool) -> [TLSPeerCertificate] {
         var result: [TLSPeerCertificate] = []
-        func add(_ certificate: OpaquePointer) {
-            guard let decoded = TLSPeerCertificate(x509: certificate), !result.contains(decoded) else { return }
+        func add(_ certificate: OpenSSLCertificate?) {
+            guard let certificate, let decoded = TLSPeerCertificate(certificate), !result.contains(decoded) else { return }
             result.append(decoded)
         }
         // On a server the presented chain omits the leaf; SSL_get1_peer_certificate returns a new reference.
-        if let leaf = SSL_get1_peer_certificate(ssl) {
-            add(leaf)
-            X509_free(leaf)
-        }
+        if let leaf = SSL_get1_peer_certificate(ssl) { add(OpenSSLCertificate(taking: leaf)) }
         for stack in [SSL_get_peer_cert_chain(ssl), includeVerified ? SSL_get0_verified_chain(ssl) : nil] {
             guard let stack else { continue }  // borrowed from the session
             for index in 0..<apns_sk_X509_num(stack) {
-                if let certificate = apns_sk_X509_value(stack, index) { add(certificate) }
+                if let certificate = apns_sk_X509_value(stack, index) { add(OpenSSLCertificate(retaining: certificate)) }
             }
         }
         return result
@@ -177,7 +175,7 @@ final class TLSSessionOpenSSL {
         case SSL_ERROR_WANT_WRITE: return .wantWrite
         case SSL_ERROR_ZERO_RETURN: return .closeNotify
         case SSL_ERROR_SYSCALL:
-            let queued = TLSErrorOpenSSL.drainQueue()
+            let queued = OpenSSLError.drainQueue(fallback: "")
             if code != 0 { return .failed(TransportError.socket("TLS I/O", code)) }
             return queued.isEmpty ? .endOfFile : .failed(TransportError(.tlsFailure, queued))
         case SSL_ERROR_SSL:
@@ -201,7 +199,7 @@ final class TLSSessionOpenSSL {
     private func handshakeError(_ error: TransportError) -> TransportError {
         let verify = SSL_get_verify_result(ssl)
         if verify != X509_V_OK {
-            let reason = TLSErrorOpenSSL.verifyText(verify)
+            let reason = OpenSSLError.verifyText(verify)
             if verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH {
                 return TransportError(.hostnameMismatch, reason)
             }
