@@ -5,8 +5,9 @@
 //   CNghttp2, COpenSSL   system libraries (C only); CLinux: epoll and eventfd headers
 //   APNSCore             tokens, notifications, payload rules, reasons and what each means (Foundation only)
 //   APNSCrypto           .p8 keys, ES256 JWTs, provider-token cache, SPKI pins, certificates (core + OpenSSL)
-//   APNSTransport        event loop, TLS, HTTP/2 (both roles), client connection and pool (core + crypto + C)
-//   APNSMock             the mock APNs server (core + crypto + transport's server-side TLS/HTTP/2)
+//   APNSHTTP2            HTTP/2 over nghttp2, both roles: sessions, header field lists, events (core + CNghttp2)
+//   APNSTransport        event loop, sockets, TLS, proxy, client connection and pool (core + crypto + HTTP/2 + C)
+//   APNSMock             the mock APNs server (core + crypto + HTTP/2's server role + transport's TLS and listener)
 //   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core + transport)
 //   APNSBulkCLI          argument parsing and wiring only
 //   apns-bulk            the executable: calls APNSBulkCLI
@@ -19,6 +20,7 @@ let package = Package(
         .executable(name: "apns-bulk", targets: ["apns-bulk"]),
         .library(name: "APNSCore", targets: ["APNSCore"]),
         .library(name: "APNSCrypto", targets: ["APNSCrypto"]),
+        .library(name: "APNSHTTP2", targets: ["APNSHTTP2"]),
         .library(name: "APNSTransport", targets: ["APNSTransport"]),
         .library(name: "APNSPipeline", targets: ["APNSPipeline"]),
         .library(name: "APNSMock", targets: ["APNSMock"]),
@@ -40,8 +42,9 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .target(name: "APNSCore"),
         .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL"]),
-        .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "COpenSSL", "CNghttp2", "CLinux"]),
-        .target(name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
+        .target(name: "APNSHTTP2", dependencies: ["APNSCore", "CNghttp2"]),
+        .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "COpenSSL", "CLinux"]),
+        .target(name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]),
         .target(name: "APNSPipeline", dependencies: ["APNSCore", "APNSTransport"]),
         .target(
             name: "APNSBulkCLI",
@@ -53,12 +56,14 @@ let package = Package(
         .executableTarget(name: "apns-bulk", dependencies: ["APNSBulkCLI"]),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"]),
         .testTarget(name: "APNSCryptoTests", dependencies: ["APNSCore", "APNSCrypto"]),
-        .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
-        .testTarget(name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock"]),
+        .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]),
+        .testTarget(
+            name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock"]
+        ),
         .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock", "APNSPipeline"]
+            dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock", "APNSPipeline"]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["APNSCore"]),
         .testTarget(

@@ -54,6 +54,7 @@ sanitized_tests() {
 step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
 step "build" swift build --build-tests
+step "unsafe code only in the README's files" bash scripts/check-unsafe.sh
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 step "tests" swift test --skip-build "$@"
 # Independent HTTP/2 clients (curl, h2load) against the mock.

@@ -1,5 +1,6 @@
 import APNSCore
 import APNSCrypto
+import APNSHTTP2
 import APNSTransport
 import Foundation
 import Testing
@@ -101,7 +102,7 @@ final class MockServerRawClient: TLSConnectionDelegate {
         pushOutput()
     }
 
-    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
         session.receive(bytes)
         record()
         pushOutput()

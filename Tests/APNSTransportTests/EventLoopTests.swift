@@ -14,7 +14,7 @@ private final class RecordingHandler: EventLoopHandler {
 
     func readable() {
         var buffer = [UInt8](repeating: 0, count: 256)
-        let result = buffer.withUnsafeMutableBytes { socket.receive(into: $0) }
+        let result = socket.receive(into: &buffer)
         switch result {
         case .transferred(let count):
             received += buffer[..<count]
@@ -143,7 +143,7 @@ struct EventLoopTests {
         #expect(handler.events.isEmpty)
 
         let message: [UInt8] = Array("hello".utf8)
-        #expect(message.withUnsafeBytes { right.send($0) } == .transferred(5))
+        #expect(right.send(message.span.bytes) == .transferred(5))
         spin(loop) { !handler.received.isEmpty }
         #expect(handler.received == message)
         #expect(handler.events == ["readable"])
@@ -154,7 +154,7 @@ struct EventLoopTests {
 
         loop.setInterest(.none, for: left.fd)
         handler.events.removeAll()
-        _ = message.withUnsafeBytes { right.send($0) }
+        _ = right.send(message.span.bytes)
         loop.runOnce(timeout: 0.05)
         #expect(handler.events.isEmpty)
 

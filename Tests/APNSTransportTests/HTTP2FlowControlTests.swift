@@ -1,3 +1,4 @@
+@testable import APNSHTTP2
 import Testing
 @testable import APNSTransport
 

@@ -1,4 +1,5 @@
 import APNSCore
+@testable import APNSHTTP2
 import Testing
 @testable import APNSTransport
 

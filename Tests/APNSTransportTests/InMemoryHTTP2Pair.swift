@@ -1,4 +1,5 @@
 @testable import APNSTransport
+@testable import APNSHTTP2
 
 /// A client event copied out of the session's event buffer, so tests can keep it.
 enum ClientRecord: Equatable {
@@ -146,14 +147,13 @@ final class InMemoryHTTP2Pair {
     /// Tags of every per-stream terminal client event, in order.
     var terminalTags: [UInt64] { clientRecords.compactMap(\.terminalTag) }
 
-    private func deliver(_ bytes: [UInt8], to receive: (UnsafeRawBufferPointer) -> Void) {
-        bytes.withUnsafeBytes { all in
-            var offset = 0
-            while offset < all.count {
-                let end = min(all.count, offset + chunkSize)
-                receive(UnsafeRawBufferPointer(rebasing: all[offset..<end]))
-                offset = end
-            }
+    private func deliver(_ bytes: [UInt8], to receive: (RawSpan) -> Void) {
+        let all = bytes.span.bytes
+        var offset = 0
+        while offset < all.byteCount {
+            let end = min(all.byteCount, offset + chunkSize)
+            receive(all.extracting(offset..<end))
+            offset = end
         }
     }
 }

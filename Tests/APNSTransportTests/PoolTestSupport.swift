@@ -1,4 +1,5 @@
 import APNSCore
+import APNSHTTP2
 import Foundation
 import Testing
 @testable import APNSTransport
@@ -27,9 +28,9 @@ final class H2TestServer {
             send()
         }
 
-        func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
+        func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
             if server.closeBeforeSettings {
-                server.bytesBeforeClose += bytes.count
+                server.bytesBeforeClose += bytes.byteCount
                 connection.abort()
                 return
             }

@@ -128,7 +128,7 @@ struct ProxyTunnelTests {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         spin(loop, seconds: 5) {
-            if case .transferred(let n) = buffer.withUnsafeMutableBytes({ socket.receive(into: $0) }) {
+            if case .transferred(let n) = socket.receive(into: &buffer) {
                 received += buffer[..<n]
             }
             return received.count >= count
@@ -143,7 +143,7 @@ struct ProxyTunnelTests {
         let expected = Array("CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n".utf8)
         #expect(read(proxySide, loop: loop, count: expected.count) == expected)
         for piece in ["HTTP/1.1 200 Conn", "ection established\r\nVia: x\r", "\n\r\nSTREAM-BYTES"] {
-            _ = Array(piece.utf8).withUnsafeBytes { proxySide.send($0) }
+            _ = proxySide.send(Array(piece.utf8).span.bytes)
             loop.runOnce(timeout: 0.05)
         }
         spin(loop) { result() != nil }
@@ -162,7 +162,7 @@ struct ProxyTunnelTests {
         let loop = try EventLoop()
         let (_, proxySide, result) = try tunnel(loop: loop)
         _ = read(proxySide, loop: loop, count: 1)
-        if answer.isEmpty { proxySide.close() } else { _ = Array(answer.utf8).withUnsafeBytes { proxySide.send($0) } }
+        if answer.isEmpty { proxySide.close() } else { _ = proxySide.send(Array(answer.utf8).span.bytes) }
         spin(loop) { result() != nil }
         guard case .failure(let error) = result() else {
             Issue.record("tunnel opened on \(answer.debugDescription)")

@@ -59,10 +59,11 @@ final class TLSRecorder: TLSConnectionDelegate {
         afterHandshake?(connection)
     }
 
-    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
-        received.append(contentsOf: bytes)
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
+        let copy = bytes.withUnsafeBytes { Array($0) }
+        received.append(contentsOf: copy)
         if echo {
-            connection.write(bytes)
+            connection.write(copy)
             connection.flush()
         }
         events.append("receive")

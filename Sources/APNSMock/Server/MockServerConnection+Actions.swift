@@ -1,3 +1,4 @@
+import APNSHTTP2
 import APNSTransport
 
 /// Carrying out a `MockDecision`: the answer (now, or after an injected delay) and each connection action, as

@@ -1,3 +1,4 @@
+import APNSHTTP2
 import APNSTransport
 
 /// One client connection of a mock server: owns its TLS connection, its HTTP/2 server session, the validator's
@@ -63,7 +64,7 @@ final class MockServerConnection: TLSConnectionDelegate {
         flush()  // the server's SETTINGS
     }
 
-    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
         guard !isFinished else { return }
         session.receive(bytes)
         if session.hasEvents { handleEvents() }

@@ -1,5 +1,5 @@
+import APNSHTTP2
 import APNSTransport
-import Glibc
 
 /// Turns each `HTTP2ServerRequest` of one connection into the `MockRequest` the validator reads, in one reused
 /// value. A campaign sends the same fields in the same order on every request (`authorization`, `apns-topic`,
@@ -68,14 +68,7 @@ struct MockServerRequestBuilder {
 
     @inline(__always)
     private static func same(_ stored: [UInt8], _ bytes: ArraySlice<UInt8>) -> Bool {
-        guard stored.count == bytes.count else { return false }
-        if stored.isEmpty { return true }
-        return stored.withUnsafeBytes { left in
-            bytes.withUnsafeBytes { right in
-                guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return false }
-                return memcmp(leftBase, rightBase, left.count) == 0
-            }
-        }
+        stored.count == bytes.count && stored[...] == bytes
     }
 
     @inline(__always)

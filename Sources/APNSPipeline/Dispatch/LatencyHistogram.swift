@@ -49,7 +49,7 @@ public struct LatencyHistogram: Sendable {
 }
 
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Darwin)
-import Darwin
+internal import Darwin
 #endif

@@ -1,5 +1,5 @@
-import CLinux  // <sys/epoll.h> and <sys/eventfd.h>
-import Glibc
+internal import CLinux  // <sys/epoll.h>
+internal import Glibc
 
 extension EventLoop {
     /// Starts watching `fd` for `interest`, calling `handler` (retained until `deregister`) on readiness.

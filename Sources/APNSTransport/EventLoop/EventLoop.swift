@@ -1,5 +1,5 @@
-import CLinux  // <sys/epoll.h> and <sys/eventfd.h>
-import Glibc
+internal import CLinux  // <sys/epoll.h>
+internal import Glibc
 
 /// An epoll-based event loop: owns the epoll descriptor, the table of registered descriptors and their handlers,
 /// the timer heap, the work queued for its next turn, and a reusable read buffer. Confined to the thread that
@@ -24,13 +24,13 @@ public final class EventLoop {
     let mailbox: EventLoopMailbox
     var registrations: [Registration?] = []
     var nextGeneration: UInt32 = 1
-    private let events: UnsafeMutableBufferPointer<epoll_event>
+    private var events: [epoll_event]
     private var postedWork: [EventLoopMailbox.Work] = []
     private var nextTurnWork: [() -> Void] = []
     private var runningNextTurnWork: [() -> Void] = []
     private var stopRequested = false
     private var ownerThread: pthread_t
-    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var readBuffer: [UInt8]
     private var readBufferLent = false
 
     var timerHeap = EventLoopTimerHeap()
@@ -62,16 +62,14 @@ public final class EventLoop {
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
         epollFD = fd
         self.mailbox = mailbox
-        events = .allocate(capacity: Self.maxEventsPerWait)
-        readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        events = Array(repeating: epoll_event(), count: Self.maxEventsPerWait)
+        readBuffer = Array(repeating: 0, count: Self.readBufferSize)
         ownerThread = pthread_self()
     }
 
     deinit {
         mailbox.close()
         Glibc.close(epollFD)
-        events.deallocate()
-        readBuffer.deallocate()
     }
 
     /// The Sendable handle other threads use to post work and stop the loop.
@@ -142,18 +140,18 @@ public final class EventLoop {
         return handled
     }
 
-    /// Lends the loop's read buffer for the duration of `body`; the bytes are valid only inside it. A nested
-    /// call (a handler reading while another read is being delivered) gets a temporary buffer instead.
-    func withReadBuffer<Result, Failure: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(Failure) -> Result)
+    /// Lends the loop's read buffer (`readBufferSize` bytes) for the duration of `body`, which reads into it in
+    /// place; what it holds means nothing outside `body`. A nested call (a handler reading while another read is
+    /// being delivered) gets a temporary buffer instead.
+    func withReadBuffer<Result, Failure: Error>(_ body: (inout [UInt8]) throws(Failure) -> Result)
         throws(Failure) -> Result {
         guard !readBufferLent else {
-            let temporary = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
-            defer { temporary.deallocate() }
-            return try body(temporary)
+            var temporary = [UInt8](repeating: 0, count: Self.readBufferSize)
+            return try body(&temporary)
         }
         readBufferLent = true
         defer { readBufferLent = false }
-        return try body(readBuffer)
+        return try body(&readBuffer)
     }
 
     func beginResolution(_ completion: @escaping (Result<[SocketAddress], TransportError>) -> Void) -> UInt64 {
@@ -180,7 +178,7 @@ public final class EventLoop {
     }
 
     private func wait(milliseconds: Int32) -> Int {
-        let count = epoll_wait(epollFD, events.baseAddress, Int32(events.count), milliseconds)
+        let count = epoll_wait(epollFD, &events, Int32(events.count), milliseconds)
         return count > 0 ? Int(count) : 0  // EINTR and friends: a turn with no events
     }
 

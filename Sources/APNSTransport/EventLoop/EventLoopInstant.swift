@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// A point on the monotonic clock (`CLOCK_MONOTONIC`), in nanoseconds. Never jumps with wall-clock changes;
 /// meaningful only within this process.

@@ -1,5 +1,5 @@
-import CLinux  // <sys/epoll.h> and <sys/eventfd.h>
-import Glibc
+internal import CLinux  // <sys/eventfd.h>
+internal import Glibc
 import Synchronization
 
 /// Owns the `eventfd` that wakes an `EventLoop` from other threads and the queue of work they post. Shared by
@@ -58,8 +58,8 @@ final class EventLoopMailbox: Sendable {
     /// Called by the loop when the eventfd is readable: resets it, then takes the queued work (swapping it into
     /// `spare`, whose capacity is reused) and the stop request.
     func drain(into spare: inout [Work]) -> Bool {
-        var counter: UInt64 = 0
-        _ = withUnsafeMutableBytes(of: &counter) { Glibc.read(eventFD, $0.baseAddress, 8) }
+        var counter: eventfd_t = 0
+        _ = eventfd_read(eventFD, &counter)
         return state.withLock { state in
             state.wakePending = false
             swap(&state.work, &spare)
@@ -78,8 +78,7 @@ final class EventLoopMailbox: Sendable {
     }
 
     private func signal() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { Glibc.write(eventFD, $0.baseAddress, 8) }
+        _ = eventfd_write(eventFD, 1)
     }
 }
 

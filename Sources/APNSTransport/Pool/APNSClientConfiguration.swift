@@ -1,5 +1,6 @@
 import APNSCore
 import APNSCrypto
+import APNSHTTP2
 
 /// Everything the connection pool needs to reach APNs: where, how many connections, how to prove who we are,
 /// what to trust, and the timing of timeouts, pings and reconnects.

@@ -1,4 +1,5 @@
 import APNSCore
+import APNSHTTP2
 
 /// One persistent HTTP/2-over-TLS connection to APNs: owns its TLS connection and HTTP/2 session, the order its
 /// requests started in (for the request timeout), its liveness PING, and reports every request's end to its pool.
@@ -132,7 +133,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
         owner?.connectionBecameReady(self)
     }
 
-    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer) {
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
         lastReadAt = EventLoopInstant.now()
         if awaitingSignOfLife {
             awaitingSignOfLife = false

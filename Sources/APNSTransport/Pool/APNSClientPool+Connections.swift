@@ -1,5 +1,6 @@
 import APNSCore
 import APNSCrypto
+import APNSHTTP2
 
 extension APNSClientPool {
     func open(_ index: Int) {

@@ -1,5 +1,6 @@
 import APNSCore
 import APNSCrypto
+import APNSHTTP2
 
 extension APNSClientPool {
     /// Re-signs the provider token when the cache says it is time, and rebuilds the shared header blocks then.

@@ -1,5 +1,6 @@
 import APNSCore
 import APNSCrypto
+import APNSHTTP2
 
 /// The connections to APNs for one team and one environment: opens them a moment apart, spreads requests over
 /// the ones with free stream slots, keeps the provider token fresh, replaces connections that die, and answers

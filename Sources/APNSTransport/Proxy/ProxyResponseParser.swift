@@ -25,10 +25,11 @@ public struct ProxyResponseParser: Sendable {
     }
 
     public mutating func parse(_ bytes: [UInt8]) -> Action {
-        bytes.withUnsafeBytes { parse($0) }
+        parse(bytes[...])
     }
 
-    public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Action {
+    /// Takes the next chunk; `consumed` in the answer counts from the chunk's first byte.
+    public mutating func parse(_ bytes: ArraySlice<UInt8>) -> Action {
         guard !finished else { return .invalid("response already complete") }
         for (index, byte) in bytes.enumerated() {
             header.append(byte)

@@ -2,6 +2,9 @@
 /// `ProxyResponseParser` (peeking, then consuming exactly the header, so the TLS stream is untouched), and hands
 /// the socket on. Owns the socket and its loop registration until then; keeps itself alive while working.
 public final class ProxyTunnel: EventLoopHandler {
+    /// Most bytes peeked per read: a proxy's answer header is small; the rest waits for the next read.
+    static let peekLimit = 4096
+
     private let loop: EventLoop
     private var socket: Socket?
     private let proxy: ProxyConfiguration
@@ -62,13 +65,13 @@ public final class ProxyTunnel: EventLoopHandler {
         guard let socket else { return }
         loop.withReadBuffer { buffer in
             let peeked: Int
-            switch socket.peek(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<4096])) {
+            switch socket.peek(into: &buffer, maxCount: Self.peekLimit) {
             case .transferred(let count): peeked = count
             case .wouldBlock: return
             case .endOfFile: return finish(.failure(closedEarly()))
             case .failed(let code): return finish(.failure(TransportError.socket("read from proxy \(proxy)", code)))
             }
-            let action = parser.parse(UnsafeRawBufferPointer(rebasing: buffer[..<peeked]))
+            let action = parser.parse(buffer[..<peeked])
             let consumed: Int
             switch action {
             case .needMoreBytes: consumed = peeked
@@ -77,7 +80,7 @@ public final class ProxyTunnel: EventLoopHandler {
             }
             if consumed > 0 {
                 // The bytes were just peeked, so this takes exactly them.
-                guard socket.receive(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<consumed]))
+                guard socket.receive(into: &buffer, maxCount: consumed)
                         == .transferred(consumed) else {
                     return finish(.failure(TransportError(.proxyProtocolError, "proxy \(proxy): lost bytes of its answer")))
                 }

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// Owns one non-blocking TCP socket descriptor and closes it in `deinit` (or `close()`). Whoever registers the
 /// descriptor with an `EventLoop` must deregister it before the socket closes.
@@ -35,7 +35,7 @@ public final class Socket {
     /// Starts a non-blocking connect. True when already connected, false when in progress (wait for writable,
     /// then check `takePendingError()`).
     func startConnect(to address: SocketAddress) throws(TransportError) -> Bool {
-        let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        let result = SocketSystemCalls.withSockAddr(address) { Glibc.connect(fd, $0, $1) }
         if result == 0 { return true }
         let code = errno
         if code == EINPROGRESS || code == EINTR { return false }
@@ -60,12 +60,12 @@ public final class Socket {
 
     /// The local address (after connect or bind).
     public func localAddress() -> SocketAddress? {
-        address { getsockname(fd, $0, $1) }
+        SocketSystemCalls.address(of: fd, peer: false)
     }
 
     /// The peer's address (once connected).
     public func peerAddress() -> SocketAddress? {
-        address { getpeername(fd, $0, $1) }
+        SocketSystemCalls.address(of: fd, peer: true)
     }
 
     /// Closes the descriptor now (idempotent).
@@ -73,16 +73,5 @@ public final class Socket {
         guard fd >= 0 else { return }
         Glibc.close(fd)
         fd = -1
-    }
-
-    private func address(_ call: (UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32)
-        -> SocketAddress? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutableBytes(of: &storage) { bytes -> SocketAddress? in
-            guard let base = bytes.baseAddress else { return nil }
-            guard call(base.assumingMemoryBound(to: sockaddr.self), &length) == 0 else { return nil }
-            return SocketAddress(sockaddr: base, length: Int(length))
-        }
     }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Glibc
 
 extension SocketAddress {
     /// Resolves `host` (a name or an IP literal) to TCP addresses, blocking in `getaddrinfo`. IPv6 and IPv4
@@ -9,28 +8,7 @@ extension SocketAddress {
             throw TransportError(.nameResolutionFailed, "port \(port) is out of range")
         }
         if let literal = SocketAddress(ipAddress: host, port: port) { return [literal] }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_protocol = Int32(IPPROTO_TCP)
-        hints.ai_flags = AI_ADDRCONFIG
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0 else {
-            let reason = status == EAI_SYSTEM ? TransportError.errnoText(errno) : String(cString: gai_strerror(status))
-            throw TransportError(.nameResolutionFailed, "\(host): \(reason)")
-        }
-        defer { freeaddrinfo(list) }
-        var addresses: [SocketAddress] = []
-        var cursor = list
-        while let entry = cursor {
-            if let pointer = entry.pointee.ai_addr,
-               let address = SocketAddress(sockaddr: pointer, length: Int(entry.pointee.ai_addrlen)),
-               !addresses.contains(address) {
-                addresses.append(address)
-            }
-            cursor = entry.pointee.ai_next
-        }
+        let addresses = try SocketSystemCalls.addresses(host: host, port: port)
         guard !addresses.isEmpty else { throw TransportError(.nameResolutionFailed, "\(host): no addresses") }
         return addresses
     }

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// An IPv4 or IPv6 socket address (the raw `sockaddr_in`/`sockaddr_in6` bytes), with its printable host and port.
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
@@ -24,14 +24,14 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            self.init(family: AF_INET, raw: withUnsafeBytes(of: &v4) { Array($0) }, host: literal, port: port)
+            self.init(family: AF_INET, raw: SocketSystemCalls.bytes(of: v4), host: literal, port: port)
             return
         }
         var v6 = sockaddr_in6()
         if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            self.init(family: AF_INET6, raw: withUnsafeBytes(of: &v6) { Array($0) }, host: literal, port: port)
+            self.init(family: AF_INET6, raw: SocketSystemCalls.bytes(of: v6), host: literal, port: port)
             return
         }
         return nil
@@ -49,33 +49,25 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Reads a `sockaddr` (from getaddrinfo, accept, getsockname); nil for families other than IPv4/IPv6.
-    init?(sockaddr pointer: UnsafeRawPointer, length: Int) {
-        let family = Int32(pointer.load(as: sockaddr.self).sa_family)
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        switch family {
-        case AF_INET where length >= MemoryLayout<sockaddr_in>.size:
-            var v4 = pointer.load(as: sockaddr_in.self)
-            guard inet_ntop(AF_INET, &v4.sin_addr, &text, socklen_t(text.count)) != nil else { return nil }
-            self.init(family: family, raw: Array(UnsafeRawBufferPointer(start: pointer, count: MemoryLayout<sockaddr_in>.size)),
-                      host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                      port: Int(UInt16(bigEndian: v4.sin_port)))
-        case AF_INET6 where length >= MemoryLayout<sockaddr_in6>.size:
-            var v6 = pointer.load(as: sockaddr_in6.self)
-            guard inet_ntop(AF_INET6, &v6.sin6_addr, &text, socklen_t(text.count)) != nil else { return nil }
-            self.init(family: family, raw: Array(UnsafeRawBufferPointer(start: pointer, count: MemoryLayout<sockaddr_in6>.size)),
-                      host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-                      port: Int(UInt16(bigEndian: v6.sin6_port)))
-        default:
-            return nil
-        }
+    /// The address in a `sockaddr_in`.
+    init?(_ v4: sockaddr_in) {
+        var address = v4.sin_addr
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN) + 1)
+        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else { return nil }
+        self.init(family: AF_INET, raw: SocketSystemCalls.bytes(of: v4), host: Self.string(text),
+                  port: Int(UInt16(bigEndian: v4.sin_port)))
     }
 
-    /// Calls `body` with the address as a `sockaddr` pointer and its length.
-    func withSockAddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
-        raw.withUnsafeBytes { bytes in
-            // `raw` was copied from a sockaddr_in/sockaddr_in6, so its start is a valid sockaddr.
-            body(bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
-        }
+    /// The address in a `sockaddr_in6`.
+    init?(_ v6: sockaddr_in6) {
+        var address = v6.sin6_addr
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return nil }
+        self.init(family: AF_INET6, raw: SocketSystemCalls.bytes(of: v6), host: Self.string(text),
+                  port: Int(UInt16(bigEndian: v6.sin6_port)))
+    }
+
+    private static func string(_ text: [CChar]) -> String {
+        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 /// Owns a listening TCP socket registered with an `EventLoop`: accepts connections (non-blocking, close-on-exec,
 /// `TCP_NODELAY`) and hands each one to `onAccept`. Stays registered, and so alive, until `close()`.
@@ -28,7 +28,7 @@ public final class SocketListener: EventLoopHandler {
         let socket = try Socket.tcp(family: address.family)
         var on: Int32 = 1
         _ = setsockopt(socket.fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        guard address.withSockAddr({ bind(socket.fd, $0, $1) }) == 0 else {
+        guard SocketSystemCalls.withSockAddr(address, { bind(socket.fd, $0, $1) }) == 0 else {
             throw TransportError.system("bind \(address)", errno)
         }
         guard listen(socket.fd, backlog) == 0 else { throw TransportError.system("listen \(address)", errno) }

@@ -11,12 +11,6 @@ struct SocketOutputBuffer {
     var count: Int { storage.count - start }
     var isEmpty: Bool { start == storage.count }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        compactIfWorthwhile(adding: bytes.count)
-        storage.append(contentsOf: bytes)
-    }
-
     mutating func append(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
         compactIfWorthwhile(adding: bytes.count)
@@ -38,8 +32,8 @@ struct SocketOutputBuffer {
     }
 
     /// The waiting bytes, valid only inside `body` (the next append may move them).
-    func withUnsentBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+    func withUnsentBytes<Result>(_ body: (RawSpan) -> Result) -> Result {
+        body(storage.span.extracting(start...).bytes)
     }
 
     /// Moves the unsent bytes to the front when the sent prefix is large and growing would otherwise reallocate.

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 
 extension TransportError {
     /// A failed system call, with the C library's text for `code` (an `errno` value).

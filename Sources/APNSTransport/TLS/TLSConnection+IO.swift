@@ -105,10 +105,10 @@ extension TLSConnection {
         var budget = Self.readBudget
         loop.withReadBuffer { buffer in
             while state == .established || state == .closing {
-                switch session.read(into: buffer) {
+                switch session.read(into: &buffer) {
                 case .transferred(let count):
                     if state == .established {
-                        delegate?.tlsConnection(self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                        delegate?.tlsConnection(self, didReceive: buffer.span.extracting(..<count).bytes)
                     }  // while closing, what still arrives is dropped
                     budget -= count
                     if budget <= 0 {

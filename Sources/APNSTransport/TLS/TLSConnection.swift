@@ -76,11 +76,6 @@ public final class TLSConnection: EventLoopHandler {
 
     /// Queues `bytes` for sending (copied; no system call). Sent by `flush()`, or right after the handshake when
     /// written earlier. Ignored once closing or closed.
-    public func write(_ bytes: UnsafeRawBufferPointer) {
-        guard state != .closing && state != .closed else { return }
-        output.append(bytes)
-    }
-
     public func write(_ bytes: [UInt8]) {
         guard state != .closing && state != .closed else { return }
         output.append(bytes)

@@ -7,8 +7,8 @@ public protocol TLSConnectionDelegate: AnyObject {
     /// flushed right after it returns.
     func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo)
 
-    /// Decrypted bytes arrived. `bytes` points into a buffer the loop reuses: valid only during this call.
-    func tlsConnection(_ connection: TLSConnection, didReceive bytes: UnsafeRawBufferPointer)
+    /// Decrypted bytes arrived. `bytes` borrows a buffer the loop reuses: it lives only during this call.
+    func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan)
 
     /// Output that had to wait for the socket (the kernel buffer was full) has all gone out: a good moment to
     /// produce more.

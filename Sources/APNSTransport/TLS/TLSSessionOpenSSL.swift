@@ -1,6 +1,6 @@
 import APNSCrypto
 internal import COpenSSL
-import Glibc
+internal import Glibc
 
 /// The outcome of one step of a TLS session (handshake, read, write) on a non-blocking socket.
 enum TLSSessionResult: Equatable {

@@ -129,7 +129,7 @@ public final class HTTP2ClientSession {
 
     /// Feeds bytes read from the connection. What they cause is recorded as events; a connection failure is a
     /// `.connectionError` event and closes the session.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    public func receive(_ bytes: RawSpan) {
         guard !isClosed else { return }
         if let error = nghttp2.receive(bytes) {
             fail(with: error)
@@ -140,7 +140,7 @@ public final class HTTP2ClientSession {
 
     /// `receive` for an array.
     public func receive(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { receive($0) }
+        receive(bytes.span.bytes)
     }
 
     /// Appends what is ready to send to `buffer` (a buffer the caller reuses), up to about `limit` bytes (a frame

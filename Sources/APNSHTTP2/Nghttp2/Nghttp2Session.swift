@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// Owns one `nghttp2_session` (client or server role), driven on memory buffers only: `receive` feeds
 /// `nghttp2_session_mem_recv`, `produceOutput` drains `nghttp2_session_mem_send`. Its C callbacks
@@ -80,9 +80,11 @@ final class Nghttp2Session {
 
     /// Feeds received bytes to nghttp2. Returns nil when all were taken, else the library error (the session is
     /// then unusable).
-    func receive(_ bytes: UnsafeRawBufferPointer) -> HTTP2Error? {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
-        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+    func receive(_ bytes: RawSpan) -> HTTP2Error? {
+        guard !bytes.isEmpty else { return nil }
+        let result = bytes.withUnsafeBytes { buffer in
+            nghttp2_session_mem_recv(session, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), buffer.count)
+        }
         if result < 0 { return Self.error(Int32(truncatingIfNeeded: result)) }
         return nil
     }

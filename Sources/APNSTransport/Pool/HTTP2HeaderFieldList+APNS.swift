@@ -1,4 +1,5 @@
 import APNSCore
+import APNSHTTP2
 
 /// APNs request headers in the two halves the client session takes: the shared block built once per campaign and
 /// credential, and the per-request fields refilled for every notification.

@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// Everything the sessions queue for sending. None of these may be called from inside a callback.
 extension Nghttp2Session {

@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// The C callbacks every `Nghttp2Session` registers. Each one checks its pointers, recovers the owning
 /// `Nghttp2Session` from `user_data` (`Unmanaged`, unretained), turns the C arguments into Swift values and hands

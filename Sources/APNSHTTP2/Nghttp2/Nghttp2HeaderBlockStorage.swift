@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// The bytes and the prebuilt `nghttp2_nv` entries of one `HTTP2HeaderBlock`: one allocation holding every name
 /// and value, and one array of entries flagged NO_COPY (pseudo-header fields first, then regular ones), which

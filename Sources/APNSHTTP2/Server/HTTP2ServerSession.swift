@@ -43,7 +43,7 @@ public final class HTTP2ServerSession {
 
     /// Feeds bytes read from the connection; what they cause is recorded as events. A connection failure is a
     /// `.connectionError` event and closes the session.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    public func receive(_ bytes: RawSpan) {
         guard !isClosed else { return }
         if let error = nghttp2.receive(bytes) {
             events.append(.connectionError(error))
@@ -55,7 +55,7 @@ public final class HTTP2ServerSession {
 
     /// `receive` for an array.
     public func receive(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { receive($0) }
+        receive(bytes.span.bytes)
     }
 
     /// Appends what is ready to send to `buffer`, up to about `limit` bytes. Returns the number of bytes appended.
