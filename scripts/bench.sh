@@ -20,8 +20,9 @@
 #                         [--rss-small N] [--rss-large N] [--dup-small N] [--dup-large N] [--starts N]
 #                         [records] [large records]
 # The same settings come from the environment: ROUNDS ROWS RECORDS VALIDATE_RECORDS RSS_SMALL RSS_LARGE DUP_SMALL
-# DUP_LARGE STARTS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary. --quick (small sizes, one round: a smoke check) applies where it stands,
-# so options after it override it. The two positional numbers are the old usage (RECORDS and RSS_LARGE).
+# DUP_LARGE STARTS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary.
+# --quick (small sizes, one round: a smoke check) applies where it stands, so options after it override it. The two
+# positional numbers are the old usage (RECORDS and RSS_LARGE).
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
@@ -64,7 +65,7 @@ done
 [ ${#positional[@]} -ge 1 ] && RECORDS=${positional[0]}
 [ ${#positional[@]} -ge 2 ] && RSS_LARGE=${positional[1]}
 for n in "$RECORDS" "$VALIDATE_RECORDS" "$RSS_SMALL" "$RSS_LARGE" "$DUP_SMALL" "$DUP_LARGE" "$STARTS" "$ROUNDS"; do
-    [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench: sizes, starts and rounds are positive integers, not '$n'" >&2; exit 64; }
+    [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench: sizes, starts and rounds are positive integers: '$n'" >&2; exit 64; }
 done
 [ "$DUP_LARGE" -gt "$DUP_SMALL" ] || { echo "bench: --dup-large must exceed --dup-small" >&2; exit 64; }
 row() { [[ ",$ROWS," == *",$1,"* ]]; }
@@ -113,7 +114,9 @@ trap cleanup EXIT
 fail() { echo "bench: FAIL: $*" >&2; exit 1; }
 
 # --- cores: the clients on one, the servers on another, when there are two
-read -r CLIENT_CORE SERVER_CORE < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(c[0], c[1] if len(c) > 1 else "")')
+read -r CLIENT_CORE SERVER_CORE < <(python3 -c 'import os
+c = sorted(os.sched_getaffinity(0))
+print(c[0], c[1] if len(c) > 1 else "")')
 if [ -n "$SERVER_CORE" ]; then
     CLIENT=(taskset -c "$CLIENT_CORE"); SERVER=(taskset -c "$SERVER_CORE")
     PINNING="clients on core $CLIENT_CORE, servers on core $SERVER_CORE (taskset)"
@@ -123,10 +126,13 @@ fi
 
 echo "== machine"
 echo "nproc $(nproc); CPU $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo); kernel $(uname -r)"
-echo "$(swift --version 2>&1 | head -1); $(nghttpd --version 2>&1 | head -1); $(h2load --version 2>&1 | head -1); $(python3 --version)"
-echo "binary $BIN; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown); $(date -u '+%Y-%m-%d %H:%M UTC'); load at start:$(uptime | sed 's/.*load average://')"
+echo "$(swift --version 2>&1 | head -1); $(nghttpd --version 2>&1 | head -1); $(h2load --version 2>&1 | head -1);" \
+    "$(python3 --version)"
+echo "binary $BIN; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown);" \
+    "$(date -u '+%Y-%m-%d %H:%M UTC'); load at start:$(uptime | sed 's/.*load average://')"
 echo "$PINNING; rounds $ROUNDS (interleaved); rows $ROWS"
-echo "sizes: requests $RECORDS, validate $VALIDATE_RECORDS, send RSS $RSS_SMALL/$RSS_LARGE, filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS"
+echo "sizes: requests $RECORDS, validate $VALIDATE_RECORDS, send RSS $RSS_SMALL/$RSS_LARGE," \
+    "filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS"
 
 # --- helpers
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -229,15 +235,18 @@ run_h2load() {
     timed "$name" h2load -n "$n" -c "$CONNECTIONS" -m "$streams" -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
         "https://127.0.0.1:$port/3/device/$TOKEN" > "$WORK/$name.out" 2>&1
     [ "$RC" -eq 0 ] || fail "h2load ($name) exited $RC: $(tail -5 "$WORK/$name.out")"
-    grep -Eq "^status codes: $n 2xx" "$WORK/$name.out" || fail "h2load ($name): $(grep -E '^(requests|status codes):' "$WORK/$name.out")"
+    grep -Eq "^status codes: $n 2xx" "$WORK/$name.out" \
+        || fail "h2load ($name): $(grep -E '^(requests|status codes):' "$WORK/$name.out")"
     H2_RATE=$(awk '/^finished in/ {gsub(",", "", $4); print $4}' "$WORK/$name.out")
 }
 per_request_us() { awk -v c="$1" -v n="$2" 'BEGIN {printf "%.3f", c / n * 1e6}'; }
+server_us() { awk -v a="$1" -v b="$2" -v t="$TICK" -v n="$3" 'BEGIN {printf "%.3f", (b - a) / t / n * 1e6}'; }
 rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.0f", n / t}'; }
 
 # --- 1. send -> nghttpd vs h2load -> nghttpd
 if row 1; then
-    echo "== 1. send -> nghttpd vs h2load -> nghttpd: $RECORDS requests, one token, $CONNECTIONS connections, h2load -m $STREAMS"
+    echo "== 1. send -> nghttpd vs h2load -> nghttpd: $RECORDS requests, one token, $CONNECTIONS connections," \
+        "h2load -m $STREAMS"
     same_token "$RECORDS" "$WORK/same.ndjson"
     start_nghttpd "$WORK/nghttpd1.log"
     for r in $(seq 1 "$ROUNDS"); do
@@ -272,7 +281,8 @@ for line in open(sys.argv[1], "rb"):
         add python2.rate "$(rate "$VALIDATE_RECORDS" "$WALL")"
         echo "round $r: python   ${WALL}s wall, $(rate "$VALIDATE_RECORDS" "$WALL") records/s"
     done
-    report pair "2  validate, $VALIDATE_RECORDS records" "records/s" higher validate validate2.rate "python json.loads" python2.rate ">= 6x"
+    report pair "2  validate, $VALIDATE_RECORDS records" "records/s" higher validate validate2.rate \
+        "python json.loads" python2.rate ">= 6x"
 fi
 
 # --- 3. the mock vs nghttpd, both driven by h2load
@@ -281,20 +291,21 @@ if row 3; then
     start_nghttpd "$WORK/nghttpd3.log"
     start_mock mock3
     for r in $(seq 1 "$ROUNDS"); do
-        before=$(cpu_ticks "$MOCK_PID")
+        before=$(cpu_ticks "$MOCK_PID"); n=$RECORDS
         run_h2load h2mock3 "$RECORDS" "$MOCK_PORT" "$STREAMS"
         add mock3.rate "$H2_RATE"
-        add mock3.cpu "$(per_request_us "$(awk -v a="$before" -v b="$(cpu_ticks "$MOCK_PID")" -v t="$TICK" 'BEGIN {print (b - a) / t}')" "$RECORDS")"
+        add mock3.cpu "$(server_us "$before" "$(cpu_ticks "$MOCK_PID")" "$n")"
         echo "round $r: mock    $H2_RATE req/s"
         before=$(cpu_ticks "$NG_PID")
         run_h2load h2ng3 "$RECORDS" "$NG_PORT" "$STREAMS"
         add nghttpd3.rate "$H2_RATE"
-        add nghttpd3.cpu "$(per_request_us "$(awk -v a="$before" -v b="$(cpu_ticks "$NG_PID")" -v t="$TICK" 'BEGIN {print (b - a) / t}')" "$RECORDS")"
+        add nghttpd3.cpu "$(server_us "$before" "$(cpu_ticks "$NG_PID")" "$n")"
         echo "round $r: nghttpd $H2_RATE req/s"
     done
     kill "$NG_PID" "$MOCK_PID"
     report pair "3a mock vs nghttpd under h2load, rate" "req/s" higher mock mock3.rate nghttpd nghttpd3.rate ">= 0.8x"
-    report pair "3b mock vs nghttpd under h2load, server CPU per request" "us" lower mock mock3.cpu nghttpd nghttpd3.cpu "none"
+    report pair "3b mock vs nghttpd under h2load, server CPU per request" "us" lower mock mock3.cpu \
+        nghttpd nghttpd3.cpu "none"
 fi
 
 # --- 4. peak RSS of send --allow-duplicates
@@ -309,13 +320,14 @@ if row 4; then
     done
     rm -f "$WORK/rss.ndjson"
     kill "$NG_PID"
-    report one "4a peak RSS, send --allow-duplicates, $RSS_SMALL records" "MiB" lower "send4.$RSS_SMALL" "flat, <= 40 MB"
-    report one "4b peak RSS, send --allow-duplicates, $RSS_LARGE records" "MiB" lower "send4.$RSS_LARGE" "flat, <= 40 MB"
+    report one "4a peak RSS, send --allow-duplicates, $RSS_SMALL records" MiB lower "send4.$RSS_SMALL" "<= 40 MB"
+    report one "4b peak RSS, send --allow-duplicates, $RSS_LARGE records" MiB lower "send4.$RSS_LARGE" "<= 40 MB"
 fi
 
 # --- 5. peak RSS of the duplicate filter
 if row 5; then
-    echo "== 5. peak RSS of the duplicate filter (validate, distinct pairs from standard input): $DUP_SMALL and $DUP_LARGE"
+    echo "== 5. peak RSS of the duplicate filter (validate, distinct pairs from standard input):" \
+        "$DUP_SMALL and $DUP_LARGE"
     for n in "$DUP_SMALL" "$DUP_LARGE"; do
         t0=$EPOCHREALTIME
         "${SERVER[@]}" timeout "$STEP_TIMEOUT" python3 scripts/gen-campaign.py --records "$n" \
@@ -323,9 +335,11 @@ if row 5; then
                 "$BIN" validate - --topic "$TOPIC" >/dev/null 2>"$WORK/dup.err" \
             || fail "validate of $n distinct records from standard input failed: $(tail -5 "$WORK/dup.err")"
         rss=$(tail -1 "$WORK/dup.rusage"); echo "$rss" > "$WORK/dup.$n"
-        echo "validate, $n distinct pairs: peak RSS $rss KiB ($(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}')s with the generator)"
+        echo "validate, $n distinct pairs: peak RSS $rss KiB" \
+            "($(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}')s with the generator)"
     done
-    python3 - "$DUP_SMALL" "$(cat "$WORK/dup.$DUP_SMALL")" "$DUP_LARGE" "$(cat "$WORK/dup.$DUP_LARGE")" <<'EOF' | tee -a "$WORK/table"
+    python3 - "$DUP_SMALL" "$(cat "$WORK/dup.$DUP_SMALL")" "$DUP_LARGE" "$(cat "$WORK/dup.$DUP_LARGE")" <<'EOF' \
+        | tee -a "$WORK/table"
 import sys
 ns, ks, nl, kl = (int(x) for x in sys.argv[1:])
 slope = (kl - ks) * 1024 / (nl - ns)
@@ -338,7 +352,8 @@ fi
 
 # --- 6. time from process start to the first request on the wire
 if row 6; then
-    echo "== 6. start to first request -> nghttpd -v: $STARTS starts of send (1 record), each next to one of h2load -n 1"
+    echo "== 6. start to first request -> nghttpd -v: $STARTS starts of send (1 record)," \
+        "each next to one of h2load -n 1"
     echo "   (h2load is the floor: process start, TCP and TLS, without JWT signing or reading a campaign)"
     start_nghttpd "$WORK/nghttpd6.log" -v
     same_token 1 "$WORK/one.ndjson"
@@ -348,7 +363,8 @@ if row 6; then
 # timed from just before its spawn to the first request header nghttpd logs (and, for a breakdown, to the client's
 # first SETTINGS frame: process start, JWT, TCP and TLS done).
 import os, re, socket, ssl, subprocess, sys, time
-port, log, starts, out_first, out_settings, cmd = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6:]
+port, log, starts = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+out_first, out_settings, cmd = sys.argv[4], sys.argv[5], sys.argv[6:]
 results = cmd[cmd.index("--results") + 1] if "--results" in cmd else None
 frame = re.compile(r"^\[id=(\d+)\] \[\s*([0-9.]+)\] (.*)$")
 
@@ -410,8 +426,10 @@ EOF
             "https://127.0.0.1:$NG_PORT/3/device/$TOKEN"
     done
     kill "$NG_PID"
-    report pair "6a start to the client's first SETTINGS (JWT, TCP, TLS)" "ms" lower send send.settings h2load h2load.settings "none"
-    report pair "6b start to the first request HEADERS on the wire" "ms" lower send send.first h2load h2load.first "send < 100 ms"
+    report pair "6a start to the client's first SETTINGS (JWT, TCP, TLS)" ms lower send send.settings \
+        h2load h2load.settings "none"
+    report pair "6b start to the first request HEADERS on the wire" ms lower send send.first \
+        h2load h2load.first "send < 100 ms"
 fi
 
 # --- 7 and 8. kept from the first benchmark: send and send --durable -> the release mock, h2load -m 1000 -> the mock
@@ -435,8 +453,12 @@ if row 7 || row 8; then
         fi
     done
     kill -INT "$MOCK_PID"
-    if row 7; then report pair "7  send -> mock vs h2load -m 1000 -> mock" "req/s" higher send send7.rate h2load h2load7.rate "none"; fi
-    if row 8; then report pair "8  send --durable vs send, -> mock" "records/s" higher durable durable8.rate send send7.rate "none"; fi
+    if row 7; then
+        report pair "7  send -> mock vs h2load -m 1000 -> mock" req/s higher send send7.rate h2load h2load7.rate "none"
+    fi
+    if row 8; then
+        report pair "8  send --durable vs send, -> mock" records/s higher durable durable8.rate send send7.rate "none"
+    fi
 fi
 
 echo "== summary ($(date -u '+%H:%M UTC'), load at the end:$(uptime | sed 's/.*load average://'))"
