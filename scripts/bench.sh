@@ -131,6 +131,8 @@ echo "$(swift --version 2>&1 | head -1); $(nghttpd --version 2>&1 | head -1); $(
 echo "binary $BIN; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown);" \
     "$(date -u '+%Y-%m-%d %H:%M UTC'); load at start:$(uptime | sed 's/.*load average://')"
 echo "$PINNING; rounds $ROUNDS (interleaved); rows $ROWS"
+awk '{exit !($1 >= 1.5)}' /proc/loadavg \
+    && echo "warning: load $(cut -d' ' -f1 /proc/loadavg) (1 min): other processes compete for the cores, figures are noisy"
 echo "sizes: requests $RECORDS, validate $VALIDATE_RECORDS, send RSS $RSS_SMALL/$RSS_LARGE," \
     "filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS"
 
