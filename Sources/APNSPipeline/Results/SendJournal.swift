@@ -1,3 +1,5 @@
+import APNSCore
+
 /// The sidecar `<results>.journal` that makes `send --resume` exact after a crash: the dispatcher appends to it
 /// before a batch of requests leaves, with one write(2) per batch. Like `ResultWriter`, a failed write ends it
 /// (the file rolls the batch back, so the journal never names requests that did not leave).
@@ -48,9 +50,9 @@ public final class SendJournal {
     private func append(_ kind: UInt8, _ fileIndex: Int, _ line: Int) {
         output.bytes.append(kind)
         output.bytes.append(UInt8(ascii: " "))
-        JSONText.appendInteger(fileIndex, to: &output.bytes)
+        DecimalText.append(fileIndex, to: &output.bytes)
         output.bytes.append(UInt8(ascii: " "))
-        JSONText.appendInteger(line, to: &output.bytes)
+        DecimalText.append(line, to: &output.bytes)
         output.bytes.append(UInt8(ascii: "\n"))
     }
 
