@@ -12,8 +12,8 @@
 /// final lines by outcome and reason (`earlierRuns`), so a resumed run can report on the whole campaign.
 ///
 /// Memory: one open-addressing table of 64-bit entries (`fileIndex << 40 | line` in 54 bits, then 8 bits of `s`
-/// count and 2 state bits), 8 bytes a slot at a load factor of at most 3/4: 11 to 21 bytes per record mentioned
-/// (ten million records: 128 or 256 MiB of slots, depending on where the table last doubled). At most
+/// count and 2 state bits), 8 bytes a table cell at a load factor of at most 3/4: 11 to 21 bytes per record mentioned
+/// (ten million records: 128 or 256 MiB of table cells, depending on where the table last doubled). At most
 /// `maximumInputs` input files.
 ///
 /// Torn last lines of either file are tolerated (the record they were about is simply not finished): a last line

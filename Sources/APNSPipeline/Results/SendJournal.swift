@@ -10,6 +10,8 @@ import APNSCore
 public final class SendJournal {
     /// The journal that goes with a result file.
     public static func path(forResults resultsPath: String) -> String { resultsPath + ".journal" }
+    /// The longest journal line read back: `s`/`r`, two integers and spaces, with room to spare.
+    static let maximumLineLength = 256
 
     private let output: BufferedOutput
     /// Bytes of a torn last line that opening in `.append` mode cut off.
@@ -75,7 +77,7 @@ public final class SendJournal {
     public static func read(
         source: any ByteSource, name: String, _ body: (Entry) throws(PipelineError) -> Void
     ) throws(PipelineError) -> Int? {
-        let lines = LineReader(source: source, maximumLineLength: 256)
+        let lines = LineReader(source: source, maximumLineLength: Self.maximumLineLength)
         while let line = try lines.next() {
             // A last line without its end may be cut inside a number ("s 0 12" → "s 0 1"): never trust it.
             if !line.isTerminated { return line.number }
