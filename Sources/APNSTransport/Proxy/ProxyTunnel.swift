@@ -8,6 +8,8 @@ public final class ProxyTunnel: EventLoopHandler {
     private let target: String
     private var request = SocketOutputBuffer()
     private var parser = ProxyResponseParser()
+    /// Bytes of the proxy's answer looked at per read (peeked, so what follows the answer stays for TLS).
+    private static let peekLimit = 4096
     private var timer: EventLoopTimer?
     private let timeout: Double
     private var completion: ((Result<Socket, TransportError>) -> Void)?
@@ -62,7 +64,7 @@ public final class ProxyTunnel: EventLoopHandler {
         guard let socket else { return }
         loop.withReadBuffer { buffer in
             let peeked: Int
-            switch socket.peek(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<4096])) {
+            switch socket.peek(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<Self.peekLimit])) {
             case .transferred(let count): peeked = count
             case .wouldBlock: return
             case .endOfFile: return finish(.failure(closedEarly()))
