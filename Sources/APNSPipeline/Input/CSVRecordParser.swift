@@ -73,7 +73,8 @@ public struct CSVRecordParser {
             let notification = try parse(reader, record: record, raw: &raw)
             return CampaignRecord(key: key, content: .notification(notification))
         } catch {
-            return CampaignRecord(key: key, content: .invalid(error, tokenText: raw.tokenText, topicText: raw.topicText))
+            let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
+            return CampaignRecord(key: key, content: content)
         }
     }
 

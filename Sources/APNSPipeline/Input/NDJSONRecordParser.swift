@@ -31,7 +31,8 @@ public struct NDJSONRecordParser {
             let notification = try parse(scanner, range: range, raw: &raw)
             return CampaignRecord(key: key, content: .notification(notification))
         } catch {
-            return CampaignRecord(key: key, content: .invalid(error, tokenText: raw.tokenText, topicText: raw.topicText))
+            let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
+            return CampaignRecord(key: key, content: content)
         }
     }
 

@@ -28,7 +28,9 @@ public final class ReplayReader: RecordReader {
             let reader = try ResultReader(path: path, inputFiles: files)
             while let line = try reader.nextLine() {
                 // A line too damaged to name its input file is keyed by the result file itself.
-                if case .failure(let damaged) = line, damaged.record == nil { _ = reader.inputFiles.index(adding: path) }
+                if case .failure(let damaged) = line, damaged.record == nil {
+                    _ = reader.inputFiles.index(adding: path)
+                }
             }
             files = reader.inputFiles
         }

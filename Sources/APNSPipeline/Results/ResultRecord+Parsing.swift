@@ -45,7 +45,8 @@ extension ResultRecord {
         guard let outcome = RecordOutcome(rawValue: outcomeText) else {
             throw ResultLineProblem("unknown outcome '\(outcomeText)'")
         }
-        var record = ResultRecord(key: RecordKey(fileIndex: inputFiles.index(adding: file), line: Int(line)), outcome: outcome)
+        let key = RecordKey(fileIndex: inputFiles.index(adding: file), line: Int(line))
+        var record = ResultRecord(key: key, outcome: outcome)
         do {
             try record.readFields(fields)
         } catch {
