@@ -58,7 +58,7 @@ extension Dispatcher {
         finishIfDone()
     }
 
-    /// Handles one record read from the source; returns whether it was submitted.
+    /// Handles one record read from the reader; returns whether it was submitted.
     private func take(_ record: CampaignRecord) throws -> Bool {
         summary.records += 1
         switch record.content {

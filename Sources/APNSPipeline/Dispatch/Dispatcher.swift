@@ -1,7 +1,7 @@
 import APNSCore
 import APNSTransport
 
-/// Runs one campaign on the event-loop thread: pulls records from the source as stream slots free up, sends the
+/// Runs one campaign on the event-loop thread: pulls records from the reader as stream slots free up, sends the
 /// valid ones through the transport, retries what may be retried, stops early when the campaign is failing as a
 /// whole, and writes exactly one result line per record.
 ///
@@ -99,7 +99,7 @@ public final class Dispatcher: PushTransportDelegate {
         onProgress?(summary, inFlight.count)
     }
 
-    /// Updates what the progress line shows besides the counts: retries waiting, how far the source has read.
+    /// Updates what the progress line shows besides the counts: retries waiting, how far the reader has read.
     func noteProgressFacts() {
         summary.retriesPending = retries.count
         summary.readProgress = reader.readProgress

@@ -58,7 +58,7 @@ public enum SendRun {
         return try run(options, reader: reader, inputPaths: options.inputs.map(\.path), stop: stop, progress: progress)
     }
 
-    /// Runs records from any source (`replay` reads result files); `inputPaths` name the files the source's
+    /// Runs records from any reader (`replay` reads result files); `inputPaths` name the files the reader's
     /// keys index, as result lines print them.
     public static func run(
         _ options: SendRunOptions,
