@@ -60,7 +60,11 @@ let package = Package(
         .testTarget(
             name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock"]
         ),
-        .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline"]),
+        // In-memory byte sources and sinks for the pipeline's tests and fuzz targets (not part of the library).
+        .target(name: "PipelineTestSupport", dependencies: ["APNSPipeline"], path: "Tests/PipelineTestSupport"),
+        .testTarget(
+            name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline", "PipelineTestSupport"]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock", "APNSPipeline"]
@@ -80,10 +84,10 @@ if Context.environment["APNS_BULK_FUZZ"] == "1" {
     package.targets.append(.target(name: "FuzzDriver", path: "Tests/Fuzz/FuzzDriver"))
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("JSONScanner", ["APNSCore"]),
-        ("NDJSONRecord", ["APNSCore", "APNSPipeline"]),
-        ("CSVRecord", ["APNSCore", "APNSPipeline"]),
+        ("NDJSONRecord", ["APNSCore", "APNSPipeline", "PipelineTestSupport"]),
+        ("CSVRecord", ["APNSCore", "APNSPipeline", "PipelineTestSupport"]),
         ("PayloadTemplate", ["APNSCore", "APNSPipeline"]),
-        ("ResultLine", ["APNSPipeline"]),
+        ("ResultLine", ["APNSPipeline", "PipelineTestSupport"]),
         ("ProxyResponse", ["APNSTransport"]),
     ]
     for target in fuzzTargets {

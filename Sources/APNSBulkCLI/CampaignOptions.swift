@@ -29,7 +29,7 @@ struct CampaignOptions: ParsableArguments {
     var tokenColumn: String = "token"
 
     @Option(name: .customLong("max-record-bytes"), help: "The longest NDJSON line or CSV record accepted.")
-    var maximumRecordBytes: Int = 64 * 1024
+    var maximumRecordBytes: Int = CampaignReaderOptions.defaultMaximumRecordLength
 
     @Option(name: .customLong("shard"), help: ArgumentHelp(
         "Handle only shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable hash of the token decides.", valueName: "K/N"))

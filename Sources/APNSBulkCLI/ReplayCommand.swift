@@ -45,7 +45,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source = try ReplaySource(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt)
+        let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt)
         var options = SendRunOptions(
             inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), resultsPath: output.results,
             resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
@@ -54,7 +54,7 @@ struct ReplayCommand: ParsableCommand {
         options.dispatch = delivery.configuration
         options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         try CampaignRunner.run(options, output: output) { options, stop, progress in
-            try SendRun.run(options, source: source, inputPaths: source.inputPaths, stop: stop, progress: progress)
+            try SendRun.run(options, reader: reader, inputPaths: reader.inputPaths, stop: stop, progress: progress)
         }
     }
 }

@@ -29,32 +29,39 @@ struct ValidateCommand: ParsableCommand {
     @Option(name: .customLong("results"), help: ArgumentHelp("Write result lines (outcome input_error) for invalid records here.", valueName: "file"))
     var results: String?
 
+    /// Report text buffered before it goes to standard output.
+    static let reportFlushBytes = 1 << 16
+
     func run() throws {
         let inputs = CampaignOptions.inputs(files)
         let reader = CampaignReader(inputs: inputs, options: try campaign.readerOptions())
-        let writer = try results.map { path throws(PipelineError) in try ResultWriter(path: path, format: .ndjson, mode: .create) }
+        let inputFiles = InputFileList(inputs.map(\.path))
+        let writer = try results.map { path throws(PipelineError) in
+            try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
+        }
         var duplicates = DuplicateFilter()
         var valid = 0
         var invalid = 0
         var duplicateCount = 0
         var report = ""
-        while let record = try reader.next() {
+        while let record = try reader.nextRecord() {
             switch record.content {
             case .notification(let notification):
                 valid += 1
                 if !duplicates.insert(notification) { duplicateCount += 1 }
-            case .invalid(let error):
+            case .invalid(let error, let tokenText, let topicText):
                 invalid += 1
-                let path = inputs[record.source].path
                 if let writer {
+                    // The same line `send` writes for an invalid record.
                     try writer.write(ResultRecord(
-                        file: path, line: record.line, token: record.tokenText, topic: record.topicText,
-                        outcome: .inputError, status: nil, reason: error.code.rawValue, detail: error.detail,
-                        apnsID: nil, timestamp: nil, attempts: 0))
+                        key: record.key, outcome: .inputError, token: tokenText, topic: topicText,
+                        reason: error.code.rawValue, detail: error.detail))
                 } else {
                     // One line per invalid record, always: the path and the detail may quote anything.
-                    report += PrintableText.escaping("\(path):\(record.line): \(error.code.rawValue): \(error.detail)") + "\n"
-                    if report.utf8.count > 1 << 16 {
+                    let path = inputFiles.path(at: record.key.fileIndex)
+                    let line = "\(path):\(record.key.line): \(error.code.rawValue): \(error.detail)"
+                    report += PrintableText.escaping(line) + "\n"
+                    if report.utf8.count > Self.reportFlushBytes {
                         FileHandle.standardOutput.write(Data(report.utf8))
                         report = ""
                     }

@@ -1,3 +1,5 @@
+import APNSCore
+
 /// A reusable list of header fields for one request or response: the name and value bytes in one growable byte
 /// array, and where each field lies in it. Fill it, submit it (nghttp2 copies the bytes at submit time), then
 /// `removeAll()` and fill it again for the next one: after the first few uses it never allocates.
@@ -108,7 +110,7 @@ public struct HTTP2HeaderFieldList: Sendable {
         let nameStart = bytes.count
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         let valueStart = bytes.count
-        Self.appendDecimal(decimal, to: &bytes)
+        DecimalText.append(decimal, to: &bytes)
         finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
     }
 
@@ -129,21 +131,5 @@ public struct HTTP2HeaderFieldList: Sendable {
             isPseudo: isPseudo, isIndexable: indexable
         ))
         if isPseudo { pseudoCount += 1 }
-    }
-
-    /// Writes `value` in decimal ASCII.
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        if magnitude == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
-        }
-        let start = out.count
-        while magnitude > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        out[start...].reverse()
     }
 }

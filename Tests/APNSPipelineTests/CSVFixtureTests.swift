@@ -12,7 +12,7 @@ struct CSVFixtureTests {
         options.template = try PayloadTemplate(contentsOfFile: Support.fixtures.appendingPathComponent("template.json").path)
         let path = Support.fixtures.appendingPathComponent("campaign.csv").path
         let records = try Support.readAll([CampaignInput(path: path)], options: options)
-        #expect(records.map(\.line) == [2, 3, 5, 6, 7])
+        #expect(records.map(\.key.line) == [2, 3, 5, 6, 7])
         #expect(records.map(\.code) == [nil, nil, .tokenNotHex, nil, .csvColumnCount])
         let bob = try #require(records[1].notification)
         #expect(String(decoding: bob.payload, as: UTF8.self)

@@ -1,5 +1,6 @@
 import Testing
 @testable import APNSPipeline
+import PipelineTestSupport
 
 @Suite("CSV reader (RFC 4180)")
 struct CSVReaderTests {

@@ -23,7 +23,7 @@ struct CSVRecordParserTests {
             + "\(t2),\"multi\nline\",x,background,5,c1\r\n"
             + "\(t3),Bob,7,,,\r\n"
         let records = try read(csv, template: #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}},"bg":{{push_type}}}"#)
-        #expect(records.map(\.line) == [2, 3, 5])
+        #expect(records.map(\.key.line) == [2, 3, 5])
         let first = try #require(records[0].notification)
         #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi Ann \"A\"","badge":3},"bg":""}"#)
         #expect(first.pushType == .alert)
@@ -45,7 +45,7 @@ struct CSVRecordParserTests {
         var options = CampaignReaderOptions(defaults: Support.defaults)
         options.template = try PayloadTemplate(bytes: Array(#"{"a":"{{name}}","b":{{badge}}}"#.utf8))
         let records = try Support.readAll([CampaignInput(path: path)], options: options)
-        #expect(records.map(\.line) == [2, 3, 4, 5, 6, 7])
+        #expect(records.map(\.key.line) == [2, 3, 4, 5, 6, 7])
         #expect(records.map(\.code) == [.csvColumnCount, .tokenNotHex, .recordInvalidUTF8, .recordTooLong, nil, .csvMalformed])
         #expect(records[0].tokenText == t1)
         #expect(records[1].tokenText == "zz")
@@ -56,7 +56,7 @@ struct CSVRecordParserTests {
         let t1 = Support.token(1)
         let csv = "token,collapse_id,payload\n\(t1), promo,{}\n\(t1),\"promo\t\",{}\n\(t1),pro mo,{}\n"
         let records = try read(csv, template: nil)
-        #expect(records.map(\.line) == [2, 3, 4])
+        #expect(records.map(\.key.line) == [2, 3, 4])
         #expect(records.map(\.code) == [.collapseIDInvalid, .collapseIDInvalid, nil])
         #expect(records[2].notification?.collapseID?.value == "pro mo")
     }

@@ -18,8 +18,8 @@ struct CampaignReaderTests {
         let first = try Support.write("\u{FEFF}" + ndjson(2).replacingOccurrences(of: "\n", with: "\r\n") + "\r\n   \n" + ndjson(1, from: 2), to: "a.ndjson", in: directory)
         let second = try Support.write(ndjson(2, from: 10), to: "b.jsonl", in: directory)
         let records = try Support.readAll([CampaignInput(path: first), CampaignInput(path: second)])
-        #expect(records.map(\.source) == [0, 0, 0, 1, 1])
-        #expect(records.map(\.line) == [1, 2, 5, 1, 2])
+        #expect(records.map(\.key.fileIndex) == [0, 0, 0, 1, 1])
+        #expect(records.map(\.key.line) == [1, 2, 5, 1, 2])
         #expect(records.allSatisfy { $0.notification != nil })
         #expect(records[2].notification?.token.hex == Support.token(2))
     }
@@ -32,7 +32,7 @@ struct CampaignReaderTests {
         var options = CampaignReaderOptions(defaults: Support.defaults)
         options.maximumRecordLength = 150
         let records = try Support.readAll([CampaignInput(path: path)], options: options)
-        #expect(records.map(\.line) == [1, 2, 3])
+        #expect(records.map(\.key.line) == [1, 2, 3])
         #expect(records.map(\.code) == [nil, .recordTooLong, nil])
     }
 
@@ -113,7 +113,7 @@ struct CampaignReaderTests {
     func fixtureCampaign() throws {
         let path = Support.fixtures.appendingPathComponent("campaign.ndjson").path
         let records = try Support.readAll([CampaignInput(path: path)])
-        #expect(records.map(\.line) == [1, 2, 3, 4, 5, 7])
+        #expect(records.map(\.key.line) == [1, 2, 3, 4, 5, 7])
         #expect(records.map(\.code) == [nil, nil, .tokenOddLength, .recordInvalidJSON, .pushTypeUnknown, nil])
         #expect(records[1].notification?.pushType == .background)
         #expect(records[1].notification?.priority == .powerAware)

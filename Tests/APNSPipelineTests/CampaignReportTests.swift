@@ -7,8 +7,7 @@ import Testing
 struct CampaignReportTests {
     private func line(_ outcome: RecordOutcome, _ reason: String? = nil, token: String = "aa", attempts: Int = 1,
                       timestamp: Int64? = nil) -> ResultRecord {
-        ResultRecord(file: "campaign.ndjson", line: 1, token: token, topic: "com.example.app", outcome: outcome,
-                     reason: reason, timestamp: timestamp, attempts: attempts)
+        ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: outcome, token: token, topic: "com.example.app", reason: reason, timestamp: timestamp, attempts: attempts)
     }
 
     /// Two shards: shard 0 has a retryable and an in-doubt record, shard 1 only finished ones.

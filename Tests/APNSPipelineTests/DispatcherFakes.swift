@@ -28,12 +28,12 @@ final class ManualScheduler: DispatchScheduler {
 }
 
 /// Records pulled from an array.
-final class ArraySource: DispatchRecordSource {
-    private var records: [DispatchRecord]
+final class ArraySource: RecordReader {
+    private var records: [CampaignRecord]
     private var index = 0
     private(set) var pulled = 0
-    init(_ records: [DispatchRecord]) { self.records = records }
-    func nextRecord() throws -> DispatchRecord? {
+    init(_ records: [CampaignRecord]) { self.records = records }
+    func nextRecord() throws -> CampaignRecord? {
         guard index < records.count else { return nil }
         defer { index += 1 }
         pulled += 1
@@ -42,18 +42,18 @@ final class ArraySource: DispatchRecordSource {
 }
 
 /// Keeps results and journal entries, and what had been flushed when.
-final class RecordingSink: DispatchResultSink {
-    private(set) var results: [DispatchResult] = []
-    private(set) var journaledSent: [DispatchKey] = []
-    private(set) var journaledRetryable: [DispatchKey] = []
+final class RecordingSink: ResultSink {
+    private(set) var results: [ResultRecord] = []
+    private(set) var journaledSent: [RecordKey] = []
+    private(set) var journaledRetryable: [RecordKey] = []
     private(set) var flushedSentCount = 0
 
-    func write(_ result: DispatchResult) throws { results.append(result) }
-    func journalSent(_ key: DispatchKey) throws { journaledSent.append(key) }
-    func journalRetryable(_ key: DispatchKey) throws { journaledRetryable.append(key) }
+    func write(_ result: ResultRecord) throws { results.append(result) }
+    func journalSent(_ key: RecordKey) throws { journaledSent.append(key) }
+    func journalRetryable(_ key: RecordKey) throws { journaledRetryable.append(key) }
     func flush() throws { flushedSentCount = journaledSent.count }
 
-    func outcome(of key: DispatchKey) -> [RecordOutcome] { results.filter { $0.key == key }.map(\.outcome) }
+    func outcome(of key: RecordKey) -> [RecordOutcome] { results.filter { $0.key == key }.map(\.outcome) }
 }
 
 /// An in-memory transport with a fixed number of slots; answers come a fixed latency after `flush()`.
@@ -131,14 +131,14 @@ enum Fixture {
         return body
     }
 
-    static func record(_ line: Int, token: String, topic: String = topic) -> DispatchRecord {
+    static func record(_ line: Int, token: String, topic: String = topic) -> CampaignRecord {
         do {
             let notification = PushNotification(
                 token: try DeviceToken(parsing: token), topic: try Topic(validating: topic), pushType: .alert,
                 payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
-            return DispatchRecord(key: DispatchKey(fileIndex: 0, line: line), content: .notification(notification))
+            return CampaignRecord(key: RecordKey(fileIndex: 0, line: line), content: .notification(notification))
         } catch {
-            return DispatchRecord(key: DispatchKey(fileIndex: 0, line: line),
+            return CampaignRecord(key: RecordKey(fileIndex: 0, line: line),
                                   content: .invalid(error, tokenText: token, topicText: topic))
         }
     }
@@ -161,16 +161,16 @@ final class DispatchRun {
     let dispatcher: Dispatcher
     var summary: DispatchSummary?
 
-    init(records: [DispatchRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
-         resume: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
-         resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 },
+    init(records: [CampaignRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
+         resume: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
+         resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
          answer: @escaping (String, Int) -> PushOutcome) {
         transport = FakeTransport(scheduler: scheduler, capacity: capacity, answer: answer)
         transport.sink = sink
         source = ArraySource(records)
         var seen = Set<String>()
         dispatcher = Dispatcher(
-            configuration: configuration, source: source, sink: sink, transport: transport, scheduler: scheduler,
+            configuration: configuration, reader: source, sink: sink, transport: transport, scheduler: scheduler,
             isFirstOccurrence: { seen.insert($0.token.hex + "\u{0}" + $0.topic.value).inserted },
             resumeStatus: resume, resumedSends: resumedSends)
     }

@@ -32,9 +32,9 @@ struct DispatcherTests {
         #expect(summary.count(.inputError) == 1)
         #expect(summary.count(.duplicate) == 1)
         #expect(summary.count(.prune) == 2)
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 21)) == [.inputError])
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 22)) == [.duplicate])
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 23)) == [.delivered])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 21)) == [.inputError])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 22)) == [.duplicate])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 23)) == [.delivered])
         let dead = try #require(run.sink.results.first { $0.key.line == 24 })
         #expect(dead.timestamp == 1_700_000_000_000)
         #expect(dead.reason == "Unregistered")
@@ -70,7 +70,7 @@ struct DispatcherTests {
         #expect(result.outcome == .retryable)
         #expect(result.attempts == 3)
         #expect(result.status == 500)
-        #expect(result.notification != nil, "replay needs the notification")
+        #expect(result.payload != nil && result.pushType != nil, "replay needs the notification")
         #expect(run.transport.totalSends == 3)
     }
 
@@ -88,7 +88,7 @@ struct DispatcherTests {
         #expect(run.transport.totalSends == 5)
         #expect(summary.count(.retryable) == 5)
         #expect(summary.count(.notSent) == 995)
-        #expect(run.sink.results.filter { $0.outcome == .notSent }.allSatisfy { $0.notification != nil })
+        #expect(run.sink.results.filter { $0.outcome == .notSent }.allSatisfy { $0.payload != nil })
     }
 
     @Test("refused streams are resent without using up attempts")
@@ -141,12 +141,12 @@ struct DispatcherTests {
         let statuses: [Int: ResumeStatus] = [1: .finished, 2: .finished, 3: .inDoubt, 4: .resend, 7: .finished]
         let run = DispatchRun(records: records, resume: { statuses[$0.line] ?? .fresh }) { _, _ in Fixture.ok() }
         _ = try #require(run.run())
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 1)).isEmpty)
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 2)).isEmpty)
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 3)) == [.inDoubt])
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 4)) == [.delivered])
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 5)) == [.delivered])
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 7)).isEmpty, "an invalid record got a second line")
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 1)).isEmpty)
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 2)).isEmpty)
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 3)) == [.inDoubt])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 4)) == [.delivered])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 5)) == [.delivered])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 7)).isEmpty, "an invalid record got a second line")
         #expect(run.transport.totalSends == 3)
     }
 
@@ -155,7 +155,7 @@ struct DispatcherTests {
         let records = [Fixture.record(1, token: Fixture.token(1)), Fixture.record(2, token: Fixture.token(1))]
         let run = DispatchRun(records: records, resume: { $0.line == 1 ? .finished : .fresh }) { _, _ in Fixture.ok() }
         _ = try #require(run.run())
-        #expect(run.sink.outcome(of: DispatchKey(fileIndex: 0, line: 2)) == [.duplicate])
+        #expect(run.sink.outcome(of: RecordKey(fileIndex: 0, line: 2)) == [.duplicate])
         #expect(run.transport.totalSends == 0)
     }
 

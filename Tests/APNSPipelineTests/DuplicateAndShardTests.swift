@@ -92,7 +92,7 @@ struct DuplicateAndShardTests {
             var options = CampaignReaderOptions(defaults: Support.defaults)
             options.shard = try ShardSelector(index: index, count: 4)
             for record in try Support.readAll([CampaignInput(path: path)], options: options) {
-                seen[record.line, default: 0] += 1
+                seen[record.key.line, default: 0] += 1
                 if record.code == .recordInvalidJSON { #expect(index == 0) }
                 if let token = record.notification?.token { #expect(ShardSelector.shard(of: token, count: 4) == index) }
                 if record.code == .payloadNotObject, let text = record.tokenText {

@@ -1,5 +1,6 @@
 import Testing
 @testable import APNSPipeline
+import PipelineTestSupport
 
 @Suite("Line reader")
 struct LineReaderTests {

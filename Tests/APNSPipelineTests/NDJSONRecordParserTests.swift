@@ -11,7 +11,7 @@ struct NDJSONRecordParserTests {
     func minimal() throws {
         let record = Support.parseLine(#"{"token":"\#(token)","payload":{"aps":{"alert":"hi"}}}"#, line: 7)
         let notification = try #require(record.notification)
-        #expect(record.line == 7)
+        #expect(record.key.line == 7)
         #expect(notification.token.hex == token)
         #expect(notification.topic.value == "com.example.app")
         #expect(notification.pushType == .alert)

@@ -59,7 +59,7 @@ enum PipelineTestSupport {
     static func readAll(_ inputs: [CampaignInput], options: CampaignReaderOptions = CampaignReaderOptions(defaults: defaults)) throws -> [CampaignRecord] {
         let reader = CampaignReader(inputs: inputs, options: options)
         var records: [CampaignRecord] = []
-        while let record = try reader.next() { records.append(record) }
+        while let record = try reader.nextRecord() { records.append(record) }
         return records
     }
 
@@ -69,12 +69,12 @@ enum PipelineTestSupport {
     ) -> CampaignRecord {
         var parser = NDJSONRecordParser(defaults: defaults, template: template)
         let bytes = Array(text.utf8)
-        return parser.parse(bytes, range: 0..<bytes.count, source: 0, line: line)
+        return parser.parse(bytes, range: 0..<bytes.count, key: RecordKey(fileIndex: 0, line: line))
     }
 
     static func parseLine(bytes: [UInt8], defaults: CampaignDefaults = defaults) -> CampaignRecord {
         var parser = NDJSONRecordParser(defaults: defaults)
-        return parser.parse(bytes, range: 0..<bytes.count, source: 0, line: 1)
+        return parser.parse(bytes, range: 0..<bytes.count, key: RecordKey(fileIndex: 0, line: 1))
     }
 
     /// All lines a reader yields, as (number, text or nil when too long, terminated).

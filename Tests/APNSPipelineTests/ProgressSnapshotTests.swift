@@ -107,10 +107,10 @@ struct ReadProgressTests {
         let size = Int64(try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
         let reader = CampaignReader(inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: Support.defaults))
         #expect(reader.readProgress == ReadProgress(bytesRead: 0, bytesTotal: size))
-        _ = try reader.next()
+        _ = try reader.nextRecord()
         let early = try #require(reader.readProgress)
         #expect(early.bytesRead > 0 && early.bytesRead < size, "one chunk read of a file larger than a chunk: \(early)")
-        while try reader.next() != nil {}
+        while try reader.nextRecord() != nil {}
         #expect(reader.readProgress == ReadProgress(bytesRead: size, bytesTotal: size))
     }
 
@@ -129,12 +129,12 @@ struct ReadProgressTests {
         let reader = CampaignReader(
             inputs: [CampaignInput(path: compressed), CampaignInput(path: second)],
             options: CampaignReaderOptions(defaults: Support.defaults))
-        _ = try reader.next()
+        _ = try reader.nextRecord()
         let early = try #require(reader.readProgress)
         #expect(early.bytesTotal == total)
         #expect(early.bytesRead > 0 && early.bytesRead <= compressedSize, "\(early)")
         var count = 1
-        while try reader.next() != nil { count += 1 }
+        while try reader.nextRecord() != nil { count += 1 }
         #expect(count == 3005)
         #expect(reader.readProgress == ReadProgress(bytesRead: total, bytesTotal: total))
     }

@@ -2,13 +2,14 @@ import APNSCore
 import Foundation
 import Testing
 @testable import APNSPipeline
+import PipelineTestSupport
 
 @Suite("Prune list")
 struct PruneListTests {
     typealias Support = PipelineTestSupport
 
     private func prune(_ token: String, _ reason: String, _ timestamp: Int64?, status: Int = 410) -> ResultRecord {
-        ResultRecord(file: "f", line: 1, token: token, outcome: .prune, status: status, reason: reason, timestamp: timestamp)
+        ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .prune, token: token, status: status, reason: reason, timestamp: timestamp)
     }
 
     /// Two result files (one CSV, one NDJSON with a torn last line) with overlapping tokens.
@@ -16,18 +17,18 @@ struct PruneListTests {
         let directory = try Support.temporaryDirectory()
         let first = directory.appendingPathComponent("one.csv").path
         let second = directory.appendingPathComponent("two.ndjson").path
-        let a = try ResultWriter(path: first, format: .csv, mode: .create)
+        let a = try ResultWriter(path: first, format: .csv, mode: .create, inputFiles: InputFileList(["f"]))
         try a.write(prune("aa", "Unregistered", 100))
         try a.write(prune("bb", "Unregistered", 500))
-        try a.write(ResultRecord(file: "f", line: 2, token: "dd", outcome: .delivered, status: 200))
+        try a.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, token: "dd", status: 200))
         try a.write(prune("ee", "ExpiredToken", 50))
         try a.flush()
-        let b = try ResultWriter(path: second, format: .ndjson, mode: .create)
+        let b = try ResultWriter(path: second, format: .ndjson, mode: .create, inputFiles: InputFileList(["f"]))
         try b.write(prune("aa", "Unregistered", 300))
         try b.write(prune("bb", "BadDeviceToken", nil, status: 400))
         try b.write(prune("cc", "DeviceTokenNotForTopic", nil, status: 400))
         try b.write(prune("aa", "Unregistered", 200))
-        try b.write(ResultRecord(file: "f", line: 3, token: "ff", outcome: .retryable, status: 503))
+        try b.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .retryable, token: "ff", status: 503))
         try b.flush()
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: second))
         try handle.seekToEnd()

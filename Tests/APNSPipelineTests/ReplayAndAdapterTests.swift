@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import Testing
 @testable import APNSPipeline
+import PipelineTestSupport
 
 @Suite("Replay and the dispatcher adapters")
 struct ReplayAndAdapterTests {
@@ -18,15 +19,15 @@ struct ReplayAndAdapterTests {
     func replayFromResults() throws {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("run1.ndjson").path
-        let writer = try ResultWriter(path: path, format: .ndjson, mode: .create)
+        let writer = try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["campaign.ndjson"]))
         for (index, outcome) in RecordOutcome.allCases.enumerated() {
-            try writer.write(ResultRecord(file: "campaign.ndjson", line: 100 + index, notification: try notification(index), outcome: outcome, attempts: 1))
+            try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 100 + index), outcome: outcome, attempts: 1, notification: try notification(index)))
         }
-        try writer.write(ResultRecord(file: "campaign.ndjson", line: 200, token: "zz", topic: "com.example.app", outcome: .retryable))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 200), outcome: .retryable, token: "zz", topic: "com.example.app"))
         try writer.flush()
         let csvPath = directory.appendingPathComponent("run2.csv").path
-        let csvWriter = try ResultWriter(path: csvPath, format: .csv, mode: .create)
-        try csvWriter.write(ResultRecord(file: "c.csv", line: 5, notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}"), outcome: .inDoubt))
+        let csvWriter = try ResultWriter(path: csvPath, format: .csv, mode: .create, inputFiles: InputFileList(["c.csv"]))
+        try csvWriter.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 5), outcome: .inDoubt, notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}")))
         try csvWriter.flush()
 
         var rebuilt: [(line: Int, resultLine: Int, notification: APNSCore.PushNotification?, error: InputError?)] = []
@@ -35,9 +36,9 @@ struct ReplayAndAdapterTests {
             while let result = try reader.next() {
                 guard result.outcome.isReplayable else { continue }
                 do {
-                    rebuilt.append((result.line, reader.lineNumber, try result.replayNotification(), nil))
+                    rebuilt.append((result.key.line, reader.lineNumber, try result.replayNotification(), nil))
                 } catch {
-                    rebuilt.append((result.line, reader.lineNumber, nil, error))
+                    rebuilt.append((result.key.line, reader.lineNumber, nil, error))
                 }
             }
         }
@@ -71,12 +72,12 @@ struct ReplayAndAdapterTests {
             line(10, "in_doubt", #""apns_id":"123E4567-E89B-12D3-A456-426614174000","#),
         ]
         let path = try Support.write(lines.joined(separator: "\n") + "\n", to: "damaged.ndjson", in: directory)
-        let source = try ReplaySource(resultPaths: [path], includeInDoubt: true)
-        var records: [DispatchRecord] = []
-        while let record = try source.nextRecord() { records.append(record) }
+        let reader = try ReplayReader(resultPaths: [path], includeInDoubt: true)
+        var records: [CampaignRecord] = []
+        while let record = try reader.nextRecord() { records.append(record) }
 
-        #expect(source.inputPaths == ["c.ndjson", path])
-        let keys = records.map { "\(source.inputPaths[$0.key.fileIndex]):\($0.key.line)" }
+        #expect(reader.inputPaths == ["c.ndjson", path])
+        let keys = records.map { "\(reader.inputPaths[$0.key.fileIndex]):\($0.key.line)" }
         #expect(keys == [1, 2, 3, 4, 5].map { "c.ndjson:\($0)" } + ["\(path):7"] + [8, 9, 10].map { "c.ndjson:\($0)" })
         var codes: [InputError.Code?] = []
         for record in records {
@@ -93,7 +94,7 @@ struct ReplayAndAdapterTests {
         if case .notification(let replayed) = records.last?.content {
             #expect(replayed.apnsID?.description == "123e4567-e89b-12d3-a456-426614174000")
         }
-        #expect(source.selected == 9)
+        #expect(reader.selected == 9)
     }
 
     @Test("prune and resume still refuse a result file with a damaged line in the middle")
@@ -103,15 +104,15 @@ struct ReplayAndAdapterTests {
         #expect(throws: PipelineError.self) { try reader.next() }
     }
 
-    @Test("the campaign reader is a dispatch record source; the sink writes results and journal, results first")
+    @Test("the campaign reader is a record reader; the sink writes results and journal, results first")
     func adapters() throws {
         let directory = try Support.temporaryDirectory()
         let input = try Support.write(#"{"token":"\#(Support.token(1))","payload":{"a":1}}"# + "\n" + #"{"token":"abc"}"# + "\n", to: "in.ndjson", in: directory)
-        let source: any DispatchRecordSource = CampaignReader(inputs: [CampaignInput(path: input)], options: CampaignReaderOptions(defaults: Support.defaults))
-        let first = try #require(try source.nextRecord())
-        let second = try #require(try source.nextRecord())
-        #expect(try source.nextRecord() == nil)
-        #expect(first.key == DispatchKey(fileIndex: 0, line: 1))
+        let reader: any RecordReader = CampaignReader(inputs: [CampaignInput(path: input)], options: CampaignReaderOptions(defaults: Support.defaults))
+        let first = try #require(try reader.nextRecord())
+        let second = try #require(try reader.nextRecord())
+        #expect(try reader.nextRecord() == nil)
+        #expect(first.key == RecordKey(fileIndex: 0, line: 1))
         guard case .notification(let sent) = first.content else {
             Issue.record("first record should be valid")
             return
@@ -124,24 +125,27 @@ struct ReplayAndAdapterTests {
 
         let results = MemoryByteSink()
         let journal = MemoryByteSink()
-        let sink = ResultFileSink(writer: ResultWriter(sink: results, format: .ndjson), journal: SendJournal(sink: journal), inputPaths: [input])
+        let sink = ResultFileSink(writer: ResultWriter(sink: results, format: .ndjson, inputFiles: InputFileList([input])), journal: SendJournal(sink: journal))
         try sink.journalSent(first.key)
-        try sink.write(DispatchResult(key: first.key, outcome: .retryable, token: sent.token.hex, topic: sent.topic.value, status: 503, reason: "ServiceUnavailable", attempts: 3, notification: sent))
+        try sink.write(ResultRecord(key: first.key, outcome: .retryable, status: 503, reason: "ServiceUnavailable", attempts: 3, notification: sent))
         try sink.journalRetryable(first.key)
         #expect(results.bytes.isEmpty && journal.bytes.isEmpty)
         try sink.flush()
         #expect(journal.text == "s 0 1\nr 0 1\n")
-        let reader = try ResultReader(source: MemoryByteSource(results.bytes), name: "r")
-        let line = try #require(try reader.next())
-        #expect(line.file == input && line.line == 1 && line.outcome == .retryable && line.attempts == 3)
+        let resultReader = try ResultReader(source: MemoryByteSource(results.bytes), name: "r")
+        let line = try #require(try resultReader.next())
+        #expect(resultReader.inputFiles.path(at: line.key.fileIndex) == input && line.key.line == 1)
+        #expect(line.outcome == .retryable && line.attempts == 3 && line.token == sent.token.hex)
         #expect(try line.replayNotification() == sent)
     }
 
     @Test("a payload that is not a JSON object is kept as a string, invalid UTF-8 replaced")
     func invalidUTF8Payload() throws {
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: .ndjson)
-        try writer.write(ResultRecord(file: "f", line: 1, outcome: .notSent, payload: [0x61, 0xFF, 0x22, 0x0A]))
+        let writer = ResultWriter(sink: sink, format: .ndjson, inputFiles: InputFileList(["f"]))
+        var record = ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .notSent)
+        record.payload = [0x61, 0xFF, 0x22, 0x0A]
+        try writer.write(record)
         try writer.flush()
         #expect(sink.text.contains(#""payload":"a\#u{FFFD}\"\n"}"#))
         let reader = try ResultReader(source: MemoryByteSource(sink.bytes), name: "r")

@@ -2,12 +2,17 @@ import APNSCore
 import Foundation
 import Testing
 @testable import APNSPipeline
+import PipelineTestSupport
 
 @Suite("Result files: write, read back, torn lines")
 struct ResultFileTests {
     typealias Support = PipelineTestSupport
 
-    /// One record of every outcome, with awkward text in every string field.
+    /// The input files the sample records' keys index (awkward text in the `file` field too).
+    static let inputFiles = InputFileList(["dir/with, comma \"q\".ndjson", "b.csv"])
+
+    /// One record of every outcome, with awkward text in every string field, built as the dispatcher builds them
+    /// (the delivered line's apns-id is the answer's).
     static func sampleRecords() throws -> [ResultRecord] {
         let notification = PushNotification(
             token: try DeviceToken(parsing: Support.token(1)), topic: try Topic(validating: "com.example.app.voip"),
@@ -18,15 +23,17 @@ struct ResultFileTests {
         var records: [ResultRecord] = []
         for (index, outcome) in RecordOutcome.allCases.enumerated() {
             var record = ResultRecord(
-                file: "dir/with, comma \"q\".ndjson", line: index + 1, notification: notification, outcome: outcome,
+                key: RecordKey(fileIndex: 0, line: index + 1), outcome: outcome,
                 status: outcome == .delivered ? 200 : 503, reason: outcome == .delivered ? nil : "ServiceUnavailable",
-                detail: "line one\nline two\t\u{01} é 😀 \\ \"", apnsID: nil, timestamp: outcome == .prune ? 1_700_000_000_123 : nil,
-                attempts: index
+                detail: "line one\nline two\t\u{01} é 😀 \\ \"",
+                apnsID: outcome == .delivered ? "123e4567-e89b-12d3-a456-426614174000" : nil,
+                timestamp: outcome == .prune ? 1_700_000_000_123 : nil, attempts: index, notification: notification
             )
             if outcome == .inputError {
+                let error = InputError(.tokenOddLength, "device token has 3 hex digits: odd length")
                 record = ResultRecord(
-                    file: "b.csv", line: 9, error: InputError(.tokenOddLength, "device token has 3 hex digits: odd length"),
-                    tokenText: "a\"b\u{7}", topicText: nil
+                    key: RecordKey(fileIndex: 1, line: 9), outcome: .inputError, token: "a\"b\u{7}",
+                    reason: error.code.rawValue, detail: error.detail
                 )
             }
             records.append(record)
@@ -36,7 +43,7 @@ struct ResultFileTests {
 
     private func roundTrip(_ records: [ResultRecord], format: ResultFormat) throws -> (bytes: [UInt8], read: [ResultRecord]) {
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: format)
+        let writer = ResultWriter(sink: sink, format: format, inputFiles: Self.inputFiles)
         for record in records { try writer.write(record) }
         try writer.flush()
         let reader = try ResultReader(source: MemoryByteSource(sink.bytes, chunkSize: 13), name: "results")
@@ -61,14 +68,18 @@ struct ResultFileTests {
         }
     }
 
-    @Test("delivered lines are short; other outcomes carry the replay fields; the payload is embedded raw")
+    @Test("only lines replay sends again carry the replay fields; the payload is embedded raw")
     func replayFields() throws {
         let records = try Self.sampleRecords()
         #expect(records[0].outcome == .delivered && records[0].payload == nil && records[0].pushType == nil)
         #expect(records[0].apnsID == "123e4567-e89b-12d3-a456-426614174000")
+        for record in records {
+            #expect((record.payload != nil) == record.outcome.isReplayable, "\(record.outcome)")
+            #expect((record.pushType != nil) == record.outcome.isReplayable, "\(record.outcome)")
+        }
         let retryable = try #require(records.first { $0.outcome == .retryable })
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: .ndjson)
+        let writer = ResultWriter(sink: sink, format: .ndjson, inputFiles: Self.inputFiles)
         try writer.write(retryable)
         try writer.flush()
         #expect(sink.text.contains(#""payload":{ "aps" : {"alert":"caf\u00e9, \"x\"\n"},"n":[1 ,2]}}"#))
@@ -81,9 +92,11 @@ struct ResultFileTests {
 
     @Test("a pretty payload's line breaks become spaces so the line stays whole; a non-object payload is a string")
     func payloadLineBreaks() throws {
-        var record = ResultRecord(file: "f", line: 1, outcome: .retryable)
+        var record = ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .retryable)
         record.payload = Array("{\n  \"a\": 1\r\n}".utf8)
-        let (bytes, read) = try roundTrip([record, ResultRecord(file: "f", line: 2, outcome: .notSent, payload: Array("not json\n".utf8))], format: .ndjson)
+        var notJSON = ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .notSent)
+        notJSON.payload = Array("not json\n".utf8)
+        let (bytes, read) = try roundTrip([record, notJSON], format: .ndjson)
         #expect(bytes.filter { $0 == 0x0A }.count == 2)
         #expect(read[0].payload == Array("{   \"a\": 1  }".utf8))
         #expect(read[1].payload == Array("not json\n".utf8))
@@ -92,8 +105,8 @@ struct ResultFileTests {
     @Test("writes go out only on flush, one write per flush")
     func buffering() throws {
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: .ndjson)
-        for index in 1...100 { try writer.write(ResultRecord(file: "f", line: index, outcome: .delivered)) }
+        let writer = ResultWriter(sink: sink, format: .ndjson, inputFiles: Self.inputFiles)
+        for index in 1...100 { try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: index), outcome: .delivered)) }
         #expect(sink.writeCount == 0)
         #expect(writer.bufferedByteCount > 0)
         try writer.flush()
@@ -107,7 +120,7 @@ struct ResultFileTests {
     func tornLastLine(format: ResultFormat) throws {
         let records = try Self.sampleRecords()
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: format)
+        let writer = ResultWriter(sink: sink, format: format, inputFiles: Self.inputFiles)
         for record in records { try writer.write(record) }
         try writer.flush()
         let whole = sink.bytes
@@ -167,13 +180,13 @@ struct ResultFileTests {
         let directory = try Support.temporaryDirectory()
         let full = #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
         let path = try Support.write(full + #"{"file":"a","line":2,"outc"#, to: "r.ndjson", in: directory)
-        let writer = try ResultWriter(path: path, format: .ndjson, mode: .append)
+        let writer = try ResultWriter(path: path, format: .ndjson, mode: .append, inputFiles: InputFileList(["a"]))
         #expect(writer.droppedTornBytes == #"{"file":"a","line":2,"outc"#.utf8.count)
-        try writer.write(ResultRecord(file: "a", line: 2, outcome: .delivered, attempts: 1))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, attempts: 1))
         try writer.flush()
         let reader = try ResultReader(path: path)
         var lines: [Int] = []
-        while let record = try reader.next() { lines.append(record.line) }
+        while let record = try reader.next() { lines.append(record.key.line) }
         #expect(lines == [1, 2])
         #expect(reader.tornLine == nil)
     }
@@ -183,14 +196,14 @@ struct ResultFileTests {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("r.csv").path
         for line in 1...2 {
-            let writer = try ResultWriter(path: path, format: .csv, mode: line == 1 ? .create : .append)
-            try writer.write(ResultRecord(file: "a", line: line, outcome: .delivered))
+            let writer = try ResultWriter(path: path, format: .csv, mode: line == 1 ? .create : .append, inputFiles: InputFileList(["a"]))
+            try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: line), outcome: .delivered))
             try writer.flush()
         }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.components(separatedBy: "file,line,").count == 2)
         let reader = try ResultReader(path: path)
-        #expect(try reader.next()?.line == 1)
-        #expect(try reader.next()?.line == 2)
+        #expect(try reader.next()?.key.line == 1)
+        #expect(try reader.next()?.key.line == 2)
     }
 }

@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import Testing
 @testable import APNSPipeline
+import PipelineTestSupport
 
 @Suite("Resume state from results and journal")
 struct ResumeStateTests {
@@ -11,7 +12,7 @@ struct ResumeStateTests {
     private func crashedRun(in directory: URL) throws -> (results: String, journal: String) {
         let results = directory.appendingPathComponent("out.ndjson").path
         let journalPath = SendJournal.path(forResults: results)
-        let writer = try ResultWriter(path: results, format: .ndjson, mode: .create)
+        let writer = try ResultWriter(path: results, format: .ndjson, mode: .create, inputFiles: InputFileList(["a.ndjson", "b.ndjson"]))
         let journal = try SendJournal(path: journalPath, mode: .create)
         for line in 1...6 { journal.recordSent(fileIndex: 0, line: line) }
         journal.recordRetryable(fileIndex: 0, line: 4)
@@ -19,9 +20,9 @@ struct ResumeStateTests {
         journal.recordSent(fileIndex: 0, line: 5)
         journal.recordRetryable(fileIndex: 1, line: 2)
         try journal.flush()
-        try writer.write(ResultRecord(file: "a.ndjson", line: 1, outcome: .delivered, status: 200, attempts: 1))
-        try writer.write(ResultRecord(file: "a.ndjson", line: 2, outcome: .retryable, status: 503, attempts: 3))
-        try writer.write(ResultRecord(file: "b.ndjson", line: 1, outcome: .inputError, reason: "TokenOddLength"))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, status: 200, attempts: 1))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .retryable, status: 503, attempts: 3))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 1, line: 1), outcome: .inputError, reason: "TokenOddLength"))
         try writer.flush()
         // kill -9 in the middle of writing a:6's result and the journal's next line.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: results))
@@ -45,9 +46,9 @@ struct ResumeStateTests {
             (0, 6, .inDoubt), (0, 7, .fresh), (1, 1, .finished), (1, 2, .resend), (1, 3, .fresh),
         ]
         for (file, line, status) in expected {
-            #expect(state.status(fileIndex: file, line: line) == status, "\(file):\(line)")
+            #expect(state.status(RecordKey(fileIndex: file, line: line)) == status, "\(file):\(line)")
         }
-        #expect(state.status(DispatchKey(fileIndex: 0, line: 4)) == .resend)
+        #expect(state.status(RecordKey(fileIndex: 0, line: 4)) == .resend)
         #expect(state.finishedCount == 3)
         #expect(state.tornResultLine == 4)
         #expect(state.tornJournalLine == 11)
@@ -57,18 +58,18 @@ struct ResumeStateTests {
     func reopen() throws {
         let directory = try Support.temporaryDirectory()
         let (results, journalPath) = try crashedRun(in: directory)
-        let writer = try ResultWriter(path: results, format: .ndjson, mode: .append)
+        let writer = try ResultWriter(path: results, format: .ndjson, mode: .append, inputFiles: InputFileList(["a.ndjson", "b.ndjson"]))
         let journal = try SendJournal(path: journalPath, mode: .append)
         #expect(writer.droppedTornBytes > 0 && journal.droppedTornBytes == 5)
         journal.recordSent(fileIndex: 0, line: 7)
         try journal.flush()
-        try writer.write(ResultRecord(file: "a.ndjson", line: 6, outcome: .inDoubt))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 6), outcome: .inDoubt))
         try writer.flush()
         let state = try ResumeState(resultsPath: results, journalPath: journalPath, inputs: ["a.ndjson", "b.ndjson"])
         #expect(state.tornResultLine == nil && state.tornJournalLine == nil)
-        #expect(state.status(fileIndex: 0, line: 6) == .finished)
-        #expect(state.status(fileIndex: 0, line: 7) == .inDoubt)
-        #expect(state.status(fileIndex: 1, line: 3) == .fresh)
+        #expect(state.status(RecordKey(fileIndex: 0, line: 6)) == .finished)
+        #expect(state.status(RecordKey(fileIndex: 0, line: 7)) == .inDoubt)
+        #expect(state.status(RecordKey(fileIndex: 1, line: 3)) == .fresh)
     }
 
     @Test("a complete last result line without its newline does not count as finished (reopening cuts it)")
@@ -76,18 +77,18 @@ struct ResumeStateTests {
         let directory = try Support.temporaryDirectory()
         let results = try Support.write(#"{"file":"a","line":1,"outcome":"delivered","attempts":1}"#, to: "r.ndjson", in: directory)
         let state = try ResumeState(resultsPath: results, journalPath: nil, inputs: ["a"])
-        #expect(state.status(fileIndex: 0, line: 1) == .fresh)
+        #expect(state.status(RecordKey(fileIndex: 0, line: 1)) == .fresh)
         #expect(state.tornResultLine == 1)
         // A reader for prune/replay still takes it.
         let reader = try ResultReader(path: results)
-        #expect(try reader.next()?.line == 1)
+        #expect(try reader.next()?.key.line == 1)
     }
 
     @Test("missing files mean a fresh run; results for another input, or a journal index beyond the inputs, fail")
     func mismatches() throws {
         let directory = try Support.temporaryDirectory()
         let none = try ResumeState(resultsPath: directory.appendingPathComponent("nope").path, journalPath: directory.appendingPathComponent("nope.journal").path, inputs: ["a"])
-        #expect(none.status(fileIndex: 0, line: 1) == .fresh)
+        #expect(none.status(RecordKey(fileIndex: 0, line: 1)) == .fresh)
         let results = try Support.write(#"{"file":"other","line":1,"outcome":"delivered"}"# + "\n", to: "r.ndjson", in: directory)
         #expect(throws: PipelineError.self) { try ResumeState(resultsPath: results, journalPath: nil, inputs: ["a"]) }
         let journal = try Support.write("s 3 1\n", to: "j", in: directory)
@@ -117,15 +118,15 @@ struct ResumeStateTests {
         var state = ResumeState()
         for line in 1...100_000 {
             state.note(SendJournal.Entry(kind: .sent, fileIndex: line % 3, line: line))
-            if line % 2 == 0 { state.markFinished(fileIndex: line % 3, line: line) }
+            if line % 2 == 0 { state.markFinished(RecordKey(fileIndex: line % 3, line: line)) }
         }
         for line in stride(from: 2, through: 100_000, by: 2) {
             state.note(SendJournal.Entry(kind: .retryable, fileIndex: line % 3, line: line))
         }
         #expect(state.memoryBytes <= 100_000 * 21)
         #expect(state.finishedCount == 50_000)
-        #expect(state.status(fileIndex: 2, line: 2) == .finished)
-        #expect(state.status(fileIndex: 1, line: 1) == .inDoubt)
-        #expect(state.status(fileIndex: 0, line: 1) == .fresh)
+        #expect(state.status(RecordKey(fileIndex: 2, line: 2)) == .finished)
+        #expect(state.status(RecordKey(fileIndex: 1, line: 1)) == .inDoubt)
+        #expect(state.status(RecordKey(fileIndex: 0, line: 1)) == .fresh)
     }
 }

@@ -14,19 +14,19 @@ final class FlakyByteSink: ByteSink {
 }
 
 /// A result sink whose writes fail after `failAfter` results (a disk that fills up).
-final class FailingSink: DispatchResultSink {
+final class FailingSink: ResultSink {
     let failAfter: Int
     private(set) var written = 0
 
     init(failAfter: Int) { self.failAfter = failAfter }
 
-    func write(_ result: DispatchResult) throws {
+    func write(_ result: ResultRecord) throws {
         guard written < failAfter else { throw PipelineError(.writeFailed, "no space left on device") }
         written += 1
     }
 
-    func journalSent(_ key: DispatchKey) throws {}
-    func journalRetryable(_ key: DispatchKey) throws {}
+    func journalSent(_ key: RecordKey) throws {}
+    func journalRetryable(_ key: RecordKey) throws {}
     func flush() throws {}
 }
 

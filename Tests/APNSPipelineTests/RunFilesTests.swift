@@ -49,21 +49,21 @@ struct RunFilesTests {
         }
         state.note(SendJournal.Entry(kind: .sent, fileIndex: 0, line: 9))
         for _ in 0..<300 { state.note(SendJournal.Entry(kind: .sent, fileIndex: 0, line: 10)) }
-        #expect(state.status(fileIndex: 1, line: 9) == .inDoubt)
-        #expect(state.sends(fileIndex: 1, line: 9) == 3)
-        #expect(state.sends(fileIndex: 0, line: 9) == 1)
-        #expect(state.sends(fileIndex: 0, line: 10) == 255, "the count saturates")
-        #expect(state.status(fileIndex: 0, line: 10) == .inDoubt)
-        state.markFinished(fileIndex: 1, line: 9)
-        #expect(state.status(fileIndex: 1, line: 9) == .finished)
+        #expect(state.status(RecordKey(fileIndex: 1, line: 9)) == .inDoubt)
+        #expect(state.sends(RecordKey(fileIndex: 1, line: 9)) == 3)
+        #expect(state.sends(RecordKey(fileIndex: 0, line: 9)) == 1)
+        #expect(state.sends(RecordKey(fileIndex: 0, line: 10)) == 255, "the count saturates")
+        #expect(state.status(RecordKey(fileIndex: 0, line: 10)) == .inDoubt)
+        state.markFinished(RecordKey(fileIndex: 1, line: 9))
+        #expect(state.status(RecordKey(fileIndex: 1, line: 9)) == .finished)
 
         let directory = try Support.temporaryDirectory()
         let results = directory.appendingPathComponent("r.ndjson").path
-        let writer = try ResultWriter(path: results, format: .ndjson, mode: .create)
-        try writer.write(ResultRecord(file: "a", line: 1, outcome: .delivered, status: 200, attempts: 1))
-        try writer.write(ResultRecord(file: "a", line: 2, outcome: .inDoubt, attempts: 2))
-        try writer.write(ResultRecord(file: "a", line: 3, outcome: .prune, status: 410, reason: "Unregistered"))
-        try writer.write(ResultRecord(file: "a", line: 2, outcome: .delivered, attempts: 1))  // a second line: ignored
+        let writer = try ResultWriter(path: results, format: .ndjson, mode: .create, inputFiles: InputFileList(["a"]))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, status: 200, attempts: 1))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .inDoubt, attempts: 2))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .prune, status: 410, reason: "Unregistered"))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, attempts: 1))  // a second line: ignored
         try writer.flush()
         let loaded = try ResumeState(resultsPath: results, journalPath: nil, inputs: ["a"])
         #expect(loaded.earlierRuns.records == 3)
@@ -91,7 +91,7 @@ struct RunFilesTests {
         let sink = FailingSink(failAfter: 2)
         let records = (1...20).map { Fixture.record($0, token: Fixture.token($0)) }
         let dispatcher = Dispatcher(
-            configuration: DispatchConfiguration(), source: ArraySource(records), sink: sink, transport: transport,
+            configuration: DispatchConfiguration(), reader: ArraySource(records), sink: sink, transport: transport,
             scheduler: scheduler, isFirstOccurrence: { _ in true })
         var finished: (DispatchSummary, (any Error)?)?
         dispatcher.start { summary, error in finished = (summary, error) }
@@ -160,12 +160,12 @@ struct RunFilesTests {
     @Test("a durable sink syncs what group commit says, and a failed write ends the writer for good")
     func failedWriteEndsWriter() throws {
         let sink = FlakyByteSink()
-        let writer = ResultWriter(sink: sink, format: .ndjson)
-        try writer.write(ResultRecord(file: "a", line: 1, outcome: .delivered, attempts: 1))
+        let writer = ResultWriter(sink: sink, format: .ndjson, inputFiles: InputFileList(["a"]))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, attempts: 1))
         sink.failing = true
         #expect(throws: PipelineError.self) { try writer.flush() }
         sink.failing = false
-        try writer.write(ResultRecord(file: "a", line: 2, outcome: .delivered, attempts: 1))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, attempts: 1))
         #expect(throws: PipelineError.self) { try writer.flush() }
         #expect(sink.bytes.isEmpty, "a line reached the file after a failed write")
     }
@@ -174,7 +174,7 @@ struct RunFilesTests {
     func permissionsAndSymlinks() throws {
         let directory = try Support.temporaryDirectory()
         let results = directory.appendingPathComponent("out.ndjson").path
-        _ = try ResultWriter(path: results, format: .ndjson, mode: .create)
+        _ = try ResultWriter(path: results, format: .ndjson, mode: .create, inputFiles: InputFileList(["a"]))
         _ = try SendJournal(path: SendJournal.path(forResults: results), mode: .create)
         try ReportFile.write(Array("{}\n".utf8), to: directory.appendingPathComponent("summary.json").path)
         for name in ["out.ndjson", "out.ndjson.journal", "summary.json"] {
@@ -187,7 +187,7 @@ struct RunFilesTests {
         try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim)
         for mode in [AppendOnlyFile.Mode.create, .append] {
             do {
-                _ = try ResultWriter(path: planted, format: .ndjson, mode: mode)
+                _ = try ResultWriter(path: planted, format: .ndjson, mode: mode, inputFiles: InputFileList(["a"]))
                 Issue.record("opened through a symbolic link")
             } catch {
                 #expect(error.description.contains("symbolic link"), "\(error)")

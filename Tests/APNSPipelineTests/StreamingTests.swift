@@ -31,16 +31,16 @@ struct StreamingTests {
         let directory = try Support.temporaryDirectory()
         let path = try Support.write(generate(200_000, csv: false), to: "big.ndjson", in: directory)
         let reader = CampaignReader(inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: Support.defaults))
-        let bound = LineReader.defaultMaximumLineLength + 2 + LineReader.defaultChunkSize
+        let bound = CampaignReaderOptions.defaultMaximumRecordLength + 2 + LineReader.defaultChunkSize
         var valid = 0
         var invalid = 0
         var lastLine = 0
         var outOfOrder = 0
         var largestBuffer = 0
-        while let record = try reader.next() {
+        while let record = try reader.nextRecord() {
             if record.notification != nil { valid += 1 } else { invalid += 1 }
-            if record.line != lastLine + 1 { outOfOrder += 1 }
-            lastLine = record.line
+            if record.key.line != lastLine + 1 { outOfOrder += 1 }
+            lastLine = record.key.line
             largestBuffer = max(largestBuffer, reader.currentBufferCapacity)
         }
         #expect(valid == 199_800 && invalid == 200)
@@ -59,14 +59,14 @@ struct StreamingTests {
         var largestBuffer = 0
         var lastLine = 1
         var outOfOrder = 0
-        while let record = try reader.next() {
+        while let record = try reader.nextRecord() {
             if record.notification != nil { valid += 1 }
-            if record.line != lastLine + 1 { outOfOrder += 1 }
-            lastLine = record.line
+            if record.key.line != lastLine + 1 { outOfOrder += 1 }
+            lastLine = record.key.line
             largestBuffer = max(largestBuffer, reader.currentBufferCapacity)
         }
         #expect(valid == 49_950)
         #expect(outOfOrder == 0 && lastLine == 50_001)
-        #expect(largestBuffer <= LineReader.defaultChunkSize + 2 * CSVReader.defaultMaximumRecordLength)
+        #expect(largestBuffer <= LineReader.defaultChunkSize + 2 * CampaignReaderOptions.defaultMaximumRecordLength)
     }
 }

@@ -26,7 +26,7 @@ public struct DispatchSummary: Sendable {
     public var earlierRuns = CampaignTally()
     /// Sends waiting for their back-off before the next try (set with each progress report).
     public var retriesPending = 0
-    /// How far the inputs have been read, when the source can tell (set with each progress report).
+    /// How far the inputs have been read, when the record reader can tell (set with each progress report).
     public var readProgress: ReadProgress?
     /// The in-flight window (requests allowed in flight across all connections) at the last report.
     public var inFlightWindow = 0

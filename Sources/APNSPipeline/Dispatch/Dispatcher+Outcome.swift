@@ -95,8 +95,8 @@ extension Dispatcher {
         retries.push(send, due: scheduler.now + delay)
     }
 
-    func result(for send: PendingSend, outcome: RecordOutcome, detail: String?) -> DispatchResult {
-        DispatchResult(
+    func result(for send: PendingSend, outcome: RecordOutcome, detail: String?) -> ResultRecord {
+        ResultRecord(
             key: send.key, outcome: outcome, token: send.notification.token.hex,
             topic: send.notification.topic.value, status: send.lastStatus, reason: send.lastReason,
             detail: detail, attempts: send.attempts,
@@ -104,7 +104,7 @@ extension Dispatcher {
     }
 
     /// Writes a record's final line and counts it.
-    func finish(_ result: DispatchResult) throws {
+    func finish(_ result: ResultRecord) throws {
         summary.outcomes[result.outcome, default: 0] += 1
         if let reason = result.reason {
             summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1

@@ -34,10 +34,10 @@ extension Dispatcher {
                 submitted += 1
             }
             var read = 0
-            while !sourceExhausted, read < configuration.maximumRecordsPerTurn, stopping != .interrupted,
+            while !inputExhausted, read < configuration.maximumRecordsPerTurn, stopping != .interrupted,
                   stopping != nil || budget > submitted {
-                guard let record = try source.nextRecord() else {
-                    sourceExhausted = true
+                guard let record = try reader.nextRecord() else {
+                    inputExhausted = true
                     break
                 }
                 read += 1
@@ -58,8 +58,8 @@ extension Dispatcher {
         finishIfDone()
     }
 
-    /// Handles one record read from the source; returns whether it was submitted.
-    private func take(_ record: DispatchRecord) throws -> Bool {
+    /// Handles one record read from the reader; returns whether it was submitted.
+    private func take(_ record: CampaignRecord) throws -> Bool {
         summary.records += 1
         switch record.content {
         case .invalid(let error, let token, let topic):
@@ -67,7 +67,7 @@ extension Dispatcher {
                 summary.records -= 1  // its line was written by the run being resumed
                 return false
             }
-            try finish(DispatchResult(
+            try finish(ResultRecord(
                 key: record.key, outcome: .inputError, token: token, topic: topic,
                 reason: error.code.rawValue, detail: error.detail))
             return false
@@ -79,7 +79,7 @@ extension Dispatcher {
                 return false
             }
             guard first else {
-                try finish(DispatchResult(
+                try finish(ResultRecord(
                     key: record.key, outcome: .duplicate, token: notification.token.hex,
                     topic: notification.topic.value, detail: "same token and topic as an earlier record"))
                 return false
@@ -130,7 +130,7 @@ extension Dispatcher {
         guard !finished, !closing else { return }
         let now = scheduler.now
         var readyAt: Double?
-        if !unprocessedResends.isEmpty || (!sourceExhausted && stopping == nil) { readyAt = now }
+        if !unprocessedResends.isEmpty || (!inputExhausted && stopping == nil) { readyAt = now }
         if let due = retries.nextDue { readyAt = min(readyAt ?? due, max(now, due)) }
         guard var wakeAt = readyAt else { return }
         if wakeAt <= now, transport.freeSlots == 0 || inFlight.count >= window.size { return }

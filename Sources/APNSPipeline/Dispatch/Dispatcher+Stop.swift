@@ -40,7 +40,7 @@ extension Dispatcher {
     func failRun(_ error: any Error, closingNow: Bool = true) {
         if fatalError == nil { fatalError = error }
         if stopping == nil { stopping = .stoppedEarly("\(error)") }
-        sourceExhausted = true
+        inputExhausted = true
         retries = RetryQueue()
         unprocessedResends = []
         guard closingNow || closing else {
@@ -57,7 +57,7 @@ extension Dispatcher {
     /// Finishes once every record read is accounted for and the transport has closed.
     func finishIfDone() {
         guard !finished else { return }
-        let readingDone = sourceExhausted || stopping == .interrupted
+        let readingDone = inputExhausted || stopping == .interrupted
         guard readingDone, inFlight.isEmpty, retries.isEmpty, unprocessedResends.isEmpty else { return }
         if !closing {
             closing = true

@@ -1,7 +1,7 @@
 import APNSCore
 import APNSTransport
 
-/// Runs one campaign on the event-loop thread: pulls records from the source as stream slots free up, sends the
+/// Runs one campaign on the event-loop thread: pulls records from the reader as stream slots free up, sends the
 /// valid ones through the transport, retries what may be retried, stops early when the campaign is failing as a
 /// whole, and writes exactly one result line per record.
 ///
@@ -11,13 +11,13 @@ import APNSTransport
 public final class Dispatcher: PushTransportDelegate {
     public let configuration: DispatchConfiguration
 
-    let source: any DispatchRecordSource
-    let sink: any DispatchResultSink
+    let reader: any RecordReader
+    let sink: any ResultSink
     let transport: any PushTransport
     let scheduler: any DispatchScheduler
     let isFirstOccurrence: (PushNotification) -> Bool
-    let resumeStatus: (DispatchKey) -> ResumeStatus
-    let resumedSends: (DispatchKey) -> Int
+    let resumeStatus: (RecordKey) -> ResumeStatus
+    let resumedSends: (RecordKey) -> Int
 
     var inFlight: [UInt64: PendingSend] = [:]
     var retries = RetryQueue()
@@ -27,7 +27,7 @@ public final class Dispatcher: PushTransportDelegate {
     var window: InFlightWindow
     var generator = SystemRandomNumberGenerator()
     var nextTag: UInt64 = 1
-    var sourceExhausted = false
+    var inputExhausted = false
     var pumpScheduled = false
     var wakeScheduledAt: Double?
     var stopping: DispatchSummary.Ending?
@@ -49,16 +49,16 @@ public final class Dispatcher: PushTransportDelegate {
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
     public init(
         configuration: DispatchConfiguration,
-        source: any DispatchRecordSource,
-        sink: any DispatchResultSink,
+        reader: any RecordReader,
+        sink: any ResultSink,
         transport: any PushTransport,
         scheduler: any DispatchScheduler,
         isFirstOccurrence: @escaping (PushNotification) -> Bool,
-        resumeStatus: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
-        resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 }
+        resumeStatus: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
+        resumedSends: @escaping (RecordKey) -> Int = { _ in 0 }
     ) {
         self.configuration = configuration
-        self.source = source
+        self.reader = reader
         self.sink = sink
         self.transport = transport
         self.scheduler = scheduler
@@ -99,10 +99,10 @@ public final class Dispatcher: PushTransportDelegate {
         onProgress?(summary, inFlight.count)
     }
 
-    /// Updates what the progress line shows besides the counts: retries waiting, how far the source has read.
+    /// Updates what the progress line shows besides the counts: retries waiting, how far the reader has read.
     func noteProgressFacts() {
         summary.retriesPending = retries.count
-        summary.readProgress = source.readProgress
+        summary.readProgress = reader.readProgress
     }
 
     // MARK: - PushTransportDelegate

@@ -2,7 +2,7 @@ import APNSCore
 
 /// One valid record on its way: its notification, how often it has been tried, and the last answer it got.
 struct PendingSend {
-    let key: DispatchKey
+    let key: RecordKey
     let notification: PushNotification
     /// Sends that reached the wire and got an answer or lost one.
     var attempts = 0
@@ -14,7 +14,7 @@ struct PendingSend {
     /// When the current send started (monotonic seconds), for latency.
     var startedAt = 0.0
 
-    init(key: DispatchKey, notification: PushNotification) {
+    init(key: RecordKey, notification: PushNotification) {
         self.key = key
         self.notification = notification
     }

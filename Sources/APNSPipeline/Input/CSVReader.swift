@@ -30,8 +30,6 @@ public final class CSVReader {
         public let isTerminated: Bool
     }
 
-    public static let defaultMaximumRecordLength = 64 * 1024
-
     public var maximumRecordLength: Int { machine.maximumRecordLength }
     /// The current record's unescaped field contents, back to back.
     public var fieldBytes: [UInt8] { machine.fieldBytes }
@@ -45,7 +43,7 @@ public final class CSVReader {
 
     public init(
         source: any ByteSource,
-        maximumRecordLength: Int = CSVReader.defaultMaximumRecordLength,
+        maximumRecordLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
         self.source = source

@@ -65,16 +65,16 @@ public struct CSVRecordParser {
         headerBuilder = NotificationHeaderBuilder(defaults: defaults)
     }
 
-    /// Parses the reader's current record.
-    public mutating func parse(_ reader: CSVReader, record: CSVReader.Record, source: Int) -> CampaignRecord {
+    /// Parses the reader's current record, of the input file at `fileIndex`.
+    public mutating func parse(_ reader: CSVReader, record: CSVReader.Record, fileIndex: Int) -> CampaignRecord {
+        let key = RecordKey(fileIndex: fileIndex, line: record.line)
         var raw = RawHeaderFields()
         do {
             let notification = try parse(reader, record: record, raw: &raw)
-            return CampaignRecord(source: source, line: record.line, content: .notification(notification))
+            return CampaignRecord(key: key, content: .notification(notification))
         } catch {
-            return CampaignRecord(
-                source: source, line: record.line, content: .invalid(error), tokenText: raw.tokenText, topicText: raw.topicText
-            )
+            let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
+            return CampaignRecord(key: key, content: content)
         }
     }
 

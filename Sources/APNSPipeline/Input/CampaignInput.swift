@@ -26,6 +26,9 @@ public struct CampaignInput: Sendable, Hashable {
 
 /// How a run reads its campaign files.
 public struct CampaignReaderOptions: Sendable {
+    /// The longest record accepted unless `--max-record-bytes` says otherwise: 64 KiB.
+    public static let defaultMaximumRecordLength = 64 * 1024
+
     public var defaults: CampaignDefaults
     /// The payload template (`--template`): fills CSV rows and NDJSON records that have `vars` and no payload.
     public var template: PayloadTemplate?
@@ -40,7 +43,7 @@ public struct CampaignReaderOptions: Sendable {
         defaults: CampaignDefaults,
         template: PayloadTemplate? = nil,
         shard: ShardSelector = .all,
-        maximumRecordLength: Int = LineReader.defaultMaximumLineLength,
+        maximumRecordLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         tokenColumn: String = "token"
     ) {
         self.defaults = defaults

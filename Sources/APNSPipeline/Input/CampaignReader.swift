@@ -10,7 +10,7 @@ import APNSCore
 ///
 /// Duplicate detection is not done here: the dispatcher asks a `DuplicateFilter` about each valid record, in
 /// input order, so a resumed run rebuilds the same filter while it skips finished records.
-public final class CampaignReader {
+public final class CampaignReader: RecordReader {
     public let inputs: [CampaignInput]
     public let options: CampaignReaderOptions
     /// Records returned so far.
@@ -75,7 +75,7 @@ public final class CampaignReader {
     }
 
     /// The next record of this shard, or nil when every input is exhausted.
-    public func next() throws(PipelineError) -> CampaignRecord? {
+    public func nextRecord() throws(PipelineError) -> CampaignRecord? {
         while true {
             guard let record = try nextRecordOfAnyShard() else { return nil }
             if belongsHere(record) {
@@ -118,19 +118,21 @@ public final class CampaignReader {
                 }
                 if line.isTooLong {
                     let error = InputError(.recordTooLong, "line is longer than \(file.lines.maximumLineLength) bytes")
-                    return CampaignRecord(source: file.index, line: line.number, content: .invalid(error))
+                    let key = RecordKey(fileIndex: file.index, line: line.number)
+                    return CampaignRecord(key: key, content: .invalid(error, tokenText: nil, topicText: nil))
                 }
                 var range = line.range
                 if line.number == 1 { range = Self.droppingByteOrderMark(file.lines.buffer, range) }
                 if Self.isBlank(file.lines.buffer, range) { continue }
-                return file.parser.parse(file.lines.buffer, range: range, source: file.index, line: line.number)
+                let key = RecordKey(fileIndex: file.index, line: line.number)
+                return file.parser.parse(file.lines.buffer, range: range, key: key)
             case .csv(let file)?:
                 guard let row = try file.reader.next() else {
                     current = nil
                     currentSource = nil
                     continue
                 }
-                return file.parser.parse(file.reader, record: row, source: file.index)
+                return file.parser.parse(file.reader, record: row, fileIndex: file.index)
             }
         }
     }

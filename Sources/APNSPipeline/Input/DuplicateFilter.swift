@@ -1,7 +1,7 @@
 import APNSCore
 
 /// Remembers which (device token, topic) pairs a run has already taken, as 64-bit hashes in a compact
-/// open-addressing table (8 bytes a slot, 11 to 21 bytes a pair), never as strings.
+/// open-addressing table (8 bytes a table cell, 11 to 21 bytes a pair), never as strings.
 ///
 /// The hash is `StableHash.hash(token hex bytes, 0x00, topic bytes)`. Two different pairs share a hash with
 /// probability about n² / 2⁶⁵ over a run of n distinct pairs: below 3 in a million for 10 million pairs, below
@@ -18,7 +18,7 @@ public struct DuplicateFilter: Sendable {
     /// Records the pair; true the first time it is seen, false for a later copy.
     public mutating func insert(token: DeviceToken, topic: Topic) -> Bool {
         var hash = Self.hash(token: token, topic: topic)
-        if hash == 0 { hash = 1 }  // 0 marks an empty slot
+        if hash == 0 { hash = 1 }  // 0 marks an empty table cell
         return table.store(hash) == nil
     }
 

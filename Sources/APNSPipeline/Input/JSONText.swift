@@ -49,22 +49,6 @@ enum JSONText {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Appends a decimal integer.
-    static func appendInteger<T: BinaryInteger>(_ value: T, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
-        if magnitude == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
-        }
-        let start = out.count
-        while magnitude > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        }
-        out[start...].reverse()
-    }
-
     private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\\"))
         switch byte {

@@ -20,7 +20,7 @@ public final class LineReader {
         public let isTerminated: Bool
     }
 
-    public static let defaultMaximumLineLength = 64 * 1024
+    /// Bytes read from the source at a time (also `CSVReader`'s).
     public static let defaultChunkSize = 256 * 1024
 
     public let maximumLineLength: Int
@@ -37,7 +37,7 @@ public final class LineReader {
 
     public init(
         source: any ByteSource,
-        maximumLineLength: Int = LineReader.defaultMaximumLineLength,
+        maximumLineLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
         self.source = source

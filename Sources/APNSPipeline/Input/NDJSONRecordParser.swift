@@ -24,16 +24,15 @@ public struct NDJSONRecordParser {
     }
 
     /// Parses the line `bytes[range]` (without its line terminator).
-    public mutating func parse(_ bytes: [UInt8], range: Range<Int>, source: Int, line: Int) -> CampaignRecord {
+    public mutating func parse(_ bytes: [UInt8], range: Range<Int>, key: RecordKey) -> CampaignRecord {
         let scanner = JSONScanner(bytes)
         var raw = RawHeaderFields()
         do {
             let notification = try parse(scanner, range: range, raw: &raw)
-            return CampaignRecord(source: source, line: line, content: .notification(notification))
+            return CampaignRecord(key: key, content: .notification(notification))
         } catch {
-            return CampaignRecord(
-                source: source, line: line, content: .invalid(error), tokenText: raw.tokenText, topicText: raw.topicText
-            )
+            let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
+            return CampaignRecord(key: key, content: content)
         }
     }
 

@@ -120,18 +120,18 @@ public struct PayloadTemplate: Sendable {
     /// Fills the template from text values (as CSV cells are filled); for tools and tests.
     public func render(_ values: [String: String]) throws(InputError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var slots: [Value] = []
+        var renderedValues: [Value] = []
         for name in variableNames {
             guard let value = values[name] else {
-                slots.append(.missing)
+                renderedValues.append(.missing)
                 continue
             }
             let start = bytes.count
             bytes.append(contentsOf: value.utf8)
-            slots.append(.text(start..<bytes.count))
+            renderedValues.append(.text(start..<bytes.count))
         }
         var out: [UInt8] = []
-        try render(into: &out, values: slots, in: bytes)
+        try render(into: &out, values: renderedValues, in: bytes)
         return out
     }
 }

@@ -15,7 +15,7 @@ public struct ReadProgress: Sendable, Equatable {
     }
 }
 
-extension DispatchRecordSource {
-    /// Sources that cannot say how far they are (result files being replayed, tests) report nothing.
+extension RecordReader {
+    /// Readers that cannot say how far they are (result files being replayed, tests) report nothing.
     public var readProgress: ReadProgress? { nil }
 }

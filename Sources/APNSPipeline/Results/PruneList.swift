@@ -88,7 +88,7 @@ public struct PruneList: Sendable {
                 out.append(UInt8(ascii: ","))
                 CSVText.appendCell(entry.reason, to: &out)
                 out.append(UInt8(ascii: ","))
-                if let timestamp = entry.timestamp { JSONText.appendInteger(timestamp, to: &out) }
+                if let timestamp = entry.timestamp { DecimalText.append(timestamp, to: &out) }
             case .ndjson:
                 out.append(contentsOf: #"{"token":"#.utf8)
                 JSONText.appendString(entry.token, to: &out)
@@ -96,7 +96,7 @@ public struct PruneList: Sendable {
                 JSONText.appendString(entry.reason, to: &out)
                 if let timestamp = entry.timestamp {
                     out.append(contentsOf: #","timestamp":"#.utf8)
-                    JSONText.appendInteger(timestamp, to: &out)
+                    DecimalText.append(timestamp, to: &out)
                 }
                 out.append(UInt8(ascii: "}"))
             }

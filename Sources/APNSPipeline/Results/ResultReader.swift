@@ -9,6 +9,9 @@ import APNSCore
 /// Any other bad line is a `PipelineError` naming the file and line (`next()`, for `prune` and `send --resume`),
 /// or a `DamagedResultLine` that the caller reports and reads on past (`nextLine()`, for `replay`). Unknown
 /// NDJSON members and CSV columns are ignored, so newer files stay readable.
+///
+/// Each record's `file` field becomes a file index into `inputFiles` (paths not yet listed are added), so the
+/// records read carry the same `RecordKey` the run that wrote them had when given the same list.
 public final class ResultReader {
     /// The file's name, for messages.
     public let name: String
@@ -18,6 +21,9 @@ public final class ResultReader {
     public private(set) var tornLine: Int?
     /// The line (for CSV: the physical line where the row starts) of the record `next()` last returned.
     public private(set) var lineNumber = 0
+    /// The input paths the records' keys index: the list given, then the paths first seen in the file (a caller
+    /// may add its own, such as the result file for lines too damaged to name theirs).
+    public var inputFiles: InputFileList
     /// Result lines are longer than campaign lines: an escaped payload, a detail text.
     public static let maximumLineLength = 1 << 20
 
@@ -26,12 +32,18 @@ public final class ResultReader {
     private let csv: CSVReader?
     private var csvColumns: ResultCSVColumns?
 
-    public convenience init(path: String, strictLastLine: Bool = false) throws(PipelineError) {
-        try self.init(source: FileByteSource(path: path), name: path, strictLastLine: strictLastLine)
+    public convenience init(
+        path: String, inputFiles: InputFileList = InputFileList(), strictLastLine: Bool = false
+    ) throws(PipelineError) {
+        try self.init(
+            source: FileByteSource(path: path), name: path, inputFiles: inputFiles, strictLastLine: strictLastLine)
     }
 
-    public init(source: any ByteSource, name: String, strictLastLine: Bool = false) throws(PipelineError) {
+    public init(
+        source: any ByteSource, name: String, inputFiles: InputFileList = InputFileList(), strictLastLine: Bool = false
+    ) throws(PipelineError) {
         self.name = name
+        self.inputFiles = inputFiles
         self.strictLastLine = strictLastLine
         let replay = ReplayingByteSource(source)
         let first = try replay.firstSignificantByte()
@@ -84,7 +96,7 @@ public final class ResultReader {
             do throws(ResultLineProblem) {
                 if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes", .recordTooLong) }
                 if strictLastLine, !line.isTerminated { throw ResultLineProblem("no line end") }
-                let record = try ResultRecord(ndjson: lines.buffer, range: range)
+                let record = try ResultRecord(ndjson: lines.buffer, range: range, inputFiles: &inputFiles)
                 lineNumber = line.number
                 return .success(record)
             } catch {
@@ -117,7 +129,7 @@ public final class ResultReader {
             do throws(ResultLineProblem) {
                 if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))", .csvMalformed) }
                 if strictLastLine, !row.isTerminated { throw ResultLineProblem("no line end") }
-                let record = try columns.record(from: csv, row: row)
+                let record = try columns.record(from: csv, row: row, inputFiles: &inputFiles)
                 lineNumber = row.line
                 return .success(record)
             } catch {
@@ -140,7 +152,8 @@ public struct DamagedResultLine: Error, Sendable {
     public let lineNumber: Int
     /// Why, as the input error `replay` reports: the detail starts with `resultFile:lineNumber:`.
     public let error: InputError
-    /// The line's file, line and outcome (and token and topic, when read before the problem), if readable.
+    /// The line's key and outcome (and token and topic, when read before the problem), if readable; the key's
+    /// file index is the reader's `inputFiles`'.
     public let record: ResultRecord?
 }
 
@@ -163,6 +176,8 @@ final class ReplayingByteSource: ByteSource {
     private var head: [UInt8] = []
     private var headOffset = 0
     private var replaying = false
+    /// Bytes read at a time while looking for the first significant byte.
+    private static let probeChunkSize = 4096
 
     init(_ source: any ByteSource) {
         self.source = source
@@ -170,7 +185,7 @@ final class ReplayingByteSource: ByteSource {
 
     /// Reads until the first byte that is not a byte-order mark or white space; nil if there is none.
     func firstSignificantByte() throws(PipelineError) -> UInt8? {
-        var scratch = [UInt8](repeating: 0, count: 4096)
+        var scratch = [UInt8](repeating: 0, count: Self.probeChunkSize)
         while true {
             var index = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             while index < head.count, JSONText.isSpace(head[index]) { index += 1 }

@@ -1,8 +1,8 @@
 import APNSCore
 
 extension ResultRecord {
-    /// Reads one NDJSON result line, `bytes[range]`.
-    init(ndjson bytes: [UInt8], range: Range<Int>) throws(ResultLineProblem) {
+    /// Reads one NDJSON result line, `bytes[range]`; its `file` becomes an index into `inputFiles`.
+    init(ndjson bytes: [UInt8], range: Range<Int>, inputFiles: inout InputFileList) throws(ResultLineProblem) {
         let scanner = JSONScanner(bytes)
         let object: JSONScanner.Value
         do {
@@ -16,36 +16,37 @@ extension ResultRecord {
         var fields = ResultFieldValues()
         scanner.forEachMember(of: object) { key, value in
             guard value.kind != .null else { return }
-            guard let slot = ResultFieldValues.index(ofKey: key, in: scanner) else { return }  // unknown: ignored
+            guard let field = ResultFieldValues.index(ofKey: key, in: scanner) else { return }  // unknown: ignored
             switch value.kind {
             case .string where value.hasEscapes:
                 // An escaped lone surrogate names no character: the field is damaged, not silently U+FFFD.
-                fields.values[slot] = scanner.decodeStringExactly(value).map { .text(Array($0.utf8)) } ?? .invalid(
+                fields.values[field] = scanner.decodeStringExactly(value).map { .text(Array($0.utf8)) } ?? .invalid(
                     "holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character",
-                    ResultFieldValues.errorCode(of: ResultRecord.fieldNames[slot]))
+                    ResultFieldValues.errorCode(of: ResultRecord.fieldNames[field]))
             case .string:
-                fields.values[slot] = .text(Array(bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]))
+                fields.values[field] = .text(Array(bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]))
             case .number:
-                fields.values[slot] = .number(Array(bytes[value.range]))
-            case .object where slot == ResultFieldValues.payloadIndex:
-                fields.values[slot] = .text(Array(bytes[value.range]))
+                fields.values[field] = .number(Array(bytes[value.range]))
+            case .object where field == ResultFieldValues.payloadIndex:
+                fields.values[field] = .text(Array(bytes[value.range]))
             default:
-                fields.values[slot] = .invalid("has the wrong type", .recordFieldInvalid)
+                fields.values[field] = .invalid("has the wrong type", .recordFieldInvalid)
             }
         }
-        try self.init(fields)
+        try self.init(fields, inputFiles: &inputFiles)
     }
 
     /// Builds a record from field values read from NDJSON or CSV. A problem found after the line's file, line and
     /// outcome were read carries the record read so far, so `replay` can report it under that file and line.
-    fileprivate init(_ fields: ResultFieldValues) throws(ResultLineProblem) {
+    fileprivate init(_ fields: ResultFieldValues, inputFiles: inout InputFileList) throws(ResultLineProblem) {
         guard let file = try fields.text("file") else { throw ResultLineProblem("no 'file'") }
         guard let line = try fields.integer("line"), line >= 1 else { throw ResultLineProblem("no valid 'line'") }
         guard let outcomeText = try fields.text("outcome") else { throw ResultLineProblem("no 'outcome'") }
         guard let outcome = RecordOutcome(rawValue: outcomeText) else {
             throw ResultLineProblem("unknown outcome '\(outcomeText)'")
         }
-        var record = ResultRecord(file: file, line: Int(line), outcome: outcome)
+        let key = RecordKey(fileIndex: inputFiles.index(adding: file), line: Int(line))
+        var record = ResultRecord(key: key, outcome: outcome)
         do {
             try record.readFields(fields)
         } catch {
@@ -164,30 +165,33 @@ struct ResultFieldValues {
 
 /// Maps a CSV result file's header to the known fields.
 struct ResultCSVColumns {
-    private let slots: [Int?]
+    /// The known field each column holds (by `ResultRecord.fieldNames` position), nil for unknown columns.
+    private let fieldByColumn: [Int?]
 
     init(header: [String]) throws(ResultLineProblem) {
-        slots = header.map { ResultFieldValues.index(of: $0.trimmingCharactersInSpaces()) }
-        for required in ["file", "line", "outcome"] where !slots.contains(ResultFieldValues.index(of: required)) {
+        fieldByColumn = header.map { ResultFieldValues.index(of: $0.trimmingCharactersInSpaces()) }
+        for required in ["file", "line", "outcome"] where !fieldByColumn.contains(ResultFieldValues.index(of: required)) {
             throw ResultLineProblem("the CSV header has no '\(required)' column")
         }
     }
 
-    func record(from csv: CSVReader, row: CSVReader.Record) throws(ResultLineProblem) -> ResultRecord {
-        guard row.fieldCount == slots.count else {
-            throw ResultLineProblem("\(row.fieldCount) fields, the header has \(slots.count)", .csvColumnCount)
+    func record(
+        from csv: CSVReader, row: CSVReader.Record, inputFiles: inout InputFileList
+    ) throws(ResultLineProblem) -> ResultRecord {
+        guard row.fieldCount == fieldByColumn.count else {
+            throw ResultLineProblem("\(row.fieldCount) fields, the header has \(fieldByColumn.count)", .csvColumnCount)
         }
         var fields = ResultFieldValues()
-        for (column, slot) in slots.enumerated() {
-            guard let slot else { continue }
+        for (column, field) in fieldByColumn.enumerated() {
+            guard let field else { continue }
             let range = csv.field(column)
             guard !range.isEmpty else { continue }
             // A cell that is not UTF-8 is damaged: read as text it would come back changed (U+FFFD) when written.
             let cell = Array(csv.fieldBytes[range])
-            fields.values[slot] = UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
+            fields.values[field] = UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
                 ? .text(cell) : .invalid("is not valid UTF-8", .recordInvalidUTF8)
         }
-        return try ResultRecord(fields)
+        return try ResultRecord(fields, inputFiles: &inputFiles)
     }
 }
 

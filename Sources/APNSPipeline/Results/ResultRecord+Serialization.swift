@@ -2,12 +2,13 @@ import APNSCore
 
 /// How result lines are written: hand-made into a reusable byte buffer, no `JSONEncoder`.
 extension ResultRecord {
-    /// Appends the record as one NDJSON line (with its `\n`); absent fields are left out.
-    func appendNDJSON(to out: inout [UInt8]) {
+    /// Appends the record as one NDJSON line (with its `\n`); absent fields are left out. `file` is the path
+    /// of the key's input file (the writer's to resolve).
+    func appendNDJSON(file: String, to out: inout [UInt8]) {
         out.append(contentsOf: #"{"file":"#.utf8)
         JSONText.appendString(file, to: &out)
         out.append(contentsOf: #","line":"#.utf8)
-        JSONText.appendInteger(line, to: &out)
+        DecimalText.append(key.line, to: &out)
         if let token { Self.appendMember("token", token, to: &out) }
         if let topic { Self.appendMember("topic", topic, to: &out) }
         Self.appendMember("outcome", outcome.rawValue, to: &out)
@@ -34,11 +35,11 @@ extension ResultRecord {
         out.append(UInt8(ascii: "\n"))
     }
 
-    /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order.
-    func appendCSV(to out: inout [UInt8]) {
+    /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order; `file` as for NDJSON.
+    func appendCSV(file: String, to out: inout [UInt8]) {
         CSVText.appendCell(file, to: &out)
         out.append(UInt8(ascii: ","))
-        JSONText.appendInteger(line, to: &out)
+        DecimalText.append(key.line, to: &out)
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(token, to: &out)
         out.append(UInt8(ascii: ","))
@@ -46,7 +47,7 @@ extension ResultRecord {
         out.append(UInt8(ascii: ","))
         out.append(contentsOf: outcome.rawValue.utf8)
         out.append(UInt8(ascii: ","))
-        if let status { JSONText.appendInteger(status, to: &out) }
+        if let status { DecimalText.append(status, to: &out) }
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(reason, to: &out)
         out.append(UInt8(ascii: ","))
@@ -54,15 +55,15 @@ extension ResultRecord {
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(apnsID, to: &out)
         out.append(UInt8(ascii: ","))
-        if let timestamp { JSONText.appendInteger(timestamp, to: &out) }
+        if let timestamp { DecimalText.append(timestamp, to: &out) }
         out.append(UInt8(ascii: ","))
-        JSONText.appendInteger(attempts, to: &out)
+        DecimalText.append(attempts, to: &out)
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(pushType?.rawValue, to: &out)
         out.append(UInt8(ascii: ","))
-        if let priority { JSONText.appendInteger(priority.rawValue, to: &out) }
+        if let priority { DecimalText.append(priority.rawValue, to: &out) }
         out.append(UInt8(ascii: ","))
-        if let expiration { JSONText.appendInteger(expiration, to: &out) }
+        if let expiration { DecimalText.append(expiration, to: &out) }
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(collapseID, to: &out)
         out.append(UInt8(ascii: ","))
@@ -77,7 +78,7 @@ extension ResultRecord {
 
     private static func appendMember<T: BinaryInteger>(_ name: StaticString, _ value: T, to out: inout [UInt8]) {
         appendKey(name, to: &out)
-        JSONText.appendInteger(value, to: &out)
+        DecimalText.append(value, to: &out)
     }
 
     private static func appendKey(_ name: StaticString, to out: inout [UInt8]) {

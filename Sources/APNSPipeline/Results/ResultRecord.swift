@@ -1,16 +1,17 @@
 import APNSCore
 
-/// One line of a result file: what happened to one input record.
+/// One record's final result, from the dispatcher (or `validate`) to the result file and back (`replay`,
+/// `prune`, `report`, `send --resume`): one line of a result file.
 ///
 /// Fields, in the order they are written (NDJSON omits absent ones; CSV leaves them empty):
 /// `file`, `line`, `token`, `topic`, `outcome`, `status`, `reason`, `detail`, `apns_id`, `timestamp`, `attempts`,
 /// then what `replay` needs to send the record again: `push_type`, `priority`, `expiration`, `collapse_id`,
-/// `payload` (the payload bytes as sent; in NDJSON embedded as raw JSON, in CSV as a quoted cell).
+/// `payload` (the payload bytes as sent; in NDJSON embedded as raw JSON, in CSV as a quoted cell). The record
+/// carries its `RecordKey`; only `ResultWriter` turns the key's file index into the `file` path (and
+/// `ResultReader` turns it back), through the run's `InputFileList`.
 public struct ResultRecord: Sendable, Hashable {
-    /// The input file as given on the command line.
-    public var file: String
-    /// The record's 1-based line in that file.
-    public var line: Int
+    /// The input record: file index and 1-based line.
+    public var key: RecordKey
     /// The token as sent (lowercase hex), or as written for an invalid record.
     public var token: String?
     public var topic: String?
@@ -40,16 +41,19 @@ public struct ResultRecord: Sendable, Hashable {
         "push_type", "priority", "expiration", "collapse_id", "payload",
     ]
 
+    /// The one constructor of a record's result, for `send`, `replay` and `validate` alike. When `notification`
+    /// is given and the outcome is one `replay` sends again (`RecordOutcome.isReplayable`), the line also
+    /// carries the replay fields, so the result file alone is enough to send the record again, and the apns-id
+    /// the notification was sent with when no answer gave one; every other line stays short. The token and topic
+    /// default to the notification's.
     public init(
-        file: String, line: Int, token: String? = nil, topic: String? = nil, outcome: RecordOutcome,
-        status: Int? = nil, reason: String? = nil, detail: String? = nil, apnsID: String? = nil,
-        timestamp: Int64? = nil, attempts: Int = 0, pushType: PushType? = nil, priority: Priority? = nil,
-        expiration: Int64? = nil, collapseID: String? = nil, payload: [UInt8]? = nil
+        key: RecordKey, outcome: RecordOutcome, token: String? = nil, topic: String? = nil, status: Int? = nil,
+        reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil,
+        attempts: Int = 0, notification: PushNotification? = nil
     ) {
-        self.file = file
-        self.line = line
-        self.token = token
-        self.topic = topic
+        self.key = key
+        self.token = token ?? notification?.token.hex
+        self.topic = topic ?? notification?.topic.value
         self.outcome = outcome
         self.status = status
         self.reason = reason
@@ -57,39 +61,13 @@ public struct ResultRecord: Sendable, Hashable {
         self.apnsID = apnsID
         self.timestamp = timestamp
         self.attempts = attempts
-        self.pushType = pushType
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        self.payload = payload
-    }
-
-    /// The result of a valid record. Every outcome except `delivered` carries the replay fields, so the result
-    /// file alone is enough to send the record again; a `delivered` line stays short. The apns-id is the
-    /// answer's, or the one the notification was sent with.
-    public init(
-        file: String, line: Int, notification: PushNotification, outcome: RecordOutcome, status: Int? = nil,
-        reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil, attempts: Int = 0
-    ) {
-        self.init(
-            file: file, line: line, token: notification.token.hex, topic: notification.topic.value, outcome: outcome,
-            status: status, reason: reason, detail: detail, apnsID: apnsID ?? notification.apnsID?.description,
-            timestamp: timestamp, attempts: attempts
-        )
-        if outcome != .delivered {
+        if let notification, outcome.isReplayable {
             pushType = notification.pushType
             priority = notification.priority
             expiration = notification.expiration?.epochSeconds
             collapseID = notification.collapseID?.value
             payload = notification.payload
+            if self.apnsID == nil { self.apnsID = notification.apnsID?.description }
         }
-    }
-
-    /// The result of an invalid record: outcome `input_error`, the error's code as reason and its detail.
-    public init(file: String, line: Int, error: InputError, tokenText: String?, topicText: String?) {
-        self.init(
-            file: file, line: line, token: tokenText, topic: topicText, outcome: .inputError,
-            reason: error.code.rawValue, detail: error.detail
-        )
     }
 }

@@ -13,9 +13,15 @@ public enum ResultFormat: String, Sendable, Hashable, CaseIterable {
 /// same error without writing, so no line can reach the file twice or after a gap.
 ///
 /// The buffer also flushes by itself past `autoFlushBytes`, so memory stays bounded if flushes are rare.
+///
+/// The writer is the one place a record's file index becomes the `file` path, through `inputFiles`.
 public final class ResultWriter {
     public let format: ResultFormat
+    /// What the records' file indexes mean.
+    public let inputFiles: InputFileList
     public static let autoFlushBytes = 1 << 20
+    /// The buffer reserved up front.
+    static let initialCapacity = 64 * 1024
     /// Records written (buffered or flushed).
     public private(set) var recordsWritten = 0
     /// Bytes of a torn last line that opening in `.append` mode cut off.
@@ -24,29 +30,34 @@ public final class ResultWriter {
     private let output: BufferedOutput
 
     /// Writes to any sink; `writeHeader` starts a CSV file with its header row.
-    public init(sink: any ByteSink, format: ResultFormat, writeHeader: Bool = true) {
-        output = BufferedOutput(sink: sink, file: nil, reservingCapacity: 64 * 1024)
+    public init(sink: any ByteSink, format: ResultFormat, inputFiles: InputFileList, writeHeader: Bool = true) {
+        output = BufferedOutput(sink: sink, file: nil, reservingCapacity: Self.initialCapacity)
         self.format = format
+        self.inputFiles = inputFiles
         self.droppedTornBytes = 0
         if format == .csv, writeHeader { ResultRecord.appendCSVHeader(to: &output.bytes) }
     }
 
     /// Opens a result file: `.create` empties it; `.append` continues it (`send --resume`), first cutting off a
     /// torn last line so that new lines never join it. `-` is standard output.
-    public init(path: String, format: ResultFormat, mode: AppendOnlyFile.Mode) throws(PipelineError) {
+    public init(
+        path: String, format: ResultFormat, mode: AppendOnlyFile.Mode, inputFiles: InputFileList
+    ) throws(PipelineError) {
         let opened = try AppendOnlyFile.open(path, mode: mode)
         output = BufferedOutput(
-            sink: opened.file, file: path == "-" ? nil : opened.file, reservingCapacity: 64 * 1024)
+            sink: opened.file, file: path == "-" ? nil : opened.file, reservingCapacity: Self.initialCapacity)
         self.format = format
+        self.inputFiles = inputFiles
         self.droppedTornBytes = opened.droppedTornBytes
         if format == .csv, opened.isEmpty { ResultRecord.appendCSVHeader(to: &output.bytes) }
     }
 
     /// Adds one record's line to the buffer.
     public func write(_ record: ResultRecord) throws(PipelineError) {
+        let file = inputFiles.path(at: record.key.fileIndex)
         switch format {
-        case .ndjson: record.appendNDJSON(to: &output.bytes)
-        case .csv: record.appendCSV(to: &output.bytes)
+        case .ndjson: record.appendNDJSON(file: file, to: &output.bytes)
+        case .csv: record.appendCSV(file: file, to: &output.bytes)
         }
         recordsWritten += 1
         if output.bytes.count >= Self.autoFlushBytes { try flush() }

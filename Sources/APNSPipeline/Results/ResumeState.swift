@@ -12,8 +12,8 @@
 /// final lines by outcome and reason (`earlierRuns`), so a resumed run can report on the whole campaign.
 ///
 /// Memory: one open-addressing table of 64-bit entries (`fileIndex << 40 | line` in 54 bits, then 8 bits of `s`
-/// count and 2 state bits), 8 bytes a slot at a load factor of at most 3/4: 11 to 21 bytes per record mentioned
-/// (ten million records: 128 or 256 MiB of slots, depending on where the table last doubled). At most
+/// count and 2 state bits), 8 bytes a table cell at a load factor of at most 3/4: 11 to 21 bytes per record mentioned
+/// (ten million records: 128 or 256 MiB of table cells, depending on where the table last doubled). At most
 /// `maximumInputs` input files.
 ///
 /// Torn last lines of either file are tolerated (the record they were about is simply not finished): a last line
@@ -49,21 +49,20 @@ public struct ResumeState: Sendable {
     /// on the command line, in order; a result line naming another file is an error (the resumed run must be
     /// given the same inputs).
     public init(resultsPath: String, journalPath: String?, inputs: [String]) throws(PipelineError) {
-        var index: [String: Int] = [:]
-        for (position, path) in inputs.enumerated() where index[path] == nil { index[path] = position }
         guard inputs.count <= Self.maximumInputs else {
             throw PipelineError(.inputsInvalid, "a resumable run takes at most \(Self.maximumInputs) input files, not \(inputs.count)")
         }
         if let results = try Self.openIfPresent(resultsPath) {
-            let reader = try ResultReader(source: results, name: resultsPath, strictLastLine: true)
+            let reader = try ResultReader(
+                source: results, name: resultsPath, inputFiles: InputFileList(inputs), strictLastLine: true)
             while let record = try reader.next() {
-                guard let fileIndex = index[record.file] else {
+                guard record.key.fileIndex < inputs.count else {
+                    let file = reader.inputFiles.path(at: record.key.fileIndex)
                     throw PipelineError(
-                        .inputsInvalid,
-                        "\(resultsPath) has results for '\(record.file)', which is not among this run's inputs"
+                        .inputsInvalid, "\(resultsPath) has results for '\(file)', which is not among this run's inputs"
                     )
                 }
-                if markFinished(fileIndex: fileIndex, line: record.line) {
+                if markFinished(record.key) {
                     earlierRuns.add(outcome: record.outcome, reason: record.reason)
                 }
             }
@@ -84,8 +83,8 @@ public struct ResumeState: Sendable {
 
     /// Records a final result line; returns whether it is the record's first.
     @discardableResult
-    public mutating func markFinished(fileIndex: Int, line: Int) -> Bool {
-        let key = Self.key(fileIndex, line)
+    public mutating func markFinished(_ record: RecordKey) -> Bool {
+        let key = Self.key(record)
         let previous = table.entry(forKey: key)
         let sends = previous.map { $0 & Self.sendsMask } ?? 0
         table.store(key | sends | Self.finishedBits)
@@ -97,7 +96,7 @@ public struct ResumeState: Sendable {
     /// Records one journal entry (a final result line always wins over the journal).
     public mutating func note(_ entry: SendJournal.Entry) {
         journalEntryCount += 1
-        let key = Self.key(entry.fileIndex, entry.line)
+        let key = Self.key(RecordKey(fileIndex: entry.fileIndex, line: entry.line))
         let existing = table.entry(forKey: key)
         if let existing, existing & Self.stateMask == Self.finishedBits { return }
         var sends = (existing ?? 0) & Self.sendsMask
@@ -106,8 +105,8 @@ public struct ResumeState: Sendable {
     }
 
     /// How often the journal says a record was sent (its `s` lines, at most 255).
-    public func sends(fileIndex: Int, line: Int) -> Int {
-        guard let entry = table.entry(forKey: Self.key(fileIndex, line)) else { return 0 }
+    public func sends(_ record: RecordKey) -> Int {
+        guard let entry = table.entry(forKey: Self.key(record)) else { return 0 }
         return Int((entry & Self.sendsMask) >> Self.sendsShift)
     }
 
@@ -115,8 +114,8 @@ public struct ResumeState: Sendable {
     public var recordsNothing: Bool { table.count == 0 && journalEntryCount == 0 }
 
     /// What the earlier run knew of a record.
-    public func status(fileIndex: Int, line: Int) -> ResumeStatus {
-        guard let entry = table.entry(forKey: Self.key(fileIndex, line)) else { return .fresh }
+    public func status(_ record: RecordKey) -> ResumeStatus {
+        guard let entry = table.entry(forKey: Self.key(record)) else { return .fresh }
         switch entry & Self.stateMask {
         case Self.finishedBits: return .finished
         case Self.sentBits: return .inDoubt
@@ -127,10 +126,8 @@ public struct ResumeState: Sendable {
     /// Bytes the state holds.
     public var memoryBytes: Int { table.memoryBytes }
 
-    /// The key of a record: 14 bits of file index, 40 bits of line (`DispatchKey.packed`, cut to 54 bits).
-    static func key(_ fileIndex: Int, _ line: Int) -> UInt64 {
-        (UInt64(truncatingIfNeeded: fileIndex) << 40 | UInt64(truncatingIfNeeded: line) & 0xFF_FFFF_FFFF) & keyMask
-    }
+    /// The table key of a record: 14 bits of file index, 40 bits of line (`RecordKey.packed`, cut to 54 bits).
+    static func key(_ record: RecordKey) -> UInt64 { record.packed & keyMask }
 
     private static func openIfPresent(_ path: String) throws(PipelineError) -> FileByteSource? {
         do {

@@ -1,3 +1,5 @@
+import APNSCore
+
 /// The sidecar `<results>.journal` that makes `send --resume` exact after a crash: the dispatcher appends to it
 /// before a batch of requests leaves, with one write(2) per batch. Like `ResultWriter`, a failed write ends it
 /// (the file rolls the batch back, so the journal never names requests that did not leave).
@@ -8,6 +10,8 @@
 public final class SendJournal {
     /// The journal that goes with a result file.
     public static func path(forResults resultsPath: String) -> String { resultsPath + ".journal" }
+    /// The longest journal line read back: `s`/`r`, two integers and spaces, with room to spare.
+    static let maximumLineLength = 256
 
     private let output: BufferedOutput
     /// Bytes of a torn last line that opening in `.append` mode cut off.
@@ -48,9 +52,9 @@ public final class SendJournal {
     private func append(_ kind: UInt8, _ fileIndex: Int, _ line: Int) {
         output.bytes.append(kind)
         output.bytes.append(UInt8(ascii: " "))
-        JSONText.appendInteger(fileIndex, to: &output.bytes)
+        DecimalText.append(fileIndex, to: &output.bytes)
         output.bytes.append(UInt8(ascii: " "))
-        JSONText.appendInteger(line, to: &output.bytes)
+        DecimalText.append(line, to: &output.bytes)
         output.bytes.append(UInt8(ascii: "\n"))
     }
 
@@ -73,7 +77,7 @@ public final class SendJournal {
     public static func read(
         source: any ByteSource, name: String, _ body: (Entry) throws(PipelineError) -> Void
     ) throws(PipelineError) -> Int? {
-        let lines = LineReader(source: source, maximumLineLength: 256)
+        let lines = LineReader(source: source, maximumLineLength: Self.maximumLineLength)
         while let line = try lines.next() {
             // A last line without its end may be cut inside a number ("s 0 12" → "s 0 1"): never trust it.
             if !line.isTerminated { return line.number }

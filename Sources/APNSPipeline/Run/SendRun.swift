@@ -55,14 +55,14 @@ public enum SendRun {
             _ = try POSIXFile.openForReading(input.path)  // unreadable inputs fail before any file is created
         }
         let reader = CampaignReader(inputs: options.inputs, options: options.reader)
-        return try run(options, source: reader, inputPaths: options.inputs.map(\.path), stop: stop, progress: progress)
+        return try run(options, reader: reader, inputPaths: options.inputs.map(\.path), stop: stop, progress: progress)
     }
 
-    /// Runs records from any source (`replay` reads result files); `inputPaths` name the files the source's
+    /// Runs records from any reader (`replay` reads result files); `inputPaths` name the files the reader's
     /// keys index, as result lines print them.
     public static func run(
         _ options: SendRunOptions,
-        source: any DispatchRecordSource,
+        reader: any RecordReader,
         inputPaths paths: [String],
         stop: StopSignal,
         progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void
@@ -87,9 +87,9 @@ public enum SendRun {
             }
         }
         let mode: AppendOnlyFile.Mode = options.resume ? .append : .create
-        let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode)
+        let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths))
         let journal = try SendJournal(path: journalPath, mode: mode)
-        let sink = ResultFileSink(writer: writer, journal: journal, inputPaths: paths)
+        let sink = ResultFileSink(writer: writer, journal: journal)
         let scheduler = EventLoopScheduler(loop: loop)
         if options.durable {
             sink.groupCommit = GroupCommit(startedAt: scheduler.now)
@@ -98,10 +98,10 @@ public enum SendRun {
         var duplicates = DuplicateFilter()
         let resumeState = resume
         let dispatcher = Dispatcher(
-            configuration: options.dispatch, source: source, sink: sink, transport: pool, scheduler: scheduler,
+            configuration: options.dispatch, reader: reader, sink: sink, transport: pool, scheduler: scheduler,
             isFirstOccurrence: { duplicates.insert($0) },
             resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
-            resumedSends: { resumeState.sends(fileIndex: $0.fileIndex, line: $0.line) })
+            resumedSends: { resumeState.sends($0) })
 
         var result: (DispatchSummary, (any Error)?)?
         var signalsSeen = 0

@@ -25,6 +25,9 @@ final class APNSClientConnection: TLSConnectionDelegate {
         var pingTimeout: Double
     }
 
+    /// Bytes taken from the HTTP/2 session per TLS write.
+    static let outputChunkLimit = 256 * 1024
+
     let id: Int
     private(set) var state: State = .connecting
     /// Whether the server answered at least one request on this connection: only then does it count as working
@@ -88,7 +91,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
         guard let tls, state != .closed else { return }
         while true {
             output.removeAll(keepingCapacity: true)
-            let produced = session.produceOutput(into: &output, limit: 256 * 1024)
+            let produced = session.produceOutput(into: &output, limit: Self.outputChunkLimit)
             guard produced > 0 else { break }
             tls.write(output)
         }
@@ -115,7 +118,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
             session.terminate()
             while true {
                 output.removeAll(keepingCapacity: true)
-                guard session.produceOutput(into: &output, limit: 256 * 1024) > 0 else { break }
+                guard session.produceOutput(into: &output, limit: Self.outputChunkLimit) > 0 else { break }
                 connection.write(output)
             }
             connection.close(gracePeriod: 2)

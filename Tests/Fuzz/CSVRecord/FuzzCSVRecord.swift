@@ -1,5 +1,6 @@
 import APNSCore
 import APNSPipeline
+import PipelineTestSupport
 import FuzzDriver
 import Glibc
 
@@ -26,7 +27,7 @@ public func fuzzCSVRecord(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
         while let row = try reader.next() {
             precondition(row.line > previousLine, "rows went backwards: line \(row.line) after \(previousLine)")
             previousLine = row.line
-            let record = parser.parse(reader, record: row, source: 0)
+            let record = parser.parse(reader, record: row, fileIndex: 0)
             precondition((record.notification == nil) != (record.error == nil), "a record is neither valid nor invalid")
         }
     } catch {

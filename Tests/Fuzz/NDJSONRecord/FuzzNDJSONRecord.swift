@@ -1,5 +1,6 @@
 import APNSCore
 import APNSPipeline
+import PipelineTestSupport
 import FuzzDriver
 import Glibc
 
@@ -18,8 +19,8 @@ public func fuzzNDJSONRecord(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CI
     do {
         while let line = try lines.next() {
             guard !line.isTooLong else { continue }
-            let record = parser.parse(lines.buffer, range: line.range, source: 0, line: line.number)
-            precondition(record.line == line.number)
+            let record = parser.parse(lines.buffer, range: line.range, key: RecordKey(fileIndex: 0, line: line.number))
+            precondition(record.key.line == line.number)
             precondition((record.notification == nil) != (record.error == nil), "a record is neither valid nor invalid")
         }
     } catch {

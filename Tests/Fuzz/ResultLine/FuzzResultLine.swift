@@ -1,4 +1,5 @@
 @testable import APNSPipeline
+import PipelineTestSupport
 import FuzzDriver
 import Glibc
 
@@ -18,8 +19,9 @@ public func fuzzResultLine(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
     while true {
         guard let record = try? reader.next() else { return 0 }
         var line: [UInt8] = []
-        record.appendNDJSON(to: &line)
-        guard let again = try? ResultRecord(ndjson: line, range: 0..<(line.count - 1)) else {
+        record.appendNDJSON(file: reader.inputFiles.path(at: record.key.fileIndex), to: &line)
+        var files = reader.inputFiles
+        guard let again = try? ResultRecord(ndjson: line, range: 0..<(line.count - 1), inputFiles: &files) else {
             preconditionFailure("a record read does not read back: \(String(decoding: line, as: UTF8.self))")
         }
         precondition(again == record, "a record read back differs: \(String(decoding: line, as: UTF8.self))")

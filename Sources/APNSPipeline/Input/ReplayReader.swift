@@ -8,13 +8,12 @@ import APNSCore
 /// stops the replay: it becomes an invalid record, reported as one `input_error` result line whose detail names
 /// the result file and line. It keeps its original file and line when those are readable (and is skipped, like
 /// any line, when its outcome is readable and not replayable); otherwise it is keyed by the result file itself.
-public final class ReplaySource: DispatchRecordSource {
+public final class ReplayReader: RecordReader {
     /// The original input files the result lines name, in first-seen order: what the keys' file indexes mean. A
     /// result file with lines too damaged to name their input file is listed too.
-    public let inputPaths: [String]
+    public let inputFiles: InputFileList
     private let resultPaths: [String]
     private let includeInDoubt: Bool
-    private var fileIndex: [String: Int] = [:]
     private var current: ResultReader?
     private var nextPath = 0
     /// Replayable lines found so far, damaged ones included.
@@ -24,30 +23,28 @@ public final class ReplaySource: DispatchRecordSource {
     public init(resultPaths: [String], includeInDoubt: Bool) throws(PipelineError) {
         self.resultPaths = resultPaths
         self.includeInDoubt = includeInDoubt
-        var paths: [String] = []
-        var index: [String: Int] = [:]
+        var files = InputFileList()
         for path in resultPaths {
-            let reader = try ResultReader(path: path)
+            let reader = try ResultReader(path: path, inputFiles: files)
             while let line = try reader.nextLine() {
-                let file: String
-                switch line {
-                case .success(let record): file = record.file
-                case .failure(let damaged): file = damaged.record?.file ?? path
+                // A line too damaged to name its input file is keyed by the result file itself.
+                if case .failure(let damaged) = line, damaged.record == nil {
+                    _ = reader.inputFiles.index(adding: path)
                 }
-                guard index[file] == nil else { continue }
-                index[file] = paths.count
-                paths.append(file)
             }
+            files = reader.inputFiles
         }
-        inputPaths = paths
-        fileIndex = index
+        inputFiles = files
     }
 
-    public func nextRecord() throws -> DispatchRecord? {
+    /// The input paths, by file index, as the result lines print them.
+    public var inputPaths: [String] { inputFiles.paths }
+
+    public func nextRecord() throws -> CampaignRecord? {
         while true {
             if current == nil {
                 guard nextPath < resultPaths.count else { return nil }
-                current = try ResultReader(path: resultPaths[nextPath])
+                current = try ResultReader(path: resultPaths[nextPath], inputFiles: inputFiles)
                 nextPath += 1
             }
             guard let reader = current, let line = try reader.nextLine() else {
@@ -58,21 +55,20 @@ public final class ReplaySource: DispatchRecordSource {
             case .success(let record):
                 guard isReplayed(record.outcome) else { continue }
                 selected += 1
-                let recordKey = key(file: record.file, line: record.line)
                 do {
-                    return DispatchRecord(key: recordKey, content: .notification(try record.replayNotification()))
+                    return CampaignRecord(key: record.key, content: .notification(try record.replayNotification()))
                 } catch {
                     let located = InputError(error.code, "\(reader.name):\(reader.lineNumber): \(error.detail)")
-                    return DispatchRecord(
-                        key: recordKey, content: .invalid(located, tokenText: record.token, topicText: record.topic)
+                    return CampaignRecord(
+                        key: record.key, content: .invalid(located, tokenText: record.token, topicText: record.topic)
                     )
                 }
             case .failure(let damaged):
                 if let record = damaged.record, !isReplayed(record.outcome) { continue }
                 selected += 1
-                let damagedKey = damaged.record.map { key(file: $0.file, line: $0.line) }
-                    ?? key(file: reader.name, line: damaged.lineNumber)
-                return DispatchRecord(key: damagedKey, content: .invalid(
+                let key = damaged.record?.key
+                    ?? RecordKey(fileIndex: inputFiles.index(of: reader.name) ?? 0, line: damaged.lineNumber)
+                return CampaignRecord(key: key, content: .invalid(
                     damaged.error, tokenText: damaged.record?.token, topicText: damaged.record?.topic
                 ))
             }
@@ -81,9 +77,5 @@ public final class ReplaySource: DispatchRecordSource {
 
     private func isReplayed(_ outcome: RecordOutcome) -> Bool {
         outcome.isReplayable && (includeInDoubt || outcome != .inDoubt)
-    }
-
-    private func key(file: String, line: Int) -> DispatchKey {
-        DispatchKey(fileIndex: fileIndex[file] ?? 0, line: line)
     }
 }
