@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 @testable import APNSPipeline
 
 /// A manual clock: tasks run in time order as the test advances it.

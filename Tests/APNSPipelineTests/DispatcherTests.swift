@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 import Testing
 @testable import APNSPipeline
 

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 
 extension Dispatcher {
     /// Acts on one answer or transport failure, as `OutcomePolicy` decides.
@@ -23,7 +22,7 @@ extension Dispatcher {
         do {
             try act(on: action, answer: outcome.answer, send: send)
         } catch {
-            failRun(error, closingNow: false)  // inside the transport's callback: close it on the next turn
+            failRun(error)  // the transport closes on the next turn, after this callback has returned
             return
         }
         if case .stop(let why) = verdict { beginStop(.stoppedEarly(why)) }
@@ -34,62 +33,62 @@ extension Dispatcher {
         case .delivered:
             var result = result(for: send, outcome: .delivered, detail: nil)
             result.apnsID = answer?.apnsID
-            try finish(result)
+            try writeFinalResult(result)
         case .prune:
             var result = result(for: send, outcome: .prune, detail: nil)
             result.apnsID = answer?.apnsID
             result.timestamp = answer?.timestamp
-            try finish(result)
+            try writeFinalResult(result)
         case .reject:
             var result = result(for: send, outcome: .inputError, detail: "rejected by APNs")
             result.apnsID = answer?.apnsID
-            try finish(result)
+            try writeFinalResult(result)
         case .stop(let cause):
             let why = cause == .credentials ? "credentials rejected by APNs" : "APNs cannot route the request"
-            try finish(result(for: send, outcome: .retryable, detail: why))
+            try writeFinalResult(result(for: send, outcome: .retryable, detail: why))
         case .retry(let kind):
             try retry(send, kind: kind)
         case .inDoubt:
-            if configuration.resendInDoubt, stopping == nil, configuration.retry.allowsRetry(afterAttempts: send.attempts) {
+            if configuration.resendInDoubt, phase.sends, configuration.retry.allowsRetry(afterAttempts: send.attempts) {
                 summary.retries += 1
                 try sink.journalRetryable(send.key)
                 retries.push(send, due: scheduler.now)
             } else {
-                try finish(result(for: send, outcome: .inDoubt, detail: send.lastDetail))
+                try writeFinalResult(result(for: send, outcome: .inDoubt, detail: send.lastDetail))
             }
         }
     }
 
     private func retry(_ send: PendingSend, kind: SendAction.Retry) throws {
-        if stopping == .interrupted {
+        if phase.stopCause == .interrupted {
             try sink.journalRetryable(send.key)  // `send --resume` sends it again
             return
         }
-        if stopping != nil {
+        if phase.stopCause != nil {
             let outcome: RecordOutcome = send.attempts == 0 ? .notSent : .retryable
-            try finish(result(for: send, outcome: outcome, detail: send.lastDetail ?? "campaign stopped"))
+            try writeFinalResult(result(for: send, outcome: outcome, detail: send.lastDetail ?? "campaign stopped"))
             return
         }
         if kind == .immediately {
             guard send.unprocessed <= configuration.maximumUnprocessedResends else {
                 let detail = "not processed after \(send.unprocessed) tries: \(send.lastDetail ?? "")"
-                try finish(result(for: send, outcome: send.attempts == 0 ? .notSent : .retryable, detail: detail))
+                try writeFinalResult(result(for: send, outcome: send.attempts == 0 ? .notSent : .retryable, detail: detail))
                 return
             }
             unprocessedResends.append(send)
             return
         }
         guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
-            try finish(result(for: send, outcome: .retryable, detail: "gave up after \(send.attempts) attempts"))
+            try writeFinalResult(result(for: send, outcome: .retryable, detail: "gave up after \(send.attempts) attempts"))
             return
         }
         summary.retries += 1
         try sink.journalRetryable(send.key)
         let delay: Double
         switch kind {
-        case .afterResigningToken, .afterReconnect, .immediately:
-            delay = 0  // the transport has re-signed the token or reconnected
-        case .afterBackoff, .afterBackoffOnAnotherConnection:
+        case .afterResigningToken, .atOnce, .immediately:
+            delay = 0  // the transport has re-signed the token; an idle connection is closed by the server
+        case .afterBackoff:
             delay = configuration.retry.delay(afterAttempt: send.attempts, using: &generator)
         }
         retries.push(send, due: scheduler.now + delay)
@@ -104,7 +103,7 @@ extension Dispatcher {
     }
 
     /// Writes a record's final line and counts it.
-    func finish(_ result: DispatchResult) throws {
+    func writeFinalResult(_ result: DispatchResult) throws {
         summary.outcomes[result.outcome, default: 0] += 1
         if let reason = result.reason {
             summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1

@@ -1,9 +1,11 @@
 import APNSCore
-import APNSTransport
 
 /// Runs one campaign on the event-loop thread: pulls records from the source as stream slots free up, sends the
 /// valid ones through the transport, retries what may be retried, stops early when the campaign is failing as a
 /// whole, and writes exactly one result line per record.
+///
+/// Its lifecycle is one `DispatcherPhase`. Transport callbacks never call back into the transport: the calls they
+/// lead to (pump, close) are `DeferredEffect`s run on the next loop turn.
 ///
 /// Crash safety: a record is journaled as sent before the bytes that carry it are flushed to the network, and
 /// every answer is written to the result sink, which is flushed once per loop turn. After a `kill -9` the result
@@ -27,16 +29,15 @@ public final class Dispatcher: PushTransportDelegate {
     var window: InFlightWindow
     var generator = SystemRandomNumberGenerator()
     var nextTag: UInt64 = 1
-    var sourceExhausted = false
-    var pumpScheduled = false
+    /// The run's lifecycle: sending, stopping, closing the transport, ended.
+    var phase = DispatcherPhase()
+    /// Transport calls waiting for the next loop turn (see `Dispatcher+Effects.swift`).
+    var deferredEffects: [DeferredEffect] = []
     var wakeScheduledAt: Double?
-    var stopping: DispatchSummary.Ending?
-    var closing = false
-    var transportClosed = false
-    var finished = false
     var startedAt = 0.0
-    var fatalError: (any Error)?
-    var onFinish: ((DispatchSummary, (any Error)?) -> Void)?
+    /// The failure of the files themselves that ended the run, if any (the first one).
+    var runFailure: (any Error)?
+    var onEnd: ((DispatchSummary, (any Error)?) -> Void)?
     var onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)?
 
     /// What the run has done so far.
@@ -71,14 +72,14 @@ public final class Dispatcher: PushTransportDelegate {
         summary.inFlightWindow = window.size
     }
 
-    /// Starts the campaign; `onFinish` runs once, on the loop thread, when every record is accounted for (or the
+    /// Starts the campaign; `onEnd` runs once, on the loop thread, when every record is accounted for (or the
     /// run was interrupted), with the error that ended it if any. `onProgress` runs whenever `reportProgress()`
     /// is called.
     public func start(
         onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)? = nil,
-        onFinish: @escaping (DispatchSummary, (any Error)?) -> Void
+        onEnd: @escaping (DispatchSummary, (any Error)?) -> Void
     ) {
-        self.onFinish = onFinish
+        self.onEnd = onEnd
         self.onProgress = onProgress
         startedAt = scheduler.now
         transport.delegate = self
@@ -116,8 +117,8 @@ public final class Dispatcher: PushTransportDelegate {
     }
 
     public func transportDidClose() {
-        transportClosed = true
-        finishIfDone()
+        phase.transportDidClose()
+        endIfSettled()
     }
 
     public func transport(completed tag: UInt64, outcome: PushOutcome) {
