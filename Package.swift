@@ -7,8 +7,8 @@
 //   APNSCrypto           .p8 keys, ES256 JWTs, provider-token cache, SPKI pins, certificates (core + OpenSSL)
 //   APNSTransport        event loop, TLS, HTTP/2 (both roles), client connection and pool (core + crypto + C)
 //   APNSMock             the mock APNs server (core + crypto + transport's server-side TLS/HTTP/2)
-//   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core + transport)
-//   APNSBulkCLI          argument parsing and wiring only
+//   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core only)
+//   APNSBulkCLI          argument parsing and wiring (the event loop, pool and signals a send runs on)
 //   apns-bulk            the executable: calls APNSBulkCLI
 import PackageDescription
 
@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL"]),
         .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "COpenSSL", "CNghttp2", "CLinux"]),
         .target(name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
-        .target(name: "APNSPipeline", dependencies: ["APNSCore", "APNSTransport"]),
+        .target(name: "APNSPipeline", dependencies: ["APNSCore"]),
         .target(
             name: "APNSBulkCLI",
             dependencies: [
@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "APNSCryptoTests", dependencies: ["APNSCore", "APNSCrypto"]),
         .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport"]),
         .testTarget(name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock"]),
-        .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline"]),
+        .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSPipeline"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["APNSCore", "APNSCrypto", "APNSTransport", "APNSMock", "APNSPipeline"]

@@ -49,7 +49,7 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     /// Ends the live line before the final summary; `json` ends with a last object for the finished run.
-    func finish() {
+    func endLiveDisplay() {
         switch mode {
         case .bar: if drawnLines > 0 { write("\n") }
         case .json: if let last, last.elapsedSeconds != lastLog { write(last.jsonLine + "\n") }

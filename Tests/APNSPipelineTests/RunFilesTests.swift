@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 import Foundation
 import Testing
 @testable import APNSPipeline

@@ -2,8 +2,9 @@
 ///
 /// Answers arrive inside the transport's own callbacks (a socket read, or a `close` that answers what it holds).
 /// Calling the transport back from there would re-enter it mid-delivery: a pool closed from inside its answer
-/// callback can no longer tell requests that never left from requests whose answer was lost. So those calls are
-/// queued here, and run once the callback has returned.
+/// callback can no longer tell requests that never left from requests whose answer was lost. So calls decided
+/// inside a callback are queued here, and run once the callback has returned (`transportCallbackDepth` says
+/// where the dispatcher is).
 enum DeferredEffect: Equatable {
     /// Send what the free slots and the window allow, read records, flush.
     case pump
@@ -37,9 +38,23 @@ extension Dispatcher {
         schedule(.pump)
     }
 
-    /// Moves to closing and closes the transport on the next loop turn (never from inside its callback).
+    /// Moves to closing and closes the transport: at once from the dispatcher's own code (a pump, a timer), so
+    /// that requests submitted but not yet flushed never leave without their journal entry; on the next loop turn
+    /// from inside a transport callback. A close still waiting from a callback runs now if asked for again here.
     func closeTransport() {
-        guard phase.closeTransport() else { return }
-        schedule(.closeTransport)
+        let newlyClosing = phase.closeTransport()
+        if transportCallbackDepth > 0 {
+            if newlyClosing { schedule(.closeTransport) }
+        } else if newlyClosing || deferredEffects.contains(.closeTransport) {
+            deferredEffects.removeAll { $0 == .closeTransport }
+            transport.close(gracePeriod: 0)  // what is still in flight comes back
+        }
+    }
+
+    /// Runs `body` as the handling of one transport callback: transport calls it leads to wait for the next turn.
+    func handlingTransportCallback(_ body: () -> Void) {
+        transportCallbackDepth += 1
+        defer { transportCallbackDepth -= 1 }
+        body()
     }
 }

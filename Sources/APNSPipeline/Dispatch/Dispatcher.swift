@@ -33,6 +33,8 @@ public final class Dispatcher: PushTransportDelegate {
     var phase = DispatcherPhase()
     /// Transport calls waiting for the next loop turn (see `Dispatcher+Effects.swift`).
     var deferredEffects: [DeferredEffect] = []
+    /// How many transport callbacks the dispatcher is inside (more than one when a callback nests in another).
+    var transportCallbackDepth = 0
     var wakeScheduledAt: Double?
     var startedAt = 0.0
     /// The failure of the files themselves that ended the run, if any (the first one).
@@ -113,19 +115,23 @@ public final class Dispatcher: PushTransportDelegate {
     }
 
     public func transportFailed(_ error: any Error) {
-        beginStop(.stoppedEarly("transport failed: \(error)"))
+        handlingTransportCallback { beginStop(.stoppedEarly("transport failed: \(error)")) }
     }
 
     public func transportDidClose() {
-        phase.transportDidClose()
-        endIfSettled()
+        handlingTransportCallback {
+            phase.transportDidClose()
+            endIfSettled()
+        }
     }
 
     public func transport(completed tag: UInt64, outcome: PushOutcome) {
         guard var send = inFlight.removeValue(forKey: tag) else { return }
-        summary.latencies.record(max(0, scheduler.now - send.startedAt))
-        if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
-        handle(outcome, for: &send)
-        schedulePump()
+        handlingTransportCallback {
+            summary.latencies.record(max(0, scheduler.now - send.startedAt))
+            if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
+            handle(outcome, for: &send)
+            schedulePump()
+        }
     }
 }
