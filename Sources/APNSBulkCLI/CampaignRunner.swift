@@ -13,7 +13,7 @@ enum CampaignRunner {
         client: APNSClientConfiguration,
         output: OutputOptions,
         body: (
-            SendRunOptions, _ engine: () throws -> any SendRunEngine, @escaping (DispatchSummary, Int) -> Void
+            SendRunOptions, _ engine: () throws -> any SendRunEngine, @escaping (CampaignSummary, Int) -> Void
         ) throws -> SendRun.Outcome
     ) throws {
         signal(SIGXFSZ, SIG_IGN)  // past the file-size limit, a write fails (EFBIG) and the run ends cleanly
@@ -52,7 +52,7 @@ enum CampaignRunner {
     }
 
     /// This run's ending, and the whole campaign's final lines.
-    static func exitStatus(for summary: DispatchSummary) -> ExitStatus {
+    static func exitStatus(for summary: CampaignSummary) -> ExitStatus {
         switch summary.ending {
         case .stoppedEarly: return .stoppedEarly
         case .interrupted: return .interrupted

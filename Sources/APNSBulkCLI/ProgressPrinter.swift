@@ -28,7 +28,7 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     /// `window`: the in-flight window, when the dispatcher has one.
-    func update(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+    func update(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
         let snapshot = ProgressSnapshot(summary, inFlight: inFlight, window: window)
         last = snapshot
         switch mode {

@@ -104,13 +104,13 @@ struct DispatcherDiskFullTests {
         let transport = QueueingTransport(scheduler: scheduler, capacity: 6, sentPerFlush: 2) { _ in
             .answered(PushAnswer(status: 403, apnsID: "x", reason: .invalidProviderToken))
         }
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.stopAfterConsecutiveFailures = 1
         let records = (1...6).map { Fixture.record($0, token: Fixture.token($0)) }
         let dispatcher = Dispatcher(
             configuration: configuration, source: ArraySource(records), sink: sink, transport: transport,
             scheduler: scheduler, isFirstOccurrence: { _ in true })
-        var ended: (summary: DispatchSummary, error: (any Error)?)?
+        var ended: (summary: CampaignSummary, error: (any Error)?)?
         dispatcher.start { ended = ($0, $1) }
         scheduler.run(limit: 10_000)
 

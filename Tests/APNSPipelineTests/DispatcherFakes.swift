@@ -2,7 +2,7 @@ import APNSCore
 @testable import APNSPipeline
 
 /// A manual clock: tasks run in time order as the test advances it.
-final class ManualScheduler: DispatchScheduler {
+final class ManualScheduler: LoopScheduler {
     private(set) var now: Double = 0
     private var tasks: [(at: Double, order: Int, body: () -> Void)] = []
     private var order = 0
@@ -158,9 +158,9 @@ final class DispatchRun {
     let transport: FakeTransport
     let source: ArraySource
     let dispatcher: Dispatcher
-    var summary: DispatchSummary?
+    var summary: CampaignSummary?
 
-    init(records: [DispatchRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
+    init(records: [DispatchRecord], capacity: Int = 4, configuration: DispatcherConfiguration = DispatcherConfiguration(),
          resume: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
          resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 },
          answer: @escaping (String, Int) -> PushOutcome) {
@@ -174,8 +174,8 @@ final class DispatchRun {
             resumeStatus: resume, resumedSends: resumedSends)
     }
 
-    func run(interruptAfter: Int? = nil) -> DispatchSummary? {
-        var result: DispatchSummary?
+    func run(interruptAfter: Int? = nil) -> CampaignSummary? {
+        var result: CampaignSummary?
         dispatcher.start { summary, _ in result = summary }
         if let interruptAfter {
             scheduler.run(limit: interruptAfter)

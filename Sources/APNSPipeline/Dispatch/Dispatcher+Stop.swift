@@ -3,7 +3,7 @@ import APNSCore
 extension Dispatcher {
     /// Stops starting new work. The first cause wins, except that an interrupt during an early stop is ignored
     /// (the early stop already ends every record).
-    func beginStop(_ ending: DispatchSummary.Ending) {
+    func beginStop(_ ending: CampaignSummary.Ending) {
         guard phase.stop(ending) else { return }
         let waiting = retries.drain() + unprocessedResends
         unprocessedResends = []

@@ -11,12 +11,12 @@ import APNSCore
 /// every answer is written to the result sink, which is flushed once per loop turn. After a `kill -9` the result
 /// file and the journal together say which records are finished, in doubt, or safe to resend.
 public final class Dispatcher: PushTransportDelegate {
-    public let configuration: DispatchConfiguration
+    public let configuration: DispatcherConfiguration
 
     let source: any DispatchRecordSource
     let sink: any DispatchResultSink
     let transport: any PushTransport
-    let scheduler: any DispatchScheduler
+    let scheduler: any LoopScheduler
     let isFirstOccurrence: (PushNotification) -> Bool
     let resumeStatus: (DispatchKey) -> ResumeStatus
     let resumedSends: (DispatchKey) -> Int
@@ -39,11 +39,11 @@ public final class Dispatcher: PushTransportDelegate {
     var startedAt = 0.0
     /// The failure of the files themselves that ended the run, if any (the first one).
     var runFailure: (any Error)?
-    var onEnd: ((DispatchSummary, (any Error)?) -> Void)?
-    var onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)?
+    var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
+    var onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)?
 
     /// What the run has done so far.
-    public internal(set) var summary = DispatchSummary()
+    public internal(set) var summary = CampaignSummary()
 
     /// - Parameters:
     ///   - isFirstOccurrence: whether a notification's (token, topic) pair is new in this run (the duplicate
@@ -51,11 +51,11 @@ public final class Dispatcher: PushTransportDelegate {
     ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
     public init(
-        configuration: DispatchConfiguration,
+        configuration: DispatcherConfiguration,
         source: any DispatchRecordSource,
         sink: any DispatchResultSink,
         transport: any PushTransport,
-        scheduler: any DispatchScheduler,
+        scheduler: any LoopScheduler,
         isFirstOccurrence: @escaping (PushNotification) -> Bool,
         resumeStatus: @escaping (DispatchKey) -> ResumeStatus = { _ in .fresh },
         resumedSends: @escaping (DispatchKey) -> Int = { _ in 0 }
@@ -78,8 +78,8 @@ public final class Dispatcher: PushTransportDelegate {
     /// run was interrupted), with the error that ended it if any. `onProgress` runs whenever `reportProgress()`
     /// is called.
     public func start(
-        onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)? = nil,
-        onEnd: @escaping (DispatchSummary, (any Error)?) -> Void
+        onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)? = nil,
+        onEnd: @escaping (CampaignSummary, (any Error)?) -> Void
     ) {
         self.onEnd = onEnd
         self.onProgress = onProgress

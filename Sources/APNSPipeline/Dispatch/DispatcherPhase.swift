@@ -2,7 +2,7 @@
 /// that moves it (the source ran dry, a stop, the transport asked to close, the transport closed, the end) is a
 /// mutating method that says whether it changed anything, so the dispatcher acts only on real transitions.
 struct DispatcherPhase: Equatable {
-    typealias Ending = DispatchSummary.Ending
+    typealias Ending = CampaignSummary.Ending
 
     enum State: Equatable {
         /// Reading records and sending them (`sourceOpen` false: every record is read; answers and retries are

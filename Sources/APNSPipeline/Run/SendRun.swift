@@ -10,7 +10,7 @@ public struct SendRunOptions: Sendable {
     public var resultsFormat: ResultFormat
     /// Continue the run recorded in `resultsPath` and its journal.
     public var resume = false
-    public var dispatch = DispatchConfiguration()
+    public var dispatch = DispatcherConfiguration()
     /// Seconds between progress reports.
     public var progressInterval = 1.0
     /// Force result and journal lines to the disk (fdatasync, grouped as `GroupCommit` says), so that a power
@@ -35,7 +35,7 @@ public struct SendRunOptions: Sendable {
 public enum SendRun {
     /// What a finished run returns.
     public struct Outcome: Sendable {
-        public var summary: DispatchSummary
+        public var summary: CampaignSummary
         /// What ended the run early, if anything did (unreadable input, full disk, a transport that cannot work).
         public var error: String?
         /// Lines of the earlier run's files that were torn by a crash and dropped (resume only).
@@ -51,7 +51,7 @@ public enum SendRun {
     public static func run(
         _ options: SendRunOptions,
         engine: () throws -> any SendRunEngine,
-        progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void = { _, _ in }
+        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void = { _, _ in }
     ) throws -> Outcome {
         for input in options.inputs where input.path != "-" {
             _ = try POSIXFile.openForReading(input.path)  // unreadable inputs fail before any file is created
@@ -67,7 +67,7 @@ public enum SendRun {
         source: any DispatchRecordSource,
         inputPaths paths: [String],
         engine makeEngine: () throws -> any SendRunEngine,
-        progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void
+        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void
     ) throws -> Outcome {
         let journalPath = SendJournal.path(forResults: options.resultsPath)
         let lock = options.resultsPath == "-" ? nil : try RunLock(resultsPath: options.resultsPath)
@@ -103,7 +103,7 @@ public enum SendRun {
             resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends(fileIndex: $0.fileIndex, line: $0.line) })
 
-        var result: (DispatchSummary, (any Error)?)?
+        var result: (CampaignSummary, (any Error)?)?
         func synchronizeIfDue() {
             try? sink.synchronizeIfDue()  // a failure ends the writer: the dispatcher's next flush fails the run
             if result == nil { engine.schedule(after: groupCommitCheckInterval) { synchronizeIfDue() } }

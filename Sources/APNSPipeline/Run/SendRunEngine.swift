@@ -3,7 +3,7 @@ import APNSCore
 /// What a send run turns on, supplied by whoever links a transport (the CLI, over APNSTransport's event loop and
 /// connection pool): the loop's clock and timers, the transport on that loop, and the stop signals the loop
 /// delivers. The pipeline itself never sees the event loop, TLS or HTTP/2.
-public protocol SendRunEngine: DispatchScheduler {
+public protocol SendRunEngine: LoopScheduler {
     /// The transport the dispatcher sends through (it starts connecting when `run` starts).
     var transport: any PushTransport { get }
 
