@@ -4,6 +4,7 @@
 struct DispatcherPhase: Equatable {
     typealias Ending = CampaignSummary.Ending
 
+    /// The phases, each with what it still needs to know.
     enum State: Equatable {
         /// Reading records and sending them (`sourceOpen` false: every record is read; answers and retries are
         /// still awaited).
