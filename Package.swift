@@ -8,8 +8,8 @@
 //   APNSHTTP2            HTTP/2 over nghttp2, both roles: sessions, header field lists, events (core + CNghttp2)
 //   APNSTransport        event loop, sockets, TLS, proxy, client connection and pool (core + crypto + HTTP/2 + C)
 //   APNSMock             the mock APNs server (core + crypto + HTTP/2's server role + transport's TLS and listener)
-//   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core + transport)
-//   APNSBulkCLI          argument parsing and wiring only
+//   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core only)
+//   APNSBulkCLI          argument parsing and wiring (the event loop, pool and signals a send runs on)
 //   apns-bulk            the executable: calls APNSBulkCLI
 import PackageDescription
 
@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "APNSHTTP2", dependencies: ["APNSCore", "CNghttp2"]),
         .target(name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "COpenSSL", "CLinux"]),
         .target(name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]),
-        .target(name: "APNSPipeline", dependencies: ["APNSCore", "APNSTransport"]),
+        .target(name: "APNSPipeline", dependencies: ["APNSCore"]),
         .target(
             name: "APNSBulkCLI",
             dependencies: [
@@ -62,9 +62,7 @@ let package = Package(
         ),
         // In-memory byte sources and sinks for the pipeline's tests and fuzz targets (not part of the library).
         .target(name: "PipelineTestSupport", dependencies: ["APNSPipeline"], path: "Tests/PipelineTestSupport"),
-        .testTarget(
-            name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline", "PipelineTestSupport"]
-        ),
+        .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSPipeline", "PipelineTestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock", "APNSPipeline"]

@@ -61,8 +61,8 @@ struct DeliveryOptions: ParsableArguments {
         if let maximumInFlight, maximumInFlight < 1 { throw ValidationError("--max-in-flight must be at least 1.") }
     }
 
-    var configuration: DispatchConfiguration {
-        var configuration = DispatchConfiguration()
+    var configuration: DispatcherConfiguration {
+        var configuration = DispatcherConfiguration()
         configuration.ratePerSecond = rate
         configuration.retry.maximumAttempts = maximumAttempts
         configuration.stopAfterConsecutiveFailures = stopAfter

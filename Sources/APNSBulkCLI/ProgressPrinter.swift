@@ -28,7 +28,7 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     /// `window`: the in-flight window, when the dispatcher has one.
-    func update(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+    func update(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
         let snapshot = ProgressSnapshot(summary, inFlight: inFlight, window: window)
         last = snapshot
         switch mode {
@@ -49,7 +49,7 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     /// Ends the live line before the final summary; `json` ends with a last object for the finished run.
-    func finish() {
+    func endLiveDisplay() {
         switch mode {
         case .bar: if drawnLines > 0 { write("\n") }
         case .json: if let last, last.elapsedSeconds != lastLog { write(last.jsonLine + "\n") }

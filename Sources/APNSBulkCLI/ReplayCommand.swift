@@ -1,5 +1,6 @@
 import APNSCore
 import APNSPipeline
+import APNSTransport
 import ArgumentParser
 import Foundation
 
@@ -46,15 +47,16 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt)
+        var client = try connection.clientConfiguration(authentication: authentication)
         var options = SendRunOptions(
             inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), resultsPath: output.results,
-            resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
+            resultsFormat: output.format)
         options.resume = resume
         options.durable = output.durable
         options.dispatch = delivery.configuration
-        options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
-        try CampaignRunner.run(options, output: output) { options, stop, progress in
-            try SendRun.run(options, reader: reader, inputPaths: reader.inputPaths, stop: stop, progress: progress)
+        client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress in
+            try SendRun.run(options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress)
         }
     }
 }

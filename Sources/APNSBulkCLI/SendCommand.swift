@@ -1,5 +1,6 @@
 import APNSCore
 import APNSPipeline
+import APNSTransport
 import ArgumentParser
 import Foundation
 
@@ -50,15 +51,16 @@ struct SendCommand: ParsableCommand {
     }
 
     func run() throws {
+        let reader = try campaign.readerOptions()
+        var client = try connection.clientConfiguration(authentication: authentication)
         var options = SendRunOptions(
-            inputs: CampaignOptions.inputs(files), reader: try campaign.readerOptions(), resultsPath: output.results,
-            resultsFormat: output.format, client: try connection.clientConfiguration(authentication: authentication))
+            inputs: CampaignOptions.inputs(files), reader: reader, resultsPath: output.results, resultsFormat: output.format)
         options.resume = resume
         options.durable = output.durable
         options.dispatch = delivery.configuration
-        options.client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
-        try CampaignRunner.run(options, output: output) { options, stop, progress in
-            try SendRun.run(options, stop: stop, progress: progress)
+        client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress in
+            try SendRun.run(options, engine: engine, progress: progress)
         }
     }
 }

@@ -1,7 +1,7 @@
-import APNSPipeline
 import Foundation
 
-/// Turns SIGINT and SIGTERM into a `StopSignal` for as long as it lives.
+/// Turns SIGINT and SIGTERM into a `StopSignal` for as long as it lives (the signals are ignored by the process
+/// and heard on a dispatch queue, which raises the stop signal and so wakes the campaign's event loop).
 final class SignalWatcher {
     private var sources: [any DispatchSourceSignal] = []
 

@@ -9,7 +9,7 @@ final class TimelineRecorder: @unchecked Sendable {
         timeline = CampaignTimeline(startedAt: startedAt)
     }
 
-    func record(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+    func record(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
         timeline.record(summary, inFlight: inFlight, window: window)
     }
 }

@@ -18,7 +18,7 @@ struct OutcomePolicyTests {
         (400, .missingTopic, .reject(campaignWide: true)),
         (400, .payloadEmpty, .reject(campaignWide: false)),
         (400, .topicDisallowed, .reject(campaignWide: true)),
-        (400, .idleTimeout, .retry(.afterReconnect)),
+        (400, .idleTimeout, .retry(.atOnce)),
         (403, .expiredProviderToken, .retry(.afterResigningToken)),
         (403, .invalidProviderToken, .stop(.credentials)),
         (403, .missingProviderToken, .stop(.credentials)),
@@ -35,8 +35,8 @@ struct OutcomePolicyTests {
         (429, .tooManyRequests, .retry(.afterBackoff)),
         (429, .tooManyProviderTokenUpdates, .retry(.afterBackoff)),
         (500, .internalServerError, .retry(.afterBackoff)),
-        (503, .serviceUnavailable, .retry(.afterBackoffOnAnotherConnection)),
-        (503, .shutdown, .retry(.afterBackoffOnAnotherConnection)),
+        (503, .serviceUnavailable, .retry(.afterBackoff)),
+        (503, .shutdown, .retry(.afterBackoff)),
     ]
 
     @Test("the table covers every documented reason exactly once")

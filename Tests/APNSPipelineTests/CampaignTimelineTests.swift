@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Campaign timeline: samples at progress reports, in the summary JSON")
 struct CampaignTimelineTests {
-    private func summary(elapsed: Double, delivered: Int, latencies: [Double], into summary: inout DispatchSummary) {
+    private func summary(elapsed: Double, delivered: Int, latencies: [Double], into summary: inout CampaignSummary) {
         summary.elapsedSeconds = elapsed
         summary.records = delivered
         summary.requests = delivered
@@ -16,7 +16,7 @@ struct CampaignTimelineTests {
     @Test("each sample has the cumulative counts and the latency of its own interval only")
     func intervalLatency() {
         var timeline = CampaignTimeline(startedAt: 1_000)
-        var run = DispatchSummary()
+        var run = CampaignSummary()
         summary(elapsed: 1, delivered: 100, latencies: Array(repeating: 0.010, count: 100), into: &run)
         timeline.record(run, inFlight: 20)
         summary(elapsed: 2, delivered: 200, latencies: Array(repeating: 0.200, count: 100), into: &run)
@@ -37,7 +37,7 @@ struct CampaignTimelineTests {
     @Test("a long run keeps a bounded number of samples, ending with the last")
     func thinning() {
         var timeline = CampaignTimeline(startedAt: 0, maximumSamples: 10)
-        var run = DispatchSummary()
+        var run = CampaignSummary()
         for second in 1...101 {
             summary(elapsed: Double(second), delivered: second * 10, latencies: [0.001 * Double(second)], into: &run)
             timeline.record(run, inFlight: second)
@@ -52,7 +52,7 @@ struct CampaignTimelineTests {
     @Test("the timeline goes into the summary JSON under one key and reads back the same")
     func summaryJSON() throws {
         var timeline = CampaignTimeline(startedAt: 1_790_000_000.5)
-        var run = DispatchSummary()
+        var run = CampaignSummary()
         summary(elapsed: 1, delivered: 7, latencies: [0.004], into: &run)
         timeline.record(run, inFlight: 3, window: 10)
         let bytes = timeline.inserted(intoSummaryJSON: run.json(connections: 2))

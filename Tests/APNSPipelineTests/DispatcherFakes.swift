@@ -1,9 +1,8 @@
 import APNSCore
-import APNSTransport
 @testable import APNSPipeline
 
 /// A manual clock: tasks run in time order as the test advances it.
-final class ManualScheduler: DispatchScheduler {
+final class ManualScheduler: LoopScheduler {
     private(set) var now: Double = 0
     private var tasks: [(at: Double, order: Int, body: () -> Void)] = []
     private var order = 0
@@ -159,9 +158,9 @@ final class DispatchRun {
     let transport: FakeTransport
     let source: ArraySource
     let dispatcher: Dispatcher
-    var summary: DispatchSummary?
+    var summary: CampaignSummary?
 
-    init(records: [CampaignRecord], capacity: Int = 4, configuration: DispatchConfiguration = DispatchConfiguration(),
+    init(records: [CampaignRecord], capacity: Int = 4, configuration: DispatcherConfiguration = DispatcherConfiguration(),
          resume: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
          resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
          answer: @escaping (String, Int) -> PushOutcome) {
@@ -175,8 +174,8 @@ final class DispatchRun {
             resumeStatus: resume, resumedSends: resumedSends)
     }
 
-    func run(interruptAfter: Int? = nil) -> DispatchSummary? {
-        var result: DispatchSummary?
+    func run(interruptAfter: Int? = nil) -> CampaignSummary? {
+        var result: CampaignSummary?
         dispatcher.start { summary, _ in result = summary }
         if let interruptAfter {
             scheduler.run(limit: interruptAfter)

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 import Testing
 @testable import APNSPipeline
 
@@ -60,7 +59,7 @@ struct DispatcherTests {
 
     @Test("500 forever: gives up after the configured attempts, replayable with the notification")
     func givesUp() throws {
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.retry = ExponentialBackoff(base: 0.1, cap: 1, maximumAttempts: 3)
         let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration) { _, _ in
             Fixture.rejected(500, .internalServerError)
@@ -112,7 +111,7 @@ struct DispatcherTests {
         #expect(run.sink.results.map(\.outcome) == [.inDoubt])
         #expect(run.transport.totalSends == 1)
 
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.resendInDoubt = true
         let resending = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration) { _, previous in
             previous == 0 ? .failed(.answerLost("GOAWAY")) : Fixture.ok()
@@ -161,7 +160,7 @@ struct DispatcherTests {
 
     @Test("the rate cap paces requests")
     func rateCap() throws {
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.ratePerSecond = 100
         let records = (1...300).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records, capacity: 50, configuration: configuration) { _, _ in Fixture.ok() }
@@ -184,8 +183,8 @@ struct DispatcherTests {
 
     /// Starts `run` and runs its scheduler for at most `limit` tasks (a dispatcher that spins on wake-ups at the
     /// same instant never lets the manual clock advance); returns the summary if the run finished.
-    private func runBounded(_ run: DispatchRun, limit: Int = 200_000) -> DispatchSummary? {
-        var result: DispatchSummary?
+    private func runBounded(_ run: DispatchRun, limit: Int = 200_000) -> CampaignSummary? {
+        var result: CampaignSummary?
         run.dispatcher.start { summary, _ in result = summary }
         let ran = run.scheduler.run(limit: limit)
         #expect(ran < limit, "the dispatcher kept scheduling wake-ups without time passing")
@@ -207,7 +206,7 @@ struct DispatcherTests {
 
     @Test("a retry that falls due while the rate cap has no token waits for the token instead of spinning")
     func retryDueWithoutRateToken() throws {
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.ratePerSecond = 10
         let records = (1...30).map { Fixture.record($0, token: Fixture.token($0)) }
         let first = Fixture.token(1)
@@ -221,7 +220,7 @@ struct DispatcherTests {
 
     @Test("refused resends after the input is exhausted still go out under a rate cap")
     func refusedResendUnderRateCap() throws {
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.ratePerSecond = 20  // a burst of 2: the first turn takes both tokens, sends one record
         let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], capacity: 4,
                               configuration: configuration) { _, previous in

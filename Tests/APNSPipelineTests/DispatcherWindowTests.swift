@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 import Foundation
 import Testing
 @testable import APNSPipeline
@@ -16,7 +15,7 @@ struct DispatcherWindowTests {
 
     /// A run over a transport with 1000 slots whose answers check, at every flush, the window against what is in
     /// flight (a flush follows each loop turn's submits, so that is the most in flight that turn).
-    private func run(records: Int, configuration: DispatchConfiguration = DispatchConfiguration(),
+    private func run(records: Int, configuration: DispatcherConfiguration = DispatcherConfiguration(),
                      answer: @escaping (String) -> PushOutcome) -> (DispatchRun, RunBox) {
         let box = RunBox()
         let run = DispatchRun(
@@ -47,7 +46,7 @@ struct DispatcherWindowTests {
 
     @Test("--max-in-flight caps what is in flight")
     func maximumInFlight() throws {
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.window.maximum = 10
         let (run, box) = run(records: 500, configuration: configuration) { _ in Fixture.ok() }
         let summary = try #require(run.run())
@@ -73,7 +72,7 @@ struct DispatcherWindowTests {
 
     @Test("the summary shows the window in its text and JSON")
     func summaryShowsWindow() throws {
-        var configuration = DispatchConfiguration()
+        var configuration = DispatcherConfiguration()
         configuration.window.maximum = 7
         let (run, _) = run(records: 50, configuration: configuration) { _ in Fixture.ok() }
         let summary = try #require(run.run())

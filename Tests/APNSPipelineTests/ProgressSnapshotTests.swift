@@ -65,7 +65,7 @@ struct ProgressSnapshotTests {
 
     @Test("the snapshot takes its facts from the dispatcher's summary")
     func fromSummary() {
-        var summary = DispatchSummary()
+        var summary = CampaignSummary()
         summary.records = 10
         summary.outcomes = [.delivered: 5, .prune: 1, .inputError: 1, .retryable: 1, .inDoubt: 1, .notSent: 1]
         summary.requests = 9

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 @testable import APNSPipeline
 
 /// A byte sink whose writes fail while `failing` is set.

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 import Foundation
 import Testing
 @testable import APNSPipeline
@@ -91,9 +90,9 @@ struct RunFilesTests {
         let sink = FailingSink(failAfter: 2)
         let records = (1...20).map { Fixture.record($0, token: Fixture.token($0)) }
         let dispatcher = Dispatcher(
-            configuration: DispatchConfiguration(), reader: ArraySource(records), sink: sink, transport: transport,
+            configuration: DispatcherConfiguration(), reader: ArraySource(records), sink: sink, transport: transport,
             scheduler: scheduler, isFirstOccurrence: { _ in true })
-        var finished: (DispatchSummary, (any Error)?)?
+        var finished: (CampaignSummary, (any Error)?)?
         dispatcher.start { summary, error in finished = (summary, error) }
         scheduler.run(limit: 10_000)
         let (summary, error) = try #require(finished)
@@ -116,7 +115,7 @@ struct RunFilesTests {
 
     @Test("the summary reports the whole campaign, with this run's figures beside it")
     func campaignSummary() throws {
-        var summary = DispatchSummary()
+        var summary = CampaignSummary()
         summary.records = 2
         summary.outcomes = [.delivered: 2]
         summary.earlierRuns.add(outcome: .inDoubt, reason: nil)

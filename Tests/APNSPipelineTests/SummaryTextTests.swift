@@ -6,7 +6,7 @@ import Testing
 struct SummaryTextTests {
     @Test("reasons and the stop reason are printed escaped: a server's text cannot forge lines or reach the terminal")
     func hostileReasons() {
-        var summary = DispatchSummary()
+        var summary = CampaignSummary()
         summary.ending = .stoppedEarly("APNs answered \u{1B}]0;pwned\u{07}\nforged: line")
         summary.outcomes[.inputError] = 3
         summary.reasons["input_error/Bad\r\n\u{9B}2J"] = 3

@@ -31,7 +31,7 @@ public enum OutcomePolicy {
         case .badCollapseID, .badMessageID, .payloadEmpty, .payloadTooLarge:
             return .reject(campaignWide: false)
         case .idleTimeout:
-            return .retry(.afterReconnect)
+            return .retry(.atOnce)
         case .expiredProviderToken:
             return .retry(.afterResigningToken)
         case .invalidProviderToken, .missingProviderToken, .badCertificate, .badCertificateEnvironment, .forbidden,
@@ -39,13 +39,11 @@ public enum OutcomePolicy {
             return .stop(.credentials)
         case .badPath, .methodNotAllowed:
             return .stop(.senderBug)
-        case .tooManyRequests, .internalServerError:
+        case .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown:
             return .retry(.afterBackoff)
         case .tooManyProviderTokenUpdates:
             // The token in use is still valid; APNs objects to how often it changed. Waiting fixes it.
             return .retry(.afterBackoff)
-        case .serviceUnavailable, .shutdown:
-            return .retry(.afterBackoffOnAnotherConnection)
         case .unknown:
             return nil
         }

@@ -4,12 +4,11 @@ public enum SendAction: Hashable, Sendable {
     public enum Retry: Hashable, Sendable {
         /// Not processed by APNs: send again at once (refused stream, above a GOAWAY, never sent).
         case immediately
-        /// Send again after a back-off with jitter (429, 500).
+        /// Send again after a back-off with jitter (429, 500, 503 ServiceUnavailable and Shutdown).
         case afterBackoff
-        /// Send again after a back-off, on another connection (503 ServiceUnavailable, Shutdown).
-        case afterBackoffOnAnotherConnection
-        /// The connection is finished (IdleTimeout): reconnect, then send again.
-        case afterReconnect
+        /// Answered, but for a reason of the connection rather than the request (IdleTimeout): send again at
+        /// once, as a counted attempt, on whichever connection is ready (the server closes the idle one).
+        case atOnce
         /// The provider token expired: re-sign it (at once, once per token), then send again.
         case afterResigningToken
     }

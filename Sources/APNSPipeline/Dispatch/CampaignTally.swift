@@ -37,7 +37,7 @@ public struct CampaignTally: Sendable, Equatable {
     public var leftToRetry: Int { count(.retryable) + count(.inDoubt) + count(.notSent) }
 }
 
-extension DispatchSummary {
+extension CampaignSummary {
     /// What this run itself did: records it read and the final lines it wrote.
     public var thisRun: CampaignTally { CampaignTally(records: records, outcomes: outcomes, reasons: reasons) }
 

@@ -35,7 +35,7 @@ public enum ResumeStatus: Sendable, Equatable {
 }
 
 /// The event loop's clock and timers, as the dispatcher needs them.
-public protocol DispatchScheduler: AnyObject {
+public protocol LoopScheduler: AnyObject {
     /// Monotonic seconds.
     var now: Double { get }
     /// Runs `body` on the loop thread after `delay` seconds (0: on the next loop turn).

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 
 extension Dispatcher {
     /// Acts on one answer or transport failure, as `OutcomePolicy` decides.
@@ -20,91 +19,37 @@ extension Dispatcher {
             send.lastDetail = failure.description
         }
         let verdict = health.record(action, reason: reason)
+        let decision = AnswerDecision(configuration: configuration, stopCause: phase.stopCause, sends: phase.sends)
         do {
-            try act(on: action, answer: outcome.answer, send: send)
+            try carryOut(decision.effect(of: action, answer: outcome.answer, send: send, using: &generator))
         } catch {
-            failRun(error, closingNow: false)  // inside the transport's callback: close it on the next turn
+            failRun(error)  // the transport closes on the next turn, after this callback has returned
             return
         }
         if case .stop(let why) = verdict { beginStop(.stoppedEarly(why)) }
     }
 
-    private func act(on action: SendAction, answer: PushAnswer?, send: PendingSend) throws {
-        switch action {
-        case .delivered:
-            var result = result(for: send, outcome: .delivered, detail: nil)
-            result.apnsID = answer?.apnsID
-            try finish(result)
-        case .prune:
-            var result = result(for: send, outcome: .prune, detail: nil)
-            result.apnsID = answer?.apnsID
-            result.timestamp = answer?.timestamp
-            try finish(result)
-        case .reject:
-            var result = result(for: send, outcome: .inputError, detail: "rejected by APNs")
-            result.apnsID = answer?.apnsID
-            try finish(result)
-        case .stop(let cause):
-            let why = cause == .credentials ? "credentials rejected by APNs" : "APNs cannot route the request"
-            try finish(result(for: send, outcome: .retryable, detail: why))
-        case .retry(let kind):
-            try retry(send, kind: kind)
-        case .inDoubt:
-            if configuration.resendInDoubt, stopping == nil, configuration.retry.allowsRetry(afterAttempts: send.attempts) {
-                summary.retries += 1
-                try sink.journalRetryable(send.key)
-                retries.push(send, due: scheduler.now)
-            } else {
-                try finish(result(for: send, outcome: .inDoubt, detail: send.lastDetail))
-            }
-        }
-    }
-
-    private func retry(_ send: PendingSend, kind: SendAction.Retry) throws {
-        if stopping == .interrupted {
-            try sink.journalRetryable(send.key)  // `send --resume` sends it again
-            return
-        }
-        if stopping != nil {
-            let outcome: RecordOutcome = send.attempts == 0 ? .notSent : .retryable
-            try finish(result(for: send, outcome: outcome, detail: send.lastDetail ?? "campaign stopped"))
-            return
-        }
-        if kind == .immediately {
-            guard send.unprocessed <= configuration.maximumUnprocessedResends else {
-                let detail = "not processed after \(send.unprocessed) tries: \(send.lastDetail ?? "")"
-                try finish(result(for: send, outcome: send.attempts == 0 ? .notSent : .retryable, detail: detail))
-                return
-            }
+    private func carryOut(_ effect: AnswerDecision.Effect) throws {
+        switch effect {
+        case .writeFinalResult(let result):
+            try writeFinalResult(result)
+        case .retryLater(let send, let delay):
+            summary.retries += 1
+            try sink.journalRetryable(send.key)
+            retries.push(send, due: scheduler.now + delay)
+        case .leaveForResume(let key):
+            try sink.journalRetryable(key)  // `send --resume` sends it again
+        case .resendUnprocessed(let send):
             unprocessedResends.append(send)
-            return
         }
-        guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
-            try finish(result(for: send, outcome: .retryable, detail: "gave up after \(send.attempts) attempts"))
-            return
-        }
-        summary.retries += 1
-        try sink.journalRetryable(send.key)
-        let delay: Double
-        switch kind {
-        case .afterResigningToken, .afterReconnect, .immediately:
-            delay = 0  // the transport has re-signed the token or reconnected
-        case .afterBackoff, .afterBackoffOnAnotherConnection:
-            delay = configuration.retry.delay(afterAttempt: send.attempts, using: &generator)
-        }
-        retries.push(send, due: scheduler.now + delay)
     }
 
     func result(for send: PendingSend, outcome: RecordOutcome, detail: String?) -> ResultRecord {
-        ResultRecord(
-            key: send.key, outcome: outcome, token: send.notification.token.hex,
-            topic: send.notification.topic.value, status: send.lastStatus, reason: send.lastReason,
-            detail: detail, attempts: send.attempts,
-            notification: outcome.isReplayable ? send.notification : nil)
+        send.finalResult(outcome, detail: detail)
     }
 
     /// Writes a record's final line and counts it.
-    func finish(_ result: ResultRecord) throws {
+    func writeFinalResult(_ result: ResultRecord) throws {
         summary.outcomes[result.outcome, default: 0] += 1
         if let reason = result.reason {
             summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1

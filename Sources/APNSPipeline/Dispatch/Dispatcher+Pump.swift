@@ -1,22 +1,11 @@
 import APNSCore
-import APNSTransport
 
 extension Dispatcher {
-    func schedulePump() {
-        guard !pumpScheduled, !finished else { return }
-        pumpScheduled = true
-        scheduler.schedule(after: 0) { [weak self] in
-            guard let self else { return }
-            self.pumpScheduled = false
-            self.pump()
-        }
-    }
-
     /// One loop turn of work: resend what is due, read and send new records while slots are free, write results
     /// of records that need no network, then flush the journal before the network.
     func pump() {
-        guard !finished else { return }
-        let freeSlots = closing ? 0 : transport.freeSlots
+        guard !phase.hasEnded else { return }
+        let freeSlots = phase.closingTransport ? 0 : transport.freeSlots
         var budget = min(freeSlots, max(0, window.size - inFlight.count))
         if let rate = limiter, budget > 0 {
             var limiter = rate
@@ -34,10 +23,10 @@ extension Dispatcher {
                 submitted += 1
             }
             var read = 0
-            while !inputExhausted, read < configuration.maximumRecordsPerTurn, stopping != .interrupted,
-                  stopping != nil || budget > submitted {
+            while phase.readsSource, read < configuration.maximumRecordsPerTurn,
+                  !phase.sends || budget > submitted {
                 guard let record = try reader.nextRecord() else {
-                    inputExhausted = true
+                    phase.inputExhausted()
                     break
                 }
                 read += 1
@@ -55,7 +44,7 @@ extension Dispatcher {
         }
         noteWindow(capacity: inFlight.count + freeSlots - submitted)
         scheduleWakeUp()
-        finishIfDone()
+        endIfSettled()
     }
 
     /// Handles one record read from the reader; returns whether it was submitted.
@@ -67,7 +56,7 @@ extension Dispatcher {
                 summary.records -= 1  // its line was written by the run being resumed
                 return false
             }
-            try finish(ResultRecord(
+            try writeFinalResult(ResultRecord(
                 key: record.key, outcome: .inputError, token: token, topic: topic,
                 reason: error.code.rawValue, detail: error.detail))
             return false
@@ -79,7 +68,7 @@ extension Dispatcher {
                 return false
             }
             guard first else {
-                try finish(ResultRecord(
+                try writeFinalResult(ResultRecord(
                     key: record.key, outcome: .duplicate, token: notification.token.hex,
                     topic: notification.topic.value, detail: "same token and topic as an earlier record"))
                 return false
@@ -87,13 +76,13 @@ extension Dispatcher {
             var send = PendingSend(key: record.key, notification: notification)
             if resume == .inDoubt && !configuration.resendInDoubt {
                 send.attempts = resumedSends(record.key)
-                try finish(result(for: send, outcome: .inDoubt, detail: "sent before the crash, never answered"))
+                try writeFinalResult(result(for: send, outcome: .inDoubt, detail: "sent before the crash, never answered"))
                 return false
             }
-            if let stopping {
+            if let stopping = phase.stopCause {
                 let why: String
                 if case .stoppedEarly(let reason) = stopping { why = reason } else { why = "interrupted" }
-                try finish(result(for: send, outcome: .notSent, detail: "campaign stopped: \(why)"))
+                try writeFinalResult(result(for: send, outcome: .notSent, detail: "campaign stopped: \(why)"))
                 return false
             }
             try submit(&send)
@@ -117,7 +106,7 @@ extension Dispatcher {
 
     /// Tells the window how full it is and how many slots the transport offered, and keeps the summary's figures.
     private func noteWindow(capacity: Int) {
-        guard !closing else { return }
+        guard !phase.closingTransport else { return }
         window.observe(inFlight: inFlight.count, capacity: capacity)
         summary.inFlightWindow = window.size
         summary.maximumInFlight = max(summary.maximumInFlight, inFlight.count)
@@ -127,10 +116,10 @@ extension Dispatcher {
     /// limiter allows. Work that waits only for a stream slot needs no wake-up (a slot freeing up pumps), and a
     /// wake-up that could not send anything would only spin.
     func scheduleWakeUp() {
-        guard !finished, !closing else { return }
+        guard !phase.closingTransport else { return }
         let now = scheduler.now
         var readyAt: Double?
-        if !unprocessedResends.isEmpty || (!inputExhausted && stopping == nil) { readyAt = now }
+        if !unprocessedResends.isEmpty || (phase.inputOpen && phase.sends) { readyAt = now }
         if let due = retries.nextDue { readyAt = min(readyAt ?? due, max(now, due)) }
         guard var wakeAt = readyAt else { return }
         if wakeAt <= now, transport.freeSlots == 0 || inFlight.count >= window.size { return }

@@ -1,12 +1,10 @@
 import APNSCore
-import APNSTransport
 
 extension Dispatcher {
     /// Stops starting new work. The first cause wins, except that an interrupt during an early stop is ignored
     /// (the early stop already ends every record).
-    func beginStop(_ ending: DispatchSummary.Ending) {
-        guard stopping == nil, !finished else { return }
-        stopping = ending
+    func beginStop(_ ending: CampaignSummary.Ending) {
+        guard phase.stop(ending) else { return }
         let waiting = retries.drain() + unprocessedResends
         unprocessedResends = []
         do {
@@ -15,7 +13,7 @@ extension Dispatcher {
                     try sink.journalRetryable(send.key)
                 } else {
                     let outcome: RecordOutcome = send.attempts == 0 ? .notSent : .retryable
-                    try finish(result(for: send, outcome: outcome, detail: send.lastDetail ?? "campaign stopped"))
+                    try writeFinalResult(result(for: send, outcome: outcome, detail: send.lastDetail ?? "campaign stopped"))
                 }
             }
             try sink.flush()
@@ -25,67 +23,51 @@ extension Dispatcher {
         }
         if !inFlight.isEmpty {
             scheduler.schedule(after: configuration.drainGracePeriod) { [weak self] in
-                guard let self, !self.finished, !self.closing else { return }
-                self.closing = true
-                self.transport.close(gracePeriod: 0)  // what is still in flight comes back as answer lost
+                self?.closeTransport()  // what is still in flight comes back as answer lost
             }
         }
         schedulePump()
     }
 
-    /// Ends the run at once after a failure of the files themselves (unreadable input, a full disk): nothing new
-    /// is sent, and the transport closes, reporting requests that never left as not sent. Inside a transport
-    /// callback (`closingNow: false`) the close waits for the next loop turn: closing a connection from inside
-    /// its own answer callback would report its unsent requests as in doubt.
-    func failRun(_ error: any Error, closingNow: Bool = true) {
-        if fatalError == nil { fatalError = error }
-        if stopping == nil { stopping = .stoppedEarly("\(error)") }
-        inputExhausted = true
+    /// Ends the run after a failure of the files themselves (unreadable input, a full disk): nothing new is
+    /// read or sent, and the transport closes on the next loop turn, reporting requests that never left as not
+    /// sent. Never closes it from here: this may run inside the transport's own answer callback.
+    func failRun(_ error: any Error) {
+        if runFailure == nil { runFailure = error }
+        _ = phase.stop(.stoppedEarly("\(error)"))
+        phase.inputExhausted()
         retries = RetryQueue()
         unprocessedResends = []
-        guard closingNow || closing else {
-            scheduler.schedule(after: 0) { [weak self] in self?.failRun(error) }
-            return
-        }
-        if !closing {
-            closing = true
-            transport.close(gracePeriod: 0)
-        }
-        finishIfDone()
+        closeTransport()
+        endIfSettled()
     }
 
-    /// Finishes once every record read is accounted for and the transport has closed.
-    func finishIfDone() {
-        guard !finished else { return }
-        let readingDone = inputExhausted || stopping == .interrupted
-        guard readingDone, inFlight.isEmpty, retries.isEmpty, unprocessedResends.isEmpty else { return }
-        if !closing {
-            closing = true
+    /// Ends the run once every record read is accounted for and the transport has closed: closes the transport
+    /// when the work is done, then reports the summary once it said it closed.
+    func endIfSettled() {
+        guard !phase.hasEnded, !phase.readsSource else { return }
+        guard inFlight.isEmpty, retries.isEmpty, unprocessedResends.isEmpty else { return }
+        if !phase.closingTransport {
             try? sink.flush()
-            transport.close(gracePeriod: 0)
+            closeTransport()
             return  // transportDidClose calls back here
         }
-        guard transportClosed else { return }
-        finished = true
+        guard phase.transportClosed, let ending = phase.end() else { return }
         do {
             try sink.flush()
         } catch {
-            if fatalError == nil { fatalError = error }
+            if runFailure == nil { runFailure = error }
         }
-        summary.ending = stopping ?? .completed
+        summary.ending = ending
         summary.elapsedSeconds = scheduler.now - startedAt
         noteProgressFacts()
-        onFinish?(summary, fatalError)
-        onFinish = nil
+        onEnd?(summary, runFailure)
+        onEnd = nil
     }
-}
 
-extension Dispatcher {
     /// A second interrupt: stop waiting for answers; requests still in flight are reported in doubt now.
     public func abortInFlight() {
         beginStop(.interrupted)
-        guard !finished, !closing else { return }
-        closing = true
-        transport.close(gracePeriod: 0)
+        closeTransport()
     }
 }

@@ -1,20 +1,22 @@
 import APNSCore
-import APNSTransport
 
 /// Runs one campaign on the event-loop thread: pulls records from the reader as stream slots free up, sends the
 /// valid ones through the transport, retries what may be retried, stops early when the campaign is failing as a
 /// whole, and writes exactly one result line per record.
 ///
+/// Its lifecycle is one `DispatcherPhase`. Transport callbacks never call back into the transport: the calls they
+/// lead to (pump, close) are `DeferredEffect`s run on the next loop turn.
+///
 /// Crash safety: a record is journaled as sent before the bytes that carry it are flushed to the network, and
 /// every answer is written to the result sink, which is flushed once per loop turn. After a `kill -9` the result
 /// file and the journal together say which records are finished, in doubt, or safe to resend.
 public final class Dispatcher: PushTransportDelegate {
-    public let configuration: DispatchConfiguration
+    public let configuration: DispatcherConfiguration
 
     let reader: any RecordReader
     let sink: any ResultSink
     let transport: any PushTransport
-    let scheduler: any DispatchScheduler
+    let scheduler: any LoopScheduler
     let isFirstOccurrence: (PushNotification) -> Bool
     let resumeStatus: (RecordKey) -> ResumeStatus
     let resumedSends: (RecordKey) -> Int
@@ -27,20 +29,21 @@ public final class Dispatcher: PushTransportDelegate {
     var window: InFlightWindow
     var generator = SystemRandomNumberGenerator()
     var nextTag: UInt64 = 1
-    var inputExhausted = false
-    var pumpScheduled = false
+    /// The run's lifecycle: sending, stopping, closing the transport, ended.
+    var phase = DispatcherPhase()
+    /// Transport calls waiting for the next loop turn (see `Dispatcher+Effects.swift`).
+    var deferredEffects: [DeferredEffect] = []
+    /// How many transport callbacks the dispatcher is inside (more than one when a callback nests in another).
+    var transportCallbackDepth = 0
     var wakeScheduledAt: Double?
-    var stopping: DispatchSummary.Ending?
-    var closing = false
-    var transportClosed = false
-    var finished = false
     var startedAt = 0.0
-    var fatalError: (any Error)?
-    var onFinish: ((DispatchSummary, (any Error)?) -> Void)?
-    var onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)?
+    /// The failure of the files themselves that ended the run, if any (the first one).
+    var runFailure: (any Error)?
+    var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
+    var onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)?
 
     /// What the run has done so far.
-    public internal(set) var summary = DispatchSummary()
+    public internal(set) var summary = CampaignSummary()
 
     /// - Parameters:
     ///   - isFirstOccurrence: whether a notification's (token, topic) pair is new in this run (the duplicate
@@ -48,11 +51,11 @@ public final class Dispatcher: PushTransportDelegate {
     ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
     public init(
-        configuration: DispatchConfiguration,
+        configuration: DispatcherConfiguration,
         reader: any RecordReader,
         sink: any ResultSink,
         transport: any PushTransport,
-        scheduler: any DispatchScheduler,
+        scheduler: any LoopScheduler,
         isFirstOccurrence: @escaping (PushNotification) -> Bool,
         resumeStatus: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
         resumedSends: @escaping (RecordKey) -> Int = { _ in 0 }
@@ -71,14 +74,14 @@ public final class Dispatcher: PushTransportDelegate {
         summary.inFlightWindow = window.size
     }
 
-    /// Starts the campaign; `onFinish` runs once, on the loop thread, when every record is accounted for (or the
+    /// Starts the campaign; `onEnd` runs once, on the loop thread, when every record is accounted for (or the
     /// run was interrupted), with the error that ended it if any. `onProgress` runs whenever `reportProgress()`
     /// is called.
     public func start(
-        onProgress: ((DispatchSummary, _ inFlight: Int) -> Void)? = nil,
-        onFinish: @escaping (DispatchSummary, (any Error)?) -> Void
+        onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)? = nil,
+        onEnd: @escaping (CampaignSummary, (any Error)?) -> Void
     ) {
-        self.onFinish = onFinish
+        self.onEnd = onEnd
         self.onProgress = onProgress
         startedAt = scheduler.now
         transport.delegate = self
@@ -112,19 +115,23 @@ public final class Dispatcher: PushTransportDelegate {
     }
 
     public func transportFailed(_ error: any Error) {
-        beginStop(.stoppedEarly("transport failed: \(error)"))
+        handlingTransportCallback { beginStop(.stoppedEarly("transport failed: \(error)")) }
     }
 
     public func transportDidClose() {
-        transportClosed = true
-        finishIfDone()
+        handlingTransportCallback {
+            phase.transportDidClose()
+            endIfSettled()
+        }
     }
 
     public func transport(completed tag: UInt64, outcome: PushOutcome) {
         guard var send = inFlight.removeValue(forKey: tag) else { return }
-        summary.latencies.record(max(0, scheduler.now - send.startedAt))
-        if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
-        handle(outcome, for: &send)
-        schedulePump()
+        handlingTransportCallback {
+            summary.latencies.record(max(0, scheduler.now - send.startedAt))
+            if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
+            handle(outcome, for: &send)
+            schedulePump()
+        }
     }
 }

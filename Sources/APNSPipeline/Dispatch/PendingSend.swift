@@ -19,3 +19,13 @@ struct PendingSend {
         self.notification = notification
     }
 }
+
+extension PendingSend {
+    /// The record's final result, as its last answer left it.
+    func finalResult(_ outcome: RecordOutcome, detail: String?) -> ResultRecord {
+        ResultRecord(
+            key: key, outcome: outcome, token: notification.token.hex, topic: notification.topic.value,
+            status: lastStatus, reason: lastReason, detail: detail, attempts: attempts,
+            notification: outcome.isReplayable ? notification : nil)
+    }
+}

@@ -36,7 +36,7 @@ extension CampaignTimeline {
         self.init(startedAt: started, samples: samples)
     }
 
-    /// A summary JSON document (`DispatchSummary.json`) with this timeline added under `summaryKey`.
+    /// A summary JSON document (`CampaignSummary.json`) with this timeline added under `summaryKey`.
     public func inserted(intoSummaryJSON bytes: [UInt8]) -> [UInt8] {
         guard var object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return bytes }
         object[Self.summaryKey] = jsonObject

@@ -59,7 +59,7 @@ public struct CampaignTimeline: Sendable {
     }
 
     /// Takes a sample of the run as a progress report shows it.
-    public mutating func record(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+    public mutating func record(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
         let interval = summary.latencies.subtracting(latenciesAtLastSample)
         latenciesAtLastSample = summary.latencies
         let sample = Sample(

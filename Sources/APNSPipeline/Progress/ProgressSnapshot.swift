@@ -39,7 +39,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
     }
 
     /// The facts of a summary as the dispatcher reports it with its progress.
-    public init(_ summary: DispatchSummary, inFlight: Int, window: Int? = nil) {
+    public init(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
         self.init(
             elapsedSeconds: summary.elapsedSeconds, records: summary.records, delivered: summary.count(.delivered),
             pruned: summary.count(.prune), invalid: summary.count(.inputError),

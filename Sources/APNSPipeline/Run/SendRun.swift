@@ -1,5 +1,4 @@
 import APNSCore
-import APNSTransport
 import Foundation
 
 /// Everything one `send` (or `replay`) run needs: inputs, how to read them, where results go, how to pace and
@@ -11,51 +10,54 @@ public struct SendRunOptions: Sendable {
     public var resultsFormat: ResultFormat
     /// Continue the run recorded in `resultsPath` and its journal.
     public var resume = false
-    public var dispatch = DispatchConfiguration()
-    public var client: APNSClientConfiguration
+    public var dispatch = DispatcherConfiguration()
     /// Seconds between progress reports.
     public var progressInterval = 1.0
     /// Force result and journal lines to the disk (fdatasync, grouped as `GroupCommit` says), so that a power
     /// cut loses nothing `--resume` needs.
     public var durable = false
 
-    public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat,
-                client: APNSClientConfiguration) {
+    public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat) {
         self.inputs = inputs
         self.reader = reader
         self.resultsPath = resultsPath
         self.resultsFormat = resultsFormat
-        self.client = client
     }
 }
 
-/// Runs one campaign to its end on the calling thread: an event loop drives the connection pool, the
+/// Runs one campaign to its end on the calling thread: the engine's event loop drives its transport, the
 /// dispatcher reads the inputs as stream slots free up, and results and journal go to disk once per loop turn.
+/// SIGINT/SIGTERM reach the dispatcher through the loop (the first stops, the second abandons what is in flight).
 ///
-/// Start-up order: the run's lock, then every credential, the TLS set-up and the inputs, and only then the result
-/// file and journal, so a start-up failure leaves no files that would make the corrected command a "resume".
+/// Start-up order: the run's lock, then the engine (every credential, the TLS set-up), the inputs, and only then
+/// the result file and journal, so a start-up failure leaves no files that would make the corrected command a
+/// "resume".
 public enum SendRun {
     /// What a finished run returns.
     public struct Outcome: Sendable {
-        public var summary: DispatchSummary
+        public var summary: CampaignSummary
         /// What ended the run early, if anything did (unreadable input, full disk, a transport that cannot work).
         public var error: String?
         /// Lines of the earlier run's files that were torn by a crash and dropped (resume only).
         public var tornLinesDropped: Int
     }
 
-    /// Runs the campaign. `progress` is called every `progressInterval` seconds and once at the end.
-    /// Throws before anything is sent when the files or the configuration are unusable.
+    /// How often, with `durable`, a timer forces to the disk result lines written before a quiet spell.
+    static let groupCommitCheckInterval = 0.1
+
+    /// Runs the campaign. `engine` is built once the run's lock is held. `progress` is called every
+    /// `progressInterval` seconds and once at the end. Throws before anything is sent when the files or the
+    /// configuration are unusable.
     public static func run(
         _ options: SendRunOptions,
-        stop: StopSignal = StopSignal(),
-        progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void = { _, _ in }
+        engine: () throws -> any SendRunEngine,
+        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void = { _, _ in }
     ) throws -> Outcome {
         for input in options.inputs where input.path != "-" {
             _ = try POSIXFile.openForReading(input.path)  // unreadable inputs fail before any file is created
         }
         let reader = CampaignReader(inputs: options.inputs, options: options.reader)
-        return try run(options, reader: reader, inputPaths: options.inputs.map(\.path), stop: stop, progress: progress)
+        return try run(options, reader: reader, inputPaths: options.inputs.map(\.path), engine: engine, progress: progress)
     }
 
     /// Runs records from any reader (`replay` reads result files); `inputPaths` name the files the reader's
@@ -64,15 +66,14 @@ public enum SendRun {
         _ options: SendRunOptions,
         reader: any RecordReader,
         inputPaths paths: [String],
-        stop: StopSignal,
-        progress: @escaping (DispatchSummary, _ inFlight: Int) -> Void
+        engine makeEngine: () throws -> any SendRunEngine,
+        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void
     ) throws -> Outcome {
         let journalPath = SendJournal.path(forResults: options.resultsPath)
         let lock = options.resultsPath == "-" ? nil : try RunLock(resultsPath: options.resultsPath)
         defer { lock?.release() }
-        let loop = try EventLoop()
-        defer { loop.shutdown() }  // the timers below hold the loop: drop them, or it never goes away
-        let pool = try APNSClientPool(configuration: options.client, loop: loop)  // credentials, CA file, TLS
+        let engine = try makeEngine()  // credentials, CA file, TLS
+        defer { engine.shutdown() }  // the timers below hold the engine: drop them, or it never goes away
         var resume = ResumeState()
         var torn = 0
         if options.resume {
@@ -90,42 +91,36 @@ public enum SendRun {
         let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths))
         let journal = try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal)
-        let scheduler = EventLoopScheduler(loop: loop)
         if options.durable {
-            sink.groupCommit = GroupCommit(startedAt: scheduler.now)
-            sink.clock = { scheduler.now }
+            sink.groupCommit = GroupCommit(startedAt: engine.now)
+            sink.clock = { [unowned engine] in engine.now }
         }
         var duplicates = DuplicateFilter()
         let resumeState = resume
         let dispatcher = Dispatcher(
-            configuration: options.dispatch, reader: reader, sink: sink, transport: pool, scheduler: scheduler,
+            configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
             isFirstOccurrence: { duplicates.insert($0) },
             resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) })
 
-        var result: (DispatchSummary, (any Error)?)?
-        var signalsSeen = 0
-        func watch() {
-            let received = stop.received
-            if received > signalsSeen {
-                signalsSeen = received
-                if received == 1 { dispatcher.interrupt() } else { dispatcher.abortInFlight() }
-            }
+        var result: (CampaignSummary, (any Error)?)?
+        func synchronizeIfDue() {
             try? sink.synchronizeIfDue()  // a failure ends the writer: the dispatcher's next flush fails the run
-            if result == nil { _ = loop.schedule(after: 0.1) { watch() } }
+            if result == nil { engine.schedule(after: groupCommitCheckInterval) { synchronizeIfDue() } }
         }
         func report() {
             dispatcher.reportProgress()
-            if result == nil { _ = loop.schedule(after: options.progressInterval) { report() } }
+            if result == nil { engine.schedule(after: options.progressInterval) { report() } }
         }
-        pool.start()
         dispatcher.start(onProgress: progress) { summary, error in
             result = (summary, error)
-            loop.stop()
+            engine.stop()
         }
-        watch()
-        _ = loop.schedule(after: options.progressInterval) { report() }
-        loop.run()
+        if options.durable { synchronizeIfDue() }
+        engine.schedule(after: options.progressInterval) { report() }
+        engine.run { signalsReceived in
+            if signalsReceived == 1 { dispatcher.interrupt() } else { dispatcher.abortInFlight() }
+        }
 
         guard let finished = result else {
             throw PipelineError(.inputsInvalid, "the event loop stopped before the run finished")

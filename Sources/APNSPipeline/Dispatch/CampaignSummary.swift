@@ -1,7 +1,7 @@
 import APNSCore
 
-/// How a dispatch ended and what it did: counts by outcome and reason, requests, retries and latencies.
-public struct DispatchSummary: Sendable {
+/// How a campaign run ended and what it did: counts by outcome and reason, requests, retries and latencies.
+public struct CampaignSummary: Sendable {
     /// Why the run ended.
     public enum Ending: Sendable, Equatable {
         /// Every record has its final result line.

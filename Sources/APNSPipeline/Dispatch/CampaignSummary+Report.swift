@@ -1,7 +1,7 @@
 import APNSCore
 import Foundation
 
-extension DispatchSummary {
+extension CampaignSummary {
     /// Requests per second over the run.
     public var requestRate: Double { elapsedSeconds > 0 ? Double(requests) / elapsedSeconds : 0 }
 

@@ -1,7 +1,7 @@
 import APNSCore
 
 /// How the dispatcher paces, retries and stops a campaign.
-public struct DispatchConfiguration: Sendable {
+public struct DispatcherConfiguration: Sendable {
     /// Back-off and tries in all for 429, 5xx and the like.
     public var retry: ExponentialBackoff = .requests
     /// How often one record may be resent because the server never processed it (refused stream, above a

@@ -1,0 +1,79 @@
+import APNSCore
+
+/// What the dispatcher does with one answer or transport failure, decided without I/O: the `SendAction`
+/// `OutcomePolicy` chose, read against the run's phase and configuration, becomes one effect for the dispatcher
+/// to carry out (write a final line, journal a retry and queue it, queue a resend).
+struct AnswerDecision {
+    /// What to do with the record.
+    enum Effect {
+        /// Write the record's final line.
+        case writeFinalResult(ResultRecord)
+        /// Count a retry, journal the record as safe to resend, and send it again `delay` seconds from now.
+        case retryLater(PendingSend, delay: Double)
+        /// Journal the record as safe to resend, and nothing more: `send --resume` sends it (after an interrupt).
+        case leaveForResume(RecordKey)
+        /// Send it again as soon as a slot frees up: the server never processed it.
+        case resendUnprocessed(PendingSend)
+    }
+
+    let configuration: DispatcherConfiguration
+    /// Why the run is stopping, if it is.
+    let stopCause: CampaignSummary.Ending?
+    /// Whether new requests may still go out.
+    let sends: Bool
+
+    /// The effect of `action` on `send` (its attempts and last answer already updated); `answer` is APNs' answer.
+    func effect(
+        of action: SendAction, answer: PushAnswer?, send: PendingSend, using generator: inout some RandomNumberGenerator
+    ) -> Effect {
+        switch action {
+        case .delivered:
+            var result = send.finalResult(.delivered, detail: nil)
+            result.apnsID = answer?.apnsID
+            return .writeFinalResult(result)
+        case .prune:
+            var result = send.finalResult(.prune, detail: nil)
+            result.apnsID = answer?.apnsID
+            result.timestamp = answer?.timestamp
+            return .writeFinalResult(result)
+        case .reject:
+            var result = send.finalResult(.inputError, detail: "rejected by APNs")
+            result.apnsID = answer?.apnsID
+            return .writeFinalResult(result)
+        case .stop(let cause):
+            let why = cause == .credentials ? "credentials rejected by APNs" : "APNs cannot route the request"
+            return .writeFinalResult(send.finalResult(.retryable, detail: why))
+        case .retry(let kind):
+            return retry(send, kind: kind, using: &generator)
+        case .inDoubt:
+            if configuration.resendInDoubt, sends, configuration.retry.allowsRetry(afterAttempts: send.attempts) {
+                return .retryLater(send, delay: 0)
+            }
+            return .writeFinalResult(send.finalResult(.inDoubt, detail: send.lastDetail))
+        }
+    }
+
+    private func retry(_ send: PendingSend, kind: SendAction.Retry, using generator: inout some RandomNumberGenerator) -> Effect {
+        if stopCause == .interrupted { return .leaveForResume(send.key) }
+        if stopCause != nil {
+            let outcome: RecordOutcome = send.attempts == 0 ? .notSent : .retryable
+            return .writeFinalResult(send.finalResult(outcome, detail: send.lastDetail ?? "campaign stopped"))
+        }
+        if kind == .immediately {
+            guard send.unprocessed <= configuration.maximumUnprocessedResends else {
+                let detail = "not processed after \(send.unprocessed) tries: \(send.lastDetail ?? "")"
+                return .writeFinalResult(send.finalResult(send.attempts == 0 ? .notSent : .retryable, detail: detail))
+            }
+            return .resendUnprocessed(send)
+        }
+        guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
+            return .writeFinalResult(send.finalResult(.retryable, detail: "gave up after \(send.attempts) attempts"))
+        }
+        switch kind {
+        case .afterResigningToken, .atOnce, .immediately:
+            return .retryLater(send, delay: 0)  // the transport has re-signed the token; the server closes an idle connection
+        case .afterBackoff:
+            return .retryLater(send, delay: configuration.retry.delay(afterAttempt: send.attempts, using: &generator))
+        }
+    }
+}
