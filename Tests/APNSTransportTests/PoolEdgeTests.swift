@@ -206,7 +206,7 @@ struct HTTP2ClientSessionEdgeTests {
         #expect(!output.isEmpty)
         pair.client.connectionClosed()
         pair.drainClient()
-        #expect(pair.clientRecords == [.failed(tag: 1, streamID: 1, failure: .notSent)])
+        #expect(pair.clientRecords == [.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeSending)])
     }
 
     @Test("a session takes no new streams once the next stream id would pass lastStreamID")
