@@ -3,6 +3,7 @@
 /// unanswered one ends the connection. `APNSClientConnection` feeds it events with the time they happened and runs
 /// what it returns; tests drive it with instants of their own.
 struct ClientConnectionStateMachine {
+    /// The connection's phase.
     enum State: Hashable, Sendable {
         /// TCP connect, proxy tunnel, TLS handshake.
         case connecting
