@@ -32,6 +32,8 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         public static let handshakeRefused = Kind(.handshakeRefused)
         /// APNs declared freshly signed provider tokens expired on arrival: this host's clock is probably wrong.
         public static let providerTokenRejected = Kind(.providerTokenRejected)
+        /// We closed the connection ourselves (the pool shut down) before every answer arrived.
+        public static let shutdown = Kind(.shutdown)
     }
 
     fileprivate enum Code: String, Hashable, Sendable {
@@ -56,6 +58,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case http2ProtocolError = "HTTP/2 protocol error"
         case handshakeRefused = "server refused the TLS handshake"
         case providerTokenRejected = "provider tokens rejected as expired"
+        case shutdown = "closed at shutdown"
     }
 
     /// The kind of failure.
@@ -79,7 +82,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     public var isRetryable: Bool {
         switch kind.code {
         case .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .clientCertificateRejected, .alpnNotH2,
-             .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected:
+             .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected, .shutdown:
             return false
         case .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .proxyRefused,
              .proxyProtocolError, .closedByPeer, .connectionReset, .timeout, .tlsFailure, .systemCallFailed,

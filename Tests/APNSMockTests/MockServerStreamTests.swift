@@ -22,7 +22,7 @@ final class MockServerRawClient: TLSConnectionDelegate {
     private(set) var limits: [Int] = []
     private(set) var answers: [UInt64: Answer] = [:]
     private(set) var answerOrder: [UInt64] = []
-    private(set) var failures: [UInt64: HTTP2StreamFailure] = [:]
+    private(set) var failures: [UInt64: TransportFailure] = [:]
     private(set) var goaway: HTTP2Goaway?
     private(set) var goawayDebugData = ""
     private(set) var isClosed = false
@@ -163,7 +163,7 @@ struct MockServerStreamTests {
         let tags = try (0..<5).map { _ in try client.send(authorization: fixture.authorization) }
         client.spin { client.finishedCount == 5 }
         let served = tags.filter { client.answers[$0]?.status == 200 }.count
-        let refused = tags.filter { client.failures[$0] == .refused }.count
+        let refused = tags.filter { client.failures[$0] == .refusedStream }.count
         switch enforcement {
         case .onceAcknowledged:
             #expect(served == 5)
@@ -212,7 +212,7 @@ struct MockServerStreamTests {
         client.spin { client.isClosed }
         #expect(client.answers[second]?.status == 200)
         #expect(client.answers[third] == nil)
-        #expect(client.failures[third] == .connectionClosed)
+        #expect(client.failures[third] == .connectionEndedBeforeAnswer)
         #expect(client.goaway == nil)
         #expect(client.closeError != nil)
         let counters = fixture.server.counters()

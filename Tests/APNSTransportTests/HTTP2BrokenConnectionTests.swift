@@ -1,3 +1,4 @@
+import APNSCore
 @testable import APNSHTTP2
 import Testing
 @testable import APNSTransport
@@ -13,11 +14,11 @@ struct HTTP2BrokenConnectionTests {
         pair.client.connectionClosed()  // tag 3's HEADERS never left the session
         pair.drainClient()
         #expect(pair.clientRecords.suffix(3) == [
-            .failed(tag: 1, streamID: 1, failure: .connectionClosed), .failed(tag: 2, streamID: 3, failure: .connectionClosed),
-            .failed(tag: 3, streamID: 5, failure: .notSent),
+            .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer), .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
+            .failed(tag: 3, streamID: 5, failure: .connectionEndedBeforeSending),
         ])
-        #expect(HTTP2StreamFailure.notSent.isSafeToResend)
-        #expect(!HTTP2StreamFailure.connectionClosed.isSafeToResend)
+        #expect(TransportFailure.connectionEndedBeforeSending.isSafeToResend)
+        #expect(!TransportFailure.connectionEndedBeforeAnswer.isSafeToResend)
         #expect(pair.client.openStreamCount == 0)
         #expect(!pair.client.wantsRead && !pair.client.wantsWrite)
         var output: [UInt8] = []
@@ -40,7 +41,7 @@ struct HTTP2BrokenConnectionTests {
         #expect(pair.clientRecords == [
             .limit(100),
             .response(tag: 1, streamID: 1, status: 400, apnsID: nil, apnsUniqueID: nil, body: Array(#"{"reason":"BadTopic"}"#.utf8)),
-            .failed(tag: 2, streamID: 3, failure: .connectionClosed), .failed(tag: 3, streamID: 5, failure: .connectionClosed),
+            .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer), .failed(tag: 3, streamID: 5, failure: .connectionEndedBeforeAnswer),
         ])
         #expect(!pair.client.hasEvents)
     }
@@ -63,7 +64,7 @@ struct HTTP2BrokenConnectionTests {
         }
         #expect(error.goawayErrorCode == .protocolError)
         // No HTTP/2 SETTINGS ever came from that peer: it cannot have processed the request.
-        #expect(records.dropFirst().elementsEqual([.failed(tag: 1, streamID: 1, failure: .notSent)]))
+        #expect(records.dropFirst().elementsEqual([.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeSending)]))
 
         // What the client wrote is a valid HTTP/2 stream ending in GOAWAY(PROTOCOL_ERROR).
         let server = try HTTP2ServerSession()

@@ -1,3 +1,4 @@
+import APNSCore
 @testable import APNSHTTP2
 import Testing
 @testable import APNSTransport
@@ -52,8 +53,8 @@ struct HTTP2GoawayTests {
         #expect(outcome[1] == "answered 200")
         #expect(outcome[2] == "answered 200")
         #expect(outcome[3] == "answered 200")
-        for tag in UInt64(4)...5 { #expect(outcome[tag] == "doubt \(HTTP2StreamFailure.connectionClosed)") }
-        for tag in UInt64(6)...10 { #expect(outcome[tag] == "safe \(HTTP2StreamFailure.unprocessedAfterGoaway)") }
+        for tag in UInt64(4)...5 { #expect(outcome[tag] == "doubt \(TransportFailure.connectionEndedBeforeAnswer)") }
+        for tag in UInt64(6)...10 { #expect(outcome[tag] == "safe \(TransportFailure.unprocessedAfterGoaway)") }
         #expect(pair.terminalTags.count == 10)
         #expect(pair.client.openStreamCount == 0)
     }
@@ -139,7 +140,7 @@ struct HTTP2GoawayTests {
         pair.client.connectionClosed()
         pair.drainClient()
         #expect(pair.clientRecords.suffix(2) == [
-            .failed(tag: 1, streamID: 1, failure: .connectionClosed), .failed(tag: 2, streamID: 3, failure: .connectionClosed),
+            .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer), .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
         ])
     }
 
@@ -150,7 +151,7 @@ struct HTTP2GoawayTests {
         #expect(pair.client.availableStreamSlots == 0)
         pair.interact()
         #expect(pair.client.isClosed)
-        #expect(pair.clientRecords.last == .failed(tag: 1, streamID: 1, failure: .connectionClosed))
+        #expect(pair.clientRecords.last == .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer))
         let goaways = pair.serverEvents.compactMap { event -> [UInt8]? in
             if case .goawayReceived(_, let code, let debug) = event, code == .noError { return debug }
             return nil

@@ -1,3 +1,4 @@
+import APNSCore
 @testable import APNSHTTP2
 import Testing
 @testable import APNSTransport
@@ -144,14 +145,13 @@ struct HTTP2StreamLimitTests {
             }
         }
         pair.interact()
-        let failures = pair.clientRecords.compactMap { record -> (UInt64, HTTP2StreamFailure)? in
+        let failures = pair.clientRecords.compactMap { record -> (UInt64, TransportFailure)? in
             if case .failed(let tag, _, let failure) = record { return (tag, failure) }
             return nil
         }
         #expect(failures.map(\.0) == [2, 3])
-        #expect(failures.map(\.1) == [.refused, .reset(.internalError)])
+        #expect(failures.map(\.1) == [.refusedStream, .streamReset(.internalError)])
         #expect(failures[0].1.isSafeToResend)
-        #expect(failures[0].1.transportFailure == .refusedStream)
         #expect(!failures[1].1.isSafeToResend)
         #expect(pair.terminalTags.sorted() == [1, 2, 3])
         #expect(pair.client.openStreamCount == 0)
@@ -165,7 +165,7 @@ struct HTTP2StreamLimitTests {
             server: HTTP2ServerConfiguration(maxConcurrentStreams: 1))
         try Self.pipeline(optimistic, total: 5)
         optimistic.step()
-        let refused = optimistic.clientRecords.filter { if case .failed(_, _, .refused) = $0 { return true } else { return false } }
+        let refused = optimistic.clientRecords.filter { if case .failed(_, _, .refusedStream) = $0 { return true } else { return false } }
         #expect(refused.count == 4)
         #expect(optimistic.serverRequests.count == 1)
 

@@ -1,10 +1,11 @@
+import APNSCore
 @testable import APNSTransport
 @testable import APNSHTTP2
 
 /// A client event copied out of the session's event buffer, so tests can keep it.
 enum ClientRecord: Equatable {
     case response(tag: UInt64, streamID: Int32, status: Int, apnsID: String?, apnsUniqueID: String?, body: [UInt8])
-    case failed(tag: UInt64, streamID: Int32, failure: HTTP2StreamFailure)
+    case failed(tag: UInt64, streamID: Int32, failure: TransportFailure)
     case goaway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8], unprocessed: [UInt64], inDoubt: [UInt64])
     case limit(Int)
     case pingAck(UInt64)

@@ -145,6 +145,33 @@ struct PoolEdgeTests {
         }
     }
 
+    @Test("close(gracePeriod:) with requests unanswered: after the grace period they end in doubt, then the pool reports closed")
+    func gracePeriodExpires() throws {
+        let loop = try EventLoop()
+        let server = try H2TestServer(loop: loop, context: try TLSFixtures.serverContext())
+        defer { server.close() }
+        server.answer = { request, session in
+            guard request.streamID > 3 else { return }  // the first two requests never get an answer
+            try? session.respond(to: request.streamID, status: 200)
+        }
+        let probe = try PoolProbe(PoolProbe.configuration(port: server.port), loop: loop, count: 4)
+        probe.run(seconds: 8) { probe.outcomes.count == 2 && server.requests == 4 }
+        #expect(probe.outcomes.count == 2)
+        let started = EventLoopInstant.now()
+        probe.pool.close(gracePeriod: 0.5)
+        #expect(probe.pool.freeSlots == 0)
+        spin(loop, seconds: 5) { probe.closed }
+        #expect(probe.closed, "the pool never reported closed")
+        #expect(EventLoopInstant.now().seconds(since: started) >= 0.5, "closed before the grace period ended")
+        for tag: UInt64 in [1, 2] {
+            guard case .failed(.answerLost)? = probe.outcomes[tag] else {
+                Issue.record("tag \(tag) ended \(String(describing: probe.outcomes[tag]))")
+                continue
+            }
+        }
+        #expect(probe.pool.readyConnectionCount == 0)
+    }
+
     @Test("a connection nearing the end of its stream ids drains and is replaced; nothing is lost or in doubt")
     func streamIDsRunOut() throws {
         let loop = try EventLoop()
@@ -207,7 +234,7 @@ struct HTTP2ClientSessionEdgeTests {
         #expect(!output.isEmpty)
         pair.client.connectionClosed()
         pair.drainClient()
-        #expect(pair.clientRecords == [.failed(tag: 1, streamID: 1, failure: .notSent)])
+        #expect(pair.clientRecords == [.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeSending)])
     }
 
     @Test("a session takes no new streams once the next stream id would pass lastStreamID")

@@ -115,6 +115,8 @@ final class PoolProbe: PushTransportDelegate {
     private(set) var outcomes: [UInt64: PushOutcome] = [:]
     private(set) var failure: (any Error)?
     private(set) var failedAfter: Double?
+    /// Whether the pool reported `transportDidClose`.
+    private(set) var closed = false
     private let started = EventLoopInstant.now()
 
     init(_ configuration: APNSClientConfiguration, loop: EventLoop, count: Int) throws {
@@ -179,5 +181,5 @@ final class PoolProbe: PushTransportDelegate {
         failedAfter = EventLoopInstant.now().seconds(since: started)
     }
 
-    func transportDidClose() {}
+    func transportDidClose() { closed = true }
 }

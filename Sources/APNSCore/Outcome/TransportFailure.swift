@@ -11,6 +11,15 @@ public enum TransportFailure: Hashable, Sendable, CustomStringConvertible {
     /// a reset other than REFUSED_STREAM, or a timeout. APNs may or may not have processed it.
     case answerLost(String)
 
+    /// Whether the request certainly did not reach APNs, so sending it again cannot duplicate it: refused, above a
+    /// GOAWAY's last-stream-id, or not sent. An answer lost is in doubt.
+    public var isSafeToResend: Bool {
+        switch self {
+        case .refusedStream, .unprocessedAfterGoaway, .notSent: return true
+        case .answerLost: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .refusedStream: return "stream refused by the server"

@@ -8,10 +8,10 @@ public enum HTTP2ClientEvent: Sendable {
     /// A complete response (END_STREAM received).
     case response(HTTP2Response)
     /// A stream ended without a complete response.
-    case streamFailed(tag: UInt64, streamID: Int32, failure: HTTP2StreamFailure)
+    case streamFailed(tag: UInt64, streamID: Int32, failure: TransportFailure)
     /// The server sent GOAWAY: no new streams on this connection. Streams above its last-stream-id follow as
     /// `.streamFailed(…, .unprocessedAfterGoaway)`; the in-doubt ones may still be answered, else they end as
-    /// `.streamFailed(…, .connectionClosed)` when the connection does.
+    /// `.streamFailed(…, .connectionEndedBeforeAnswer)` when the connection does.
     case goawayReceived(HTTP2Goaway)
     /// The server's first SETTINGS frame arrived, or a later one changed the number of streams that may be open
     /// at once (already capped by our `maximumConcurrentStreams`); `availableStreamSlots` follows it.
@@ -93,7 +93,7 @@ public struct HTTP2Goaway: Sendable {
 /// slices only when the event is delivered (so recording never makes that buffer shared and copied).
 enum HTTP2ClientEventRecord {
     case response(tag: UInt64, streamID: Int32, status: Int, apnsID: HTTP2ByteSpan?, apnsUniqueID: HTTP2ByteSpan?, body: HTTP2ByteSpan)
-    case streamFailed(tag: UInt64, streamID: Int32, failure: HTTP2StreamFailure)
+    case streamFailed(tag: UInt64, streamID: Int32, failure: TransportFailure)
     case goaway(lastStreamID: Int32, errorCode: UInt32, debugData: HTTP2ByteSpan, unprocessed: [UInt64], inDoubt: [UInt64])
     case remoteSettingsChanged(Int)
     case pingAcknowledged(UInt64)

@@ -1,3 +1,5 @@
+import APNSCore
+
 /// What the client records from inside nghttp2's callbacks: response fields and bodies into the stream slots,
 /// finished responses, failures, SETTINGS, PING and GOAWAY into `records`. Nothing here calls nghttp2.
 extension HTTP2ClientSession: Nghttp2EventSink {
@@ -87,15 +89,16 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     /// How a stream that ended without a complete response is classified. `serverSpoke`: whether the server's
     /// first SETTINGS frame (its connection preface, which must come before anything else it sends) arrived;
     /// before it the server cannot have processed any request.
-    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32, serverSpoke: Bool) -> HTTP2StreamFailure {
+    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32, serverSpoke: Bool) -> TransportFailure {
         if stream.unprocessedByGoaway { return .unprocessedAfterGoaway }
-        if !serverSpoke { return .notSent }
+        if !serverSpoke { return .connectionEndedBeforeSending }
         if let peerCode = stream.peerResetCode {
-            return peerCode == HTTP2ErrorCode.refusedStream.rawValue ? .refused : .reset(HTTP2ErrorCode(rawValue: peerCode))
+            return peerCode == HTTP2ErrorCode.refusedStream.rawValue
+                ? .refusedStream : .streamReset(HTTP2ErrorCode(rawValue: peerCode))
         }
         // nghttp2 closes a request it could not send (GOAWAY received, session ending) with REFUSED_STREAM.
-        if stream.phase == .queued { return .notSent }
-        return .reset(HTTP2ErrorCode(rawValue: errorCode))
+        if stream.phase == .queued { return .connectionEndedBeforeSending }
+        return .streamReset(HTTP2ErrorCode(rawValue: errorCode))
     }
 
     /// The stream's response is complete: copy its fields to the event buffer and record it.

@@ -1,3 +1,5 @@
+import APNSCore
+
 /// The client side of one HTTP/2 connection to APNs, in memory: bytes in (`receive`), bytes out
 /// (`produceOutput`), requests in (`submitRequest`), events out (`drainEvents`). It owns the nghttp2 session, the
 /// stream slots and the event buffer; it does no I/O and is used from one thread.
@@ -234,8 +236,8 @@ public final class HTTP2ClientSession {
             if phase != .answered, !streams[slot].cancelled {
                 // Before the server's SETTINGS (its preface) it cannot have processed anything.
                 let unprocessed = phase == .queued || !slots.hasReceivedPeerSettings
-                let failure: HTTP2StreamFailure =
-                    streams[slot].unprocessedByGoaway ? .unprocessedAfterGoaway : unprocessed ? .notSent : .connectionClosed
+                let failure: TransportFailure = streams[slot].unprocessedByGoaway
+                    ? .unprocessedAfterGoaway : unprocessed ? .connectionEndedBeforeSending : .connectionEndedBeforeAnswer
                 records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
             }
             streams.release(slot)

@@ -32,4 +32,23 @@ extension APNSClientPool {
         campaignPushType = notification.pushType
         campaignBlock = block
     }
+
+    /// Acts on what an answer says about the provider token the request carried: an `ExpiredProviderToken` for
+    /// the token in use re-signs it at once (once per token); any other answer shows the token was accepted. Gives
+    /// up when fresh tokens keep being declared expired on first use (the clock is wrong).
+    func noteTokenAnswer(_ reason: APNSReason?, tokenSerial: Int) {
+        guard let tokenCache, tokenSerial > 0 else { return }
+        guard reason == .expiredProviderToken else {
+            tokenCache.accepted(serial: tokenSerial)
+            return
+        }
+        do {
+            if case .refreshed = try tokenCache.invalidate(serial: tokenSerial) { try refreshHeaders() }
+        } catch {
+            reportFailure(error)
+        }
+        if let problem = tokenCache.clockProblem(limit: configuration.stopAfterTokensExpiredOnFirstUse) {
+            reportFailure(TransportError(.providerTokenRejected, problem))
+        }
+    }
 }

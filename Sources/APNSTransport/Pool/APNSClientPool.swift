@@ -2,9 +2,11 @@ import APNSCore
 import APNSCrypto
 import APNSHTTP2
 
-/// The connections to APNs for one team and one environment: opens them a moment apart, spreads requests over
-/// the ones with free stream slots, keeps the provider token fresh, replaces connections that die, and answers
-/// every submitted request exactly once through its delegate. Runs on one event loop; not thread-safe.
+/// The connections to APNs for one team and one environment: runs what its `ConnectionPoolStateMachine` decides
+/// (opening connections a moment apart, replacing the ones that die or retire, giving up, draining on close)
+/// against real connections and timers, spreads requests over the ones with free stream slots, keeps the provider
+/// token fresh, and answers every submitted request exactly once through its delegate. Runs on one event loop;
+/// not thread-safe.
 public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     public weak var delegate: (any PushTransportDelegate)?
     public let configuration: APNSClientConfiguration
@@ -12,17 +14,11 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     let loop: EventLoop
     let context: TLSClientContext
     let tokenCache: ProviderTokenCache?
-    var connections: [APNSClientConnection?]
-    /// Connections that got a GOAWAY: they take no new streams and are kept until their open streams end.
-    var retiring: [APNSClientConnection] = []
-    var failedConnects: [Int]
-    var reconnectTimers: [EventLoopTimer?]
-    var dirty = Set<Int>()
-    var nextPick = 0
-    var generator = SystemRandomNumberGenerator()
-    var closing = false
-    var closeTimer: EventLoopTimer?
-    var reportedClosed = false
+    var machine: ConnectionPoolStateMachine
+    var connections: [ConnectionPoolStateMachine.ConnectionID: APNSClientConnection] = [:]
+    var timers: [ConnectionPoolStateMachine.Timer: EventLoopTimer] = [:]
+    /// Connections with submits not yet flushed.
+    var dirty = Set<ConnectionPoolStateMachine.ConnectionID>()
     var reportedFailure = false
 
     // Header state, rebuilt only when the provider token changes or a new campaign topic appears.
@@ -44,39 +40,26 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         case .certificate:
             tokenCache = nil
         }
-        let count = max(1, configuration.connectionCount)
-        connections = Array(repeating: nil, count: count)
-        failedConnects = Array(repeating: 0, count: count)
-        reconnectTimers = Array(repeating: nil, count: count)
+        machine = ConnectionPoolStateMachine(
+            connectionCount: configuration.connectionCount, stagger: configuration.connectionStagger,
+            reconnect: configuration.reconnect)
         try refreshHeaders()
     }
 
     /// Opens the connections, `connectionStagger` seconds apart.
     public func start() {
-        for index in connections.indices {
-            let delay = Double(index) * configuration.connectionStagger
-            if delay == 0 {
-                open(index)
-            } else {
-                reconnectTimers[index] = loop.schedule(after: delay) { [weak self] in self?.open(index) }
-            }
-        }
+        run(machine.start())
     }
 
     /// Connections whose handshake is done and that take new streams.
-    public var readyConnectionCount: Int { connections.reduce(0) { $0 + (($1?.state == .ready) ? 1 : 0) } }
+    public var readyConnectionCount: Int { machine.activeConnectionCount }
 
     // MARK: - PushTransport
 
-    public var freeSlots: Int {
-        guard !closing else { return 0 }
-        var total = 0
-        for case let connection? in connections { total += connection.availableSlots }
-        return total
-    }
+    public var freeSlots: Int { machine.freeStreams }
 
     public func submit(_ notification: PushNotification, tag: UInt64) {
-        guard let index = pickConnection(), let connection = connections[index] else {
+        guard let id = machine.pickConnection(), let connection = connections[id] else {
             fail(tag, .notSent("no connection has a free stream"))
             return
         }
@@ -94,35 +77,19 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             try connection.submit(
                 block: useCampaign ? campaignBlock : baseBlock, fields: fields, body: notification.payload, tag: tag,
                 tokenSerial: token?.serial ?? 0)
-            dirty.insert(index)
+            dirty.insert(id)
         } catch {
             fail(tag, .notSent("\(error)"))
         }
+        run(machine.requestStartedOrEnded(id, load: connection.load))
     }
 
     public func flush() {
-        for index in dirty { connections[index]?.flush() }
+        for id in dirty { connections[id]?.flush() }
         dirty.removeAll(keepingCapacity: true)
     }
 
     public func close(gracePeriod: Double) {
-        if !closing {
-            closing = true
-            for index in reconnectTimers.indices {
-                reconnectTimers[index]?.cancel()
-                reconnectTimers[index] = nil
-            }
-        }
-        closeTimer?.cancel()
-        closeTimer = nil
-        if gracePeriod > 0 {
-            closeTimer = loop.schedule(after: gracePeriod) { [weak self] in self?.close(gracePeriod: 0) }
-            closeIdleConnections()
-        } else {
-            for connection in connections.compactMap({ $0 }) + retiring {
-                connection.close(abort: connection.inFlightCount > 0, reason: "closing")
-            }
-        }
-        reportClosedIfDone()
+        run(machine.closeRequested(gracePeriod: gracePeriod))
     }
 }

@@ -1,0 +1,147 @@
+import APNSCore
+
+extension ConnectionPoolStateMachine {
+    /// How a connection left its slot.
+    enum Ending: Hashable, Sendable {
+        /// It stopped taking new streams (GOAWAY, stream ids used up) and drains among the retired ones.
+        case retired
+        /// It closed; `serverSpoke`: the server's first SETTINGS frame (its HTTP/2 preface) had arrived.
+        case closed(TransportError?, serverSpoke: Bool)
+    }
+
+    /// The connection stopped taking new streams (a GOAWAY, or its stream ids near their end): it finishes its
+    /// `inFlight` requests on the side, and its slot opens a replacement. `hadAnswer`: the server answered at least
+    /// one request on it.
+    mutating func connectionStoppedTakingStreams(_ id: ConnectionID, hadAnswer: Bool, inFlight: Int) -> [Action] {
+        guard !isClosing, let slot = slot(of: id) else { return [] }
+        let attempts: Int
+        switch slots[slot] {
+        case .starting(_, let previous), .active(_, _, let previous): attempts = previous
+        case .backingOff, .draining, .closed: return []
+        }
+        retired[id] = inFlight
+        return replaceConnection(inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .retired)
+    }
+
+    /// The connection closed; every request it carried has been reported. `error` is nil for a clean close.
+    mutating func connectionClosed(
+        _ id: ConnectionID, error: TransportError?, hadAnswer: Bool, serverSpoke: Bool
+    ) -> [Action] {
+        if retired.removeValue(forKey: id) != nil { return reportClosedIfDone() }
+        guard let slot = slot(of: id) else { return [] }
+        let attempts: Int
+        switch slots[slot] {
+        case .starting(_, let previous), .active(_, _, let previous): attempts = previous
+        case .draining, .backingOff, .closed: attempts = 0
+        }
+        if isClosing {
+            slots[slot] = .closed
+            return reportClosedIfDone()
+        }
+        return replaceConnection(
+            inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .closed(error, serverSpoke: serverSpoke))
+    }
+
+    /// A connection could not even be set up (its HTTP/2 session could not be created): the slot stays empty and
+    /// the pool reports that error.
+    mutating func openFailed(_ id: ConnectionID) -> [Action] {
+        guard let slot = slot(of: id) else { return [] }
+        slots[slot] = .closed
+        return reportClosedIfDone()
+    }
+
+    /// Stops taking new requests. Connections with nothing open close now; the others drain, and after
+    /// `gracePeriod` seconds (at once for 0) whatever is still open is aborted and reported in doubt.
+    mutating func closeRequested(gracePeriod: Double) -> [Action] {
+        var actions: [Action] = []
+        if !isClosing {
+            isClosing = true
+            for slot in slots.indices {
+                guard case .backingOff = slots[slot] else { continue }
+                slots[slot] = .closed
+                actions.append(.cancel(.open(slot: slot)))
+            }
+        }
+        if closeDeadlineScheduled {
+            closeDeadlineScheduled = false
+            actions.append(.cancel(.closeDeadline))
+        }
+        let now = gracePeriod <= 0
+        for slot in slots.indices {
+            switch slots[slot] {
+            case .starting(let id, _):
+                slots[slot] = .draining(id, inFlight: 0)
+                actions.append(.close(id))
+            case .active(let id, let load, _):
+                slots[slot] = .draining(id, inFlight: load.inFlight)
+                actions.append(load.inFlight == 0 ? .close(id) : now ? .abort(id) : .drain(id))
+            case .draining(let id, let inFlight):
+                if now { actions.append(inFlight == 0 ? .close(id) : .abort(id)) }
+            case .backingOff, .closed:
+                break
+            }
+        }
+        for (id, inFlight) in retired.sorted(by: { $0.key.value < $1.key.value }) where now || inFlight == 0 {
+            actions.append(inFlight == 0 ? .close(id) : .abort(id))
+        }
+        if !now {
+            closeDeadlineScheduled = true
+            actions.append(.schedule(.closeDeadline, after: gracePeriod))
+        }
+        return actions + reportClosedIfDone()
+    }
+
+    /// The one reconnect decision, for a connection that closed or retired: a handshake failure no reconnect can
+    /// cure ends the pool; so does the reconnect limit while no other connection works; otherwise the slot opens a
+    /// new connection, at once after a retired connection that had answered, else after the back-off delay (a
+    /// connection that never answered counts as a failed attempt, so a server that drops every connection right
+    /// after the handshake does not reset the back-off).
+    private mutating func replaceConnection(
+        inSlot slot: Int, attempts previous: Int, hadAnswer: Bool, ending: Ending
+    ) -> [Action] {
+        let attempts = hadAnswer ? 0 : previous + 1
+        slots[slot] = .backingOff(attempts: attempts)
+        if case .closed(let error?, serverSpoke: false) = ending, Self.isPermanent(error) {
+            slots[slot] = .closed
+            return [.reportFailure(error)]
+        }
+        if !reconnect.allowsRetry(afterAttempts: attempts), activeConnectionCount == 0 {
+            slots[slot] = .closed
+            switch ending {
+            case .retired:
+                return [.reportFailure(TransportError(
+                    .closedByPeer, "every connection ended without an answer, \(attempts) in a row"))]
+            case .closed(let error, _):
+                return [.reportFailure(TransportError(
+                    error?.kind ?? .connectFailed, "no connection after \(attempts) attempts: \(error?.detail ?? "closed")"))]
+            }
+        }
+        let delay: Double
+        switch ending {
+        case .retired: delay = attempts == 0 ? 0 : reconnect.delay(afterAttempt: attempts, using: &random)
+        case .closed: delay = reconnect.delay(afterAttempt: max(1, attempts), using: &random)
+        }
+        return [.schedule(.open(slot: slot), after: delay), .reportFreeStreams]
+    }
+
+    private mutating func reportClosedIfDone() -> [Action] {
+        guard isClosing, !reportedClosed, retired.isEmpty, slots.allSatisfy({ $0 == .closed }) else { return [] }
+        reportedClosed = true
+        guard closeDeadlineScheduled else { return [.reportClosed] }
+        closeDeadlineScheduled = false
+        return [.cancel(.closeDeadline), .reportClosed]
+    }
+
+    /// Errors a reconnect cannot cure, when they end a connection before the server's HTTP/2 preface: the
+    /// server's identity or protocol is wrong, or ours is, or the server refused the handshake (TLS version,
+    /// cipher suite, our certificate; with TLS 1.3 that alert arrives right after our side of the handshake).
+    static func isPermanent(_ error: TransportError) -> Bool {
+        switch error.kind {
+        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused,
+             .handshakeRefused, .clientCertificateRejected:
+            return true
+        default:
+            return false
+        }
+    }
+}

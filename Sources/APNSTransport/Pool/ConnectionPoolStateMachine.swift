@@ -1,0 +1,198 @@
+import APNSCore
+
+/// The pool's decisions without I/O: the state of each of its connections, which one takes the next request, when a
+/// connection is replaced and after what delay, when the pool gives up, and when it has closed. `APNSClientPool`
+/// feeds it what its connections and timers report and runs the actions it returns.
+///
+/// The pool has `connectionCount` places (slots), each holding one connection or waiting to open one. A connection
+/// that stops taking new streams (GOAWAY, stream ids used up) leaves its slot, finishes what it has among the
+/// `retired` ones, and its slot opens a replacement.
+struct ConnectionPoolStateMachine {
+    /// Names one connection for its whole life; a replacement gets a new id.
+    struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+        let value: Int
+        var description: String { "#\(value)" }
+    }
+
+    /// What a ready connection last reported: streams it may start now, and its requests not yet ended.
+    struct Load: Hashable, Sendable {
+        var available: Int
+        var inFlight: Int
+    }
+
+    /// One slot's connection.
+    enum ConnectionState: Hashable, Sendable {
+        /// Waiting for a timer before opening: the staggered first open (`attempts` 0), or a reconnect after
+        /// `attempts` connections in a row ended without an answer.
+        case backingOff(attempts: Int)
+        /// Connecting: TCP, TLS, HTTP/2 preface. Takes no requests yet.
+        case starting(ConnectionID, attempts: Int)
+        /// Ready: takes requests while `load.available > 0`.
+        case active(ConnectionID, load: Load, attempts: Int)
+        /// The pool is closing: takes no new requests; the connection closes once its requests have ended.
+        case draining(ConnectionID, inFlight: Int)
+        /// No connection, and none will open: the pool closed, or gave up.
+        case closed
+    }
+
+    /// The timers the pool runs for the machine; each fires `timerFired`.
+    enum Timer: Hashable, Sendable {
+        /// Opens the slot's next connection (stagger or back-off).
+        case open(slot: Int)
+        /// The end of `close(gracePeriod:)`: connections still open are aborted.
+        case closeDeadline
+    }
+
+    /// What the pool does next, in order.
+    enum Action: Hashable, Sendable {
+        /// Opens a connection with this id.
+        case open(ConnectionID)
+        case schedule(Timer, after: Double)
+        case cancel(Timer)
+        /// Takes no new requests on the connection; it closes by itself once its open requests end.
+        case drain(ConnectionID)
+        /// Closes the connection now, telling the server (GOAWAY, close_notify); nothing is open on it.
+        case close(ConnectionID)
+        /// Drops the connection now; its open requests are reported as not sent or in doubt.
+        case abort(ConnectionID)
+        /// Streams may have become free: the delegate hears `transportHasFreeSlots`.
+        case reportFreeStreams
+        /// The transport cannot work: the delegate hears `transportFailed`.
+        case reportFailure(TransportError)
+        /// Everything is closed: the delegate hears `transportDidClose`.
+        case reportClosed
+    }
+
+    // The state below changes only through the machine's own methods (here and in `+Lifecycle`).
+    var slots: [ConnectionState]
+    /// Connections that left their slot (GOAWAY, stream ids used up) and finish their open requests: in flight on each.
+    var retired: [ConnectionID: Int] = [:]
+    var isClosing = false
+    var closeDeadlineScheduled = false
+    var reportedClosed = false
+    let stagger: Double
+    let reconnect: ExponentialBackoff
+    var random: any RandomNumberGenerator
+    private var nextID = 0
+    private var nextPick = 0
+
+    init(connectionCount: Int, stagger: Double, reconnect: ExponentialBackoff,
+         random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+        slots = Array(repeating: .backingOff(attempts: 0), count: max(1, connectionCount))
+        self.stagger = stagger
+        self.reconnect = reconnect
+        self.random = random
+    }
+
+    // MARK: - Queries
+
+    /// Connections that are ready and not draining.
+    var activeConnectionCount: Int {
+        slots.reduce(0) { count, state in
+            if case .active = state { return count + 1 }
+            return count
+        }
+    }
+
+    /// Streams that may start now, over every ready connection; none while closing.
+    var freeStreams: Int {
+        guard !isClosing else { return 0 }
+        return slots.reduce(0) { total, state in
+            if case .active(_, let load, _) = state { return total + max(0, load.available) }
+            return total
+        }
+    }
+
+    /// The ready connection with a free stream and the fewest requests in flight; ties go round-robin. Load spreads
+    /// evenly whatever each server's stream limit (a dropped connection then takes only its share of what is in
+    /// flight), and a connection still at its initial limit of one stream gets its first request at once, which
+    /// lets the server raise the limit. The pool then starts the request there and reports the connection's new
+    /// load (`requestStartedOrEnded`).
+    mutating func pickConnection() -> ConnectionID? {
+        guard !isClosing else { return nil }
+        var best: Int?
+        var bestLoad = Int.max
+        for offset in 0..<slots.count {
+            let index = (nextPick + offset) % slots.count
+            guard case .active(_, let load, _) = slots[index], load.available > 0, load.inFlight < bestLoad else {
+                continue
+            }
+            best = index
+            bestLoad = load.inFlight
+        }
+        nextPick = (nextPick + 1) % slots.count
+        guard let best, case .active(let id, _, _) = slots[best] else { return nil }
+        return id
+    }
+
+    // MARK: - Events
+
+    /// Opens the first connection now and the others `stagger` seconds apart.
+    mutating func start() -> [Action] {
+        var actions: [Action] = []
+        for slot in slots.indices {
+            guard case .backingOff(attempts: 0) = slots[slot] else { continue }
+            let delay = Double(slot) * stagger
+            actions += delay == 0 ? open(slot, attempts: 0) : [.schedule(.open(slot: slot), after: delay)]
+        }
+        return actions
+    }
+
+    /// The connection's handshake is done and HTTP/2 is up.
+    mutating func connectionReady(_ id: ConnectionID, load: Load) -> [Action] {
+        guard let slot = slot(of: id), case .starting(_, let attempts) = slots[slot] else { return [] }
+        slots[slot] = .active(id, load: load, attempts: attempts)
+        return [.reportFreeStreams]
+    }
+
+    /// The connection's load changed: the server's SETTINGS changed its stream limit, or it stopped or resumed
+    /// taking requests after a request timeout.
+    mutating func loadChanged(_ id: ConnectionID, load: Load) -> [Action] {
+        _ = requestStartedOrEnded(id, load: load)
+        guard let slot = slot(of: id), case .active = slots[slot] else { return [] }
+        return [.reportFreeStreams]
+    }
+
+    /// A request started on the connection, or ended (the delegate hears its outcome from the pool): the load the
+    /// connection reports now (a start can take more than one stream slot away: the last stream id).
+    mutating func requestStartedOrEnded(_ id: ConnectionID, load: Load) -> [Action] {
+        if retired[id] != nil {
+            retired[id] = load.inFlight
+            return []
+        }
+        guard let slot = slot(of: id) else { return [] }
+        switch slots[slot] {
+        case .active(_, _, let attempts): slots[slot] = .active(id, load: load, attempts: attempts)
+        case .draining: slots[slot] = .draining(id, inFlight: load.inFlight)
+        case .backingOff, .starting, .closed: break
+        }
+        return []
+    }
+
+    mutating func timerFired(_ timer: Timer) -> [Action] {
+        switch timer {
+        case .open(let slot):
+            guard slots.indices.contains(slot), !isClosing, case .backingOff(let attempts) = slots[slot] else { return [] }
+            return open(slot, attempts: attempts)
+        case .closeDeadline:
+            closeDeadlineScheduled = false
+            return closeRequested(gracePeriod: 0)
+        }
+    }
+
+    private mutating func open(_ slot: Int, attempts: Int) -> [Action] {
+        let id = ConnectionID(value: nextID)
+        nextID += 1
+        slots[slot] = .starting(id, attempts: attempts)
+        return [.open(id)]
+    }
+
+    func slot(of id: ConnectionID) -> Int? {
+        slots.firstIndex { state in
+            switch state {
+            case .starting(let current, _), .active(let current, _, _), .draining(let current, _): return current == id
+            case .backingOff, .closed: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Testing
+@testable import APNSTransport
+
+/// The client connection's lifecycle, request timeouts and PINGs, in virtual time: instants are made up, nothing
+/// is sent.
+@Suite("client connection state machine")
+struct ClientConnectionStateMachineTests {
+    typealias Machine = ClientConnectionStateMachine
+    let timing = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10)
+
+    /// `seconds` after an arbitrary origin.
+    func at(_ seconds: Double) -> EventLoopInstant { EventLoopInstant(nanoseconds: 1_000_000_000_000).advanced(bySeconds: seconds) }
+
+    /// Holds the machine so that `#expect` can call its mutating methods.
+    final class Box {
+        var machine: Machine
+        init(_ machine: Machine) { self.machine = machine }
+        /// Runs a mutating call on the machine and returns its result.
+        func callAsFunction<T>(_ call: (inout Machine) -> T) -> T { call(&machine) }
+    }
+
+    /// A machine whose handshake completed at 0 and whose server sent its SETTINGS.
+    func readyMachine() -> Machine {
+        var machine = Machine(timing: timing, now: at(0))
+        _ = machine.handshakeCompleted(now: at(0))
+        machine.settingsReceived()
+        return machine
+    }
+
+    @Test("connecting, awaiting the server's SETTINGS, ready, draining, closed")
+    func lifecycle() {
+        let m = Box(Machine(timing: timing, now: at(0)))
+        #expect(m.machine.state == .connecting && !m.machine.takesRequests)
+        #expect(m { $0.tick(now: at(100)) }.isEmpty, "no PING before HTTP/2 is up")
+        #expect(m { $0.handshakeCompleted(now: at(1)) })
+        #expect(!m { $0.handshakeCompleted(now: at(1)) }, "once")
+        #expect(m.machine.state == .awaitingSettings && m.machine.takesRequests && !m.machine.serverSpoke)
+        m.machine.settingsReceived()
+        #expect(m.machine.state == .ready && m.machine.serverSpoke)
+        m.machine.requestStarted(tag: 7, streamID: 1, tokenSerial: 3, now: at(2))
+        #expect(m { $0.drain() })
+        #expect(!m { $0.drain() }, "once")
+        #expect(m.machine.state == .draining && !m.machine.takesRequests && !m.machine.isDrained)
+        #expect(m { $0.requestEnded(tag: 7, answered: true) } == 3)
+        #expect(m { $0.requestEnded(tag: 7, answered: true) } == nil, "reported once")
+        #expect(m.machine.isDrained && m.machine.hadAnswer && m.machine.serverSpoke)
+        #expect(m { $0.close() })
+        #expect(!m { $0.close() }, "once")
+        #expect(m.machine.state == .closed && m { $0.takeUnreportedRequests() }.isEmpty)
+    }
+
+    @Test("a request unanswered past the timeout is cancelled alone, oldest first; the connection waits for a sign of life")
+    func requestTimeout() {
+        let m = Box(readyMachine())
+        m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
+        m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(5))
+        m.machine.requestStarted(tag: 3, streamID: 5, tokenSerial: 0, now: at(6))
+        _ = m.machine.requestEnded(tag: 2, answered: true)
+        #expect(m { $0.received(now: at(15)) } == false)
+        #expect(m { $0.tick(now: at(31)) }.isEmpty, "exactly at the timeout is not past it")
+        #expect(m { $0.tick(now: at(31.5)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend])
+        #expect(!m.machine.takesRequests)
+        #expect(m { $0.received(now: at(32)) }, "the first bytes end the suspension")
+        #expect(m.machine.takesRequests)
+        m.machine.pingAcknowledged()
+        // Tag 2 was answered: only tag 3 is overdue next; a PING goes out again with it.
+        #expect(m { $0.tick(now: at(36.5)) } == [.cancelRequest(tag: 3, streamID: 5, tokenSerial: 0), .sendPing(2), .suspend])
+        #expect(m.machine.openRequests.isEmpty)
+    }
+
+    @Test("a draining connection whose last request times out closes")
+    func drainedByTimeout() {
+        let m = Box(readyMachine())
+        m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
+        _ = m.machine.drain()
+        #expect(m { $0.tick(now: at(40)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend, .close])
+    }
+
+    @Test("a PING after the interval of silence; acknowledged, nothing happens; unanswered, the connection is aborted")
+    func liveness() {
+        let m = Box(readyMachine())
+        #expect(m { $0.tick(now: at(20)) }.isEmpty)
+        #expect(m { $0.tick(now: at(21)) } == [.sendPing(1)])
+        #expect(m { $0.tick(now: at(25)) }.isEmpty, "one PING at a time")
+        m.machine.pingAcknowledged()
+        _ = m.machine.received(now: at(25))
+        #expect(m { $0.tick(now: at(40)) }.isEmpty)
+        #expect(m { $0.tick(now: at(46)) } == [.sendPing(2)])
+        #expect(m { $0.tick(now: at(56)) }.isEmpty)
+        #expect(m { $0.tick(now: at(56.5)) } == [.abort("PING not answered within 10s")])
+    }
+
+    @Test("a PING that could not be sent is not waited for")
+    func pingNotSent() {
+        let m = Box(readyMachine())
+        #expect(m { $0.tick(now: at(21)) } == [.sendPing(1)])
+        m.machine.pingNotSent()
+        #expect(m.machine.pingSentAt == nil)
+        #expect(m { $0.tick(now: at(40)) } == [.sendPing(2)])
+    }
+
+    @Test("requests still open when the connection ends are handed over once, by tag")
+    func unreported() {
+        let m = Box(readyMachine())
+        m.machine.requestStarted(tag: 9, streamID: 1, tokenSerial: 2, now: at(1))
+        m.machine.requestStarted(tag: 4, streamID: 3, tokenSerial: 2, now: at(1))
+        #expect(m { $0.close() })
+        #expect(m { $0.takeUnreportedRequests() }.map(\.tag) == [4, 9])
+        #expect(m { $0.takeUnreportedRequests() }.isEmpty)
+        #expect(m { $0.tick(now: at(100)) }.isEmpty)
+    }
+}

@@ -1,0 +1,266 @@
+import APNSCore
+import Testing
+@testable import APNSTransport
+
+/// Drives a `ConnectionPoolStateMachine` in virtual time: keeps the timers its actions schedule, fires them when
+/// the clock passes them, and records every action. No socket, no event loop.
+struct PoolMachineHarness {
+    typealias Machine = ConnectionPoolStateMachine
+    typealias ID = Machine.ConnectionID
+
+    /// Jitter at its top: every delay is its whole step.
+    struct NoJitter: RandomNumberGenerator {
+        mutating func next() -> UInt64 { .max }
+    }
+
+    var machine: Machine
+    var now = 0.0
+    var timers: [Machine.Timer: Double] = [:]
+    /// Connections opened, in order.
+    var opened: [ID] = []
+    var actions: [Machine.Action] = []
+
+    init(connections: Int = 1, stagger: Double = 0.1,
+         reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12)) {
+        machine = Machine(connectionCount: connections, stagger: stagger, reconnect: reconnect, random: NoJitter())
+    }
+
+    /// Records the actions and keeps the timers; returns the actions.
+    @discardableResult
+    mutating func apply(_ new: [Machine.Action]) -> [Machine.Action] {
+        for action in new {
+            switch action {
+            case .open(let id): opened.append(id)
+            case .schedule(let timer, let delay): timers[timer] = now + delay
+            case .cancel(let timer): timers[timer] = nil
+            default: break
+            }
+        }
+        actions += new
+        return new
+    }
+
+    /// Moves the clock by `seconds`, firing due timers in order; returns their actions.
+    @discardableResult
+    mutating func advance(_ seconds: Double) -> [Machine.Action] {
+        let end = now + seconds
+        var fired: [Machine.Action] = []
+        while let (timer, at) = timers.filter({ $0.value <= end }).min(by: { $0.value < $1.value }) {
+            now = at
+            timers[timer] = nil
+            fired += apply(machine.timerFired(timer))
+        }
+        now = end
+        return fired
+    }
+
+    var lastOpened: ID? { opened.last }
+
+    /// The connection `id` ends before the server ever answered, with a retryable error.
+    @discardableResult
+    mutating func refused(_ id: ID) -> [Machine.Action] {
+        apply(machine.connectionClosed(
+            id, error: TransportError(.connectionRefused, "connect: refused"), hadAnswer: false, serverSpoke: false))
+    }
+}
+
+@Suite("connection pool state machine")
+struct ConnectionPoolStateMachineTests {
+    typealias Load = ConnectionPoolStateMachine.Load
+
+    @Test("connections open a stagger apart; the first at once")
+    func staggeredStart() throws {
+        var pool = PoolMachineHarness(connections: 3, stagger: 0.1)
+        let start = pool.apply(pool.machine.start())
+        #expect(start == [.open(.init(value: 0)), .schedule(.open(slot: 1), after: 0.1), .schedule(.open(slot: 2), after: 0.2)])
+        pool.advance(0.2)
+        #expect(pool.opened.map(\.value) == [0, 1, 2])
+        #expect(pool.machine.freeStreams == 0, "nothing is ready yet")
+    }
+
+    @Test("back-off doubles with each connection that ends without an answer, and resets after one that answered")
+    func backoffGrowsAndResets() throws {
+        var pool = PoolMachineHarness()
+        pool.apply(pool.machine.start())
+        var delays: [Double] = []
+        for _ in 0..<4 {
+            let actions = pool.refused(try #require(pool.lastOpened))
+            delays += actions.compactMap { if case .schedule(.open, let delay) = $0 { delay } else { nil } }
+            pool.advance(60)
+        }
+        #expect(delays == [0.25, 0.5, 1.0, 2.0])
+        #expect(pool.machine.slots == [.starting(try #require(pool.lastOpened), attempts: 4)])
+
+        // A connection that answered resets the count: the next drop waits only the first step.
+        let working = try #require(pool.lastOpened)
+        pool.apply(pool.machine.connectionReady(working, load: Load(available: 1, inFlight: 0)))
+        let afterAnswer = pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true))
+        #expect(afterAnswer == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(pool.machine.slots == [.backingOff(attempts: 0)])
+        pool.advance(1)
+        // One that was ready but never answered does not reset it.
+        let silent = try #require(pool.lastOpened)
+        pool.apply(pool.machine.connectionReady(silent, load: Load(available: 1, inFlight: 0)))
+        pool.apply(pool.machine.connectionClosed(silent, error: nil, hadAnswer: false, serverSpoke: true))
+        #expect(pool.machine.slots == [.backingOff(attempts: 1)])
+    }
+
+    @Test("after the reconnect limit with no other connection working, the pool gives up once, naming the cause")
+    func givesUp() throws {
+        var pool = PoolMachineHarness(reconnect: ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 3))
+        pool.apply(pool.machine.start())
+        pool.refused(try #require(pool.lastOpened))
+        pool.advance(60)
+        pool.refused(try #require(pool.lastOpened))
+        pool.advance(60)
+        let last = pool.refused(try #require(pool.lastOpened))
+        #expect(last == [.reportFailure(TransportError(.connectionRefused, "no connection after 3 attempts: connect: refused"))])
+        #expect(pool.machine.slots == [.closed])
+        #expect(pool.timers.isEmpty)
+        #expect(pool.opened.count == 3)
+    }
+
+    @Test("the reconnect limit does not end the pool while another connection works")
+    func keepsTryingWhileAnotherWorks() throws {
+        var pool = PoolMachineHarness(connections: 2, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 2))
+        pool.apply(pool.machine.start())
+        pool.advance(0.1)
+        let working = pool.opened[1]
+        pool.apply(pool.machine.connectionReady(working, load: Load(available: 10, inFlight: 0)))
+        for _ in 0..<5 {
+            let actions = pool.refused(try #require(pool.opened.last { $0 != working }))
+            #expect(!actions.contains { if case .reportFailure = $0 { true } else { false } })
+            pool.advance(10)
+        }
+        #expect(pool.opened.count == 7)
+    }
+
+    @Test("a handshake failure no reconnect can cure ends the pool at once; after the server's SETTINGS it is retried")
+    func permanentHandshakeFailure() throws {
+        let refused = TransportError(.handshakeRefused, "no TLS version in common")
+        var early = PoolMachineHarness()
+        early.apply(early.machine.start())
+        let actions = early.apply(early.machine.connectionClosed(
+            try #require(early.lastOpened), error: refused, hadAnswer: false, serverSpoke: false))
+        #expect(actions == [.reportFailure(refused)])
+
+        var late = PoolMachineHarness()
+        late.apply(late.machine.start())
+        let retried = late.apply(late.machine.connectionClosed(
+            try #require(late.lastOpened), error: refused, hadAnswer: false, serverSpoke: true))
+        #expect(retried == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+    }
+
+    @Test("GOAWAY: the connection finishes its requests on the side and its slot reopens at once after an answer")
+    func goawayReplacement() throws {
+        var pool = PoolMachineHarness()
+        pool.apply(pool.machine.start())
+        let first = try #require(pool.lastOpened)
+        pool.apply(pool.machine.connectionReady(first, load: Load(available: 5, inFlight: 0)))
+        #expect(pool.machine.pickConnection() == first)
+        pool.apply(pool.machine.requestStartedOrEnded(first, load: Load(available: 4, inFlight: 1)))
+        let goaway = pool.apply(pool.machine.connectionStoppedTakingStreams(first, hadAnswer: true, inFlight: 1))
+        #expect(goaway == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams])
+        #expect(pool.machine.retired == [first: 1])
+        #expect(pool.machine.freeStreams == 0)
+        #expect(pool.machine.pickConnection() == nil, "a retired connection takes no request")
+        pool.advance(0)
+        let second = try #require(pool.lastOpened)
+        #expect(second != first)
+        pool.apply(pool.machine.connectionReady(second, load: Load(available: 5, inFlight: 0)))
+        #expect(pool.machine.pickConnection() == second)
+        // The retired one ends; nothing reopens for it.
+        #expect(pool.apply(pool.machine.connectionClosed(first, error: nil, hadAnswer: true, serverSpoke: true)).isEmpty)
+        #expect(pool.machine.retired.isEmpty)
+        #expect(pool.opened.count == 2)
+    }
+
+    @Test("GOAWAYs on connections that never answered back off, then give up")
+    func goawayWithoutAnswers() throws {
+        var pool = PoolMachineHarness(reconnect: ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 2))
+        pool.apply(pool.machine.start())
+        var results: [[ConnectionPoolStateMachine.Action]] = []
+        for _ in 0..<2 {
+            let id = try #require(pool.lastOpened)
+            pool.apply(pool.machine.connectionReady(id, load: Load(available: 1, inFlight: 0)))
+            results.append(pool.apply(pool.machine.connectionStoppedTakingStreams(id, hadAnswer: false, inFlight: 0)))
+            pool.advance(60)
+        }
+        #expect(results[0] == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(results[1] == [.reportFailure(TransportError(.closedByPeer, "every connection ended without an answer, 2 in a row"))])
+    }
+
+    @Test("SETTINGS raise and lower a connection's free streams; requests go to the least loaded, ties in turn")
+    func capacityAndChoice() throws {
+        var pool = PoolMachineHarness(connections: 3, stagger: 0)
+        pool.apply(pool.machine.start())
+        let ids = pool.opened
+        #expect(ids.count == 3)
+        for id in ids { pool.apply(pool.machine.connectionReady(id, load: Load(available: 1, inFlight: 0))) }
+        #expect(pool.machine.freeStreams == 3)
+        #expect(pool.apply(pool.machine.loadChanged(ids[0], load: Load(available: 100, inFlight: 0))) == [.reportFreeStreams])
+        #expect(pool.machine.freeStreams == 102)
+        pool.apply(pool.machine.loadChanged(ids[0], load: Load(available: 10, inFlight: 0)))
+        #expect(pool.machine.freeStreams == 12)
+
+        pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 8, inFlight: 2)))
+        pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 10, inFlight: 0)))
+        pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 10, inFlight: 0)))
+        var picks: [ConnectionPoolStateMachine.ConnectionID?] = []
+        for _ in 0..<3 { picks.append(pool.machine.pickConnection()) }
+        #expect(picks == [ids[1], ids[1], ids[2]], "the least loaded, ties round-robin")
+        pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 0, inFlight: 0)))
+        pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 0, inFlight: 0)))
+        #expect(pool.machine.pickConnection() == ids[0], "only one with a free stream")
+        #expect(pool.machine.activeConnectionCount == 3)
+    }
+
+    @Test("close with requests in flight: idle connections close, busy ones drain, then the pool reports closed")
+    func drainsOnClose() throws {
+        var pool = PoolMachineHarness(connections: 3, stagger: 1)
+        pool.apply(pool.machine.start())
+        pool.advance(1)
+        let busy = pool.opened[0], idle = pool.opened[1]
+        pool.apply(pool.machine.connectionReady(busy, load: Load(available: 8, inFlight: 2)))
+        pool.apply(pool.machine.connectionReady(idle, load: Load(available: 10, inFlight: 0)))
+        let close = pool.apply(pool.machine.closeRequested(gracePeriod: 5))
+        #expect(close == [.cancel(.open(slot: 2)), .drain(busy), .close(idle), .schedule(.closeDeadline, after: 5)])
+        #expect(pool.machine.freeStreams == 0)
+        #expect(pool.machine.pickConnection() == nil)
+        #expect(pool.apply(pool.machine.connectionClosed(idle, error: nil, hadAnswer: false, serverSpoke: true)).isEmpty)
+        pool.apply(pool.machine.requestStartedOrEnded(busy, load: Load(available: 0, inFlight: 0)))
+        let done = pool.apply(pool.machine.connectionClosed(busy, error: nil, hadAnswer: true, serverSpoke: true))
+        #expect(done == [.cancel(.closeDeadline), .reportClosed])
+        #expect(pool.timers.isEmpty)
+        #expect(pool.advance(10).isEmpty, "nothing after the close")
+        #expect(pool.opened.count == 2, "no reconnect while closing")
+    }
+
+    @Test("close: when the grace period ends, connections still busy are aborted (their requests end in doubt)")
+    func gracePeriodExpires() throws {
+        var pool = PoolMachineHarness(connections: 1)
+        pool.apply(pool.machine.start())
+        let busy = try #require(pool.lastOpened)
+        pool.apply(pool.machine.connectionReady(busy, load: Load(available: 8, inFlight: 2)))
+        pool.apply(pool.machine.closeRequested(gracePeriod: 2))
+        #expect(pool.advance(1.9).isEmpty)
+        #expect(pool.advance(0.2) == [.abort(busy)])
+        let closed = pool.apply(pool.machine.connectionClosed(
+            busy, error: TransportError(.shutdown, "closing"), hadAnswer: true, serverSpoke: true))
+        #expect(closed == [.reportClosed])
+        #expect(pool.apply(pool.machine.closeRequested(gracePeriod: 0)).isEmpty, "reported closed once")
+    }
+
+    @Test("close while a connection is still connecting or a retired one drains, with no grace period")
+    func closeAtOnce() throws {
+        var pool = PoolMachineHarness(connections: 2, stagger: 0)
+        pool.apply(pool.machine.start())
+        let (connecting, working) = (pool.opened[0], pool.opened[1])
+        pool.apply(pool.machine.connectionReady(working, load: Load(available: 1, inFlight: 1)))
+        pool.apply(pool.machine.connectionStoppedTakingStreams(working, hadAnswer: true, inFlight: 1))
+        let close = pool.apply(pool.machine.closeRequested(gracePeriod: 0))
+        #expect(close == [.cancel(.open(slot: 1)), .close(connecting), .abort(working)])
+        pool.apply(pool.machine.connectionClosed(connecting, error: nil, hadAnswer: false, serverSpoke: false))
+        #expect(pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true)) == [.reportClosed])
+    }
+}
