@@ -24,7 +24,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "finished; nothing left to retry"
         case .failure:
             "could not start or go on: a file named on the command line (input, template, key, certificate, CA) is "
-                + "missing, unreadable or malformed, or a write failed (full disk)"
+                + "missing, unreadable or malformed, a PKCS#12 password is wrong, or a write failed (full disk)"
         case .invalidRecords:
             "finished; some records are invalid (validate: not every record is valid)"
         case .retryableLeft:
@@ -56,7 +56,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     static let campaignEntries: [Entry] = [
         Entry(.success, "finished; nothing left to retry"),
         Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
-            + "unreadable or malformed, or a write failed (full disk)"),
+            + "unreadable or malformed, a PKCS#12 password is wrong, or a write failed (full disk)"),
         Entry(.invalidRecords, "finished; some records are invalid"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
