@@ -47,44 +47,23 @@ extension Dispatcher {
         endIfSettled()
     }
 
-    /// Handles one record read from the reader; returns whether it was submitted.
+    /// Handles one record read from the reader, as `RecordDecision` decides; returns whether it was submitted.
     private func take(_ record: CampaignRecord) throws -> Bool {
-        summary.records += 1
-        switch record.content {
-        case .invalid(let error, let token, let topic):
-            if resumeStatus(record.key) == .finished {
-                summary.records -= 1  // its line was written by the run being resumed
-                return false
-            }
-            try writeFinalResult(ResultRecord(
-                key: record.key, outcome: .inputError, token: token, topic: topic,
-                reason: error.code.rawValue, detail: error.detail))
+        // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
+        let firstOccurrence = record.notification.map { configuration.allowDuplicates || isFirstOccurrence($0) } ?? true
+        let resume = resumeStatus(record.key)
+        let decision = RecordDecision(configuration: configuration, stopCause: phase.stopCause)
+        let effect = decision.effect(
+            for: record, resume: resume, resumedSends: resume == .inDoubt ? resumedSends(record.key) : 0,
+            firstOccurrence: firstOccurrence)
+        summary.records += effect.recordCountChange
+        switch effect {
+        case .skip:
             return false
-        case .notification(let notification):
-            let first = configuration.allowDuplicates || isFirstOccurrence(notification)
-            let resume = resumeStatus(record.key)
-            if resume == .finished {
-                summary.records -= 1  // counted by the run that finished it
-                return false
-            }
-            guard first else {
-                try writeFinalResult(ResultRecord(
-                    key: record.key, outcome: .duplicate, token: notification.token.hex,
-                    topic: notification.topic.value, detail: "same token and topic as an earlier record"))
-                return false
-            }
-            var send = PendingSend(key: record.key, notification: notification)
-            if resume == .inDoubt && !configuration.resendInDoubt {
-                send.attempts = resumedSends(record.key)
-                try writeFinalResult(result(for: send, outcome: .inDoubt, detail: "sent before the crash, never answered"))
-                return false
-            }
-            if let stopping = phase.stopCause {
-                let why: String
-                if case .stoppedEarly(let reason) = stopping { why = reason } else { why = "interrupted" }
-                try writeFinalResult(result(for: send, outcome: .notSent, detail: "campaign stopped: \(why)"))
-                return false
-            }
+        case .writeFinalResult(let result):
+            try writeFinalResult(result)
+            return false
+        case .submit(var send):
             try submit(&send)
             return true
         }
