@@ -11,29 +11,49 @@ public enum PayloadRules {
         pushType: PushType,
         priority: Priority?
     ) throws(InputError) -> JSONScanner.Value {
-        let size = range.count
         let nonSpace = scanner.skipSpace(range.lowerBound, range.upperBound) < range.upperBound
-        guard size > 0, nonSpace else { throw InputError(.payloadEmpty, "payload is empty") }
-        let limit = pushType.maximumPayloadBytes
-        guard size <= limit else {
-            throw InputError(.payloadTooLarge, "payload is \(size) bytes: more than \(limit) for push type \(pushType.rawValue)")
-        }
+        guard !range.isEmpty, nonSpace else { throw InputError(.payloadEmpty, "payload is empty") }
+        try validateSize(range.count, pushType: pushType)
         let value: JSONScanner.Value
+        var check = ContentAvailableOnlyCheck(payloadDepth: 1)
         do {
-            value = try scanner.scanDocument(in: range)
+            value = try scanner.scanDocument(in: range, reportingMembersTo: check.reportedDepth) { depth, key, value in
+                check.member(depth: depth, key: key, value: value, in: scanner)
+            }
         } catch {
             throw InputError(.payloadInvalidJSON, "payload is not valid JSON: \(error)")
         }
         guard value.kind == .object else {
             throw InputError(.payloadNotObject, "payload must be a JSON object, not \(value.kind)")
         }
-        if (priority ?? .immediate) == .immediate, isContentAvailableOnly(scanner, object: value) {
+        try validatePriority(priority, contentAvailableOnly: check.isContentAvailableOnly)
+        return value
+    }
+
+    /// Validates a payload already scanned as a JSON object (a record's `payload` member, checked by the scan of
+    /// its line): the same rules in the same order as `validate`, given the object's size in bytes and whether its
+    /// `aps` holds only `content-available` (`isContentAvailableOnly`).
+    public static func validate(
+        scannedObjectOfSize size: Int, contentAvailableOnly: Bool, pushType: PushType, priority: Priority?
+    ) throws(InputError) {
+        try validateSize(size, pushType: pushType)
+        try validatePriority(priority, contentAvailableOnly: contentAvailableOnly)
+    }
+
+    private static func validateSize(_ size: Int, pushType: PushType) throws(InputError) {
+        let limit = pushType.maximumPayloadBytes
+        guard size <= limit else {
+            throw InputError(.payloadTooLarge, "payload is \(size) bytes: more than \(limit) for push type \(pushType.rawValue)")
+        }
+    }
+
+    private static func validatePriority(_ priority: Priority?, contentAvailableOnly: Bool) throws(InputError) {
+        if (priority ?? .immediate) == .immediate, contentAvailableOnly {
             throw InputError(
                 .priorityForbiddenForBackground,
                 "priority 10 is not allowed for a payload whose aps holds only content-available: use priority 5"
             )
         }
-        return value
     }
 
     /// Validates a whole byte array as a payload.
@@ -42,7 +62,8 @@ public enum PayloadRules {
         try validate(JSONScanner(bytes), range: 0..<bytes.count, pushType: pushType, priority: priority)
     }
 
-    /// Whether the payload's `aps` dictionary holds `content-available` and nothing else.
+    /// Whether the payload's `aps` dictionary holds `content-available` and nothing else, looked up in an object
+    /// already scanned (`ContentAvailableOnlyCheck` gives the same answer during the scan).
     public static func isContentAvailableOnly(_ scanner: JSONScanner, object: JSONScanner.Value) -> Bool {
         var aps: JSONScanner.Value?
         scanner.forEachMember(of: object) { key, value in

@@ -23,13 +23,27 @@ public struct JSONScanner {
         self.bytes = bytes
     }
 
+    /// Receives object members during a scan: the nesting depth of the object holding the member (1 for the
+    /// document's own members), the key's string value and the member's value. A member is reported once its value
+    /// is scanned, so the members of a nested object come before the member holding that object.
+    public typealias MemberVisitor = (_ depth: Int, _ key: Value, _ value: Value) -> Void
+
     /// Validates that `range` holds exactly one JSON value, with optional surrounding white space.
     public func scanDocument(in range: Range<Int>) throws(JSONSyntaxError) -> Value {
+        try scanDocument(in: range, reportingMembersTo: 0, { _, _, _ in })
+    }
+
+    /// Validates like `scanDocument(in:)` and, in the same pass, reports to `visit` every member of the objects
+    /// nested at most `maximumReportedDepth` deep (1: the document's own members). Nothing is scanned twice, so
+    /// a caller learns a record's members, and what their values hold, from this one scan.
+    public func scanDocument(
+        in range: Range<Int>, reportingMembersTo maximumReportedDepth: Int, _ visit: MemberVisitor
+    ) throws(JSONSyntaxError) -> Value {
         var position = skipSpace(range.lowerBound, range.upperBound)
         guard position < range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "no JSON value")
         }
-        let value = try scanValue(at: &position, end: range.upperBound, depth: 0)
+        let value = try scanValue(at: &position, end: range.upperBound, depth: 0, maximumReportedDepth, visit)
         position = skipSpace(position, range.upperBound)
         guard position == range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "unexpected data after the JSON value")
@@ -49,93 +63,22 @@ public struct JSONScanner {
             guard let key = try? scanString(at: &position, end: end) else { return }
             position = skipSpace(position, end) + 1  // the colon
             position = skipSpace(position, end)
-            guard let value = try? scanValue(at: &position, end: end, depth: 0) else { return }
+            guard let value = try? scanValue(at: &position, end: end, depth: 0, 0, { _, _, _ in }) else { return }
             body(key, value)
             position = skipSpace(position, end)
             if position < end, bytes[position] == UInt8(ascii: ",") { position += 1 }
         }
     }
 
-    /// Whether a string value's raw content equals `literal` (only for strings without escapes; others compare decoded).
-    public func string(_ value: Value, equals literal: StaticString) -> Bool {
-        guard value.kind == .string else { return false }
-        if value.hasEscapes { return decodeString(value) == literal.description }
-        let count = value.range.count - 2
-        guard count == literal.utf8CodeUnitCount else { return false }
-        return literal.withUTF8Buffer { expected in
-            var index = value.range.lowerBound + 1
-            for byte in expected {
-                if bytes[index] != byte { return false }
-                index += 1
-            }
-            return true
-        }
-    }
-
-    /// The decoded text of a string value; an escaped lone surrogate (`"\ud800"`) becomes U+FFFD. Use
-    /// `decodeStringExactly` where such a replacement must not pass silently (header values).
-    public func decodeString(_ value: Value) -> String {
-        decode(value, rejectingLoneSurrogates: false) ?? ""
-    }
-
-    /// The decoded text of a string value, or nil if it escapes a lone surrogate: a `\uD800`-`\uDFFF` escape that
-    /// is not half of a high-low pair. RFC 8259 lets such escapes through its grammar, but they name no Unicode
-    /// character, so no text (and no header value) can hold them.
-    public func decodeStringExactly(_ value: Value) -> String? {
-        decode(value, rejectingLoneSurrogates: true)
-    }
-
-    private func decode(_ value: Value, rejectingLoneSurrogates: Bool) -> String? {
-        let content = (value.range.lowerBound + 1)..<(value.range.upperBound - 1)
-        guard value.hasEscapes else { return String(decoding: bytes[content], as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(content.count)
-        var index = content.lowerBound
-        while index < content.upperBound {
-            let byte = bytes[index]
-            guard byte == UInt8(ascii: "\\") else {
-                out.append(byte)
-                index += 1
-                continue
-            }
-            let escape = bytes[index + 1]
-            index += 2
-            switch escape {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = hex4(at: index)
-                index += 4
-                if scalar >= 0xD800 && scalar < 0xDC00, index + 6 <= content.upperBound,
-                   bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
-                    let low = hex4(at: index + 2)
-                    if low >= 0xDC00 && low < 0xE000 {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        index += 6
-                    }
-                }
-                guard let character = Unicode.Scalar(scalar) else {
-                    if rejectingLoneSurrogates { return nil }
-                    out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
-                    continue
-                }
-                out.append(contentsOf: String(character).utf8)
-            default: out.append(escape)  // \" \\ \/
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     // MARK: - Scanning
 
-    private func scanValue(at position: inout Int, end: Int, depth: Int) throws(JSONSyntaxError) -> Value {
+    // Every container scan carries `reported` (the deepest object whose members go to `visit`) and `visit`.
+
+    private func scanValue(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
         guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of JSON") }
         switch bytes[position] {
-        case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1)
-        case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1)
+        case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1, reported, visit)
+        case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1, reported, visit)
         case UInt8(ascii: "\""): return try scanString(at: &position, end: end)
         case UInt8(ascii: "t"): return try scanLiteral("true", .true, at: &position, end: end)
         case UInt8(ascii: "f"): return try scanLiteral("false", .false, at: &position, end: end)
@@ -145,7 +88,7 @@ public struct JSONScanner {
         }
     }
 
-    private func scanObject(at position: inout Int, end: Int, depth: Int) throws(JSONSyntaxError) -> Value {
+    private func scanObject(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
         position = skipSpace(position + 1, end)
@@ -157,13 +100,14 @@ public struct JSONScanner {
             guard position < end, bytes[position] == UInt8(ascii: "\"") else {
                 throw JSONSyntaxError(offset: position, message: "expected a string key")
             }
-            _ = try scanString(at: &position, end: end)
+            let key = try scanString(at: &position, end: end)
             position = skipSpace(position, end)
             guard position < end, bytes[position] == UInt8(ascii: ":") else {
                 throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
             }
             position = skipSpace(position + 1, end)
-            _ = try scanValue(at: &position, end: end, depth: depth)
+            let value = try scanValue(at: &position, end: end, depth: depth, reported, visit)
+            if depth <= reported { visit(depth, key, value) }
             position = skipSpace(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated object") }
             if bytes[position] == UInt8(ascii: "}") {
@@ -177,7 +121,7 @@ public struct JSONScanner {
         }
     }
 
-    private func scanArray(at position: inout Int, end: Int, depth: Int) throws(JSONSyntaxError) -> Value {
+    private func scanArray(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
         position = skipSpace(position + 1, end)
@@ -186,7 +130,7 @@ public struct JSONScanner {
             return Value(kind: .array, range: start..<position, hasEscapes: false)
         }
         while true {
-            _ = try scanValue(at: &position, end: end, depth: depth)
+            _ = try scanValue(at: &position, end: end, depth: depth, reported, visit)
             position = skipSpace(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated array") }
             if bytes[position] == UInt8(ascii: "]") {
@@ -206,6 +150,11 @@ public struct JSONScanner {
         var escapes = false
         while index < end {
             let byte = bytes[index]
+            // The common case first: printable ASCII (0x20-0x7F) that is neither the quote nor the backslash.
+            if byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                index &+= 1
+                continue
+            }
             if byte == UInt8(ascii: "\"") {
                 position = index + 1
                 return Value(kind: .string, range: start..<position, hasEscapes: escapes)
@@ -227,8 +176,6 @@ public struct JSONScanner {
                 }
             } else if byte < 0x20 {
                 throw JSONSyntaxError(offset: index, message: "control character \(Self.show(byte)) in a string")
-            } else if byte < 0x80 {
-                index += 1
             } else {
                 index = try skipUTF8Sequence(at: index, end: end)
             }
@@ -291,21 +238,6 @@ public struct JSONScanner {
             }
         }
         return index
-    }
-
-    private func hex4(at index: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for offset in 0..<4 {
-            let byte = bytes[index + offset]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            default: digit = byte - UInt8(ascii: "A") + 10
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
     }
 
     @inline(__always) private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

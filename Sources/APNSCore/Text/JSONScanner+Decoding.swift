@@ -1,0 +1,90 @@
+/// Reading scanned string values: comparing them with literals and decoding their escapes.
+extension JSONScanner {
+    /// Whether a string value's raw content equals `literal` (only for strings without escapes; others compare decoded).
+    public func string(_ value: Value, equals literal: StaticString) -> Bool {
+        guard value.kind == .string else { return false }
+        if value.hasEscapes { return decodeString(value) == literal.description }
+        let count = value.range.count - 2
+        guard count == literal.utf8CodeUnitCount else { return false }
+        return literal.withUTF8Buffer { expected in
+            var index = value.range.lowerBound + 1
+            for byte in expected {
+                if bytes[index] != byte { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// The decoded text of a string value; an escaped lone surrogate (`"\ud800"`) becomes U+FFFD. Use
+    /// `decodeStringExactly` where such a replacement must not pass silently (header values).
+    public func decodeString(_ value: Value) -> String {
+        decode(value, rejectingLoneSurrogates: false) ?? ""
+    }
+
+    /// The decoded text of a string value, or nil if it escapes a lone surrogate: a `\uD800`-`\uDFFF` escape that
+    /// is not half of a high-low pair. RFC 8259 lets such escapes through its grammar, but they name no Unicode
+    /// character, so no text (and no header value) can hold them.
+    public func decodeStringExactly(_ value: Value) -> String? {
+        decode(value, rejectingLoneSurrogates: true)
+    }
+
+    private func decode(_ value: Value, rejectingLoneSurrogates: Bool) -> String? {
+        let content = (value.range.lowerBound + 1)..<(value.range.upperBound - 1)
+        guard value.hasEscapes else { return String(decoding: bytes[content], as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(content.count)
+        var index = content.lowerBound
+        while index < content.upperBound {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\\") else {
+                out.append(byte)
+                index += 1
+                continue
+            }
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(at: index)
+                index += 4
+                if scalar >= 0xD800 && scalar < 0xDC00, index + 6 <= content.upperBound,
+                   bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    let low = hex4(at: index + 2)
+                    if low >= 0xDC00 && low < 0xE000 {
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                        index += 6
+                    }
+                }
+                guard let character = Unicode.Scalar(scalar) else {
+                    if rejectingLoneSurrogates { return nil }
+                    out.append(contentsOf: [0xEF, 0xBF, 0xBD])  // U+FFFD
+                    continue
+                }
+                out.append(contentsOf: String(character).utf8)
+            default: out.append(escape)  // \" \\ \/
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func hex4(at index: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for offset in 0..<4 {
+            let byte = bytes[index + offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: digit = byte - UInt8(ascii: "A") + 10
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+}
