@@ -11,7 +11,8 @@ extension NDJSONRecordParser {
         case apnsID = "apns_id"
     }
 
-    /// The members of a record the parser knows.
+    /// The members of a record the parser knows, and whether its payload's `aps` holds only `content-available`,
+    /// gathered from the members one scan of the line reports (`reportedDepth` deep).
     struct Members {
         var token: JSONScanner.Value?
         var payload: JSONScanner.Value?
@@ -23,6 +24,24 @@ extension NDJSONRecordParser {
         var apnsID: JSONScanner.Value?
         var vars: JSONScanner.Value?
         var repeated: String?
+        /// For the last `payload` member: whether its `aps` holds only `content-available`.
+        var payloadIsContentAvailableOnly = false
+        private var payloadCheck = ContentAvailableOnlyCheck(payloadDepth: 2)
+
+        /// The depth the scan must report members to: the record's, its payload's, and the payload's `aps`'s.
+        static let reportedDepth = 3
+
+        /// Takes one member reported by the scan of the line; `null` counts as absent.
+        mutating func record(depth: Int, key: JSONScanner.Value, value: JSONScanner.Value, in scanner: JSONScanner) {
+            guard depth == 1 else {
+                payloadCheck.member(depth: depth, key: key, value: value, in: scanner)
+                return
+            }
+            let field = value.kind == .null ? nil : NDJSONRecordParser.field(named: key, in: scanner)
+            if field == .payload { payloadIsContentAvailableOnly = payloadCheck.isContentAvailableOnly }
+            payloadCheck.member(depth: depth, key: key, value: value, in: scanner)
+            if let field { set(field, value) }
+        }
 
         mutating func set(_ field: Field, _ value: JSONScanner.Value) {
             let previous: JSONScanner.Value?
@@ -41,28 +60,20 @@ extension NDJSONRecordParser {
         }
     }
 
-    /// The known members of a record's object; keys are compared on their bytes, or decoded when they have escapes.
-    static func members(of object: JSONScanner.Value, in scanner: JSONScanner) -> Members {
-        var found = Members()
-        scanner.forEachMember(of: object) { key, value in
-            guard value.kind != .null else { return }
-            let field: Field?
-            switch key.range.count - 2 {
-            case 4 where scanner.string(key, equals: "vars"): field = .vars
-            case 5 where scanner.string(key, equals: "token"): field = .token
-            case 5 where scanner.string(key, equals: "topic"): field = .topic
-            case 7 where scanner.string(key, equals: "payload"): field = .payload
-            case 7 where scanner.string(key, equals: "apns_id"): field = .apnsID
-            case 8 where scanner.string(key, equals: "priority"): field = .priority
-            case 9 where scanner.string(key, equals: "push_type"): field = .pushType
-            case 10 where scanner.string(key, equals: "expiration"): field = .expiration
-            case 11 where scanner.string(key, equals: "collapse_id"): field = .collapseID
-            default:
-                // Keys written with escapes are compared decoded.
-                field = key.hasEscapes ? Field(rawValue: scanner.decodeString(key)) : nil
-            }
-            if let field { found.set(field, value) }
+    /// The known members of a record's object, found by the scan of its line (see `Members.record`).
+    static func field(named key: JSONScanner.Value, in scanner: JSONScanner) -> Field? {
+        // Keys are compared on their bytes, or decoded when they have escapes.
+        switch key.range.count - 2 {
+        case 4 where scanner.string(key, equals: "vars"): return .vars
+        case 5 where scanner.string(key, equals: "token"): return .token
+        case 5 where scanner.string(key, equals: "topic"): return .topic
+        case 7 where scanner.string(key, equals: "payload"): return .payload
+        case 7 where scanner.string(key, equals: "apns_id"): return .apnsID
+        case 8 where scanner.string(key, equals: "priority"): return .priority
+        case 9 where scanner.string(key, equals: "push_type"): return .pushType
+        case 10 where scanner.string(key, equals: "expiration"): return .expiration
+        case 11 where scanner.string(key, equals: "collapse_id"): return .collapseID
+        default: return key.hasEscapes ? Field(rawValue: scanner.decodeString(key)) : nil
         }
-        return found
     }
 }

@@ -1,7 +1,7 @@
 import APNSCore
 
-/// Turns one NDJSON line into a campaign record, scanning it once with `JSONScanner` and passing the payload
-/// bytes through exactly as they stand in the line.
+/// Turns one NDJSON line into a campaign record, scanning it once with `JSONScanner` (that scan also validates the
+/// payload and reports the members) and passing the payload bytes through exactly as they stand in the line.
 ///
 /// A record is one JSON object. Members (the canonical names; the same names the result file uses):
 /// - `token` (string, required): the device token in hex;
@@ -38,8 +38,12 @@ public struct NDJSONRecordParser {
 
     private mutating func parse(_ scanner: JSONScanner, range: Range<Int>, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
         let object: JSONScanner.Value
+        var members = Members()
         do {
-            object = try scanner.scanDocument(in: range)
+            // The one scan of the line: it validates the payload too, and reports the members looked at below.
+            object = try scanner.scanDocument(in: range, reportingMembersTo: Members.reportedDepth) { depth, key, value in
+                members.record(depth: depth, key: key, value: value, in: scanner)
+            }
         } catch {
             if let bad = UTF8Validation.firstInvalidByte(scanner.bytes, in: range) {
                 throw InputError(.recordInvalidUTF8, "invalid UTF-8 at column \(bad - range.lowerBound + 1)")
@@ -49,7 +53,6 @@ public struct NDJSONRecordParser {
         guard object.kind == .object else {
             throw InputError(.recordNotObject, "a record must be a JSON object, not \(Self.article(object.kind))")
         }
-        let members = Self.members(of: object, in: scanner)
         if let repeated = members.repeated {
             throw InputError(.recordFieldInvalid, "field '\(repeated)' appears more than once")
         }
@@ -66,7 +69,10 @@ public struct NDJSONRecordParser {
             guard payload.kind == .object else {
                 throw InputError(.payloadNotObject, "field 'payload' must be a JSON object, not \(Self.article(payload.kind))")
             }
-            try PayloadRules.validate(scanner, range: payload.range, pushType: headers.pushType, priority: headers.priority)
+            try PayloadRules.validate(
+                scannedObjectOfSize: payload.range.count, contentAvailableOnly: members.payloadIsContentAvailableOnly,
+                pushType: headers.pushType, priority: headers.priority
+            )
             return headers.notification(payload: Array(scanner.bytes[payload.range]))
         }
         guard let template else {
