@@ -67,3 +67,39 @@ struct DeviceTokenTests {
         #expect(fromBytes == (try DeviceToken(parsing: Self.token32)))
     }
 }
+
+/// The slice overload of `DeviceToken(parsingBytes:)` (a record's member, copied once when already lowercase hex).
+@Suite("Device token from a slice")
+struct DeviceTokenSliceTests {
+    static let token32 = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+
+    @Test("agrees with string parsing on every form, valid or not", arguments: [
+        token32, token32.uppercased(), "<" + token32 + ">", " " + token32, token32.dropLast(2) + "0A", "a1b2 c3d4",
+        String(token32.dropLast()), String(token32.dropLast()) + "g", String(repeating: "ab", count: 15),
+        String(repeating: "ab", count: 16), String(repeating: "ab", count: 200), String(repeating: "ab", count: 201),
+        "", "<>", "0x" + token32, token32 + "-", String(repeating: "0", count: 32) + "/:`@GZgz",
+    ] as [String])
+    func agrees(text: String) {
+        // The slice sits inside a larger array, as a record's member does.
+        let line = Array("xx\"".utf8) + Array(text.utf8) + Array("\"yy".utf8)
+        let slice = line[3..<(line.count - 3)]
+        let fromSlice = Result { () throws(InputError) in try DeviceToken(parsingBytes: slice) }
+        let fromString = Result { () throws(InputError) in try DeviceToken(parsing: text) }
+        switch (fromSlice, fromString) {
+        case (.success(let a), .success(let b)): #expect(a == b && a.hexBytes == b.hexBytes, "\(text)")
+        case (.failure(let a), .failure(let b)): #expect(a.code == b.code && a.detail == b.detail, "\(text)")
+        default: Issue.record("\(text): slice \(fromSlice), string \(fromString)")
+        }
+    }
+
+    @Test("every byte value next to the hex digits is judged the same way")
+    func everyByte() {
+        for byte in UInt8.min...UInt8.max {
+            var bytes = Array(Self.token32.utf8)
+            bytes[10] = byte
+            let fromSlice = try? DeviceToken(parsingBytes: bytes[...])
+            let fromArray = try? DeviceToken(parsingBytes: bytes)  // the generic, full parse
+            #expect(fromSlice == fromArray, "byte \(byte)")
+        }
+    }
+}

@@ -30,6 +30,33 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         try self.init(parsingUTF8: &utf8)
     }
 
+    /// Parses a token from a slice of UTF-8 bytes (a record's member or cell). A token already in the stored form
+    /// (lowercase hex digits, an accepted length) is copied once; any other goes through the full parse.
+    public init(parsingBytes bytes: ArraySlice<UInt8>) throws(InputError) {
+        if Self.isStoredForm(bytes) {
+            self.init(storedForm: Array(bytes))
+            return
+        }
+        var utf8 = Array(bytes)
+        try self.init(parsingUTF8: &utf8)
+    }
+
+    private init(storedForm: [UInt8]) {
+        hexBytes = storedForm
+    }
+
+    /// Whether `bytes` are lowercase hex digits only, an even number of them within the accepted length.
+    private static func isStoredForm(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count % 2 == 0, count >= 2 * minimumByteCount, count <= 2 * maximumByteCount else { return false }
+        var allHex = true
+        for byte in bytes {
+            // '0'...'9' or 'a'...'f', without a branch per byte.
+            allHex = allHex && (byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6)
+        }
+        return allHex
+    }
+
     private init(parsingUTF8 utf8: inout [UInt8]) throws(InputError) {
         var start = 0
         var end = utf8.count

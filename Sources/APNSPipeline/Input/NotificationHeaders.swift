@@ -52,7 +52,7 @@ struct NotificationHeaderBuilder {
     /// Validates in this order: token, push type, topic, topic suffix, priority, expiration, collapse id, apns-id.
     mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders {
         guard let tokenBytes = raw.token else { throw InputError(.tokenMissing, "record has no token") }
-        let token = try DeviceToken(parsingBytes: Array(tokenBytes))  // an Array takes the core's fast copy path
+        let token = try DeviceToken(parsingBytes: tokenBytes)  // the slice overload: one copy for a canonical token
         let pushType = try raw.pushType.map { bytes throws(InputError) in try Self.pushType(bytes) } ?? defaults.pushType
         let topic: Topic
         if let topicBytes = raw.topic {
