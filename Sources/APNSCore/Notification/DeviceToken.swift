@@ -49,12 +49,15 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     private static func isStoredForm(_ bytes: ArraySlice<UInt8>) -> Bool {
         let count = bytes.count
         guard count % 2 == 0, count >= 2 * minimumByteCount, count <= 2 * maximumByteCount else { return false }
-        var allHex = true
+        // '0'...'9' or 'a'...'f', without a branch per byte: digits and letters alternate at random in a token, and
+        // a branch on which one a byte is mispredicts about every other byte.
+        var invalid: UInt8 = 0
         for byte in bytes {
-            // '0'...'9' or 'a'...'f', without a branch per byte.
-            allHex = allHex && (byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "a") < 6)
+            let notDigit: UInt8 = byte &- UInt8(ascii: "0") < 10 ? 0 : 1
+            let notLetter: UInt8 = byte &- UInt8(ascii: "a") < 6 ? 0 : 1
+            invalid |= notDigit & notLetter
         }
-        return allHex
+        return invalid == 0
     }
 
     private init(parsingUTF8 utf8: inout [UInt8]) throws(InputError) {
