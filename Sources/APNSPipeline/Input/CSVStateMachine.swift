@@ -67,7 +67,14 @@ struct CSVStateMachine {
                     state = .carriageReturn
                     carriageReturnFollowsQuote = false
                 default:
-                    append(byte)
+                    // This byte and the plain ones after it, up to a comma or a line end, copied in one go.
+                    let run = position - 1
+                    while position < end {
+                        let next = data[position]
+                        if next == UInt8(ascii: ",") || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") { break }
+                        position += 1
+                    }
+                    append(data, run..<position)
                     state = .unquoted
                     hasContent = true
                 }
@@ -75,8 +82,16 @@ struct CSVStateMachine {
                 if byte == UInt8(ascii: "\"") {
                     state = .closingQuote
                 } else {
+                    // This byte and the ones after it up to a quote (line ends included), copied in one go.
+                    let run = position - 1
                     if byte == UInt8(ascii: "\n") { physicalLine += 1 }
-                    append(byte)
+                    while position < end {
+                        let next = data[position]
+                        if next == UInt8(ascii: "\"") { break }
+                        if next == UInt8(ascii: "\n") { physicalLine += 1 }
+                        position += 1
+                    }
+                    append(data, run..<position)
                 }
             case .closingQuote:
                 switch byte {
@@ -141,6 +156,18 @@ struct CSVStateMachine {
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
         if fieldBytes.count + fieldEnds.count < maximumRecordLength { fieldBytes.append(byte) } else { overflow = true }
+    }
+
+    /// Appends `data[run]` as `append(_:)` would byte by byte: what fits under the record limit, then overflow.
+    @inline(__always)
+    private mutating func append(_ data: [UInt8], _ run: Range<Int>) {
+        let room = maximumRecordLength - fieldBytes.count - fieldEnds.count
+        if run.count <= room {
+            fieldBytes.append(contentsOf: data[run])
+        } else {
+            if room > 0 { fieldBytes.append(contentsOf: data[run.lowerBound..<(run.lowerBound + room)]) }
+            overflow = true
+        }
     }
 
     @inline(__always)
