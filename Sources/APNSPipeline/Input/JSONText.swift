@@ -31,38 +31,49 @@ enum JSONText {
         }
     }
 
-    /// Appends `text` as a quoted, escaped JSON string.
+    /// Appends `text` as a quoted, escaped JSON string. One pass over its UTF-8 bytes through `escapes` finds
+    /// whether anything needs escaping; the common case (nothing) is then one copy.
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: text.utf8)  // the common case: nothing to escape, one copy
-            out.append(UInt8(ascii: "\""))
-            return
+        let bytes = text.utf8.span
+        var plain = true
+        for index in bytes.indices where escapes[Int(bytes[index])] != 0 {
+            plain = false
+            break
         }
-        for byte in text.utf8 {
-            if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                out.append(byte)  // a String is always valid UTF-8
-            } else {
-                appendEscape(byte, to: &out)
+        if plain {
+            out.append(contentsOf: text.utf8)
+        } else {
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if escapes[Int(byte)] == 0 { out.append(byte) } else { appendEscape(byte, to: &out) }
             }
         }
         out.append(UInt8(ascii: "\""))
     }
 
-    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\\"))
+    /// For each byte, the letter after the backslash that escapes it in a JSON string (`u` for `\u00XX`), or 0
+    /// when it passes through: `"` `\` and the control characters below 0x20 (a `String` is always valid UTF-8).
+    static let escapes: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
         switch byte {
-        case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\"))
-        case 0x0A: out.append(UInt8(ascii: "n"))
-        case 0x0D: out.append(UInt8(ascii: "r"))
-        case 0x09: out.append(UInt8(ascii: "t"))
-        case 0x08: out.append(UInt8(ascii: "b"))
-        case 0x0C: out.append(UInt8(ascii: "f"))
-        default:
-            out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
+        case 0x22: UInt8(ascii: "\"")
+        case 0x5C: UInt8(ascii: "\\")
+        case 0x0A: UInt8(ascii: "n")
+        case 0x0D: UInt8(ascii: "r")
+        case 0x09: UInt8(ascii: "t")
+        case 0x08: UInt8(ascii: "b")
+        case 0x0C: UInt8(ascii: "f")
+        case 0..<0x20: UInt8(ascii: "u")
+        default: 0
+        }
+    }
+
+    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        let letter = escapes[Int(byte)]
+        out.append(UInt8(ascii: "\\"))
+        out.append(letter)
+        if letter == UInt8(ascii: "u") {
+            out.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
         }
     }
 
