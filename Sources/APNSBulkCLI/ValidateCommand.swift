@@ -39,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
         let writer = try results.map { path throws(PipelineError) in
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
         }
-        var duplicates = DuplicateFilter(scratchDirectory: ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
+        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.temporaryDirectory)
         var valid = 0
         var invalid = 0
         var duplicateCount = 0

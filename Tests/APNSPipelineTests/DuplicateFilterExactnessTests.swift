@@ -111,11 +111,12 @@ struct DuplicateFilterExactnessTests {
         }
     }
 
-    @Test("the scratch directory of send is the result file's directory")
+    @Test("the scratch directory of send is the result file's directory, the temporary one for standard output")
     func scratchDirectoryOfSend() {
-        #expect(DuplicateFilter.directory(besideFile: "out/results.ndjson") == "out")
-        #expect(DuplicateFilter.directory(besideFile: "results.ndjson") == ".")
-        #expect(DuplicateFilter.directory(besideFile: "/results.ndjson") == "/")
-        #expect(DuplicateFilter.directory(besideFile: "/a/b/r.csv") == "/a/b")
+        #expect(DuplicateFilter.scratchDirectory(forResults: "out/results.ndjson") == "out")
+        #expect(DuplicateFilter.scratchDirectory(forResults: "results.ndjson") == ".")
+        #expect(DuplicateFilter.scratchDirectory(forResults: "/results.ndjson") == "/")
+        #expect(DuplicateFilter.scratchDirectory(forResults: "/a/b/r.csv") == "/a/b")
+        #expect(DuplicateFilter.scratchDirectory(forResults: "-") == DuplicateFilter.temporaryDirectory)
     }
 }

@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 
 /// Remembers which (device token, topic) pairs a run has already taken, exactly, in about 9 to 10 bytes of memory
 /// a pair: a `FingerprintTable` of 64-bit cells (a 24-bit fingerprint and the key's place in the scratch file) in
@@ -57,8 +58,14 @@ public struct DuplicateFilter {
     /// Bytes the filter holds in memory (the table and the scratch file's write buffer).
     public var memoryBytes: Int { table.memoryBytes + keys.memoryBytes }
 
-    /// The directory beside `path` (where a run's result file is), for the scratch file of `send`.
-    public static func directory(besideFile path: String) -> String {
+    /// `$TMPDIR`, else `/tmp`: the scratch directory of `validate`, and of `send` writing results to stdout.
+    public static var temporaryDirectory: String {
+        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// The scratch directory of `send`: the result file's directory (`temporaryDirectory` for `-`, stdout).
+    public static func scratchDirectory(forResults path: String) -> String {
+        if path == "-" { return temporaryDirectory }
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

@@ -95,7 +95,7 @@ public enum SendRun {
             sink.groupCommit = GroupCommit(startedAt: engine.now)
             sink.clock = { [unowned engine] in engine.now }
         }
-        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.directory(besideFile: options.resultsPath))
+        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
         let resumeState = resume
         let dispatcher = Dispatcher(
             configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
