@@ -102,7 +102,7 @@ struct DuplicateFilterExactnessTests {
     @Test("a write failure of the scratch file is thrown, naming the directory")
     func scratchWriteError() throws {
         let keys = ScratchKeyFile(directory: "/dev/full-test", file: try POSIXFile.openForReplacing("/dev/full"))
-        let key = [UInt8](repeating: 7, count: 100)
+        let key = [UInt8](repeating: 7, count: 100)[...]
         #expect {
             for _ in 0...(ScratchKeyFile.bufferBytes / key.count + 1) { _ = try keys.append(key) }
         } throws: { error in

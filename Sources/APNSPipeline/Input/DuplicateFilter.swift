@@ -14,8 +14,9 @@ public struct DuplicateFilter {
     private let keys: ScratchKeyFile
     private var topicIDs: [String: Int] = [:]
     private var lastTopic: (value: String, id: Int)?
-    /// The key being looked up, reused between inserts.
-    private var key: [UInt8] = []
+    /// The key being looked up, in `key[..<keyLength]`; the array is reused between inserts.
+    private var key = [UInt8](repeating: 0, count: 1 + DeviceToken.maximumByteCount + 10)
+    private var keyLength = 0
 
     /// - Parameters:
     ///   - scratchDirectory: where the unlinked scratch file of exact keys goes (a directory the run can write).
@@ -28,19 +29,18 @@ public struct DuplicateFilter {
     init(scratchDirectory: String, expectedCount: Int = 0, fingerprintBits: Int) {
         table = FingerprintTable(fingerprintBits: fingerprintBits, minimumCapacity: expectedCount)
         keys = ScratchKeyFile(directory: scratchDirectory)
-        key.reserveCapacity(1 + DeviceToken.maximumByteCount + 10)
     }
 
     /// Records the pair; true the first time it is seen, false for a later copy.
     public mutating func insert(token: DeviceToken, topic: Topic) throws(PipelineError) -> Bool {
         encodeKey(token: token, topic: topic)
+        let key = self.key[..<keyLength]
         let hash = StableHash.hash(key)
         let location = UInt64(keys.length) + 1
         guard location <= table.maximumLocation else {
             throw PipelineError(.writeFailed, "duplicate filter scratch file in \(keys.directory): more than \(table.maximumLocation) bytes")
         }
         let keys = self.keys
-        let key = self.key
         let isNew = try table.insert(hash: hash, location: location) { (stored: UInt64) throws(PipelineError) -> Bool in
             try keys.holds(key, at: Int(stored - 1))
         }
@@ -72,20 +72,21 @@ public struct DuplicateFilter {
 
     /// `key` = the token's byte count, its bytes, then the topic's id as a LEB128 varint: no two pairs share it.
     private mutating func encodeKey(token: DeviceToken, topic: Topic) {
-        key.removeAll(keepingCapacity: true)
         let hex = token.hexBytes
-        key.append(UInt8(truncatingIfNeeded: hex.count / 2))
-        var index = 0
-        while index + 1 < hex.count {
-            key.append(Self.nibble(hex[index]) << 4 | Self.nibble(hex[index + 1]))
-            index += 2
+        let byteCount = hex.count / 2
+        key[0] = UInt8(truncatingIfNeeded: byteCount)
+        for index in 0..<byteCount {
+            key[1 + index] = Self.nibble(hex[2 * index]) << 4 | Self.nibble(hex[2 * index + 1])
         }
+        var length = 1 + byteCount
         var id = topicID(topic.value)
         while id >= 0x80 {
-            key.append(UInt8(truncatingIfNeeded: id & 0x7F) | 0x80)
+            key[length] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
+            length += 1
             id >>= 7
         }
-        key.append(UInt8(truncatingIfNeeded: id))
+        key[length] = UInt8(truncatingIfNeeded: id)
+        keyLength = length + 1
     }
 
     private mutating func topicID(_ topic: String) -> Int {

@@ -3,21 +3,26 @@
 /// empty cell is 0). Two different pairs may share a fingerprint, so a matching fingerprint is only a candidate:
 /// the caller confirms it against the exact key (`isStored`), and only a confirmed match means "already seen".
 ///
-/// Memory: the cells are split into 256 segments by the hash's top byte, each an open-addressing table with linear
-/// probing and a home slot chosen by multiply-high of the fingerprint (`fingerprint × capacity >> fingerprintBits`),
-/// so a cell alone tells where it belongs and a segment can be rebuilt from its own cells. A segment grows by 1/16
-/// when it would pass 9/10 full, so the cells stay 84 to 90 % full (8.9 to 9.5 bytes a pair), and only one segment
-/// (1/256 of the table) is ever copied at a time, so growing adds no peak beyond it.
+/// The cells are split into 256 segments by the hash's top byte. A segment is an ordered linear-probing table: a
+/// fingerprint's home slot is multiply-high (`fingerprint × slots >> fingerprintBits`, so any slot count works and
+/// homes rise with fingerprints), cells stay sorted by fingerprint (an insert shifts the rest of its run one cell
+/// right), a lookup stops at the first larger fingerprint, and runs pushed past the last slot spill into a few
+/// overflow cells instead of wrapping. A segment grows by 1/16 when it would pass 9/10 full, in one ordered pass,
+/// so the cells stay 84 to 90 % full (8.9 to 9.5 bytes a pair) and only one segment (1/256 of the table) is ever
+/// being copied: growing adds no peak beyond it.
 struct FingerprintTable {
     static let segmentCount = 256
-    /// A segment is never fuller than this many cells in ten.
+    /// A segment is never fuller than this many cells in ten of its home slots.
     static let maximumLoadTenths = 9
-    static let minimumSegmentCapacity = 16
+    static let minimumSegmentSlots = 16
+    /// Cells after a segment's last home slot, for runs pushed past it (more are appended if one gets longer).
+    static let overflowCells = 8
 
     /// Width of the stored fingerprint (24 in production; tests use tiny widths so fingerprints collide).
     let fingerprintBits: Int
     private let locationBits: Int
     private var segments: [[UInt64]]
+    private var homeSlots: [Int]
     private var segmentCounts: [Int]
     private(set) var count = 0
 
@@ -25,9 +30,9 @@ struct FingerprintTable {
         precondition((0...32).contains(fingerprintBits), "fingerprint width out of range")
         self.fingerprintBits = fingerprintBits
         locationBits = 64 - fingerprintBits
-        let perSegment = minimumCapacity / Self.segmentCount * 10 / Self.maximumLoadTenths
-        let capacity = max(Self.minimumSegmentCapacity, perSegment + 1)
-        segments = [[UInt64]](repeating: [UInt64](repeating: 0, count: capacity), count: Self.segmentCount)
+        let slots = max(Self.minimumSegmentSlots, minimumCapacity / Self.segmentCount * 10 / Self.maximumLoadTenths + 1)
+        segments = [[UInt64]](repeating: [UInt64](repeating: 0, count: slots + Self.overflowCells), count: Self.segmentCount)
+        homeSlots = [Int](repeating: slots, count: Self.segmentCount)
         segmentCounts = [Int](repeating: 0, count: Self.segmentCount)
     }
 
@@ -46,50 +51,59 @@ struct FingerprintTable {
         let segment = Int(truncatingIfNeeded: hash >> 56)
         let fingerprint = fingerprintBits == 0 ? 0 : (hash << 8) >> UInt64(64 - fingerprintBits)
         let locationMask = maximumLocation
-        var index = home(fingerprint, capacity: segments[segment].count)
-        while true {
-            let cell = segments[segment][index]
+        var cells: [UInt64] = []
+        swap(&cells, &segments[segment])  // work on the segment's array in place, uniquely referenced
+        defer { swap(&cells, &segments[segment]) }
+        var index = home(fingerprint, slots: homeSlots[segment])
+        while index < cells.count {
+            let cell = cells[index]
             if cell == 0 { break }
-            if cell >> UInt64(locationBits) == fingerprint, try isStored(cell & locationMask) { return false }
+            let stored = cell >> UInt64(locationBits)
+            if stored > fingerprint { break }
+            if stored == fingerprint, try isStored(cell & locationMask) { return false }
             index += 1
-            if index == segments[segment].count { index = 0 }
         }
-        let cell = fingerprint << UInt64(locationBits) | location
-        if (segmentCounts[segment] + 1) * 10 > segments[segment].count * Self.maximumLoadTenths {
-            grow(segment)
-            Self.place(cell, in: &segments[segment], home: home(fingerprint, capacity: segments[segment].count))
-        } else {
-            segments[segment][index] = cell
-        }
+        Self.insert(fingerprint << UInt64(locationBits) | location, at: index, in: &cells)
         segmentCounts[segment] += 1
         count += 1
+        if segmentCounts[segment] * 10 > homeSlots[segment] * Self.maximumLoadTenths { grow(&cells, segment: segment) }
         return true
     }
 
-    /// The slot where a fingerprint's probe starts: multiply-high, so any capacity works and order is kept.
+    /// The slot where a fingerprint's run starts: multiply-high, so any slot count works and order is kept.
     @inline(__always)
-    private func home(_ fingerprint: UInt64, capacity: Int) -> Int {
-        Int(truncatingIfNeeded: (fingerprint &* UInt64(capacity)) >> UInt64(fingerprintBits))
+    private func home(_ fingerprint: UInt64, slots: Int) -> Int {
+        Int(truncatingIfNeeded: (fingerprint &* UInt64(slots)) >> UInt64(fingerprintBits))
     }
 
-    /// Rebuilds one segment 1/16 larger from its own cells.
-    private mutating func grow(_ segment: Int) {
-        let old = segments[segment]
-        var cells = [UInt64](repeating: 0, count: old.count + max(old.count / 16, 1))
-        for cell in old where cell != 0 {
-            let fingerprint = fingerprintBits == 0 ? 0 : cell >> UInt64(locationBits)
-            Self.place(cell, in: &cells, home: home(fingerprint, capacity: cells.count))
+    /// Puts `cell` at `index`, shifting the cells from there to the next empty one a cell to the right.
+    private static func insert(_ cell: UInt64, at index: Int, in cells: inout [UInt64]) {
+        var carried = cell
+        do {
+            var span = cells.mutableSpan  // bounds-checked, without a uniqueness check per element
+            var position = index
+            while position < span.count {
+                let next = span[position]
+                span[position] = carried
+                if next == 0 { return }
+                carried = next
+                position += 1
+            }
         }
-        segments[segment] = cells
+        cells.append(carried)
     }
 
-    /// Puts a cell in the first empty slot from `home` on (there always is one: a segment is never full).
-    private static func place(_ cell: UInt64, in cells: inout [UInt64], home: Int) {
-        var index = home
-        while cells[index] != 0 {
-            index += 1
-            if index == cells.count { index = 0 }
+    /// Rebuilds one segment with 1/16 more home slots, in one pass: the cells are already in fingerprint order.
+    private mutating func grow(_ cells: inout [UInt64], segment: Int) {
+        let slots = homeSlots[segment] + max(homeSlots[segment] / 16, 1)
+        var grown = [UInt64](repeating: 0, count: slots + Self.overflowCells)
+        var next = 0
+        for cell in cells where cell != 0 {
+            let index = max(home(cell >> UInt64(locationBits), slots: slots), next)
+            if index < grown.count { grown[index] = cell } else { grown.append(cell) }
+            next = index + 1
         }
-        cells[index] = cell
+        homeSlots[segment] = slots
+        cells = grown
     }
 }

@@ -30,7 +30,7 @@ final class ScratchKeyFile {
     var memoryBytes: Int { pending.capacity }
 
     /// Appends `key`; returns its offset.
-    func append(_ key: [UInt8]) throws(PipelineError) -> Int {
+    func append(_ key: ArraySlice<UInt8>) throws(PipelineError) -> Int {
         if file == nil {
             file = try POSIXFile.createUnlinkedScratch(inDirectory: directory, prefix: Self.filePrefix)
             pending.reserveCapacity(Self.bufferBytes)
@@ -42,7 +42,7 @@ final class ScratchKeyFile {
     }
 
     /// Whether the bytes stored at `offset` begin with `key`.
-    func holds(_ key: [UInt8], at offset: Int) throws(PipelineError) -> Bool {
+    func holds(_ key: ArraySlice<UInt8>, at offset: Int) throws(PipelineError) -> Bool {
         if offset >= writtenLength {
             let start = offset - writtenLength
             guard start + key.count <= pending.count else { return false }
@@ -50,7 +50,7 @@ final class ScratchKeyFile {
         }
         if offset + key.count > writtenLength { try flush() }  // the stored key straddles the buffer: write it out
         guard let file else { return false }
-        return try file.read(at: Int64(offset), count: key.count) == key
+        return try file.read(at: Int64(offset), count: key.count).elementsEqual(key)
     }
 
     private func flush() throws(PipelineError) {
