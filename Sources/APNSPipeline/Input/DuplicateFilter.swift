@@ -72,20 +72,21 @@ public struct DuplicateFilter {
 
     /// `key` = the token's byte count, its bytes, then the topic's id as a LEB128 varint: no two pairs share it.
     private mutating func encodeKey(token: DeviceToken, topic: Topic) {
-        let hex = token.hexBytes
+        let hex = token.hexBytes.span
         let byteCount = hex.count / 2
-        key[0] = UInt8(truncatingIfNeeded: byteCount)
+        var id = topicID(topic.value)
+        var span = key.mutableSpan  // bounds-checked, without a uniqueness check per byte
+        span[0] = UInt8(truncatingIfNeeded: byteCount)
         for index in 0..<byteCount {
-            key[1 + index] = Self.nibble(hex[2 * index]) << 4 | Self.nibble(hex[2 * index + 1])
+            span[1 + index] = Self.nibble(hex[2 * index]) << 4 | Self.nibble(hex[2 * index + 1])
         }
         var length = 1 + byteCount
-        var id = topicID(topic.value)
         while id >= 0x80 {
-            key[length] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
+            span[length] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
             length += 1
             id >>= 7
         }
-        key[length] = UInt8(truncatingIfNeeded: id)
+        span[length] = UInt8(truncatingIfNeeded: id)
         keyLength = length + 1
     }
 

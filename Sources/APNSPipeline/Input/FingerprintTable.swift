@@ -96,13 +96,20 @@ struct FingerprintTable {
     /// Rebuilds one segment with 1/16 more home slots, in one pass: the cells are already in fingerprint order.
     private mutating func grow(_ cells: inout [UInt64], segment: Int) {
         let slots = homeSlots[segment] + max(homeSlots[segment] / 16, 1)
+        // Homes rise with fingerprints, so a cell's place is its home or the one after the cell before it; past
+        // the overflow cells, the rest of a run is appended (its places are then consecutive).
         var grown = [UInt64](repeating: 0, count: slots + Self.overflowCells)
+        var spilled: [UInt64] = []
         var next = 0
-        for cell in cells where cell != 0 {
-            let index = max(home(cell >> UInt64(locationBits), slots: slots), next)
-            if index < grown.count { grown[index] = cell } else { grown.append(cell) }
-            next = index + 1
+        do {
+            var span = grown.mutableSpan
+            for cell in cells where cell != 0 {
+                let index = max(home(cell >> UInt64(locationBits), slots: slots), next)
+                if index < span.count { span[index] = cell } else { spilled.append(cell) }
+                next = index + 1
+            }
         }
+        grown.append(contentsOf: spilled)
         homeSlots[segment] = slots
         cells = grown
     }
