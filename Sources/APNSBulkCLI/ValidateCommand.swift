@@ -39,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
         let writer = try results.map { path throws(PipelineError) in
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
         }
-        var duplicates = DuplicateFilter()
+        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.temporaryDirectory)
         var valid = 0
         var invalid = 0
         var duplicateCount = 0
@@ -48,7 +48,7 @@ struct ValidateCommand: ParsableCommand {
             switch record.content {
             case .notification(let notification):
                 valid += 1
-                if !duplicates.insert(notification) { duplicateCount += 1 }
+                if try !duplicates.insert(notification) { duplicateCount += 1 }
             case .invalid(let error, let tokenText, let topicText):
                 invalid += 1
                 if let writer {

@@ -50,7 +50,7 @@ extension Dispatcher {
     /// Handles one record read from the reader, as `RecordDecision` decides; returns whether it was submitted.
     private func take(_ record: CampaignRecord) throws -> Bool {
         // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
-        let firstOccurrence = record.notification.map { configuration.allowDuplicates || isFirstOccurrence($0) } ?? true
+        let firstOccurrence = try record.notification.map { try configuration.allowDuplicates || isFirstOccurrence($0) } ?? true
         let resume = resumeStatus(record.key)
         let decision = RecordDecision(configuration: configuration, stopCause: phase.stopCause)
         let effect = decision.effect(

@@ -17,7 +17,7 @@ public final class Dispatcher: PushTransportDelegate {
     let sink: any ResultSink
     let transport: any PushTransport
     let scheduler: any LoopScheduler
-    let isFirstOccurrence: (PushNotification) -> Bool
+    let isFirstOccurrence: (PushNotification) throws -> Bool
     let resumeStatus: (RecordKey) -> ResumeStatus
     let resumedSends: (RecordKey) -> Int
 
@@ -47,7 +47,8 @@ public final class Dispatcher: PushTransportDelegate {
 
     /// - Parameters:
     ///   - isFirstOccurrence: whether a notification's (token, topic) pair is new in this run (the duplicate
-    ///     filter); called once per valid record, in input order, also for records a resumed run skips.
+    ///     filter); called once per valid record, in input order, also for records a resumed run skips; an error
+    ///     it throws (the filter's scratch file failed) ends the run.
     ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
     public init(
@@ -56,7 +57,7 @@ public final class Dispatcher: PushTransportDelegate {
         sink: any ResultSink,
         transport: any PushTransport,
         scheduler: any LoopScheduler,
-        isFirstOccurrence: @escaping (PushNotification) -> Bool,
+        isFirstOccurrence: @escaping (PushNotification) throws -> Bool,
         resumeStatus: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
         resumedSends: @escaping (RecordKey) -> Int = { _ in 0 }
     ) {

@@ -1,48 +1,111 @@
 import APNSCore
+import Foundation
 
-/// Remembers which (device token, topic) pairs a run has already taken, as 64-bit hashes in a compact
-/// open-addressing table (8 bytes a table cell, 11 to 21 bytes a pair), never as strings.
+/// Remembers which (device token, topic) pairs a run has already taken, exactly, in about 9 to 10 bytes of memory
+/// a pair: a `FingerprintTable` of 64-bit cells (a 24-bit fingerprint and the key's place in the scratch file) in
+/// memory, and each pair's exact key in a `ScratchKeyFile` on the disk (the token's bytes after a length byte,
+/// then a small interned topic id: 34 bytes for a 32-byte token). A fingerprint match is confirmed by reading the
+/// exact key back, so a new pair is never reported as a duplicate and a copy always is.
 ///
-/// The hash is `StableHash.hash(token hex bytes, 0x00, topic bytes)`. Two different pairs share a hash with
-/// probability about n² / 2⁶⁵ over a run of n distinct pairs: below 3 in a million for 10 million pairs, below
-/// 3 in ten thousand for 100 million. A collision reports a new pair as a duplicate (it is never sent twice).
+/// The scratch file is unlinked as soon as it is created in `scratchDirectory`; a scratch file error throws.
 /// `--allow-duplicates` simply does not use the filter.
-public struct DuplicateFilter: Sendable {
-    private var table: PackedUInt64Table
+public struct DuplicateFilter {
+    private var table: FingerprintTable
+    private let keys: ScratchKeyFile
+    private var topicIDs: [String: Int] = [:]
+    private var lastTopic: (value: String, id: Int)?
+    /// The key being looked up, in `key[..<keyLength]`; the array is reused between inserts.
+    private var key = [UInt8](repeating: 0, count: 1 + DeviceToken.maximumByteCount + 10)
+    private var keyLength = 0
 
-    /// - Parameter expectedCount: pairs to size the table for up front (it grows as needed anyway).
-    public init(expectedCount: Int = 0) {
-        table = PackedUInt64Table(minimumCapacity: expectedCount)
+    /// - Parameters:
+    ///   - scratchDirectory: where the unlinked scratch file of exact keys goes (a directory the run can write).
+    ///   - expectedCount: pairs to size the table for up front (it grows as needed anyway).
+    public init(scratchDirectory: String, expectedCount: Int = 0) {
+        self.init(scratchDirectory: scratchDirectory, expectedCount: expectedCount, fingerprintBits: 24)
+    }
+
+    /// `fingerprintBits` below 24 make fingerprints collide, for tests.
+    init(scratchDirectory: String, expectedCount: Int = 0, fingerprintBits: Int) {
+        table = FingerprintTable(fingerprintBits: fingerprintBits, minimumCapacity: expectedCount)
+        keys = ScratchKeyFile(directory: scratchDirectory)
     }
 
     /// Records the pair; true the first time it is seen, false for a later copy.
-    public mutating func insert(token: DeviceToken, topic: Topic) -> Bool {
-        var hash = Self.hash(token: token, topic: topic)
-        if hash == 0 { hash = 1 }  // 0 marks an empty table cell
-        return table.store(hash) == nil
+    public mutating func insert(token: DeviceToken, topic: Topic) throws(PipelineError) -> Bool {
+        encodeKey(token: token, topic: topic)
+        let key = self.key[..<keyLength]
+        let hash = StableHash.hash(key)
+        let location = UInt64(keys.length) + 1
+        guard location <= table.maximumLocation else {
+            throw PipelineError(.writeFailed, "duplicate filter scratch file in \(keys.directory): more than \(table.maximumLocation) bytes")
+        }
+        let keys = self.keys
+        let isNew = try table.insert(hash: hash, location: location) { (stored: UInt64) throws(PipelineError) -> Bool in
+            try keys.holds(key, at: Int(stored - 1))
+        }
+        if isNew { _ = try keys.append(key) }
+        return isNew
     }
 
     /// Records the notification's (token, topic) pair; true the first time it is seen.
-    public mutating func insert(_ notification: PushNotification) -> Bool {
-        insert(token: notification.token, topic: notification.topic)
-    }
-
-    /// Whether the pair has been recorded.
-    public func contains(token: DeviceToken, topic: Topic) -> Bool {
-        let hash = Self.hash(token: token, topic: topic)
-        return table.entry(forKey: hash == 0 ? 1 : hash) != nil
+    public mutating func insert(_ notification: PushNotification) throws(PipelineError) -> Bool {
+        try insert(token: notification.token, topic: notification.topic)
     }
 
     /// How many distinct pairs are recorded.
     public var count: Int { table.count }
-    /// Bytes the filter holds.
-    public var memoryBytes: Int { table.memoryBytes }
+    /// Bytes the filter holds in memory (the table and the scratch file's write buffer).
+    public var memoryBytes: Int { table.memoryBytes + keys.memoryBytes }
 
-    /// The pair's stable 64-bit hash.
-    public static func hash(token: DeviceToken, topic: Topic) -> UInt64 {
-        var state = StableHash.fnv1a(token.hexBytes)
-        state = StableHash.fnv1a(byte: 0, state: state)
-        state = StableHash.fnv1a(topic.value.utf8, state: state)
-        return StableHash.mix(state)
+    /// `$TMPDIR`, else `/tmp`: the scratch directory of `validate`, and of `send` writing results to stdout.
+    public static var temporaryDirectory: String {
+        ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
+    /// The scratch directory of `send`: the result file's directory (`temporaryDirectory` for `-`, stdout).
+    public static func scratchDirectory(forResults path: String) -> String {
+        if path == "-" { return temporaryDirectory }
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `key` = the token's byte count, its bytes, then the topic's id as a LEB128 varint: no two pairs share it.
+    private mutating func encodeKey(token: DeviceToken, topic: Topic) {
+        let hex = token.hexBytes.span
+        let byteCount = hex.count / 2
+        var id = topicID(topic.value)
+        var span = key.mutableSpan  // bounds-checked, without a uniqueness check per byte
+        span[0] = UInt8(truncatingIfNeeded: byteCount)
+        for index in 0..<byteCount {
+            span[1 + index] = Self.nibble(hex[2 * index]) << 4 | Self.nibble(hex[2 * index + 1])
+        }
+        var length = 1 + byteCount
+        while id >= 0x80 {
+            span[length] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
+            length += 1
+            id >>= 7
+        }
+        span[length] = UInt8(truncatingIfNeeded: id)
+        keyLength = length + 1
+    }
+
+    private mutating func topicID(_ topic: String) -> Int {
+        if let lastTopic, lastTopic.value == topic { return lastTopic.id }
+        let id: Int
+        if let known = topicIDs[topic] {
+            id = known
+        } else {
+            id = topicIDs.count
+            topicIDs[topic] = id
+        }
+        lastTopic = (topic, id)
+        return id
+    }
+
+    /// The value of a lowercase hex digit (`DeviceToken` stores only those).
+    @inline(__always)
+    private static func nibble(_ digit: UInt8) -> UInt8 {
+        digit <= UInt8(ascii: "9") ? digit &- UInt8(ascii: "0") : digit &- UInt8(ascii: "a") &+ 10
     }
 }

@@ -1,7 +1,7 @@
 /// An open-addressing hash table of non-zero 64-bit entries, 8 bytes a cell, linear probing, load factor at most
 /// 3/4 (so 11 to 21 bytes an entry). The bits under `keyMask` identify an entry; the bits above it are a small
-/// value stored with it. The duplicate filter keeps 64-bit hashes in it; the resume state keeps
-/// `(file, line)` keys with two bits of state.
+/// value stored with it. The resume state keeps `(file, line)` keys with two bits of state in it (the duplicate
+/// filter has its own `FingerprintTable`).
 struct PackedUInt64Table: Sendable {
     private var cells: [UInt64]
     private var mask: Int

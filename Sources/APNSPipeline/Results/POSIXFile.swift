@@ -88,6 +88,27 @@ final class POSIXFile {
         return POSIXFile(path: path, descriptor: descriptor, ownsDescriptor: true)
     }
 
+    /// Creates a scratch file for reading and writing in `directory` (mode 0600) and unlinks it at once: it has no
+    /// name, so the kernel frees it when the descriptor closes, also when the process crashes or is killed.
+    static func createUnlinkedScratch(inDirectory directory: String, prefix: String) throws(PipelineError) -> POSIXFile {
+        var template = Array("\(directory)/.\(prefix)-XXXXXX".utf8CString)
+        let created = retryingOnInterrupt { mkstemp(&template) }
+        guard created >= 0 else {
+            throw PipelineError(.openFailed, "cannot create a scratch file in \(directory): \(lastErrorText())")
+        }
+        // Opened again with O_CLOEXEC (mkstemp cannot set it), so a gzip child never inherits it.
+        let path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let descriptor = retryingOnInterrupt { open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW) }
+        let openError = errno
+        _ = unlink(path)
+        _ = close(created)
+        guard descriptor >= 0 else {
+            errno = openError
+            throw PipelineError(.openFailed, "cannot create a scratch file in \(directory): \(lastErrorText())")
+        }
+        return POSIXFile(path: path, descriptor: descriptor, ownsDescriptor: true)
+    }
+
     /// Whether a regular file's failed write is cut back to where it started (files opened by `openForAppending`).
     private var rollsBackFailedWrites = false
 
@@ -157,6 +178,23 @@ final class POSIXFile {
         }
         guard result >= 0 else { return nil }
         bytes.removeLast(count - result)
+        return bytes
+    }
+
+    /// Reads up to `count` bytes at `offset` (pread(2), looping over short reads) without moving the file
+    /// position; fewer only at the end of the file. A failure is an error, never a short answer.
+    func read(at offset: Int64, count: Int) throws(PipelineError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let result = bytes.withUnsafeMutableBytes { raw in
+                Self.retryingOnInterrupt { pread(descriptor, raw.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done)) }
+            }
+            guard result >= 0 else { throw PipelineError(.readFailed, "\(path): \(Self.lastErrorText())") }
+            if result == 0 { break }
+            done += result
+        }
+        bytes.removeLast(count - done)
         return bytes
     }
 

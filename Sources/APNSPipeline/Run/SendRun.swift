@@ -95,11 +95,11 @@ public enum SendRun {
             sink.groupCommit = GroupCommit(startedAt: engine.now)
             sink.clock = { [unowned engine] in engine.now }
         }
-        var duplicates = DuplicateFilter()
+        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
         let resumeState = resume
         let dispatcher = Dispatcher(
             configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
-            isFirstOccurrence: { duplicates.insert($0) },
+            isFirstOccurrence: { try duplicates.insert($0) },
             resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) })
 

@@ -1,0 +1,116 @@
+/// The duplicate filter's in-memory index: one 64-bit cell per distinct pair, holding the pair's fingerprint (the
+/// high `fingerprintBits` bits) and where its exact key starts in the scratch file (the low bits, offset + 1, so an
+/// empty cell is 0). Two different pairs may share a fingerprint, so a matching fingerprint is only a candidate:
+/// the caller confirms it against the exact key (`isStored`), and only a confirmed match means "already seen".
+///
+/// The cells are split into 256 segments by the hash's top byte. A segment is an ordered linear-probing table: a
+/// fingerprint's home slot is multiply-high (`fingerprint × slots >> fingerprintBits`, so any slot count works and
+/// homes rise with fingerprints), cells stay sorted by fingerprint (an insert shifts the rest of its run one cell
+/// right), a lookup stops at the first larger fingerprint, and runs pushed past the last slot spill into a few
+/// overflow cells instead of wrapping. A segment grows by 1/16 when it would pass 9/10 full, in one ordered pass,
+/// so the cells stay 84 to 90 % full (8.9 to 9.5 bytes a pair) and only one segment (1/256 of the table) is ever
+/// being copied: growing adds no peak beyond it.
+struct FingerprintTable {
+    static let segmentCount = 256
+    /// A segment is never fuller than this many cells in ten of its home slots.
+    static let maximumLoadTenths = 9
+    static let minimumSegmentSlots = 16
+    /// Cells after a segment's last home slot, for runs pushed past it (more are appended if one gets longer).
+    static let overflowCells = 8
+
+    /// Width of the stored fingerprint (24 in production; tests use tiny widths so fingerprints collide).
+    let fingerprintBits: Int
+    private let locationBits: Int
+    private var segments: [[UInt64]]
+    private var homeSlots: [Int]
+    private var segmentCounts: [Int]
+    private(set) var count = 0
+
+    init(fingerprintBits: Int = 24, minimumCapacity: Int = 0) {
+        precondition((0...32).contains(fingerprintBits), "fingerprint width out of range")
+        self.fingerprintBits = fingerprintBits
+        locationBits = 64 - fingerprintBits
+        let slots = max(Self.minimumSegmentSlots, minimumCapacity / Self.segmentCount * 10 / Self.maximumLoadTenths + 1)
+        segments = [[UInt64]](repeating: [UInt64](repeating: 0, count: slots + Self.overflowCells), count: Self.segmentCount)
+        homeSlots = [Int](repeating: slots, count: Self.segmentCount)
+        segmentCounts = [Int](repeating: 0, count: Self.segmentCount)
+    }
+
+    /// Bytes held by the cells.
+    var memoryBytes: Int { segments.reduce(0) { $0 + $1.count } * MemoryLayout<UInt64>.stride }
+
+    /// The largest location a cell can hold.
+    var maximumLocation: UInt64 { locationBits == 64 ? .max : (1 << UInt64(locationBits)) - 1 }
+
+    /// Stores the pair hashed to `hash` at `location` (non-zero) unless a cell with its fingerprint passes
+    /// `isStored` (the exact key at that cell's location is the pair's); true when it was stored (a new pair).
+    mutating func insert(
+        hash: UInt64, location: UInt64, isStored: (UInt64) throws(PipelineError) -> Bool
+    ) throws(PipelineError) -> Bool {
+        precondition(location != 0 && location <= maximumLocation, "location out of range")
+        let segment = Int(truncatingIfNeeded: hash >> 56)
+        let fingerprint = fingerprintBits == 0 ? 0 : (hash << 8) >> UInt64(64 - fingerprintBits)
+        let locationMask = maximumLocation
+        var cells: [UInt64] = []
+        swap(&cells, &segments[segment])  // work on the segment's array in place, uniquely referenced
+        defer { swap(&cells, &segments[segment]) }
+        var index = home(fingerprint, slots: homeSlots[segment])
+        while index < cells.count {
+            let cell = cells[index]
+            if cell == 0 { break }
+            let stored = cell >> UInt64(locationBits)
+            if stored > fingerprint { break }
+            if stored == fingerprint, try isStored(cell & locationMask) { return false }
+            index += 1
+        }
+        Self.insert(fingerprint << UInt64(locationBits) | location, at: index, in: &cells)
+        segmentCounts[segment] += 1
+        count += 1
+        if segmentCounts[segment] * 10 > homeSlots[segment] * Self.maximumLoadTenths { grow(&cells, segment: segment) }
+        return true
+    }
+
+    /// The slot where a fingerprint's run starts: multiply-high, so any slot count works and order is kept.
+    @inline(__always)
+    private func home(_ fingerprint: UInt64, slots: Int) -> Int {
+        Int(truncatingIfNeeded: (fingerprint &* UInt64(slots)) >> UInt64(fingerprintBits))
+    }
+
+    /// Puts `cell` at `index`, shifting the cells from there to the next empty one a cell to the right.
+    private static func insert(_ cell: UInt64, at index: Int, in cells: inout [UInt64]) {
+        var carried = cell
+        do {
+            var span = cells.mutableSpan  // bounds-checked, without a uniqueness check per element
+            var position = index
+            while position < span.count {
+                let next = span[position]
+                span[position] = carried
+                if next == 0 { return }
+                carried = next
+                position += 1
+            }
+        }
+        cells.append(carried)
+    }
+
+    /// Rebuilds one segment with 1/16 more home slots, in one pass: the cells are already in fingerprint order.
+    private mutating func grow(_ cells: inout [UInt64], segment: Int) {
+        let slots = homeSlots[segment] + max(homeSlots[segment] / 16, 1)
+        // Homes rise with fingerprints, so a cell's place is its home or the one after the cell before it; past
+        // the overflow cells, the rest of a run is appended (its places are then consecutive).
+        var grown = [UInt64](repeating: 0, count: slots + Self.overflowCells)
+        var spilled: [UInt64] = []
+        var next = 0
+        do {
+            var span = grown.mutableSpan
+            for cell in cells where cell != 0 {
+                let index = max(home(cell >> UInt64(locationBits), slots: slots), next)
+                if index < span.count { span[index] = cell } else { spilled.append(cell) }
+                next = index + 1
+            }
+        }
+        grown.append(contentsOf: spilled)
+        homeSlots[segment] = slots
+        cells = grown
+    }
+}
