@@ -60,7 +60,7 @@ let package = Package(
         .target(
             name: "APNSBulkCLI",
             dependencies: [
-                "APNSCore", "APNSCrypto", "APNSTransport", "APNSPipeline", "APNSMock",
+                "APNSCore", "APNSCrypto", "APNSTransport", "APNSPipeline", "APNSMock", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: releaseSettings

@@ -59,6 +59,7 @@ struct SendCommand: ParsableCommand {
         options.durable = output.durable
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }
         try CampaignRunner.run(options, client: client, output: output) { options, engine, progress in
             try SendRun.run(options, engine: engine, progress: progress)
         }

@@ -39,6 +39,7 @@ struct ValidateCommand: ParsableCommand {
         let writer = try results.map { path throws(PipelineError) in
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
         }
+        LargeAllocations.mapSeparately()
         var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.temporaryDirectory)
         var valid = 0
         var invalid = 0
