@@ -20,7 +20,8 @@
 #                         [--rss-small N] [--rss-large N] [--dup-small N] [--dup-large N] [--starts N]
 #                         [records] [large records]
 # The same settings come from the environment: ROUNDS ROWS RECORDS VALIDATE_RECORDS RSS_SMALL RSS_LARGE DUP_SMALL
-# DUP_LARGE STARTS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary.
+# DUP_LARGE STARTS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary;
+# row 6 also measures the static binary scripts/install.sh builds (APNS_BULK_STATIC_BIN=path gives one).
 # --quick (small sizes, one round: a smoke check) applies where it stands, so options after it override it. The two
 # positional numbers are the old usage (RECORDS and RSS_LARGE).
 set -euo pipefail
@@ -422,10 +423,24 @@ EOF
         "${CLIENT[@]}" timeout "$STEP_TIMEOUT" python3 "$WORK/startup.py" "$NG_PORT" "$WORK/nghttpd6.log" 1 \
             "$WORK/v.$1.first" "$WORK/v.$1.settings" "${@:2}" || fail "the start-up measurement ($1) failed"
     }
+    # The binary scripts/install.sh installs links the Swift runtime and Foundation statically: no dynamic loading
+    # of them at start. Measured next to the release build (APNS_BULK_STATIC_BIN=path gives one built elsewhere).
+    STATIC_BIN=
+    if [ -n "${APNS_BULK_STATIC_BIN:-}" ]; then
+        STATIC_BIN=$(realpath "$APNS_BULK_STATIC_BIN")
+    elif [ -z "${APNS_BULK_BIN:-}" ]; then
+        swift build -c release --static-swift-stdlib --scratch-path .build-static --product apns-bulk >&2
+        STATIC_BIN="$PWD/.build-static/release/apns-bulk"
+    fi
     for r in $(seq 1 "$STARTS"); do
         startup send "$BIN" send "$WORK/one.ndjson" --results "$WORK/one.results" \
             --endpoint "https://127.0.0.1:$NG_PORT" --ca-file "$WORK/cert.pem" "${AUTH[@]}" --topic "$TOPIC" \
             --connections "$CONNECTIONS" --progress none --allow-duplicates
+        if [ -n "$STATIC_BIN" ]; then
+            startup static "$STATIC_BIN" send "$WORK/one.ndjson" --results "$WORK/one.results" \
+                --endpoint "https://127.0.0.1:$NG_PORT" --ca-file "$WORK/cert.pem" "${AUTH[@]}" --topic "$TOPIC" \
+                --connections "$CONNECTIONS" --progress none --allow-duplicates
+        fi
         startup h2load h2load -n 1 -c 1 -m 1 -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
             "https://127.0.0.1:$NG_PORT/3/device/$TOKEN"
     done
@@ -434,6 +449,10 @@ EOF
         h2load h2load.settings "none"
     report pair "6b start to the first request HEADERS on the wire" ms lower send send.first \
         h2load h2load.first "send < 100 ms"
+    if [ -n "$STATIC_BIN" ]; then
+        report pair "6c the same, the installed binary (scripts/install.sh: static Swift runtime)" ms lower \
+            send-static static.first h2load h2load.first "send < 100 ms"
+    fi
 fi
 
 # --- 7 and 8. kept from the first benchmark: send and send --durable -> the release mock, h2load -m 1000 -> the mock
