@@ -3,6 +3,7 @@
 //
 // The target graph is the architecture:
 //   CNghttp2, COpenSSL   system libraries (C only); CLinux: epoll and eventfd headers
+//   COpenSSLInit         C: initialises OpenSSL before main, without its atexit cleanup
 //   APNSCore             tokens, notifications, payload rules, reasons and what each means (Foundation only)
 //   APNSCrypto           .p8 keys, ES256 JWTs, provider-token cache, SPKI pins, certificates (core + OpenSSL)
 //   APNSHTTP2            HTTP/2 over nghttp2, both roles: sessions, header field lists, events (core + CNghttp2)
@@ -45,8 +46,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .systemLibrary(name: "CLinux"),
+        // A load-time constructor that initialises OpenSSL without its atexit cleanup (see openssl_init.c).
+        .target(name: "COpenSSLInit", dependencies: ["COpenSSL"]),
         .target(name: "APNSCore", swiftSettings: releaseSettings),
-        .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL"], swiftSettings: releaseSettings),
+        .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL", "COpenSSLInit"], swiftSettings: releaseSettings),
         .target(name: "APNSHTTP2", dependencies: ["APNSCore", "CNghttp2"], swiftSettings: releaseSettings),
         .target(
             name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "COpenSSL", "CLinux"],
