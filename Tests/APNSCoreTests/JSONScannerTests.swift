@@ -78,6 +78,56 @@ struct JSONScannerTests {
         }
     }
 
+    @Test("the eight-byte mask is zero exactly when no byte needs a look, and its lowest bit marks the first that does")
+    func specialByteMask() {
+        func isSpecial(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 }
+        func firstFlagged(_ bytes: [UInt8]) -> Int? {
+            let word = bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }  // byte 0 lowest, as loaded
+            let mask = JSONScanner.specialByteMask(word)
+            return mask == 0 ? nil : mask.trailingZeroBitCount / 8
+        }
+        for value in 0...255 {
+            for place in 0..<8 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+                bytes[place] = UInt8(value)
+                #expect(firstFlagged(bytes) == (isSpecial(UInt8(value)) ? place : nil), "byte \(value) at \(place)")
+            }
+        }
+        var generator = SplitMix(seed: 7)
+        for _ in 0..<20_000 {
+            // Mostly printable ASCII, so words without any special byte are common too.
+            let bytes = (0..<8).map { _ in
+                let random = generator.next()
+                return random % 12 == 0 ? UInt8(truncatingIfNeeded: random >> 8) : UInt8(0x20 + (random >> 8) % 0x60)
+            }
+            #expect(firstFlagged(bytes) == bytes.firstIndex(where: isSpecial), "\(bytes)")
+        }
+    }
+
+    @Test("a string's quote, escapes, control bytes and UTF-8 are found at every offset, across eight-byte words")
+    func stringsAtEveryOffset() throws {
+        let cases: [(middle: [UInt8], valid: Bool, escapes: Bool)] = [
+            ([], true, false), (Array("\\n".utf8), true, true), (Array("\\u00e9".utf8), true, true),
+            (Array("é😀".utf8), true, false), ([0x01], false, false), ([0x1F], false, false), ([0x7F], true, false),
+            ([0xFF], false, false), ([0xC3], false, false), (Array("\\x".utf8), false, false),
+        ]
+        for (middle, valid, escapes) in cases {
+            for before in 0..<18 {
+                for after in [0, 1, 7, 8, 9] {
+                    let text = [0x22] + [UInt8](repeating: 0x61, count: before) + middle
+                        + [UInt8](repeating: 0x62, count: after) + [0x22]
+                    let value = try? JSONScanner(text).scanDocument(in: 0..<text.count)
+                    #expect((value != nil) == valid, "\(text)")
+                    if let value {
+                        #expect(value.range == 0..<text.count && value.hasEscapes == escapes, "\(text)")
+                    }
+                    // Without its closing quote the string never ends, whatever came before.
+                    #expect((try? JSONScanner(Array(text.dropLast())).scanDocument(in: 0..<text.count - 1)) == nil)
+                }
+            }
+        }
+    }
+
     @Test("agrees with JSONSerialization on random mutations of a valid document")
     func differential() {
         let seed = Array(#"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)

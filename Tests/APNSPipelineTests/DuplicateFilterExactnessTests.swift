@@ -32,6 +32,27 @@ struct DuplicateFilterExactnessTests {
         #expect(filter.count == tokens.count * topics.count)
     }
 
+    @Test("the key holds the bytes the hex digits spell, for every digit pair, at every length and offset")
+    func hexDecoding() {
+        let digits = Array("0123456789abcdef".utf8)
+        for high in 0..<16 {
+            for low in 0..<16 {
+                for length in [1, 3, 4, 5, 8, 9, 32, 33] {
+                    // The pair under test at every place of a token of `length` bytes; the other bytes vary too.
+                    for place in 0..<length {
+                        var expected = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ high) }
+                        expected[place] = UInt8(high << 4 | low)
+                        let hex = expected.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }
+                        var bytes = [UInt8](repeating: 0xEE, count: length + 3)
+                        DuplicateFilter.decodeHex(hex, into: &bytes, at: 1)
+                        #expect(Array(bytes[1...length]) == expected && bytes[0] == 0xEE && bytes[length + 1] == 0xEE,
+                                "\(String(decoding: hex, as: UTF8.self))")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("tokens of different lengths with the same leading bytes are different pairs")
     func tokenLengths() throws {
         var filter = DuplicateFilter(scratchDirectory: try Support.temporaryDirectory().path, fingerprintBits: 0)

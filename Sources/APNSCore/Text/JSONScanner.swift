@@ -148,7 +148,21 @@ public struct JSONScanner {
         let start = position
         var index = position + 1
         var escapes = false
-        while index < end {
+        let raw = bytes.span.bytes
+        while true {
+            if index &+ 8 <= end {
+                // Eight bytes at a time: a word with nothing to look at is skipped whole; otherwise the scan jumps
+                // straight to its first byte that needs a look.
+                let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let mask = Self.specialByteMask(word)
+                if mask == 0 {
+                    index &+= 8
+                    continue
+                }
+                index &+= mask.trailingZeroBitCount &>> 3
+            } else if index >= end {
+                break
+            }
             let byte = bytes[index]
             // The common case first: printable ASCII (0x20-0x7F) that is neither the quote nor the backslash.
             if byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
@@ -181,6 +195,23 @@ public struct JSONScanner {
             }
         }
         throw JSONSyntaxError(offset: start, message: "unterminated string")
+    }
+
+    /// Bit 7 set in each byte of `word` (eight bytes loaded little-endian, so byte 0 is the first in memory) that
+    /// the string scan must look at: the quote, the backslash, a control byte (below 0x20) or a non-ASCII byte (0x80
+    /// and up). Bit tricks on the whole word: `x - 0x01…01 & ~x` sets bit 7 of a byte of `x` that is zero, and
+    /// `x - 0x20…20 & ~x` of one below 0x20 (among bytes below 0x80, the only ones left). A borrow can also flag a
+    /// byte after a real match, never one before it, so the lowest set bit marks the first byte to look at exactly
+    /// and the mask is zero exactly when there is none.
+    @inline(__always)
+    static func specialByteMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let quote = (quotes &- ones) & ~quotes
+        let backslash = (backslashes &- ones) & ~backslashes
+        let control = (word &- ones &* 0x20) & ~word
+        return (quote | backslash | control | word) & (ones &* 0x80)
     }
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).

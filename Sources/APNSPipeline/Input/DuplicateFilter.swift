@@ -72,14 +72,11 @@ public struct DuplicateFilter {
 
     /// `key` = the token's byte count, its bytes, then the topic's id as a LEB128 varint: no two pairs share it.
     private mutating func encodeKey(token: DeviceToken, topic: Topic) {
-        let hex = token.hexBytes.span
-        let byteCount = hex.count / 2
         var id = topicID(topic.value)
+        let byteCount = token.byteCount
+        key[0] = UInt8(truncatingIfNeeded: byteCount)
+        Self.decodeHex(token.hexBytes, into: &key, at: 1)
         var span = key.mutableSpan  // bounds-checked, without a uniqueness check per byte
-        span[0] = UInt8(truncatingIfNeeded: byteCount)
-        for index in 0..<byteCount {
-            span[1 + index] = Self.nibble(hex[2 * index]) << 4 | Self.nibble(hex[2 * index + 1])
-        }
         var length = 1 + byteCount
         while id >= 0x80 {
             span[length] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
@@ -88,6 +85,33 @@ public struct DuplicateFilter {
         }
         span[length] = UInt8(truncatingIfNeeded: id)
         keyLength = length + 1
+    }
+
+    /// Writes the bytes that the lowercase hex digits `hex` (as `DeviceToken` stores them) spell into `bytes` from
+    /// `offset`, eight digits at a time: a digit's value is its low four bits, plus 9 for a letter (bit 6 set),
+    /// and each pair of digits becomes one byte.
+    static func decodeHex(_ hex: [UInt8], into bytes: inout [UInt8], at offset: Int) {
+        let raw = hex.span.bytes
+        var out = bytes.mutableSpan
+        let lows: UInt64 = 0x0F0F_0F0F_0F0F_0F0F
+        let bit0s: UInt64 = 0x0101_0101_0101_0101
+        var index = 0
+        while index &+ 8 <= hex.count {
+            let digits = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let values = (digits & lows) &+ ((digits >> 6) & bit0s) &* 9
+            // In each 16-bit lane: the first digit (low byte) is the high nibble, the second the low one.
+            let pairs = ((values << 4) & 0x00F0_00F0_00F0_00F0) | ((values >> 8) & 0x000F_000F_000F_000F)
+            let base = offset &+ index &>> 1
+            out[base] = UInt8(truncatingIfNeeded: pairs)
+            out[base &+ 1] = UInt8(truncatingIfNeeded: pairs >> 16)
+            out[base &+ 2] = UInt8(truncatingIfNeeded: pairs >> 32)
+            out[base &+ 3] = UInt8(truncatingIfNeeded: pairs >> 48)
+            index &+= 8
+        }
+        while index &+ 2 <= hex.count {
+            out[offset &+ index &>> 1] = nibble(hex[index]) << 4 | nibble(hex[index &+ 1])
+            index &+= 2
+        }
     }
 
     private mutating func topicID(_ topic: String) -> Int {

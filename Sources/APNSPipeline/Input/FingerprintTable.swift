@@ -21,6 +21,9 @@ struct FingerprintTable {
     /// Width of the stored fingerprint (24 in production; tests use tiny widths so fingerprints collide).
     let fingerprintBits: Int
     private let locationBits: Int
+    /// `cell &>> locationBits & fingerprintMask` is a cell's fingerprint with masking shifts (no over-shift
+    /// checks in the loops): with 0-bit fingerprints the shift by 64 masks to 0, and the mask then clears it.
+    private let fingerprintMask: UInt64
     private var segments: [[UInt64]]
     private var homeSlots: [Int]
     private var segmentCounts: [Int]
@@ -30,6 +33,7 @@ struct FingerprintTable {
         precondition((0...32).contains(fingerprintBits), "fingerprint width out of range")
         self.fingerprintBits = fingerprintBits
         locationBits = 64 - fingerprintBits
+        fingerprintMask = fingerprintBits == 0 ? 0 : ~0
         let slots = max(Self.minimumSegmentSlots, minimumCapacity / Self.segmentCount * 10 / Self.maximumLoadTenths + 1)
         segments = [[UInt64]](repeating: [UInt64](repeating: 0, count: slots + Self.overflowCells), count: Self.segmentCount)
         homeSlots = [Int](repeating: slots, count: Self.segmentCount)
@@ -55,10 +59,11 @@ struct FingerprintTable {
         swap(&cells, &segments[segment])  // work on the segment's array in place, uniquely referenced
         defer { swap(&cells, &segments[segment]) }
         var index = home(fingerprint, slots: homeSlots[segment])
+        let locationShift = UInt64(truncatingIfNeeded: locationBits)
         while index < cells.count {
             let cell = cells[index]
             if cell == 0 { break }
-            let stored = cell >> UInt64(locationBits)
+            let stored = cell &>> locationShift & fingerprintMask
             if stored > fingerprint { break }
             if stored == fingerprint, try isStored(cell & locationMask) { return false }
             index += 1
@@ -73,7 +78,7 @@ struct FingerprintTable {
     /// The slot where a fingerprint's run starts: multiply-high, so any slot count works and order is kept.
     @inline(__always)
     private func home(_ fingerprint: UInt64, slots: Int) -> Int {
-        Int(truncatingIfNeeded: (fingerprint &* UInt64(slots)) >> UInt64(fingerprintBits))
+        Int(truncatingIfNeeded: (fingerprint &* UInt64(truncatingIfNeeded: slots)) &>> UInt64(truncatingIfNeeded: fingerprintBits))
     }
 
     /// Puts `cell` at `index`, shifting the cells from there to the next empty one a cell to the right.
@@ -101,12 +106,14 @@ struct FingerprintTable {
         var grown = [UInt64](repeating: 0, count: slots + Self.overflowCells)
         var spilled: [UInt64] = []
         var next = 0
+        let locationShift = UInt64(truncatingIfNeeded: locationBits)
         do {
             var span = grown.mutableSpan
+            let capacity = span.count
             for cell in cells where cell != 0 {
-                let index = max(home(cell >> UInt64(locationBits), slots: slots), next)
-                if index < span.count { span[index] = cell } else { spilled.append(cell) }
-                next = index + 1
+                let index = max(home(cell &>> locationShift & fingerprintMask, slots: slots), next)
+                if index < capacity { span[index] = cell } else { spilled.append(cell) }
+                next = index &+ 1
             }
         }
         grown.append(contentsOf: spilled)

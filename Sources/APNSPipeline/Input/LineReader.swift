@@ -1,3 +1,5 @@
+import APNSCore
+
 /// Splits a byte stream into lines with 1-based line numbers, in one fixed buffer that is allocated once and
 /// never grows: memory does not depend on the file's length or on how long its lines are.
 ///
@@ -106,8 +108,7 @@ public final class LineReader {
 
     @inline(__always)
     private func firstNewline(from index: Int) -> Int? {
-        // One access to `buffer` for the whole search, not one per byte.
-        index < end ? buffer[index..<end].firstIndex(of: UInt8(ascii: "\n")) : nil
+        index < end ? ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer, range: index..<end) : nil
     }
 
     /// Moves the unfinished line to the front and reads more after it.

@@ -1,0 +1,25 @@
+/// Finds a byte in a byte array eight bytes at a time: the line readers' newline search, which looking at one byte
+/// per step made a tenth of `validate`'s time.
+public enum ByteSearch {
+    /// The index of the first `byte` in `bytes[range]`, or nil when there is none.
+    public static func firstIndex(of byte: UInt8, in bytes: [UInt8], range: Range<Int>) -> Int? {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "range outside the bytes")
+        let raw = bytes.span.bytes
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let pattern = ones &* UInt64(byte)
+        var index = range.lowerBound
+        while index &+ 8 <= range.upperBound {
+            // A byte equal to `byte` is a zero byte of `x`; `x - 0x01…01 & ~x` sets bit 7 of each zero byte, and a
+            // borrow can flag only bytes after the first, so the lowest set bit is the first match (little-endian).
+            let x = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ pattern
+            let mask = (x &- ones) & ~x & (ones &* 0x80)
+            if mask != 0 { return index &+ mask.trailingZeroBitCount &>> 3 }
+            index &+= 8
+        }
+        while index < range.upperBound {
+            if bytes[index] == byte { return index }
+            index &+= 1
+        }
+        return nil
+    }
+}
