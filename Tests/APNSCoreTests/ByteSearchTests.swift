@@ -33,3 +33,24 @@ struct ByteSearchTests {
         }
     }
 }
+
+@Suite("ByteComparison")
+struct ByteComparisonTests {
+    @Test("equal exactly when the bytes are: every length to 40, a difference at every place, slices at any offset")
+    func agreesWithEquality() {
+        for length in 0...40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 7) }
+            let padded = [0xAA, 0xBB, 0xCC] + bytes + [0xDD]
+            let slice = padded[3..<(3 + length)]  // same bytes, not at the start of its array
+            let same = ByteComparison.equal(bytes.span.bytes, slice.span.bytes)
+            let longer = ByteComparison.equal(bytes.span.bytes, padded[3..<(4 + length)].span.bytes)
+            #expect(same && !longer)
+            for place in 0..<length {
+                var changed = bytes
+                changed[place] ^= 0x01
+                let equal = ByteComparison.equal(changed.span.bytes, slice.span.bytes)
+                #expect(!equal, "length \(length), place \(place)")
+            }
+        }
+    }
+}

@@ -41,6 +41,23 @@ import Testing
         }
     }
 
+    /// The one byte that needs escaping at every place of texts 0 to 24 bytes long (so before, inside and after
+    /// the eight-byte words), among non-ASCII text that must pass through untouched.
+    @Test func escapesFoundAtEveryPlace() {
+        let fillers: [String] = ["a", "é", "€"]
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}"] + [""] {
+            for filler in fillers {
+                for length in 0..<25 {
+                    for place in 0...length {
+                        let text = String(repeating: filler, count: place) + special
+                            + String(repeating: filler, count: length - place)
+                        #expect(Self.escaped(text) == Self.reference(text), "\(Array(text.utf8))")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func pinnedLines() {
         #expect(String(decoding: Self.escaped("plain.ndjson"), as: UTF8.self) == #""plain.ndjson""#)
         #expect(String(decoding: Self.escaped("a\"b\\c\n\u{1B}é€😀"), as: UTF8.self) == #""a\"b\\c\n\u001bé€😀""#)

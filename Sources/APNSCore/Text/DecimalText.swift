@@ -1,19 +1,31 @@
 /// Writes integers as decimal ASCII digits into byte buffers (result lines, the send journal, HTTP/2 header
 /// values): the one integer writer, no `String` made on the way.
 public enum DecimalText {
-    /// Appends `value` in decimal, with a leading `-` when it is negative.
+    /// Appends `value` in decimal, with a leading `-` when it is negative. Inlinable, so each caller gets a copy
+    /// specialised to its integer type (a generic call across modules looked the type's witnesses up per call).
+    @inlinable
     public static func append<T: BinaryInteger>(_ value: T, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(value.magnitude)
-        if magnitude == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
+        append(magnitude: UInt64(value.magnitude), to: &out)
+    }
+
+    /// Appends `magnitude` in decimal: the digits are counted first, then written in place from the last one.
+    public static func append(magnitude: UInt64, to out: inout [UInt8]) {
+        var digits = 1
+        var rest = magnitude
+        while rest >= 10 {
+            rest /= 10
+            digits &+= 1
         }
         let start = out.count
-        while magnitude > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var span = out.mutableSpan
+        var value = magnitude
+        var index = start &+ digits &- 1
+        while index >= start {
+            span[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+            value /= 10
+            index &-= 1
         }
-        out[start...].reverse()
     }
 }

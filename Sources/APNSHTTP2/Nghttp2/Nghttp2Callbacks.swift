@@ -55,13 +55,27 @@ enum Nghttp2Callbacks {
         return 0
     }
 
+    /// Runs `body` with the session behind `user_data`, borrowed without a retain (its owner holds it through the
+    /// nghttp2 call the callback runs in), and its sink: for the callback that runs once per header field.
+    private static func withContext(
+        _ userData: UnsafeMutableRawPointer?, _ body: (Nghttp2Session, any Nghttp2EventSink) -> Int32
+    ) -> Int32 {
+        guard let userData else { return failure }
+        return Unmanaged<Nghttp2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { session in
+            guard let sink = session.sink else { return failure }
+            return body(session, sink)
+        }
+    }
+
     private static let header: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-        guard let frame, let context = resolve(userData) else { return failure }
-        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-        context.sink.nghttp2Header(
-            streamID: frame.pointee.hd.stream_id, slot: context.session.headerBlockSlot,
-            name: Nghttp2BorrowedBytes(name, count: nameLength), value: Nghttp2BorrowedBytes(value, count: valueLength))
-        return 0
+        guard let frame else { return failure }
+        return withContext(userData) { session, sink in
+            guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+            sink.nghttp2Header(
+                streamID: frame.pointee.hd.stream_id, slot: session.headerBlockSlot,
+                name: Nghttp2BorrowedBytes(name, count: nameLength), value: Nghttp2BorrowedBytes(value, count: valueLength))
+            return 0
+        }
     }
 
     private static let dataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in

@@ -1,3 +1,4 @@
+import APNSCore
 import APNSHTTP2
 import APNSTransport
 
@@ -68,12 +69,19 @@ struct MockServerRequestBuilder {
 
     @inline(__always)
     private static func same(_ stored: [UInt8], _ bytes: ArraySlice<UInt8>) -> Bool {
-        stored.count == bytes.count && stored[...] == bytes
+        ByteComparison.equal(stored.span.bytes, bytes.span.bytes)
     }
 
     @inline(__always)
     private static func equals(_ bytes: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        return literal.withUTF8Buffer { $0.elementsEqual(bytes) }
+        return literal.withUTF8Buffer { expected in
+            var index = bytes.startIndex
+            for byte in expected {
+                if bytes[index] != byte { return false }
+                index &+= 1
+            }
+            return true
+        }
     }
 }

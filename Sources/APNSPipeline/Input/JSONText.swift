@@ -31,17 +31,12 @@ enum JSONText {
         }
     }
 
-    /// Appends `text` as a quoted, escaped JSON string. One pass over its UTF-8 bytes through `escapes` finds
+    /// Appends `text` as a quoted, escaped JSON string. One pass over its UTF-8 bytes, eight at a time, finds
     /// whether anything needs escaping; the common case (nothing) is then one copy.
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         let bytes = text.utf8.span
-        var plain = true
-        for index in bytes.indices where escapes[Int(bytes[index])] != 0 {
-            plain = false
-            break
-        }
-        if plain {
+        if !needsEscaping(bytes.bytes) {
             out.append(contentsOf: text.utf8)
         } else {
             for index in bytes.indices {
@@ -50,6 +45,29 @@ enum JSONText {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte of `bytes` is `"`, `\` or a control character (below 0x20): the bytes `escapes` maps to a
+    /// letter. Eight bytes at a time with the zero-byte test `x - 0x01…01 & ~x & 0x80…80` (on the word XOR the
+    /// quote and the backslash) and its below-0x20 form, which are exact for any byte values.
+    static func needsEscaping(_ bytes: RawSpan) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = 0
+        while index &+ 8 <= bytes.byteCount {
+            let word = bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            let flagged = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+                | ((word &- ones &* 0x20) & ~word)
+            if flagged & (ones &* 0x80) != 0 { return true }
+            index &+= 8
+        }
+        while index < bytes.byteCount {
+            let byte = bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            index &+= 1
+        }
+        return false
     }
 
     /// For each byte, the letter after the backslash that escapes it in a JSON string (`u` for `\u00XX`), or 0

@@ -82,9 +82,11 @@ extension ResultRecord {
     }
 
     private static func appendKey(_ name: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: "\"")])
+        out.append(UInt8(ascii: ","))
+        out.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
 
     /// A payload that is a JSON object goes in as it stands (line breaks, which can only be white space between

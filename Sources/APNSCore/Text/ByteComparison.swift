@@ -1,0 +1,21 @@
+/// Compares byte sequences eight bytes at a time: the mock compares each request's header values with the
+/// previous request's (`authorization` alone is about 200 bytes), and a generic `==` on slices looked at one byte
+/// per step.
+public enum ByteComparison {
+    /// Whether `a` and `b` hold the same bytes.
+    public static func equal(_ a: RawSpan, _ b: RawSpan) -> Bool {
+        guard a.byteCount == b.byteCount else { return false }
+        var index = 0
+        while index &+ 8 <= a.byteCount {
+            if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
+                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+            index &+= 8
+        }
+        while index < a.byteCount {
+            if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
+                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self) { return false }
+            index &+= 1
+        }
+        return true
+    }
+}
