@@ -37,7 +37,10 @@ enum JSONText {
         out.append(UInt8(ascii: "\""))
         let bytes = text.utf8.span
         if !needsEscaping(bytes.bytes) {
-            out.append(contentsOf: text.utf8)
+            // A native string's bytes are contiguous: one copy, not the collection-generic append.
+            if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+                out.append(contentsOf: text.utf8)
+            }
         } else {
             for index in bytes.indices {
                 let byte = bytes[index]

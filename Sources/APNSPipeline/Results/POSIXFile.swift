@@ -151,10 +151,10 @@ final class POSIXFile {
     }
 
     /// Writes `bytes[0..<count]` completely (looping over short writes). When it fails part-way (a full disk,
-    /// the file-size limit), a file opened by `openForAppending` is cut back to its length before the call.
+    /// the file-size limit), a file opened by `openForAppending` is cut back to its length before the call: its
+    /// length after the failure less the bytes this call appended, so a write that succeeds costs no `fstat`.
     func write(_ bytes: [UInt8], count: Int) throws(PipelineError) {
         precondition(count >= 0 && count <= bytes.count, "write range outside the buffer")
-        let start = rollsBackFailedWrites ? regularFileSize() : nil
         var written = 0
         while written < count {
             let result = bytes.withUnsafeBytes { raw in
@@ -162,7 +162,9 @@ final class POSIXFile {
             }
             guard result > 0 else {
                 let error = PipelineError(.writeFailed, "\(path): \(Self.lastErrorText())")
-                if written > 0, let start { _ = ftruncate(descriptor, off_t(start)) }
+                if written > 0, rollsBackFailedWrites, let end = regularFileSize() {
+                    _ = ftruncate(descriptor, off_t(end - Int64(written)))
+                }
                 throw error
             }
             written += result

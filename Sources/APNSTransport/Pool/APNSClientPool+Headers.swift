@@ -8,7 +8,8 @@ extension APNSClientPool {
         var jwt: String?
         if let tokenCache {
             let current = try tokenCache.currentToken()
-            if current == token, baseBlock != nil { return }
+            // The serial names a signing: comparing it, not the whole token, keeps this per-request check cheap.
+            if current.serial == token?.serial, baseBlock != nil { return }
             token = current
             jwt = current.jwt
         } else if baseBlock != nil {
