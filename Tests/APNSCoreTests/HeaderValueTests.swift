@@ -139,4 +139,14 @@ struct HeaderValueTests {
         }
         #expect(seen.count == 1000)
     }
+
+    @Test("a random apns-id spells its two words in order, with the version and variant bits set")
+    func randomAPNSIDDigits() {
+        struct Words: RandomNumberGenerator {
+            var words: [UInt64] = [0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210]
+            mutating func next() -> UInt64 { words.removeFirst() }
+        }
+        var generator = Words()
+        #expect(APNSID.random(using: &generator).description == "01234567-89ab-4def-bedc-ba9876543210")
+    }
 }

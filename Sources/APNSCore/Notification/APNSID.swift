@@ -31,13 +31,15 @@ public struct APNSID: Hashable, Sendable, CustomStringConvertible {
         let high = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000   // variant 10
         var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        // Written through a span: an array subscript would check the buffer's uniqueness at each of 32 digits.
+        var digits = text.mutableSpan
         var position = 0
         for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { position += 1 }
+            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { position &+= 1 }
             let word = nibble < 16 ? high : low
-            let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibble % 16) * 4)) & 0x0F
-            text[position] = value < 10 ? value + 48 : value + 87
-            position += 1
+            let value = UInt8(truncatingIfNeeded: word &>> UInt64(60 &- (nibble & 15) &* 4)) & 0x0F
+            digits[position] = value &+ (value < 10 ? 48 : 87)
+            position &+= 1
         }
         return APNSID(uncheckedBytes: text)
     }

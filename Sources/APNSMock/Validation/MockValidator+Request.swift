@@ -76,16 +76,9 @@ extension MockValidator {
         guard hasPrefix else { return .failure(.init(.badPath)) }
         let hex = path[prefixLength...]
         guard !hex.isEmpty else { return .failure(.init(.missingDeviceToken)) }
-        let plainHex = hex.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-                 UInt8(ascii: "A")...UInt8(ascii: "F"):
-                return true
-            default:
-                return false
-            }
-        }
-        guard plainHex, let token = try? DeviceToken(parsingBytes: hex) else {
+        // The parse also takes the grouped `<0123abcd 4567ef01>` form some exports print, which a path never
+        // carries: a token as long as its text had nothing but hex digits (one pass, no second scan).
+        guard let token = try? DeviceToken(parsingBytes: hex), token.hexBytes.count == hex.count else {
             return .failure(.init(.badDeviceToken))
         }
         return .success(token)
