@@ -105,6 +105,19 @@ public struct HTTP2HeaderFieldList: Sendable {
         finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
     }
 
+    /// The same for a value held in an array (the device token, an apns-id): a generic call across modules runs
+    /// unspecialised, looking the collection's witnesses up per byte; this one copies the value in one piece.
+    public mutating func append(
+        name: StaticString, prefix: StaticString = "", value: [UInt8], indexable: Bool = false
+    ) {
+        let nameStart = bytes.count
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        let valueStart = bytes.count
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: value)
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
+    }
+
     /// Appends a field with a decimal integer value, written without going through `String`.
     public mutating func append(name: StaticString, decimal: Int64, indexable: Bool = false) {
         let nameStart = bytes.count

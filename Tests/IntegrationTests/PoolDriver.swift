@@ -42,7 +42,8 @@ final class PoolDriver: PushTransportDelegate {
     func run(_ notifications: [PushNotification], timeout: Double = 30) {
         pending = notifications.enumerated().map { (UInt64($0.offset + 1), $0.element) }.reversed()
         let total = notifications.count
-        pool.start()
+        if !started { pool.start() }
+        started = true
         pump()
         let limit = Date().addingTimeInterval(600)
         var deadline = Date().addingTimeInterval(timeout)
@@ -55,6 +56,17 @@ final class PoolDriver: PushTransportDelegate {
             }
         }
     }
+
+    /// Opens the connections and runs the loop until `count` of them take streams (or `timeout` seconds pass), so a
+    /// test about how requests spread does not depend on how fast each handshake is on a loaded machine.
+    func start(waitingForReadyConnections count: Int, timeout: Double = 30) {
+        pool.start()
+        started = true
+        let deadline = Date().addingTimeInterval(timeout)
+        while pool.readyConnectionCount < count, failure == nil, Date() < deadline { _ = loop.runOnce(timeout: 0.05) }
+    }
+
+    private var started = false
 
     /// Closes the pool and runs the loop until it has.
     func close() {
