@@ -9,8 +9,25 @@ public enum DecimalText {
         append(magnitude: UInt64(value.magnitude), to: &out)
     }
 
-    /// Appends `magnitude` in decimal: the digits are counted first, then written in place from the last one.
+    /// Appends `magnitude` in decimal. Up to eight digits (every line number, status and count a result line
+    /// holds) are gathered into one word, most significant digit in its lowest byte, and appended from it; longer
+    /// numbers count their digits first, then write them in place from the last one.
     public static func append(magnitude: UInt64, to out: inout [UInt8]) {
+        if magnitude < 100_000_000 {
+            var packed: UInt64 = 0
+            var count = 0
+            var rest = magnitude
+            repeat {
+                packed = packed &<< 8 | (0x30 &+ rest % 10)
+                rest /= 10
+                count &+= 1
+            } while rest != 0
+            for _ in 0..<count {
+                out.append(UInt8(truncatingIfNeeded: packed))
+                packed &>>= 8
+            }
+            return
+        }
         var digits = 1
         var rest = magnitude
         while rest >= 10 {

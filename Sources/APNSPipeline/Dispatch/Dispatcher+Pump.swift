@@ -50,37 +50,38 @@ extension Dispatcher {
     /// Handles one record read from the reader, as `RecordDecision` decides; returns whether it was submitted.
     private func take(_ record: CampaignRecord) throws -> Bool {
         // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
-        let firstOccurrence = try record.notification.map { try configuration.allowDuplicates || isFirstOccurrence($0) } ?? true
+        var firstOccurrence = true
+        if !configuration.allowDuplicates, case .notification(let notification) = record.content {
+            firstOccurrence = try isFirstOccurrence(notification)
+        }
         let resume = resumeStatus(record.key)
         let decision = RecordDecision(configuration: configuration, stopCause: phase.stopCause)
         let effect = decision.effect(
             for: record, resume: resume, resumedSends: resume == .inDoubt ? resumedSends(record.key) : 0,
             firstOccurrence: firstOccurrence)
         summary.records += effect.recordCountChange
-        switch effect {
+        // Consumed, so the pending send moves from the decision into the in-flight table without a copy.
+        switch consume effect {
         case .skip:
             return false
         case .writeFinalResult(let result):
             try writeFinalResult(result)
             return false
-        case .submit(var send):
-            try submit(&send)
+        case .submit(let send):
+            try submit(send)
             return true
         }
     }
 
-    func submit(_ pending: PendingSend) throws {
-        var send = pending
-        try submit(&send)
-    }
-
-    private func submit(_ send: inout PendingSend) throws {
+    /// Journals `send` as sent, files it in flight under a new tag, and hands its notification to the transport.
+    func submit(_ send: consuming PendingSend) throws {
         try sink.journalSent(send.key)
         send.startedAt = scheduler.now
         let tag = nextTag
         nextTag += 1
-        inFlight[tag] = send
-        transport.submit(send.notification, tag: tag)
+        let notification = send.notification
+        inFlight[tag] = consume send
+        transport.submit(notification, tag: tag)
     }
 
     /// Tells the window how full it is and how many slots the transport offered, and keeps the summary's figures.

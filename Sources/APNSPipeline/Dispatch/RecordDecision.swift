@@ -56,7 +56,7 @@ struct RecordDecision {
                 if case .stoppedEarly(let reason) = stopCause { why = reason } else { why = "interrupted" }
                 return .writeFinalResult(send.finalResult(.notSent, detail: "campaign stopped: \(why)"))
             }
-            return .submit(send)
+            return .submit(consume send)
         }
     }
 }
