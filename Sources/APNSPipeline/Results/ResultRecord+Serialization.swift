@@ -5,28 +5,28 @@ extension ResultRecord {
     /// Appends the record as one NDJSON line (with its `\n`); absent fields are left out. `file` is the path
     /// of the key's input file (the writer's to resolve).
     func appendNDJSON(file: String, to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"file":"#.utf8)
+        Self.append(#"{"file":"#, to: &out)
         JSONText.appendString(file, to: &out)
-        out.append(contentsOf: #","line":"#.utf8)
+        Self.append(#","line":"#, to: &out)
         DecimalText.append(key.line, to: &out)
-        if let token { Self.appendMember("token", token, to: &out) }
-        if let topic { Self.appendMember("topic", topic, to: &out) }
-        Self.appendMember("outcome", outcome.rawValue, to: &out)
-        if let status { Self.appendMember("status", status, to: &out) }
-        if let reason { Self.appendMember("reason", reason, to: &out) }
-        if let detail { Self.appendMember("detail", detail, to: &out) }
-        if let apnsID { Self.appendMember("apns_id", apnsID, to: &out) }
-        if let timestamp { Self.appendMember("timestamp", timestamp, to: &out) }
-        Self.appendMember("attempts", attempts, to: &out)
-        if let pushType { Self.appendMember("push_type", pushType.rawValue, to: &out) }
-        if let priority { Self.appendMember("priority", priority.rawValue, to: &out) }
-        if let expiration { Self.appendMember("expiration", expiration, to: &out) }
-        if let collapseID { Self.appendMember("collapse_id", collapseID, to: &out) }
+        if let token { Self.appendMember(#","token":"#, token, to: &out) }
+        if let topic { Self.appendMember(#","topic":"#, topic, to: &out) }
+        Self.appendMember(#","outcome":"#, outcome.rawValue, to: &out)
+        if let status { Self.appendMember(#","status":"#, status, to: &out) }
+        if let reason { Self.appendMember(#","reason":"#, reason, to: &out) }
+        if let detail { Self.appendMember(#","detail":"#, detail, to: &out) }
+        if let apnsID { Self.appendMember(#","apns_id":"#, apnsID, to: &out) }
+        if let timestamp { Self.appendMember(#","timestamp":"#, timestamp, to: &out) }
+        Self.appendMember(#","attempts":"#, attempts, to: &out)
+        if let pushType { Self.appendMember(#","push_type":"#, pushType.rawValue, to: &out) }
+        if let priority { Self.appendMember(#","priority":"#, priority.rawValue, to: &out) }
+        if let expiration { Self.appendMember(#","expiration":"#, expiration, to: &out) }
+        if let collapseID { Self.appendMember(#","collapse_id":"#, collapseID, to: &out) }
         if let payload {
-            out.append(contentsOf: #","payload":"#.utf8)
+            Self.append(#","payload":"#, to: &out)
             Self.appendPayload(payload, to: &out)
         }
-        out.append(contentsOf: "}\n".utf8)
+        Self.append("}\n", to: &out)
     }
 
     /// Appends the CSV header row.
@@ -71,22 +71,20 @@ extension ResultRecord {
         out.append(UInt8(ascii: "\n"))
     }
 
-    private static func appendMember(_ name: StaticString, _ value: String, to out: inout [UInt8]) {
-        appendKey(name, to: &out)
+    /// A literal's bytes, in one append (a `String` literal's `utf8` took the collection-generic path).
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        literal.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// `key` is the member's whole lead-in, `,"name":`, so it goes in with one append.
+    private static func appendMember(_ key: StaticString, _ value: String, to out: inout [UInt8]) {
+        append(key, to: &out)
         JSONText.appendString(value, to: &out)
     }
 
-    private static func appendMember<T: BinaryInteger>(_ name: StaticString, _ value: T, to out: inout [UInt8]) {
-        appendKey(name, to: &out)
+    private static func appendMember<T: BinaryInteger>(_ key: StaticString, _ value: T, to out: inout [UInt8]) {
+        append(key, to: &out)
         DecimalText.append(value, to: &out)
-    }
-
-    private static func appendKey(_ name: StaticString, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: ","))
-        out.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(UInt8(ascii: "\""))
-        out.append(UInt8(ascii: ":"))
     }
 
     /// A payload that is a JSON object goes in as it stands (line breaks, which can only be white space between
