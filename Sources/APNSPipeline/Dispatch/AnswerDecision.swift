@@ -27,19 +27,14 @@ struct AnswerDecision {
         of action: SendAction, answer: PushAnswer?, send: PendingSend, using generator: inout some RandomNumberGenerator
     ) -> Effect {
         switch action {
+        // Each result is made where it is returned, so it moves into the effect rather than being copied there.
         case .delivered:
-            var result = send.finalResult(.delivered, detail: nil)
-            result.apnsID = answer?.apnsID
-            return .writeFinalResult(result)
+            return .writeFinalResult(send.finalResult(.delivered, detail: nil, apnsID: answer?.apnsID))
         case .prune:
-            var result = send.finalResult(.prune, detail: nil)
-            result.apnsID = answer?.apnsID
-            result.timestamp = answer?.timestamp
-            return .writeFinalResult(result)
+            return .writeFinalResult(
+                send.finalResult(.prune, detail: nil, apnsID: answer?.apnsID, timestamp: answer?.timestamp))
         case .reject:
-            var result = send.finalResult(.inputError, detail: "rejected by APNs")
-            result.apnsID = answer?.apnsID
-            return .writeFinalResult(result)
+            return .writeFinalResult(send.finalResult(.inputError, detail: "rejected by APNs", apnsID: answer?.apnsID))
         case .stop(let cause):
             let why = cause == .credentials ? "credentials rejected by APNs" : "APNs cannot route the request"
             return .writeFinalResult(send.finalResult(.retryable, detail: why))

@@ -29,8 +29,8 @@ extension Dispatcher {
         if case .stop(let why) = verdict { beginStop(.stoppedEarly(why)) }
     }
 
-    private func carryOut(_ effect: AnswerDecision.Effect) throws {
-        switch effect {
+    private func carryOut(_ effect: consuming AnswerDecision.Effect) throws {
+        switch consume effect {  // what it holds moves out, not copied
         case .writeFinalResult(let result):
             try writeFinalResult(result)
         case .retryLater(let send, let delay):

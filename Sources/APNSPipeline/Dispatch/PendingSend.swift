@@ -21,11 +21,13 @@ struct PendingSend {
 }
 
 extension PendingSend {
-    /// The record's final result, as its last answer left it.
-    func finalResult(_ outcome: RecordOutcome, detail: String?) -> ResultRecord {
+    /// The record's final result, as its last answer left it (`apnsID` and `timestamp` from that answer).
+    func finalResult(
+        _ outcome: RecordOutcome, detail: String?, apnsID: String? = nil, timestamp: Int64? = nil
+    ) -> ResultRecord {
         ResultRecord(
             key: key, outcome: outcome, token: notification.token.hex, topic: notification.topic.value,
-            status: lastStatus, reason: lastReason, detail: detail, attempts: attempts,
-            notification: outcome.isReplayable ? notification : nil)
+            status: lastStatus, reason: lastReason, detail: detail, apnsID: apnsID, timestamp: timestamp,
+            attempts: attempts, notification: outcome.isReplayable ? notification : nil)
     }
 }
