@@ -5,13 +5,26 @@ extension ResultRecord {
     /// Appends the record as one NDJSON line (with its `\n`); absent fields are left out. `file` is the path
     /// of the key's input file (the writer's to resolve).
     func appendNDJSON(file: String, to out: inout [UInt8]) {
-        Self.append(#"{"file":"#, to: &out)
-        JSONText.appendString(file, to: &out)
-        Self.append(#","line":"#, to: &out)
+        appendNDJSON(opening: Self.ndjsonOpening(file: file), to: &out)
+    }
+
+    /// The start every NDJSON line of one input file shares, `{"file":"<path>","line":`: a writer makes it once
+    /// per file and passes it to `appendNDJSON(opening:to:)`.
+    static func ndjsonOpening(file: String) -> [UInt8] {
+        var opening: [UInt8] = []
+        append(#"{"file":"#, to: &opening)
+        JSONText.appendString(file, to: &opening)
+        append(#","line":"#, to: &opening)
+        return opening
+    }
+
+    /// The same line, after an `opening` from `ndjsonOpening(file:)` for the key's file.
+    func appendNDJSON(opening: [UInt8], to out: inout [UInt8]) {
+        out.append(contentsOf: opening)
         DecimalText.append(key.line, to: &out)
         if let token { Self.appendMember(#","token":"#, token, to: &out) }
         if let topic { Self.appendMember(#","topic":"#, topic, to: &out) }
-        Self.appendMember(#","outcome":"#, outcome.rawValue, to: &out)
+        Self.append(outcome.ndjsonMember, to: &out)
         if let status { Self.appendMember(#","status":"#, status, to: &out) }
         if let reason { Self.appendMember(#","reason":"#, reason, to: &out) }
         if let detail { Self.appendMember(#","detail":"#, detail, to: &out) }
@@ -103,6 +116,22 @@ extension ResultRecord {
         }
         for byte in payload {
             out.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
+        }
+    }
+}
+
+extension RecordOutcome {
+    /// The `outcome` member of a result line, `,"outcome":"<raw value>"`, as one literal (the raw values are
+    /// plain ASCII, with nothing to escape).
+    var ndjsonMember: StaticString {
+        switch self {
+        case .delivered: #","outcome":"delivered""#
+        case .prune: #","outcome":"prune""#
+        case .retryable: #","outcome":"retryable""#
+        case .inputError: #","outcome":"input_error""#
+        case .duplicate: #","outcome":"duplicate""#
+        case .notSent: #","outcome":"not_sent""#
+        case .inDoubt: #","outcome":"in_doubt""#
         }
     }
 }

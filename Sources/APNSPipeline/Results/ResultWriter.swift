@@ -28,6 +28,9 @@ public final class ResultWriter {
     public let droppedTornBytes: Int
 
     private let output: BufferedOutput
+    /// The NDJSON lines' shared start for the file of the last record written, and that file's index.
+    private var opening: [UInt8] = []
+    private var openingFileIndex: Int?
 
     /// Writes to any sink; `writeHeader` starts a CSV file with its header row.
     public init(sink: any ByteSink, format: ResultFormat, inputFiles: InputFileList, writeHeader: Bool = true) {
@@ -54,10 +57,15 @@ public final class ResultWriter {
 
     /// Adds one record's line to the buffer.
     public func write(_ record: ResultRecord) throws(PipelineError) {
-        let file = inputFiles.path(at: record.key.fileIndex)
         switch format {
-        case .ndjson: record.appendNDJSON(file: file, to: &output.bytes)
-        case .csv: record.appendCSV(file: file, to: &output.bytes)
+        case .ndjson:
+            if openingFileIndex != record.key.fileIndex {
+                opening = ResultRecord.ndjsonOpening(file: inputFiles.path(at: record.key.fileIndex))
+                openingFileIndex = record.key.fileIndex
+            }
+            record.appendNDJSON(opening: opening, to: &output.bytes)
+        case .csv:
+            record.appendCSV(file: inputFiles.path(at: record.key.fileIndex), to: &output.bytes)
         }
         recordsWritten += 1
         if output.bytes.count >= Self.autoFlushBytes { try flush() }
