@@ -1,4 +1,5 @@
 import APNSCrypto
+import Foundation
 import Testing
 
 /// A clock the test drives.
@@ -162,5 +163,13 @@ struct ProviderTokenCacheTests {
         }
         #expect(routine + forced == cache.signingCount)
         #expect(forced > 0 && routine > 1, "the run must meet both kinds of signing")
+    }
+
+    @Test("the system clock the cache signs by is the wall clock in epoch seconds")
+    func systemTimeIsEpochSeconds() {
+        let before = Int64(Date().timeIntervalSince1970)
+        let now = ProviderTokenCache.systemTime()
+        let after = Int64(Date().timeIntervalSince1970)
+        #expect(now >= before && now <= after + 1, "systemTime \(now), Date() \(before)...\(after)")
     }
 }

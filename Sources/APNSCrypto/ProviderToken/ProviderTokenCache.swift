@@ -1,4 +1,5 @@
 import Foundation
+internal import Glibc
 
 /// The one provider token a team's connections share, and the policy for re-signing it (seeds 000, 001):
 ///
@@ -28,9 +29,10 @@ public final class ProviderTokenCache {
     /// The refresh interval established clients use (seconds).
     public static let defaultRefreshIntervalSeconds: Int64 = 50 * 60
 
-    /// The wall clock: `Date()` in whole epoch seconds.
+    /// The wall clock in whole epoch seconds: `time(2)`, which is all the resolution `iat` has; the pool asks once
+    /// per request, and `Date()` cost a full clock read and Foundation's conversion each time.
     public static func systemTime() -> Int64 {
-        Int64(Date().timeIntervalSince1970)
+        Int64(time(nil))
     }
 
     public let signer: ProviderTokenSigner

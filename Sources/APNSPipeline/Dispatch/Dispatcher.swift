@@ -129,8 +129,9 @@ public final class Dispatcher: PushTransportDelegate {
     public func transport(completed tag: UInt64, outcome: PushOutcome) {
         guard var send = inFlight.removeValue(forKey: tag) else { return }
         handlingTransportCallback {
-            summary.latencies.record(max(0, scheduler.now - send.startedAt))
-            if case .answered = outcome { window.answered(sentAt: send.startedAt, now: scheduler.now) }
+            let now = scheduler.now  // one clock read for both
+            summary.latencies.record(max(0, now - send.startedAt))
+            if case .answered = outcome { window.answered(sentAt: send.startedAt, now: now) }
             handle(outcome, for: &send)
             schedulePump()
         }
