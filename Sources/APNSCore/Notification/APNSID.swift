@@ -31,17 +31,33 @@ public struct APNSID: Hashable, Sendable, CustomStringConvertible {
         let high = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000   // variant 10
         var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        // Written through a span: an array subscript would check the buffer's uniqueness at each of 32 digits.
-        var digits = text.mutableSpan
-        var position = 0
-        for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { position &+= 1 }
-            let word = nibble < 16 ? high : low
-            let value = UInt8(truncatingIfNeeded: word &>> UInt64(60 &- (nibble & 15) &* 4)) & 0x0F
-            digits[position] = value &+ (value < 10 ? 48 : 87)
-            position &+= 1
-        }
+        // 8-4-4-4-12: each word gives 16 digits, stored four or eight at a time around the dashes.
+        let first = hexDigits(UInt32(truncatingIfNeeded: high &>> 32))
+        let second = hexDigits(UInt32(truncatingIfNeeded: high))
+        let third = hexDigits(UInt32(truncatingIfNeeded: low &>> 32))
+        let fourth = hexDigits(UInt32(truncatingIfNeeded: low))
+        var span = text.mutableSpan
+        var bytes = span.mutableBytes
+        bytes.storeBytes(of: first, toByteOffset: 0, as: UInt64.self)
+        bytes.storeBytes(of: UInt32(truncatingIfNeeded: second), toByteOffset: 9, as: UInt32.self)
+        bytes.storeBytes(of: UInt32(truncatingIfNeeded: second &>> 32), toByteOffset: 14, as: UInt32.self)
+        bytes.storeBytes(of: UInt32(truncatingIfNeeded: third), toByteOffset: 19, as: UInt32.self)
+        bytes.storeBytes(of: UInt32(truncatingIfNeeded: third &>> 32), toByteOffset: 24, as: UInt32.self)
+        bytes.storeBytes(of: fourth, toByteOffset: 28, as: UInt64.self)
         return APNSID(uncheckedBytes: text)
+    }
+
+    /// The eight lowercase hex digits of `value`, most significant first, as the bytes of a little-endian word:
+    /// its bytes spread into 16-bit lanes, each lane split into its two nibbles, then `0`-`9`/`a`-`f` added to all
+    /// sixteen at once (a nibble of 10 and up carries into bit 4 once 6 is added, which picks the letters).
+    @inlinable
+    static func hexDigits(_ value: UInt32) -> UInt64 {
+        var lanes = UInt64(value.byteSwapped)
+        lanes = (lanes | lanes &<< 16) & 0x0000_FFFF_0000_FFFF
+        lanes = (lanes | lanes &<< 8) & 0x00FF_00FF_00FF_00FF
+        let nibbles = (lanes &>> 4) & 0x000F_000F_000F_000F | (lanes & 0x000F_000F_000F_000F) &<< 8
+        let letters = ((nibbles &+ 0x0606_0606_0606_0606) &>> 4) & 0x0101_0101_0101_0101
+        return nibbles &+ 0x3030_3030_3030_3030 &+ letters &* 39
     }
 
     @usableFromInline
