@@ -97,12 +97,7 @@ public struct HTTP2HeaderFieldList: Sendable {
     public mutating func append(
         name: StaticString, prefix: StaticString = "", value: some Collection<UInt8>, indexable: Bool = false
     ) {
-        let nameStart = bytes.count
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        let valueStart = bytes.count
-        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: value)
-        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
+        append(name: name, prefix: prefix, indexable: indexable) { $0.append(contentsOf: value) }
     }
 
     /// The same for a value held in an array (the device token, an apns-id): a generic call across modules runs
@@ -110,11 +105,17 @@ public struct HTTP2HeaderFieldList: Sendable {
     public mutating func append(
         name: StaticString, prefix: StaticString = "", value: [UInt8], indexable: Bool = false
     ) {
+        append(name: name, prefix: prefix, indexable: indexable) { $0.append(contentsOf: value) }
+    }
+
+    private mutating func append(
+        name: StaticString, prefix: StaticString, indexable: Bool, value appendValue: (inout [UInt8]) -> Void
+    ) {
         let nameStart = bytes.count
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         let valueStart = bytes.count
         prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: value)
+        appendValue(&bytes)
         finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
     }
 
