@@ -9,40 +9,31 @@ public enum DecimalText {
         append(magnitude: UInt64(value.magnitude), to: &out)
     }
 
-    /// Appends `magnitude` in decimal. Up to eight digits (every line number, status and count a result line
-    /// holds) are gathered into one word, most significant digit in its lowest byte, and appended from it; longer
-    /// numbers count their digits first, then write them in place from the last one.
+    /// Appends `magnitude` in decimal. Digits go in by chunks of up to eight, each gathered into one word (most
+    /// significant digit in its lowest byte) and appended from it; a number of nine digits or more writes its
+    /// leading part first, then each lower chunk of eight padded with zeros.
     public static func append(magnitude: UInt64, to out: inout [UInt8]) {
-        if magnitude < 100_000_000 {
-            var packed: UInt64 = 0
-            var count = 0
-            var rest = magnitude
-            repeat {
-                packed = packed &<< 8 | (0x30 &+ rest % 10)
-                rest /= 10
-                count &+= 1
-            } while rest != 0
-            for _ in 0..<count {
-                out.append(UInt8(truncatingIfNeeded: packed))
-                packed &>>= 8
-            }
-            return
+        if magnitude >= 100_000_000 {
+            append(magnitude: magnitude / 100_000_000, to: &out)
+            appendChunk(magnitude % 100_000_000, minimumDigits: 8, to: &out)
+        } else {
+            appendChunk(magnitude, minimumDigits: 1, to: &out)
         }
-        var digits = 1
-        var rest = magnitude
-        while rest >= 10 {
+    }
+
+    /// Appends `chunk` (below 10^8) with at least `minimumDigits` digits, leading zeros added.
+    private static func appendChunk(_ chunk: UInt64, minimumDigits: Int, to out: inout [UInt8]) {
+        var packed: UInt64 = 0
+        var count = 0
+        var rest = chunk
+        repeat {
+            packed = packed &<< 8 | (0x30 &+ rest % 10)
             rest /= 10
-            digits &+= 1
-        }
-        let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var span = out.mutableSpan
-        var value = magnitude
-        var index = start &+ digits &- 1
-        while index >= start {
-            span[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
-            value /= 10
-            index &-= 1
+            count &+= 1
+        } while rest != 0 || count < minimumDigits
+        for _ in 0..<count {
+            out.append(UInt8(truncatingIfNeeded: packed))
+            packed &>>= 8
         }
     }
 }

@@ -205,13 +205,21 @@ public struct JSONScanner {
     /// and the mask is zero exactly when there is none.
     @inline(__always)
     static func specialByteMask(_ word: UInt64) -> UInt64 {
+        escapedByteMask(word) | word & 0x8080_8080_8080_8080
+    }
+
+    /// Bit 7 set in each byte of `word` that a JSON string must escape: the quote, the backslash and the control
+    /// bytes below 0x20 (the first such byte exactly, as `specialByteMask` explains; nonzero exactly when there
+    /// is one). The result-line writer uses it too, to find strings that need no escaping.
+    @inlinable @inline(__always)
+    public static func escapedByteMask(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quotes = word ^ (ones &* 0x22)
         let backslashes = word ^ (ones &* 0x5C)
         let quote = (quotes &- ones) & ~quotes
         let backslash = (backslashes &- ones) & ~backslashes
         let control = (word &- ones &* 0x20) & ~word
-        return (quote | backslash | control | word) & (ones &* 0x80)
+        return (quote | backslash | control) & (ones &* 0x80)
     }
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).

@@ -24,52 +24,40 @@ enum Nghttp2Callbacks {
         return callbacks
     }
 
-    /// The session a callback runs for, and its sink.
-    private struct Context {
-        let session: Nghttp2Session
-        let sink: any Nghttp2EventSink
-    }
-
-    /// The context from a callback's `user_data`: the `Nghttp2Session`, unretained.
-    private static func resolve(_ userData: UnsafeMutableRawPointer?) -> Context? {
-        guard let userData else { return nil }
-        let session = Unmanaged<Nghttp2Session>.fromOpaque(userData).takeUnretainedValue()
-        guard let sink = session.sink else { return nil }
-        return Context(session: session, sink: sink)
-    }
-
-    private static let beginHeaders: nghttp2_on_begin_headers_callback = { session, frame, userData in
-        guard let frame, let context = resolve(userData) else { return failure }
-        let header = frame.pointee.hd
-        guard header.type == UInt8(NGHTTP2_HEADERS.rawValue) else {
-            context.session.headerBlockSlot = nil
-            return 0
-        }
-        let isRequest = frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
-        var slot = context.session.slot(of: header.stream_id)
-        if let claimed = context.sink.nghttp2BeginHeaders(streamID: header.stream_id, slot: slot, isRequest: isRequest) {
-            context.session.attach(slot: claimed, to: header.stream_id)
-            slot = claimed
-        }
-        context.session.headerBlockSlot = slot
-        return 0
-    }
-
-    /// Runs `body` with the session behind `user_data`, borrowed without a retain (its owner holds it through the
-    /// nghttp2 call the callback runs in), and its sink: for the callback that runs once per header field.
-    private static func withContext(
-        _ userData: UnsafeMutableRawPointer?, _ body: (Nghttp2Session, any Nghttp2EventSink) -> Int32
-    ) -> Int32 {
-        guard let userData else { return failure }
+    /// Runs `body` with the session behind a callback's `user_data` and its sink; `failing` when either is missing.
+    /// The session is borrowed without a retain: its owner holds it through the nghttp2 call the callback runs in.
+    private static func withContext<Result>(
+        _ userData: UnsafeMutableRawPointer?, failing: Result, _ body: (Nghttp2Session, any Nghttp2EventSink) -> Result
+    ) -> Result {
+        guard let userData else { return failing }
         return Unmanaged<Nghttp2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { session in
-            guard let sink = session.sink else { return failure }
+            guard let sink = session.sink else { return failing }
             return body(session, sink)
+        }
+    }
+
+    private static let beginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+        guard let frame else { return failure }
+        return withContext(userData, failing: failure) { session, sink in
+            let header = frame.pointee.hd
+            guard header.type == UInt8(NGHTTP2_HEADERS.rawValue) else {
+                session.headerBlockSlot = nil
+                return 0
+            }
+            let isRequest = frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+            var slot = session.slot(of: header.stream_id)
+            if let claimed = sink.nghttp2BeginHeaders(streamID: header.stream_id, slot: slot, isRequest: isRequest) {
+                session.attach(slot: claimed, to: header.stream_id)
+                slot = claimed
+            }
+            session.headerBlockSlot = slot
+            return 0
         }
     }
 
     private static let header: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame else { return failure }
-        return withContext(userData) { session, sink in
+        return withContext(userData, failing: failure) { session, sink in
             guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
             sink.nghttp2Header(
                 streamID: frame.pointee.hd.stream_id, slot: session.headerBlockSlot,
@@ -79,50 +67,57 @@ enum Nghttp2Callbacks {
     }
 
     private static let dataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
-        guard let context = resolve(userData) else { return failure }
-        context.sink.nghttp2DataChunk(streamID: streamID, slot: context.session.slot(of: streamID), bytes: Nghttp2BorrowedBytes(data, count: length))
-        return 0
+        withContext(userData, failing: failure) { session, sink in
+            sink.nghttp2DataChunk(streamID: streamID, slot: session.slot(of: streamID), bytes: Nghttp2BorrowedBytes(data, count: length))
+            return 0
+        }
     }
 
     private static let frameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
-        guard let frame, let context = resolve(userData) else { return failure }
-        let summary = summarize(frame)
-        context.sink.nghttp2FrameReceived(summary, slot: context.session.slot(of: summary.streamID))
-        return 0
+        guard let frame else { return failure }
+        return withContext(userData, failing: failure) { session, sink in
+            let summary = summarize(frame)
+            sink.nghttp2FrameReceived(summary, slot: session.slot(of: summary.streamID))
+            return 0
+        }
     }
 
     private static let frameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
-        guard let frame, let context = resolve(userData) else { return failure }
-        let summary = summarize(frame)
-        context.sink.nghttp2FrameSent(summary, slot: context.session.slot(of: summary.streamID))
-        if case .goaway(_, let errorCode, let debugData) = summary, let error = context.session.goawaySent(errorCode, debugData) {
-            context.sink.nghttp2ConnectionFailed(error)
+        guard let frame else { return failure }
+        return withContext(userData, failing: failure) { session, sink in
+            let summary = summarize(frame)
+            sink.nghttp2FrameSent(summary, slot: session.slot(of: summary.streamID))
+            if case .goaway(_, let errorCode, let debugData) = summary, let error = session.goawaySent(errorCode, debugData) {
+                sink.nghttp2ConnectionFailed(error)
+            }
+            return 0
         }
-        return 0
     }
 
     private static let streamClosed: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
-        guard let context = resolve(userData) else { return failure }
-        context.sink.nghttp2StreamClosed(streamID: streamID, slot: context.session.slot(of: streamID), errorCode: errorCode)
-        return 0
+        withContext(userData, failing: failure) { session, sink in
+            sink.nghttp2StreamClosed(streamID: streamID, slot: session.slot(of: streamID), errorCode: errorCode)
+            return 0
+        }
     }
 
     private static let errorText: nghttp2_error_callback2 = { _, _, message, length, userData in
-        guard let context = resolve(userData) else { return failure }
-        context.session.lastErrorText = Nghttp2BorrowedBytes(message, count: length).text
-        return 0
+        withContext(userData, failing: failure) { session, _ in
+            session.lastErrorText = Nghttp2BorrowedBytes(message, count: length).text
+            return 0
+        }
     }
 
     /// The data-source read callback of every request and response body; `source.ptr` holds the stream's slot.
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, source, userData in
-        guard let flags, let context = resolve(userData),
-              let slot = Nghttp2Session.slot(from: source?.pointee.ptr)
-        else { return Int(failure) }
-        guard let read = context.sink.nghttp2ReadBody(
-            streamID: streamID, slot: slot, into: Nghttp2OutputWindow(buffer, count: length))
-        else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
-        if read.isLast { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
-        return read.count
+        guard let flags, let slot = Nghttp2Session.slot(from: source?.pointee.ptr) else { return Int(failure) }
+        return withContext(userData, failing: Int(failure)) { _, sink in
+            guard let read = sink.nghttp2ReadBody(
+                streamID: streamID, slot: slot, into: Nghttp2OutputWindow(buffer, count: length))
+            else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
+            if read.isLast { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return read.count
+        }
     }
 
     /// The parts of a frame the sessions act on.

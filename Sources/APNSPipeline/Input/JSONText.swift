@@ -51,18 +51,12 @@ enum JSONText {
     }
 
     /// Whether any byte of `bytes` is `"`, `\` or a control character (below 0x20): the bytes `escapes` maps to a
-    /// letter. Eight bytes at a time with the zero-byte test `x - 0x01…01 & ~x & 0x80…80` (on the word XOR the
-    /// quote and the backslash) and its below-0x20 form, which are exact for any byte values.
+    /// letter. Eight bytes at a time with the scanner's `JSONScanner.escapedByteMask`.
     static func needsEscaping(_ bytes: RawSpan) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
         var index = 0
         while index &+ 8 <= bytes.byteCount {
-            let word = bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22)
-            let backslashes = word ^ (ones &* 0x5C)
-            let flagged = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-                | ((word &- ones &* 0x20) & ~word)
-            if flagged & (ones &* 0x80) != 0 { return true }
+            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if JSONScanner.escapedByteMask(word) != 0 { return true }
             index &+= 8
         }
         while index < bytes.byteCount {
