@@ -26,7 +26,7 @@ final class EventLoopSendEngine: SendRunEngine {
 
     var transport: any PushTransport { pool }
 
-    var now: Double { EventLoopInstant.now().seconds(since: origin) }
+    var now: Double { loop.turnTime.seconds(since: origin) }  // one clock read per loop turn
 
     func schedule(after delay: Double, _ body: @escaping () -> Void) {
         if delay <= 0 {

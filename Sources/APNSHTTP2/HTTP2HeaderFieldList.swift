@@ -108,6 +108,17 @@ public struct HTTP2HeaderFieldList: Sendable {
         append(name: name, prefix: prefix, indexable: indexable) { $0.append(contentsOf: value) }
     }
 
+    /// The same for a value held in a String (the device token, the topic): its UTF-8 is copied in one piece.
+    public mutating func append(
+        name: StaticString, prefix: StaticString = "", value: String, indexable: Bool = false
+    ) {
+        append(name: name, prefix: prefix, indexable: indexable) { bytes in
+            if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                bytes.append(contentsOf: value.utf8)
+            }
+        }
+    }
+
     private mutating func append(
         name: StaticString, prefix: StaticString, indexable: Bool, value appendValue: (inout [UInt8]) -> Void
     ) {

@@ -24,7 +24,7 @@ struct DeviceTokenTests {
         for bytes in [16, 17, 32, 33, 100, 200] {
             let token = try DeviceToken(parsing: String(repeating: "ab", count: bytes))
             #expect(token.byteCount == bytes)
-            #expect(token.hexBytes.count == bytes * 2)
+            #expect(token.hex.utf8.count == bytes * 2)
         }
     }
 
@@ -86,7 +86,7 @@ struct DeviceTokenSliceTests {
         let fromSlice = Result { () throws(InputError) in try DeviceToken(parsingBytes: slice) }
         let fromString = Result { () throws(InputError) in try DeviceToken(parsing: text) }
         switch (fromSlice, fromString) {
-        case (.success(let a), .success(let b)): #expect(a == b && a.hexBytes == b.hexBytes, "\(text)")
+        case (.success(let a), .success(let b)): #expect(a == b && a.hex == b.hex, "\(text)")
         case (.failure(let a), .failure(let b)): #expect(a.code == b.code && a.detail == b.detail, "\(text)")
         default: Issue.record("\(text): slice \(fromSlice), string \(fromString)")
         }

@@ -107,4 +107,17 @@ struct OutcomePolicyTests {
         let replayed = RecordOutcome.allCases.filter(\.isReplayable)
         #expect(Set(replayed) == [.retryable, .notSent, .inDoubt])
     }
+
+    @Test("outcomes hash and compare by case: seven distinct keys, each equal only to itself")
+    func outcomeHashing() {
+        let all = RecordOutcome.allCases
+        #expect(Set(all).count == all.count)
+        var counts: [RecordOutcome: Int] = [:]
+        for (index, outcome) in all.enumerated() { counts[outcome, default: 0] += index + 1 }
+        for (index, outcome) in all.enumerated() {
+            #expect(counts[outcome] == index + 1)
+            #expect(RecordOutcome(rawValue: outcome.rawValue) == outcome)
+            #expect(all.filter { $0 == outcome }.count == 1)
+        }
+    }
 }

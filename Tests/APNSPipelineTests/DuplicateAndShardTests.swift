@@ -49,7 +49,7 @@ struct DuplicateAndShardTests {
         #expect(StableHash.fnv1a(Array("a".utf8)) == 0xAF63_DC4C_8601_EC8C)
         #expect(StableHash.fnv1a(Array("foobar".utf8)) == 0x8594_4171_F739_67E8)
         let token = try DeviceToken(parsing: String(repeating: "ab", count: 32))
-        #expect(ShardSelector.shard(of: token, count: 7) == Int(StableHash.mix(StableHash.fnv1a(token.hexBytes)) % 7))
+        #expect(ShardSelector.shard(of: token, count: 7) == Int(StableHash.mix(StableHash.fnv1a(token.hex.utf8)) % 7))
         #expect(ShardSelector.shard(of: token, count: 1) == 0)
     }
 

@@ -44,7 +44,7 @@ struct DuplicateFilterExactnessTests {
                         expected[place] = UInt8(high << 4 | low)
                         let hex = expected.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }
                         var bytes = [UInt8](repeating: 0xEE, count: length + 3)
-                        DuplicateFilter.decodeHex(hex, into: &bytes, at: 1)
+                        DuplicateFilter.decodeHex(hex.span, into: &bytes, at: 1)
                         #expect(Array(bytes[1...length]) == expected && bytes[0] == 0xEE && bytes[length + 1] == 0xEE,
                                 "\(String(decoding: hex, as: UTF8.self))")
                     }

@@ -9,14 +9,13 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// The largest token length accepted, in bytes.
     public static let maximumByteCount = 200
 
-    /// The token as lowercase hex ASCII bytes, exactly as it goes into `/3/device/<token>`.
-    public let hexBytes: [UInt8]
+    /// The token as lowercase hex, exactly as it goes into `/3/device/<token>` and into result lines. Held as a
+    /// String, so a result line takes it without making one per record; `hex.utf8.span` gives its bytes.
+    public let hex: String
 
-    /// The token as a lowercase hex string.
-    public var hex: String { String(decoding: hexBytes, as: UTF8.self) }
     public var description: String { hex }
     /// The number of bytes the token encodes.
-    public var byteCount: Int { hexBytes.count / 2 }
+    public var byteCount: Int { hex.utf8.count / 2 }
 
     /// Parses a token from text.
     public init(parsing text: some StringProtocol) throws(InputError) {
@@ -34,15 +33,15 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// (lowercase hex digits, an accepted length) is copied once; any other goes through the full parse.
     public init(parsingBytes bytes: ArraySlice<UInt8>) throws(InputError) {
         if Self.isStoredForm(bytes) {
-            self.init(storedForm: Array(bytes))
+            self.init(storedForm: String(decoding: bytes, as: UTF8.self))
             return
         }
         var utf8 = Array(bytes)
         try self.init(parsingUTF8: &utf8)
     }
 
-    private init(storedForm: [UInt8]) {
-        hexBytes = storedForm
+    private init(storedForm: String) {
+        hex = storedForm
     }
 
     /// Whether `bytes` are lowercase hex digits only, an even number of them within the accepted length.
@@ -95,7 +94,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         guard bytes <= Self.maximumByteCount else {
             throw InputError(.tokenTooLong, "device token is \(bytes) bytes: longer than \(Self.maximumByteCount)")
         }
-        self.hexBytes = hex
+        self.hex = String(decoding: hex, as: UTF8.self)
     }
 
     @inline(__always)

@@ -15,6 +15,28 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
     /// Sent, but its answer was lost (GOAWAY, dropped connection, timeout, crash): it may have been delivered.
     case inDoubt = "in_doubt"
 
+    /// Hashes the case, not its raw value: the standard library's default for a raw-valued enum hashes the raw
+    /// String, and the dispatcher counts every record's outcome in a dictionary.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ordinal)
+    }
+
+    public static func == (lhs: RecordOutcome, rhs: RecordOutcome) -> Bool {
+        lhs.ordinal == rhs.ordinal
+    }
+
+    private var ordinal: Int {
+        switch self {
+        case .delivered: return 0
+        case .prune: return 1
+        case .retryable: return 2
+        case .inputError: return 3
+        case .duplicate: return 4
+        case .notSent: return 5
+        case .inDoubt: return 6
+        }
+    }
+
     /// Whether `replay` sends this record again by default.
     public var isReplayable: Bool {
         switch self {

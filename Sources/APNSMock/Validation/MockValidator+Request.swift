@@ -78,7 +78,7 @@ extension MockValidator {
         guard !hex.isEmpty else { return .failure(.init(.missingDeviceToken)) }
         // The parse also takes the grouped `<0123abcd 4567ef01>` form some exports print, which a path never
         // carries: a token as long as its text had nothing but hex digits (one pass, no second scan).
-        guard let token = try? DeviceToken(parsingBytes: hex), token.hexBytes.count == hex.count else {
+        guard let token = try? DeviceToken(parsingBytes: hex), token.hex.utf8.count == hex.count else {
             return .failure(.init(.badDeviceToken))
         }
         return .success(token)

@@ -79,7 +79,7 @@ public struct TokenRegistry: Hashable, Sendable {
             }
         }
         guard usesSuffixRules else { return nil }
-        let hex = token.hexBytes
+        let hex = token.hex.utf8.span
         if Self.hasSuffix(hex, "dead") {
             return Rejection(reason: .unregistered, timestampMilliseconds: Self.derivedTimestamp(for: token))
         }
@@ -96,14 +96,14 @@ public struct TokenRegistry: Hashable, Sendable {
     /// lowercase hex, mapped into the year after `derivedTimestampBase` (so always in the past, and stable).
     public static func derivedTimestamp(for token: DeviceToken) -> Int64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in token.hexBytes {
+        for byte in token.hex.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
         return derivedTimestampBase + Int64(hash % UInt64(derivedTimestampSpan))
     }
 
     @inline(__always)
-    private static func hasSuffix(_ hex: [UInt8], _ suffix: StaticString) -> Bool {
+    private static func hasSuffix(_ hex: Span<UInt8>, _ suffix: StaticString) -> Bool {
         let count = suffix.utf8CodeUnitCount
         guard hex.count >= count else { return false }
         return suffix.withUTF8Buffer { expected in

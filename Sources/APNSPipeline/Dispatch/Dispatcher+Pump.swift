@@ -77,10 +77,8 @@ extension Dispatcher {
     func submit(_ send: consuming PendingSend) throws {
         try sink.journalSent(send.key)
         send.startedAt = scheduler.now
-        let tag = nextTag
-        nextTag += 1
         let notification = send.notification
-        inFlight[tag] = consume send
+        let tag = inFlight.insert(send)
         transport.submit(notification, tag: tag)
     }
 

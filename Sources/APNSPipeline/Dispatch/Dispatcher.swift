@@ -21,14 +21,13 @@ public final class Dispatcher: PushTransportDelegate {
     let resumeStatus: (RecordKey) -> ResumeStatus
     let resumedSends: (RecordKey) -> Int
 
-    var inFlight: [UInt64: PendingSend] = [:]
+    var inFlight = InFlightTable()
     var retries = RetryQueue()
     var unprocessedResends: [PendingSend] = []
     var health: CampaignHealth
     var limiter: SendRateLimiter?
     var window: InFlightWindow
     var generator = SystemRandomNumberGenerator()
-    var nextTag: UInt64 = 1
     /// The run's lifecycle: sending, stopping, closing the transport, ended.
     var phase = DispatcherPhase()
     /// Transport calls waiting for the next loop turn (see `Dispatcher+Effects.swift`).
@@ -127,7 +126,7 @@ public final class Dispatcher: PushTransportDelegate {
     }
 
     public func transport(completed tag: UInt64, outcome: PushOutcome) {
-        guard var send = inFlight.removeValue(forKey: tag) else { return }
+        guard var send = inFlight.remove(tag: tag) else { return }
         handlingTransportCallback {
             let now = scheduler.now  // one clock read for both
             summary.latencies.record(max(0, now - send.startedAt))

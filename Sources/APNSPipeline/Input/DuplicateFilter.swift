@@ -75,7 +75,7 @@ public struct DuplicateFilter {
         var id = topicID(topic.value)
         let byteCount = token.byteCount
         key[0] = UInt8(truncatingIfNeeded: byteCount)
-        Self.decodeHex(token.hexBytes, into: &key, at: 1)
+        Self.decodeHex(token.hex.utf8.span, into: &key, at: 1)
         var span = key.mutableSpan  // bounds-checked, without a uniqueness check per byte
         var length = 1 + byteCount
         while id >= 0x80 {
@@ -90,8 +90,8 @@ public struct DuplicateFilter {
     /// Writes the bytes that the lowercase hex digits `hex` (as `DeviceToken` stores them) spell into `bytes` from
     /// `offset`, eight digits at a time: a digit's value is its low four bits, plus 9 for a letter (bit 6 set),
     /// and each pair of digits becomes one byte.
-    static func decodeHex(_ hex: [UInt8], into bytes: inout [UInt8], at offset: Int) {
-        let raw = hex.span.bytes
+    static func decodeHex(_ hex: Span<UInt8>, into bytes: inout [UInt8], at offset: Int) {
+        let raw = hex.bytes
         var out = bytes.mutableSpan
         let lows: UInt64 = 0x0F0F_0F0F_0F0F_0F0F
         let bit0s: UInt64 = 0x0101_0101_0101_0101

@@ -46,7 +46,7 @@ public struct ShardSelector: Sendable, Hashable, CustomStringConvertible {
     /// The shard a token belongs to among `count`.
     public static func shard(of token: DeviceToken, count: Int) -> Int {
         guard count > 1 else { return 0 }
-        return Int(StableHash.hash(token.hexBytes) % UInt64(count))
+        return Int(StableHash.hash(token.hex.utf8) % UInt64(count))
     }
 
     /// Whether a record with this token is handled here.

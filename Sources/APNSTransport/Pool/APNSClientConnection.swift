@@ -60,7 +60,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
     ) throws(HTTP2Error) {
         guard machine.takesRequests else { throw .sessionClosing }
         let streamID = try session.submitRequest(block: block, fields: fields, body: body, tag: tag)
-        machine.requestStarted(tag: tag, streamID: streamID, tokenSerial: tokenSerial, now: .now())
+        machine.requestStarted(tag: tag, streamID: streamID, tokenSerial: tokenSerial, now: loop.turnTime)
     }
 
     /// Hands what the session has to send to TLS and sends it.
@@ -114,7 +114,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
     }
 
     func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
-        if machine.received(now: .now()) { owner?.connectionLoadChanged(self) }
+        if machine.received(now: loop.turnTime) { owner?.connectionLoadChanged(self) }
         session.receive(bytes)
         deliverEvents()
         flush()  // WINDOW_UPDATEs, SETTINGS and PING acknowledgements

@@ -92,7 +92,7 @@ extension APNSClientPool {
 
     func connection(_ connection: APNSClientConnection, closedWith error: TransportError?) {
         connections[connection.id] = nil
-        dirty.remove(connection.id)
+        dirty.removeAll { $0 === connection }
         run(machine.connectionClosed(
             connection.id, error: error, hadAnswer: connection.machine.hadAnswer,
             serverSpoke: connection.machine.serverSpoke))

@@ -15,10 +15,10 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     let context: TLSClientContext
     let tokenCache: ProviderTokenCache?
     var machine: ConnectionPoolStateMachine
-    var connections: [ConnectionPoolStateMachine.ConnectionID: APNSClientConnection] = [:]
+    var connections = PoolConnectionTable()
     var timers: [ConnectionPoolStateMachine.Timer: EventLoopTimer] = [:]
-    /// Connections with submits not yet flushed.
-    var dirty = Set<ConnectionPoolStateMachine.ConnectionID>()
+    /// Connections with submits not yet flushed (a few at most: searched, not hashed).
+    var dirty: [APNSClientConnection] = []
     var reportedFailure = false
 
     // Header state, rebuilt only when the provider token changes or a new campaign topic appears.
@@ -77,7 +77,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             try connection.submit(
                 block: useCampaign ? campaignBlock : baseBlock, fields: fields, body: notification.payload, tag: tag,
                 tokenSerial: token?.serial ?? 0)
-            dirty.insert(id)
+            if !dirty.contains(where: { $0 === connection }) { dirty.append(connection) }
         } catch {
             fail(tag, .notSent("\(error)"))
         }
@@ -85,7 +85,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     }
 
     public func flush() {
-        for id in dirty { connections[id]?.flush() }
+        for connection in dirty { connection.flush() }
         dirty.removeAll(keepingCapacity: true)
     }
 

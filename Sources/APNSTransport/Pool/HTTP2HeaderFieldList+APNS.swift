@@ -25,16 +25,16 @@ extension HTTP2HeaderFieldList {
     /// unless the shared block carries them. Allocates nothing once the list has grown.
     public mutating func setAPNSRequestFields(for notification: PushNotification, topicAndPushTypeInBlock: Bool) {
         removeAll()
-        append(name: ":path", prefix: "/3/device/", value: notification.token.hexBytes)
+        append(name: ":path", prefix: "/3/device/", value: notification.token.hex)
         if !topicAndPushTypeInBlock {
-            append(name: "apns-topic", value: notification.topic.value.utf8, indexable: true)
-            append(name: "apns-push-type", value: notification.pushType.rawValue.utf8, indexable: true)
+            append(name: "apns-topic", value: notification.topic.value, indexable: true)
+            append(name: "apns-push-type", value: notification.pushType.rawValue, indexable: true)
         }
         if let apnsID = notification.apnsID { append(name: "apns-id", value: apnsID.bytes) }
         if let expiration = notification.expiration { append(name: "apns-expiration", decimal: expiration.epochSeconds) }
         if let priority = notification.priority {
             append(name: "apns-priority", decimal: Int64(priority.rawValue), indexable: true)
         }
-        if let collapseID = notification.collapseID { append(name: "apns-collapse-id", value: collapseID.value.utf8) }
+        if let collapseID = notification.collapseID { append(name: "apns-collapse-id", value: collapseID.value) }
     }
 }

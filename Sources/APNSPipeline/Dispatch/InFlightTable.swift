@@ -1,0 +1,42 @@
+/// The sends awaiting their answers, each in a slot of an array that its tag names: filing one and finding it
+/// again by tag are an index, not a hash, and slots freed by answers are reused, so the table stops growing at
+/// the largest number ever in flight. A tag carries its slot's generation too, so a tag the transport reports
+/// twice, or one from before its slot was reused, finds nothing.
+struct InFlightTable {
+    private var slots: [PendingSend?] = []
+    private var generations: [UInt32] = []
+    private var freeSlots: [Int] = []
+
+    /// The number of sends in flight.
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Files `send` and returns its tag (never 0: generations start at 1).
+    mutating func insert(_ send: consuming PendingSend) -> UInt64 {
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = consume send
+        } else {
+            slot = slots.count
+            slots.append(consume send)
+            generations.append(1)
+        }
+        count += 1
+        return UInt64(generations[slot]) << 32 | UInt64(slot)
+    }
+
+    /// Takes the send filed under `tag` out of the table, or nil when no send is filed under it.
+    mutating func remove(tag: UInt64) -> PendingSend? {
+        let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
+        guard slot < slots.count, generations[slot] == UInt32(truncatingIfNeeded: tag >> 32),
+              let send = slots[slot].take()
+        else { return nil }
+        generations[slot] &+= 1
+        if generations[slot] == 0 { generations[slot] = 1 }
+        freeSlots.append(slot)
+        count -= 1
+        return send
+    }
+}

@@ -1,0 +1,63 @@
+import APNSCore
+import Testing
+@testable import APNSPipeline
+
+/// `InFlightTable`: tags find their sends once, slots are reused, stale and unknown tags find nothing.
+@Suite("In-flight table")
+struct InFlightTableTests {
+    private func send(line: Int) throws -> PendingSend {
+        guard case .notification(let notification) = Fixture.record(line, token: Fixture.token(line)).content else {
+            throw TableTestError.fixture
+        }
+        return PendingSend(key: RecordKey(fileIndex: 0, line: line), notification: notification)
+    }
+
+    @Test("each tag gives back its own send, once")
+    func tagsFindTheirSends() throws {
+        var table = InFlightTable()
+        var tags: [Int: UInt64] = [:]
+        for line in 1...50 { tags[line] = table.insert(try send(line: line)) }
+        #expect(table.count == 50)
+        #expect(Set(tags.values).count == 50, "two sends share a tag")
+        #expect(!tags.values.contains(0), "tag 0 handed out")
+        for line in stride(from: 50, through: 1, by: -3) {
+            let tag = try #require(tags[line])
+            #expect(table.remove(tag: tag)?.key.line == line)
+            #expect(table.remove(tag: tag)?.key == nil, "a tag answered twice found a send")
+        }
+        #expect(table.count == 50 - 17)
+        for line in 1...50 where (50 - line) % 3 != 0 {
+            let tag = try #require(tags[line])
+            #expect(table.remove(tag: tag)?.key.line == line)
+        }
+        #expect(table.isEmpty)
+    }
+
+    @Test("a reused slot does not answer to the tag of its earlier send")
+    func staleTagsFindNothing() throws {
+        var table = InFlightTable()
+        let first = table.insert(try send(line: 1))
+        #expect(table.remove(tag: first)?.key.line == 1)
+        let second = table.insert(try send(line: 2))
+        #expect(second & 0xFFFF_FFFF == first & 0xFFFF_FFFF, "the freed slot was not reused")
+        #expect(second != first)
+        #expect(table.remove(tag: first)?.key == nil, "the stale tag found the slot's new send")
+        #expect(table.count == 1)
+        #expect(table.remove(tag: 0xFFFF_FFFF_FFFF)?.key == nil)
+        #expect(table.remove(tag: second)?.key.line == 2)
+    }
+
+    @Test("slots are reused: the table grows to the most ever in flight, no further")
+    func slotsAreReused() throws {
+        var table = InFlightTable()
+        var live: [UInt64] = []
+        for line in 1...1000 {
+            live.append(table.insert(try send(line: line)))
+            if live.count > 8 { #expect(table.remove(tag: live.removeFirst())?.key != nil) }
+        }
+        let slots = Set(live.map { $0 & 0xFFFF_FFFF })
+        #expect(slots.allSatisfy { $0 < 9 }, "slots beyond the 9 ever in flight: \(slots.sorted())")
+    }
+}
+
+private enum TableTestError: Error { case fixture }
