@@ -112,6 +112,7 @@ struct OutcomePolicyTests {
     func outcomeHashing() {
         let all = RecordOutcome.allCases
         #expect(Set(all).count == all.count)
+        #expect(all.map(\.caseIndex) == Array(all.indices), "caseIndex is not the position in allCases")
         var counts: [RecordOutcome: Int] = [:]
         for (index, outcome) in all.enumerated() { counts[outcome, default: 0] += index + 1 }
         for (index, outcome) in all.enumerated() {

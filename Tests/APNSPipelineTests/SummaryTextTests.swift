@@ -19,4 +19,20 @@ struct SummaryTextTests {
         #expect(lines[5] == "  results: r\\u{1B}.ndjson")
         #expect(!text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) })
     }
+
+    @Test("outcome counts: added one by one, set as a table, read back; outcomes that did not occur are absent")
+    func outcomeCounts() {
+        var summary = CampaignSummary()
+        for (index, outcome) in RecordOutcome.allCases.enumerated() {
+            for _ in 0..<(index * 3) { summary.add(outcome) }
+        }
+        for (index, outcome) in RecordOutcome.allCases.enumerated() { #expect(summary.count(outcome) == index * 3) }
+        #expect(summary.outcomes[RecordOutcome.allCases[0]] == nil, "an outcome with no record is listed")
+        #expect(summary.outcomes.count == RecordOutcome.allCases.count - 1)
+        let table: [RecordOutcome: Int] = [.delivered: 5, .inDoubt: 2]
+        summary.outcomes = table
+        #expect(summary.outcomes == table)
+        summary.add(.inDoubt)
+        #expect(summary.count(.inDoubt) == 3 && summary.count(.prune) == 0)
+    }
 }

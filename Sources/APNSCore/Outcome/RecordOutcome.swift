@@ -18,14 +18,15 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
     /// Hashes the case, not its raw value: the standard library's default for a raw-valued enum hashes the raw
     /// String, and the dispatcher counts every record's outcome in a dictionary.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(ordinal)
+        hasher.combine(caseIndex)
     }
 
     public static func == (lhs: RecordOutcome, rhs: RecordOutcome) -> Bool {
-        lhs.ordinal == rhs.ordinal
+        lhs.caseIndex == rhs.caseIndex
     }
 
-    private var ordinal: Int {
+    /// The case's position in `allCases` (0 to 6), for tables indexed by outcome.
+    public var caseIndex: Int {
         switch self {
         case .delivered: return 0
         case .prune: return 1

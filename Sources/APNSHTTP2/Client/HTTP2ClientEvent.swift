@@ -51,12 +51,11 @@ public struct HTTP2Response: Sendable {
 
     /// The answer in the dispatcher's terms, with the body's reason and timestamp parsed (allocates).
     public var answer: PushAnswer {
-        PushAnswer(
-            status: status,
-            apnsID: apnsID.map { String(decoding: $0, as: UTF8.self) },
-            apnsUniqueID: apnsUniqueID.map { String(decoding: $0, as: UTF8.self) },
-            body: body
-        )
+        let apnsID = apnsID.map { String(decoding: $0, as: UTF8.self) }
+        let apnsUniqueID = apnsUniqueID.map { String(decoding: $0, as: UTF8.self) }
+        // A 200 has no body: skip the body parser, a generic call across modules that runs unspecialised.
+        guard !body.isEmpty else { return PushAnswer(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID) }
+        return PushAnswer(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID, body: body)
     }
 }
 

@@ -14,7 +14,22 @@ public struct CampaignSummary: Sendable {
     }
 
     public var ending: Ending = .completed
-    public var outcomes: [RecordOutcome: Int] = [:]
+    /// Records per outcome, the outcomes that occurred. Kept as a fixed table by `RecordOutcome.caseIndex` (every
+    /// record adds one; hashing a key each time was a cost per record); this view is built when read.
+    public var outcomes: [RecordOutcome: Int] {
+        get {
+            var counts: [RecordOutcome: Int] = [:]
+            for outcome in RecordOutcome.allCases where outcomeCounts[outcome.caseIndex] != 0 {
+                counts[outcome] = outcomeCounts[outcome.caseIndex]
+            }
+            return counts
+        }
+        set {
+            outcomeCounts = InlineArray(repeating: 0)
+            for (outcome, count) in newValue { outcomeCounts[outcome.caseIndex] = count }
+        }
+    }
+    private var outcomeCounts = InlineArray<7, Int>(repeating: 0)
     /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
     public var records = 0
@@ -35,5 +50,8 @@ public struct CampaignSummary: Sendable {
 
     public init() {}
 
-    public func count(_ outcome: RecordOutcome) -> Int { outcomes[outcome, default: 0] }
+    public func count(_ outcome: RecordOutcome) -> Int { outcomeCounts[outcome.caseIndex] }
+
+    /// Counts one more record with `outcome`.
+    public mutating func add(_ outcome: RecordOutcome) { outcomeCounts[outcome.caseIndex] += 1 }
 }

@@ -50,7 +50,7 @@ extension Dispatcher {
 
     /// Writes a record's final line and counts it.
     func writeFinalResult(_ result: ResultRecord) throws {
-        summary.outcomes[result.outcome, default: 0] += 1
+        summary.add(result.outcome)
         if let reason = result.reason {
             summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1
         }

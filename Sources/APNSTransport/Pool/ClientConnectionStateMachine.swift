@@ -47,7 +47,7 @@ struct ClientConnectionStateMachine {
     /// Set when a request timed out: no new requests until something arrives from the server.
     private(set) var awaitingSignOfLife = false
     /// The requests started and not yet reported, each with the serial of the provider token it carries.
-    private(set) var openRequests: [UInt64: Int] = [:]
+    private(set) var openRequests = OpenRequestTable()
     /// Tags in the order their requests started, with when and on which stream; ended ones are skipped lazily.
     private var started: [(tag: UInt64, at: EventLoopInstant, streamID: Int32)] = []
     private var startedHead = 0
@@ -93,14 +93,14 @@ struct ClientConnectionStateMachine {
     }
 
     mutating func requestStarted(tag: UInt64, streamID: Int32, tokenSerial: Int, now: EventLoopInstant) {
-        openRequests[tag] = tokenSerial
+        openRequests.insert(tag, tokenSerial: tokenSerial)
         started.append((tag, now, streamID))
     }
 
     /// The request ended; returns its token serial, or nil for a tag not open (already reported). An answer proves
     /// the connection works.
     mutating func requestEnded(tag: UInt64, answered: Bool) -> Int? {
-        guard let serial = openRequests.removeValue(forKey: tag) else { return nil }
+        guard let serial = openRequests.remove(tag) else { return nil }
         if answered { hadAnswer = true }
         return serial
     }
@@ -131,8 +131,7 @@ struct ClientConnectionStateMachine {
     /// The requests still open after the connection ended, by tag: the session did not report them (it always
     /// should), so they are reported in doubt (or not sent, if the server never spoke).
     mutating func takeUnreportedRequests() -> [(tag: UInt64, tokenSerial: Int)] {
-        defer { openRequests.removeAll() }
-        return openRequests.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        openRequests.removeAllSorted()
     }
 
     /// Called about once a second: cancels, oldest first, every request started more than `requestTimeout` ago and
@@ -144,9 +143,9 @@ struct ClientConnectionStateMachine {
         var actions: [TickAction] = []
         while startedHead < started.count {
             let (tag, at, streamID) = started[startedHead]
-            if let serial = openRequests[tag] {
+            if let serial = openRequests.tokenSerial(of: tag) {
                 guard now.seconds(since: at) > timing.requestTimeout else { break }
-                openRequests[tag] = nil
+                _ = openRequests.remove(tag)
                 actions.append(.cancelRequest(tag: tag, streamID: streamID, tokenSerial: serial))
             }
             startedHead += 1
