@@ -55,6 +55,55 @@ public struct HTTP2HeaderFieldList: Sendable {
         return bytes[Int(field.valueStart)..<Int(field.valueStart + field.valueCount)]
     }
 
+    /// The length of field `index`'s name, in bytes.
+    public func nameCount(at index: Int) -> Int { Int(fields[index].nameCount) }
+
+    /// Whether field `index`'s name is the ASCII literal.
+    public func name(at index: Int, is literal: StaticString) -> Bool {
+        let field = fields[index]
+        guard Int(field.nameCount) == literal.utf8CodeUnitCount else { return false }
+        return literal.withUTF8Buffer { expected in
+            var position = Int(field.nameStart)
+            for byte in expected {
+                if bytes[position] != byte { return false }
+                position &+= 1
+            }
+            return true
+        }
+    }
+
+    /// Whether field `index`'s name is exactly `other`. With the three below, a reader keeps its own copies of
+    /// names and values and refreshes them only when they change, without a slice (and its reference) per field.
+    public func name(at index: Int, equals other: [UInt8]) -> Bool {
+        let field = fields[index]
+        return equals(Int(field.nameStart), Int(field.nameCount), other)
+    }
+
+    /// Whether field `index`'s value is exactly `other`.
+    public func value(at index: Int, equals other: [UInt8]) -> Bool {
+        let field = fields[index]
+        return equals(Int(field.valueStart), Int(field.valueCount), other)
+    }
+
+    /// Replaces the contents of `other` with field `index`'s name, keeping its storage.
+    public func copyName(at index: Int, into other: inout [UInt8]) {
+        let field = fields[index]
+        other.removeAll(keepingCapacity: true)
+        other.append(contentsOf: bytes[Int(field.nameStart)..<Int(field.nameStart + field.nameCount)])
+    }
+
+    /// Replaces the contents of `other` with field `index`'s value, keeping its storage.
+    public func copyValue(at index: Int, into other: inout [UInt8]) {
+        let field = fields[index]
+        other.removeAll(keepingCapacity: true)
+        other.append(contentsOf: bytes[Int(field.valueStart)..<Int(field.valueStart + field.valueCount)])
+    }
+
+    private func equals(_ start: Int, _ count: Int, _ other: [UInt8]) -> Bool {
+        guard count == other.count else { return false }
+        return ByteComparison.equal(bytes.span.extracting(start..<(start + count)).bytes, other.span.bytes)
+    }
+
     /// Whether field `index` is a pseudo-header field (its name starts with `:`).
     public func isPseudo(at index: Int) -> Bool { fields[index].isPseudo }
 
@@ -73,15 +122,6 @@ public struct HTTP2HeaderFieldList: Sendable {
     static func equals(_ bytes: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
         return literal.withUTF8Buffer { $0.elementsEqual(bytes) }
-    }
-
-    /// A copy with storage of exactly the size needed (two allocations), leaving this list's storage for reuse.
-    func compactCopy() -> HTTP2HeaderFieldList {
-        var copy = HTTP2HeaderFieldList(reservingFields: fields.count, bytes: bytes.count)
-        copy.bytes.append(contentsOf: bytes)
-        copy.fields.append(contentsOf: fields)
-        copy.pseudoCount = pseudoCount
-        return copy
     }
 
     /// Appends a field received from nghttp2 (server side).

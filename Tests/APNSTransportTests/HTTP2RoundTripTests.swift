@@ -58,6 +58,40 @@ struct HTTP2RoundTripTests {
         #expect(!pair.client.isClosed && !pair.server.isClosed)
     }
 
+    @Test("recycled requests: every later request on the reused storage holds exactly its own fields and body")
+    func recycledRequests() throws {
+        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1000))
+        let block = try APNSLikeTraffic.block()
+        var seen: [(path: String, headers: [String], body: [UInt8])] = []
+        pair.onServerEvent = { [unowned pair] event in
+            guard case .request(let request) = event else { return }
+            let path = String(decoding: request.fields.firstValue(of: ":path") ?? [], as: UTF8.self)
+            let headers = (0..<request.fields.count).filter { !request.fields.isPseudo(at: $0) }.map {
+                String(decoding: request.fields.name(at: $0), as: UTF8.self) + "=" + String(decoding: request.fields.value(at: $0), as: UTF8.self)
+            }
+            seen.append((path, headers, request.body))
+            try? pair.server.respond(to: request.streamID, status: 200, fields: HTTP2HeaderFieldList(), body: [])
+            pair.server.recycle(request)
+        }
+        // Long then short then long again: stale bytes of an earlier, longer request would show.
+        let bodies = [String(repeating: "x", count: 900), "{}", String(repeating: "y", count: 300), "", "{\"a\":1}"]
+        for (index, body) in bodies.enumerated() {
+            var fields = HTTP2HeaderFieldList()
+            fields.append(name: ":path", prefix: "/3/device/", value: String(repeating: "ab", count: 40 - index * 7).utf8)
+            if index % 2 == 0 { fields.append(name: "apns-collapse-id", value: "group-\(index)".utf8) }
+            _ = try pair.client.submitRequest(block: block, fields: fields, body: Array(body.utf8), tag: UInt64(index + 1))
+            pair.interact()
+        }
+        try #require(seen.count == bodies.count)
+        for (index, body) in bodies.enumerated() {
+            #expect(seen[index].path == "/3/device/" + String(repeating: "ab", count: 40 - index * 7))
+            #expect(seen[index].body == Array(body.utf8), "request \(index)")
+            let collapse = seen[index].headers.filter { $0.hasPrefix("apns-collapse-id=") }
+            #expect(collapse == (index % 2 == 0 ? ["apns-collapse-id=group-\(index)"] : []), "request \(index)")
+            #expect(seen[index].headers.first == "authorization=bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature")
+        }
+    }
+
     @Test("the response converts to the dispatcher's PushAnswer with its reason and timestamp")
     func answerConversion() throws {
         let pair = try InMemoryHTTP2Pair()

@@ -13,15 +13,16 @@ struct Nghttp2BorrowedBytes {
 
     subscript(index: Int) -> UInt8 { buffer[index] }
 
-    /// Appends all the bytes to `array`.
+    /// Appends all the bytes to `array`, as typed bytes (nghttp2 hands out `uint8_t` arrays): the typed copy takes
+    /// the array's contiguous-storage path, cheaper than the generic one a raw buffer gets.
     func append(to array: inout [UInt8]) {
-        array.append(contentsOf: buffer)
+        array.append(contentsOf: buffer.assumingMemoryBound(to: UInt8.self))
     }
 
-    /// Appends at most `limit` bytes to `array`.
+    /// Appends at most `limit` bytes to `array`, the same way.
     func append(to array: inout [UInt8], limit: Int) {
         guard limit > 0 else { return }
-        array.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer.prefix(limit)))
+        array.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer.prefix(limit)).assumingMemoryBound(to: UInt8.self))
     }
 
     /// Whether the bytes equal an ASCII literal.

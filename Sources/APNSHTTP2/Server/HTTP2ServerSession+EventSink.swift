@@ -23,7 +23,7 @@ extension HTTP2ServerSession: Nghttp2EventSink {
         case .headers(_, let endStream, _), .data(_, let endStream):
             guard endStream, let slot, streams.isInUse(slot), streams[slot].phase == .receiving else { return }
             streams[slot].phase = .received
-            events.append(.request(streams.copyRequest(slot)))
+            events.append(.request(streams.takeRequest(slot)))
         case .settings(let isAck, _):
             if isAck { events.append(.settingsAcknowledged) }
         case .ping(let isAck, let payload):

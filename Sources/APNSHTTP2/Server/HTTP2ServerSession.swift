@@ -158,6 +158,12 @@ public final class HTTP2ServerSession {
     }
 
     /// The recorded events as an array.
+    /// Hands a request from `drainEvents` back once it is answered and nothing keeps it: its field list and body
+    /// become the storage of a later request, so a busy connection stops allocating per request. Optional.
+    public func recycle(_ request: HTTP2ServerRequest) {
+        streams.recycle(request)
+    }
+
     public func takeEvents() -> [HTTP2ServerEvent] {
         defer { events.removeAll(keepingCapacity: true) }
         return events

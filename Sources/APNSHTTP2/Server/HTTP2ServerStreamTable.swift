@@ -29,6 +29,9 @@ struct HTTP2ServerStream {
 struct HTTP2ServerStreamTable {
     private(set) var streams: [HTTP2ServerStream] = []
     private var freeSlots: [Int] = []
+    private var spareFields: [HTTP2HeaderFieldList] = []
+    private var spareBodies: [[UInt8]] = []
+    private static let maximumSpares = 64
     /// Slots in use.
     private(set) var count = 0
 
@@ -62,17 +65,23 @@ struct HTTP2ServerStreamTable {
         count -= 1
     }
 
-    /// The request received in `slot`, copied into exactly-sized storage (three allocations at most); the slot
-    /// keeps its own buffers for the next request.
-    func copyRequest(_ slot: Int) -> HTTP2ServerRequest {
-        var body: [UInt8] = []
-        if !streams[slot].body.isEmpty {
-            body.reserveCapacity(streams[slot].body.count)
-            body.append(contentsOf: streams[slot].body)
-        }
+    /// The request received on `slot`, its field list and body moved out, not copied: the slot gets spare storage in
+    /// their place (emptied when the slot is released), and `recycle` takes the request's storage back once its
+    /// owner is done with it.
+    /// Where nobody recycles, the slot's storage grows anew for its next request, as a copy would have cost.
+    mutating func takeRequest(_ slot: Int) -> HTTP2ServerRequest {
+        var fields = spareFields.popLast() ?? HTTP2HeaderFieldList()
+        var body = spareBodies.popLast() ?? []
+        swap(&fields, &streams[slot].fields)
+        swap(&body, &streams[slot].body)
         return HTTP2ServerRequest(
-            streamID: streams[slot].streamID, fields: streams[slot].fields.compactCopy(), body: body,
-            bodyByteCount: streams[slot].bodyByteCount)
+            streamID: streams[slot].streamID, fields: fields, body: body, bodyByteCount: streams[slot].bodyByteCount)
+    }
+
+    /// Keeps a finished request's storage for a later `takeRequest` (up to `maximumSpares` of each).
+    mutating func recycle(_ request: HTTP2ServerRequest) {
+        if spareFields.count < Self.maximumSpares { spareFields.append(request.fields) }
+        if spareBodies.count < Self.maximumSpares { spareBodies.append(request.body) }
     }
 
     func isInUse(_ slot: Int) -> Bool {

@@ -89,6 +89,7 @@ final class MockServerConnection: TLSConnectionDelegate {
                 requests.build(from: incoming)
                 let decision = listener.validator.handle(requests.request, connection: &state)
                 carryOut(decision, streamID: incoming.streamID)
+                session.recycle(incoming)  // its storage serves a later request
             case .connectionError:
                 finish(gracefully: false)
             case .settingsAcknowledged:

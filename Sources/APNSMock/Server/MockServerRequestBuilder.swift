@@ -4,8 +4,8 @@ import APNSTransport
 
 /// Turns each `HTTP2ServerRequest` of one connection into the `MockRequest` the validator reads, in one reused
 /// value. A campaign sends the same fields in the same order on every request (`authorization`, `apns-topic`,
-/// `apns-push-type`, `:method`, `:authority`, ...), so a field whose bytes equal the previous request's keeps its
-/// array and only the fields that really change (`:path`, `apns-id`) allocate.
+/// `apns-push-type`, `:method`, `:authority`, ...), so a field whose bytes equal the previous request's is left as
+/// it is, and one that really changes (`:path`, `apns-id`) is copied into the storage it had: nothing allocates.
 struct MockServerRequestBuilder {
     /// The request built last. Borrow it for the validator; the builder reuses its storage for the next one.
     private(set) var request = MockRequest(
@@ -16,25 +16,26 @@ struct MockServerRequestBuilder {
     mutating func build(from incoming: HTTP2ServerRequest) {
         let fields = incoming.fields
         request.streamID = incoming.streamID
-        request.body = incoming.body
+        // Copied into the builder's own body (no allocation once it has grown), so the request's storage is not
+        // shared when the session takes it back for a later request.
+        request.body.removeAll(keepingCapacity: true)
+        request.body.append(contentsOf: incoming.body)
         var regular = 0
         var sawMethod = false, sawPath = false, sawAuthority = false, sawScheme = false
         for index in 0..<fields.count {
-            let name = fields.name(at: index)
-            let value = fields.value(at: index)
             if fields.isPseudo(at: index) {
-                switch name.count {
-                case 7 where Self.equals(name, ":method") && !sawMethod:
-                    Self.update(&request.method, value)
+                switch fields.nameCount(at: index) {
+                case 7 where !sawMethod && fields.name(at: index, is: ":method"):
+                    Self.update(&request.method, toValueAt: index, of: fields)
                     sawMethod = true
-                case 5 where Self.equals(name, ":path") && !sawPath:
-                    Self.update(&request.path, value)
+                case 5 where !sawPath && fields.name(at: index, is: ":path"):
+                    Self.update(&request.path, toValueAt: index, of: fields)
                     sawPath = true
-                case 10 where Self.equals(name, ":authority") && !sawAuthority:
-                    Self.update(&request.authority, value)
+                case 10 where !sawAuthority && fields.name(at: index, is: ":authority"):
+                    Self.update(&request.authority, toValueAt: index, of: fields)
                     sawAuthority = true
-                case 7 where Self.equals(name, ":scheme") && !sawScheme:
-                    Self.update(&request.scheme, value)
+                case 7 where !sawScheme && fields.name(at: index, is: ":scheme"):
+                    Self.update(&request.scheme, toValueAt: index, of: fields)
                     sawScheme = true
                 default:
                     break
@@ -42,10 +43,12 @@ struct MockServerRequestBuilder {
                 continue
             }
             if regular < request.headers.count {
-                Self.update(&request.headers[regular].name, name)
-                Self.update(&request.headers[regular].value, value)
+                if !fields.name(at: index, equals: request.headers[regular].name) {
+                    fields.copyName(at: index, into: &request.headers[regular].name)
+                }
+                Self.update(&request.headers[regular].value, toValueAt: index, of: fields)
             } else {
-                request.headers.append(MockRequest.Header(name: Array(name), value: Array(value)))
+                request.headers.append(MockRequest.Header(name: Array(fields.name(at: index)), value: Array(fields.value(at: index))))
             }
             regular += 1
         }
@@ -62,26 +65,10 @@ struct MockServerRequestBuilder {
     }
 
     /// Replaces `stored` with `bytes` unless it already holds exactly those bytes.
+    /// Refreshes `stored` from field `index`'s value when they differ (mostly they do not: a client sends the
+    /// same authority, scheme, method and most headers on every request).
     @inline(__always)
-    private static func update(_ stored: inout [UInt8], _ bytes: ArraySlice<UInt8>) {
-        if !same(stored, bytes) { stored = Array(bytes) }
-    }
-
-    @inline(__always)
-    private static func same(_ stored: [UInt8], _ bytes: ArraySlice<UInt8>) -> Bool {
-        ByteComparison.equal(stored.span.bytes, bytes.span.bytes)
-    }
-
-    @inline(__always)
-    private static func equals(_ bytes: ArraySlice<UInt8>, _ literal: StaticString) -> Bool {
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        return literal.withUTF8Buffer { expected in
-            var index = bytes.startIndex
-            for byte in expected {
-                if bytes[index] != byte { return false }
-                index &+= 1
-            }
-            return true
-        }
+    private static func update(_ stored: inout [UInt8], toValueAt index: Int, of fields: HTTP2HeaderFieldList) {
+        if !fields.value(at: index, equals: stored) { fields.copyValue(at: index, into: &stored) }
     }
 }
