@@ -47,6 +47,23 @@ struct InFlightTableTests {
         #expect(table.remove(tag: second)?.key.line == 2)
     }
 
+    @Test("a reserved tag counts as in flight and finds its send once filed")
+    func reserveThenFile() throws {
+        var table = InFlightTable()
+        let before = table.insert(try send(line: 1))
+        let tag = table.reserveTag()
+        #expect(table.count == 2 && tag != before)
+        table.file(try send(line: 2), under: tag)
+        #expect(table.remove(tag: tag)?.key.line == 2)
+        #expect(table.remove(tag: before)?.key.line == 1)
+        #expect(table.isEmpty)
+        let again = table.reserveTag()
+        #expect(again & 0xFFFF_FFFF < 2, "a freed slot was not reused for the reservation")
+        table.file(try send(line: 3), under: again)
+        #expect(table.remove(tag: tag)?.key == nil, "the slot's earlier tag found its new send")
+        #expect(table.remove(tag: again)?.key.line == 3)
+    }
+
     @Test("slots are reused: the table grows to the most ever in flight, no further")
     func slotsAreReused() throws {
         var table = InFlightTable()

@@ -11,7 +11,8 @@ public protocol PushTransport: AnyObject {
     /// current `SETTINGS_MAX_CONCURRENT_STREAMS`.
     var freeSlots: Int { get }
 
-    /// Starts one request. `tag` comes back with its outcome. Only called while `freeSlots > 0`.
+    /// Starts one request. `tag` comes back with its outcome, always on a later call, never from inside `submit`
+    /// (a request that cannot start is reported on the next loop turn). Only called while `freeSlots > 0`.
     func submit(_ notification: PushNotification, tag: UInt64)
 
     /// Writes what the submits since the last flush produced to the network.

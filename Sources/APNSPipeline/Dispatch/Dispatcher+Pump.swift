@@ -48,17 +48,18 @@ extension Dispatcher {
     }
 
     /// Handles one record read from the reader, as `RecordDecision` decides; returns whether it was submitted.
-    private func take(_ record: CampaignRecord) throws -> Bool {
+    private func take(_ record: consuming CampaignRecord) throws -> Bool {
         // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
         var firstOccurrence = true
         if !configuration.allowDuplicates, case .notification(let notification) = record.content {
             firstOccurrence = try isFirstOccurrence(notification)
         }
         let resume = resumeStatus(record.key)
+        let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
         let decision = RecordDecision(configuration: configuration, stopCause: phase.stopCause)
+        // The record moves into the decision (its last use here), and its notification on into the pending send.
         let effect = decision.effect(
-            for: record, resume: resume, resumedSends: resume == .inDoubt ? resumedSends(record.key) : 0,
-            firstOccurrence: firstOccurrence)
+            for: consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence)
         summary.records += effect.recordCountChange
         // Consumed, so the pending send moves from the decision into the in-flight table without a copy.
         switch consume effect {
@@ -77,9 +78,9 @@ extension Dispatcher {
     func submit(_ send: consuming PendingSend) throws {
         try sink.journalSent(send.key)
         send.startedAt = scheduler.now
-        let notification = send.notification
-        let tag = inFlight.insert(send)
-        transport.submit(notification, tag: tag)
+        let tag = inFlight.reserveTag()
+        transport.submit(send.notification, tag: tag)  // borrowed: the send is filed after, not copied for this
+        inFlight.file(send, under: tag)
     }
 
     /// Tells the window how full it is and how many slots the transport offered, and keeps the summary's figures.

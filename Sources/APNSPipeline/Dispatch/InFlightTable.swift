@@ -6,6 +6,7 @@ struct InFlightTable {
     private var slots: [PendingSend?] = []
     private var generations: [UInt32] = []
     private var freeSlots: [Int] = []
+    private var reservedSlot: Int?
 
     /// The number of sends in flight.
     private(set) var count = 0
@@ -27,9 +28,36 @@ struct InFlightTable {
         return UInt64(generations[slot]) << 32 | UInt64(slot)
     }
 
+    /// A tag for a send filed right after with `file(_:under:)`: the caller hands the send's notification to the
+    /// transport in between, borrowed from its own value rather than copied out of the table. The transport never
+    /// answers from inside `submit` (`PushTransport`), so no answer can look for the send before it is filed.
+    mutating func reserveTag() -> UInt64 {
+        precondition(reservedSlot == nil, "a tag was reserved and its send never filed")
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = slots.count
+            slots.append(nil)
+            generations.append(1)
+        }
+        reservedSlot = slot
+        count += 1
+        return UInt64(generations[slot]) << 32 | UInt64(slot)
+    }
+
+    /// Files `send` under the tag `reserveTag()` just gave.
+    mutating func file(_ send: consuming PendingSend, under tag: UInt64) {
+        let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
+        precondition(slot == reservedSlot, "filed under a tag that was not reserved")
+        slots[slot] = consume send
+        reservedSlot = nil
+    }
+
     /// Takes the send filed under `tag` out of the table, or nil when no send is filed under it.
     mutating func remove(tag: UInt64) -> PendingSend? {
         let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
+        precondition(slot != reservedSlot, "a transport answered a request from inside submit")
         guard slot < slots.count, generations[slot] == UInt32(truncatingIfNeeded: tag >> 32),
               let send = slots[slot].take()
         else { return nil }

@@ -31,8 +31,9 @@ struct RecordDecision {
     ///   - resumedSends: how often the runs being resumed sent it (the attempts of its in-doubt line).
     ///   - firstOccurrence: whether a valid record's (token, topic) pair is new in this run; ignored with
     ///     `allowDuplicates` and for invalid records.
+    /// Consumes `record`, so its notification moves into the pending send instead of being copied.
     func effect(
-        for record: CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool
+        for record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool
     ) -> Effect {
         if resume == .finished { return .skip }
         switch record.content {

@@ -26,7 +26,8 @@ struct NotificationHeaders {
     var collapseID: CollapseID?
     var apnsID: APNSID?
 
-    func notification(payload: [UInt8]) -> PushNotification {
+    /// The notification with these headers; consuming, so the headers move into it instead of being copied.
+    consuming func notification(payload: [UInt8]) -> PushNotification {
         PushNotification(
             token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
             collapseID: collapseID, apnsID: apnsID, payload: payload
