@@ -55,6 +55,21 @@ struct ProviderTokenCacheTests {
         #expect(claims.signatureIsValid && claims.token.issuedAt == clock.now)
     }
 
+    @Test("currentSerial follows the same refresh as currentToken: it signs the first and each due token, once")
+    func serialFollowsRefresh() throws {
+        let clock = DrivenClock(Self.start)
+        let cache = try cache(clock)
+        #expect(try cache.currentSerial() == 1)
+        #expect(cache.signingCount == 1)
+        #expect(try cache.currentToken().serial == 1)
+        clock.now += 50 * 60 - 1
+        #expect(try cache.currentSerial() == 1)
+        clock.now += 1
+        #expect(try cache.currentSerial() == 2)
+        #expect(try cache.currentSerial() == 2)
+        #expect(try cache.currentToken().serial == 2 && cache.signingCount == 2)
+    }
+
     @Test("ExpiredProviderToken for the token in use re-signs at once, even a young one; more answers for it sign nothing")
     func invalidationResignsAtOnce() throws {
         let clock = DrivenClock(Self.start)

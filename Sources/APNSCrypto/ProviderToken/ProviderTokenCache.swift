@@ -75,6 +75,13 @@ public final class ProviderTokenCache {
         return try sign(at: now)
     }
 
+    /// The serial of the token to send now, signing as `currentToken()` does: what a per-request freshness check
+    /// compares, without copying the token out.
+    public func currentSerial() throws(CryptoError) -> Int {
+        if let token, clock() - token.issuedAt < refreshIntervalSeconds { return token.serial }
+        return try sign(at: clock()).serial
+    }
+
     /// Reports that APNs answered `ExpiredProviderToken` for `rejected`; see `invalidate(serial:)`.
     public func invalidate(token rejected: ProviderToken) throws(CryptoError) -> ProviderTokenInvalidation {
         try invalidate(serial: rejected.serial)

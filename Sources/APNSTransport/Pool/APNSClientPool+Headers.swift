@@ -7,9 +7,9 @@ extension APNSClientPool {
     func refreshHeaders() throws {
         var jwt: String?
         if let tokenCache {
-            let current = try tokenCache.currentToken()
             // The serial names a signing: comparing it, not the whole token, keeps this per-request check cheap.
-            if current.serial == token?.serial, baseBlock != nil { return }
+            if try tokenCache.currentSerial() == token?.serial, baseBlock != nil { return }
+            let current = try tokenCache.currentToken()
             token = current
             jwt = current.jwt
         } else if baseBlock != nil {
