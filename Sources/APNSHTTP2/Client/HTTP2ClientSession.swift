@@ -46,11 +46,11 @@ public final class HTTP2ClientSession {
         eventBytes.reserveCapacity(16 << 10)
         deliveringRecords.reserveCapacity(256)
         deliveringBytes.reserveCapacity(16 << 10)
-        nghttp2.sink = self
+        nghttp2.attach(self)
     }
 
     deinit {
-        nghttp2.sink = nil
+        nghttp2.detach()
     }
 
     /// How many requests may start now.

@@ -31,8 +31,7 @@ enum Nghttp2Callbacks {
     ) -> Result {
         guard let userData else { return failing }
         return Unmanaged<Nghttp2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { session in
-            guard let sink = session.sink else { return failing }
-            return body(session, sink)
+            session.withSink(failing: failing) { sink in body(session, sink) }
         }
     }
 

@@ -5,8 +5,10 @@ internal import CNghttp2
 /// (`Nghttp2Callbacks`) report to `sink`, the session object that owns this one. Frees the nghttp2 session and
 /// its scratch memory in `deinit`.
 ///
-/// `sink` is `unowned(unsafe)`: the owner holds this object strongly and outlives it, and callbacks only run
-/// inside `receive`/`produceOutput`, which only the owner calls.
+/// The sink is held unmanaged (`attach`): the owner holds this object strongly and outlives it, and callbacks only
+/// run inside `receive`/`produceOutput`, which only the owner calls. It is kept as its concrete session type, so a
+/// callback reaches it without taking a reference (an `unowned(unsafe)` existential was retained and released
+/// around every callback, several per request).
 final class Nghttp2Session {
     enum Role { case client, server }
 
@@ -26,7 +28,8 @@ final class Nghttp2Session {
     }
 
     let session: OpaquePointer
-    unowned(unsafe) var sink: (any Nghttp2EventSink)?
+    private(set) var clientSink: Unmanaged<HTTP2ClientSession>?
+    private(set) var serverSink: Unmanaged<HTTP2ServerSession>?
     /// The slot of the stream whose header block is being received (header callbacks come in one run).
     var headerBlockSlot: Int?
     /// The last error text nghttp2 reported (error callback), for a connection error's description.
@@ -71,6 +74,30 @@ final class Nghttp2Session {
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, start.connectionWindowSize)
             guard status == 0 else { throw Self.error(status) }
         }
+    }
+
+    /// Makes `owner` the sink callbacks report to.
+    func attach(_ owner: HTTP2ClientSession) {
+        clientSink = Unmanaged.passUnretained(owner)
+    }
+
+    /// Makes `owner` the sink callbacks report to.
+    func attach(_ owner: HTTP2ServerSession) {
+        serverSink = Unmanaged.passUnretained(owner)
+    }
+
+    /// Forgets the sink (its owner is going away): callbacks from here on report nothing.
+    func detach() {
+        clientSink = nil
+        serverSink = nil
+    }
+
+    /// Runs `body` with the sink, borrowed without a reference count; `failing` when there is none.
+    @inline(__always)
+    func withSink<Result>(failing: Result, _ body: (any Nghttp2EventSink) -> Result) -> Result {
+        if let clientSink { return clientSink._withUnsafeGuaranteedRef { body($0) } }
+        if let serverSink { return serverSink._withUnsafeGuaranteedRef { body($0) } }
+        return failing
     }
 
     deinit {

@@ -26,11 +26,11 @@ public final class HTTP2ServerSession {
             initialWindowSize: UInt32(configuration.initialStreamWindowSize),
             connectionWindowSize: Int32(configuration.connectionWindowSize),
             assumedPeerMaxConcurrentStreams: nil))
-        nghttp2.sink = self
+        nghttp2.attach(self)
     }
 
     deinit {
-        nghttp2.sink = nil
+        nghttp2.detach()
     }
 
     /// Streams the client opened that have not closed.
