@@ -152,11 +152,15 @@ public struct HTTP2HeaderFieldList: Sendable {
     public mutating func append(
         name: StaticString, prefix: StaticString = "", value: String, indexable: Bool = false
     ) {
-        append(name: name, prefix: prefix, indexable: indexable) { bytes in
-            if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                bytes.append(contentsOf: value.utf8)
-            }
+        // Not through the closure-taking body below: a closure capturing the String retained and released it.
+        let nameStart = bytes.count
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        let valueStart = bytes.count
+        prefix.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: value.utf8)
         }
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
     }
 
     private mutating func append(

@@ -78,7 +78,10 @@ public final class ProviderTokenCache {
     /// The serial of the token to send now, signing as `currentToken()` does: what a per-request freshness check
     /// compares, without copying the token out.
     public func currentSerial() throws(CryptoError) -> Int {
-        if let token, clock() - token.issuedAt < refreshIntervalSeconds { return token.serial }
+        // Fields read through the optional, so the token (its JWT string and header bytes) is not copied.
+        if let issuedAt = token?.issuedAt, let serial = token?.serial, clock() - issuedAt < refreshIntervalSeconds {
+            return serial
+        }
         return try sign(at: clock()).serial
     }
 
