@@ -68,6 +68,32 @@ struct ResultFileTests {
         }
     }
 
+    @Test("lines at the edges of the short forms (delivered 200, one attempt, nothing after) are spelled in full")
+    func shortFormEdges() throws {
+        let token = Support.token(1)
+        func line(_ outcome: RecordOutcome, status: Int?, attempts: Int, apnsID: String? = nil, replay: Bool = false) throws -> String {
+            let notification = PushNotification(
+                token: try DeviceToken(parsing: token), topic: try Topic(validating: "t.x"), pushType: .alert,
+                payload: Array(#"{"a":1}"#.utf8))
+            let record = ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 7), outcome: outcome, token: token, topic: "t.x", status: status,
+                apnsID: apnsID, attempts: attempts, notification: replay ? notification : nil)
+            var out: [UInt8] = []
+            record.appendNDJSON(file: "f", to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        let head = #"{"file":"f","line":7,"token":""# + token + #"","topic":"t.x","#
+        #expect(try line(.delivered, status: 200, attempts: 1) == head + #""outcome":"delivered","status":200,"attempts":1}"# + "\n")
+        #expect(try line(.delivered, status: 200, attempts: 2) == head + #""outcome":"delivered","status":200,"attempts":2}"# + "\n")
+        #expect(try line(.delivered, status: 201, attempts: 1) == head + #""outcome":"delivered","status":201,"attempts":1}"# + "\n")
+        #expect(try line(.delivered, status: nil, attempts: 1) == head + #""outcome":"delivered","attempts":1}"# + "\n")
+        #expect(try line(.prune, status: 200, attempts: 1) == head + #""outcome":"prune","status":200,"attempts":1}"# + "\n")
+        #expect(try line(.delivered, status: 200, attempts: 1, apnsID: "i") == head
+            + #""outcome":"delivered","status":200,"apns_id":"i","attempts":1}"# + "\n")
+        #expect(try line(.retryable, status: 503, attempts: 1, replay: true) == head
+            + #""outcome":"retryable","status":503,"attempts":1,"push_type":"alert","payload":{"a":1}}"# + "\n")
+    }
+
     @Test("only lines replay sends again carry the replay fields; the payload is embedded raw")
     func replayFields() throws {
         let records = try Self.sampleRecords()
