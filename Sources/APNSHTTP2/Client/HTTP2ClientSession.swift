@@ -47,6 +47,7 @@ public final class HTTP2ClientSession {
         deliveringRecords.reserveCapacity(256)
         deliveringBytes.reserveCapacity(16 << 10)
         nghttp2.attach(self)
+        nghttp2.headerNameLengths = 1 << 7 | 1 << 14  // `:status`, `apns-id`; `apns-unique-id`: all it reads
     }
 
     deinit {

@@ -55,7 +55,9 @@ enum Nghttp2Callbacks {
     }
 
     private static let header: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-        guard let frame else { return failure }
+        guard let frame, let userData else { return failure }
+        let wanted = Unmanaged<Nghttp2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { $0.headerNameLengths }
+        guard wanted & (1 &<< UInt64(min(nameLength, 63))) != 0 else { return 0 }  // a field the sink never reads
         return withContext(userData, failing: failure) { session, sink in
             guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
             sink.nghttp2Header(

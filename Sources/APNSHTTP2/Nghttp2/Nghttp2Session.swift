@@ -28,6 +28,10 @@ final class Nghttp2Session {
     }
 
     let session: OpaquePointer
+    /// The lengths of the header names the sink reads, one bit each (bit 63 for 63 and longer): the header
+    /// callback drops other fields before reaching the sink. All by default; a client reads only `:status` and
+    /// `apns-id` (7) and `apns-unique-id` (14).
+    var headerNameLengths: UInt64 = ~0
     private(set) var clientSink: Unmanaged<HTTP2ClientSession>?
     private(set) var serverSink: Unmanaged<HTTP2ServerSession>?
     /// The slot of the stream whose header block is being received (header callbacks come in one run).
