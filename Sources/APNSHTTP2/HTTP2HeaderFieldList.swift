@@ -174,6 +174,31 @@ public struct HTTP2HeaderFieldList: Sendable {
         finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
     }
 
+    /// Overwrites the end of field `index`'s value, from byte `offset` on, with `tail` when `tail` is exactly as
+    /// long as what it replaces, and returns true; otherwise changes nothing and returns false. For a list refilled
+    /// with fields of the same shape (`:path` with the next device token), eight bytes at a time.
+    public mutating func replaceValueTail(ofField index: Int, from offset: Int, with tail: String) -> Bool {
+        let field = fields[index]
+        guard offset >= 0, offset <= Int(field.valueCount) else { return false }
+        let start = Int(field.valueStart) + offset
+        let source = tail.utf8.span.bytes
+        guard source.byteCount == Int(field.valueCount) - offset else { return false }
+        var target = bytes.mutableSpan
+        var raw = target.mutableBytes
+        var position = 0
+        while position &+ 8 <= source.byteCount {
+            let word = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt64.self)
+            raw.storeBytes(of: word, toByteOffset: start &+ position, as: UInt64.self)
+            position &+= 8
+        }
+        while position < source.byteCount {
+            let byte = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt8.self)
+            raw.storeBytes(of: byte, toByteOffset: start &+ position, as: UInt8.self)
+            position &+= 1
+        }
+        return true
+    }
+
     /// Appends a field with a decimal integer value, written without going through `String`.
     public mutating func append(name: StaticString, decimal: Int64, indexable: Bool = false) {
         let nameStart = bytes.count

@@ -49,6 +49,35 @@ struct HTTP2HeaderFieldTests {
         #expect(list.isPseudo(at: 0))
     }
 
+    @Test("refilled for a run of notifications, the fields are always those of the current one (token overwritten in place)")
+    func apnsFieldsRefilled() throws {
+        func notification(_ token: String, apnsID: String? = nil) throws -> PushNotification {
+            PushNotification(
+                token: try DeviceToken(parsing: token), topic: try Topic(validating: "com.example.app"), pushType: .alert,
+                apnsID: try apnsID.map { value throws in try APNSID(parsing: value) }, payload: [])
+        }
+        func fields(_ list: HTTP2HeaderFieldList) -> [String] {
+            (0..<list.count).map { String(decoding: list.name(at: $0), as: UTF8.self) + "=" + String(decoding: list.value(at: $0), as: UTF8.self) }
+        }
+        let uuid = "123e4567-e89b-12d3-a456-426614174000"
+        let run: [(String, String?)] = [
+            (String(repeating: "ab", count: 32), nil), (String(repeating: "cd", count: 32), nil),
+            (String(repeating: "ef", count: 16), nil), (String(repeating: "01", count: 16), uuid),
+            (String(repeating: "23", count: 16), nil), (String(repeating: "45", count: 100), nil),
+            (String(repeating: "67", count: 100), nil), (String(repeating: "89", count: 16), nil),
+            (String(repeating: "a1", count: 35), nil), (String(repeating: "b2", count: 35), nil),  // not whole words
+        ]
+        var reused = HTTP2HeaderFieldList()
+        for (token, apnsID) in run {
+            let current = try notification(token, apnsID: apnsID)
+            reused.setAPNSRequestFields(for: current, topicAndPushTypeInBlock: true)
+            var fresh = HTTP2HeaderFieldList()
+            fresh.setAPNSRequestFields(for: current, topicAndPushTypeInBlock: true)
+            #expect(fields(reused) == fields(fresh), "token \(token)")
+            #expect(fields(reused).first == ":path=/3/device/" + token)
+        }
+    }
+
     @Test("the APNs block carries method, scheme, authority and the shared fields")
     func apnsBlock() throws {
         let block = try HTTP2HeaderBlock.apnsRequests(

@@ -20,12 +20,23 @@ extension HTTP2HeaderBlock {
 }
 
 extension HTTP2HeaderFieldList {
+    /// The `:path` before the device token.
+    static var devicePathPrefix: StaticString { "/3/device/" }
+
     /// Replaces the list with one notification's per-request fields: `:path /3/device/<token>`, then `apns-id`,
     /// `apns-expiration`, `apns-priority` and `apns-collapse-id` when set, and `apns-topic` / `apns-push-type`
     /// unless the shared block carries them. Allocates nothing once the list has grown.
     public mutating func setAPNSRequestFields(for notification: PushNotification, topicAndPushTypeInBlock: Bool) {
+        // The commonest request has nothing but its `:path`, like the one before: overwrite the token in place
+        // when it is as long as the last one (a list of one field here is always that `:path`).
+        let pathOnly = topicAndPushTypeInBlock && notification.apnsID == nil && notification.expiration == nil
+            && notification.priority == nil && notification.collapseID == nil
+        if pathOnly, count == 1, nameCount(at: 0) == 5,
+           replaceValueTail(ofField: 0, from: Self.devicePathPrefix.utf8CodeUnitCount, with: notification.token.hex) {
+            return
+        }
         removeAll()
-        append(name: ":path", prefix: "/3/device/", value: notification.token.hex)
+        append(name: ":path", prefix: Self.devicePathPrefix, value: notification.token.hex)
         if !topicAndPushTypeInBlock {
             append(name: "apns-topic", value: notification.topic.value, indexable: true)
             append(name: "apns-push-type", value: notification.pushType.rawValue, indexable: true)
