@@ -84,6 +84,28 @@ struct EventLoopTests {
         loop.shutdown()  // the timer still armed holds the loop
     }
 
+    @Test("turnTime holds still through a turn, moves on with the next, and is the clock outside a turn")
+    func turnTimeIsPerTurn() throws {
+        let loop = try EventLoop()
+        var stamps: [(EventLoopInstant, EventLoopInstant)] = []
+        func work() {
+            let first = loop.turnTime
+            usleep(3_000)
+            stamps.append((first, loop.turnTime))
+        }
+        loop.executeNextTurn(work)
+        loop.runOnce(timeout: 0)
+        loop.executeNextTurn(work)
+        loop.runOnce(timeout: 0)
+        try #require(stamps.count == 2)
+        #expect(stamps[0].0 == stamps[0].1, "the turn's time moved within the turn")
+        #expect(stamps[1].0.seconds(since: stamps[0].0) >= 0.003, "the next turn kept the last turn's time")
+        let outside = loop.turnTime
+        usleep(2_000)
+        #expect(loop.turnTime.seconds(since: outside) >= 0.002, "outside a turn it is not the clock")
+        loop.shutdown()
+    }
+
     @Test("work posted from another thread wakes a blocked loop")
     func crossThreadExecute() throws {
         let loop = try EventLoop()
