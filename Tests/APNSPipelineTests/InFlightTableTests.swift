@@ -16,7 +16,7 @@ struct InFlightTableTests {
     func tagsFindTheirSends() throws {
         var table = InFlightTable()
         var tags: [Int: UInt64] = [:]
-        for line in 1...50 { tags[line] = table.insert(try send(line: line)) }
+        for line in 1...50 { tags[line] = table.filed(try send(line: line)) }
         #expect(table.count == 50)
         #expect(Set(tags.values).count == 50, "two sends share a tag")
         #expect(!tags.values.contains(0), "tag 0 handed out")
@@ -36,9 +36,9 @@ struct InFlightTableTests {
     @Test("a reused slot does not answer to the tag of its earlier send")
     func staleTagsFindNothing() throws {
         var table = InFlightTable()
-        let first = table.insert(try send(line: 1))
+        let first = table.filed(try send(line: 1))
         #expect(table.remove(tag: first)?.key.line == 1)
-        let second = table.insert(try send(line: 2))
+        let second = table.filed(try send(line: 2))
         #expect(second & 0xFFFF_FFFF == first & 0xFFFF_FFFF, "the freed slot was not reused")
         #expect(second != first)
         #expect(table.remove(tag: first)?.key == nil, "the stale tag found the slot's new send")
@@ -50,7 +50,7 @@ struct InFlightTableTests {
     @Test("a reserved tag counts as in flight and finds its send once filed")
     func reserveThenFile() throws {
         var table = InFlightTable()
-        let before = table.insert(try send(line: 1))
+        let before = table.filed(try send(line: 1))
         let tag = table.reserveTag()
         #expect(table.count == 2 && tag != before)
         table.file(try send(line: 2), under: tag)
@@ -69,7 +69,7 @@ struct InFlightTableTests {
         var table = InFlightTable()
         var live: [UInt64] = []
         for line in 1...1000 {
-            live.append(table.insert(try send(line: line)))
+            live.append(table.filed(try send(line: line)))
             if live.count > 8 { #expect(table.remove(tag: live.removeFirst())?.key != nil) }
         }
         let slots = Set(live.map { $0 & 0xFFFF_FFFF })
@@ -78,3 +78,12 @@ struct InFlightTableTests {
 }
 
 private enum TableTestError: Error { case fixture }
+
+private extension InFlightTable {
+    /// Reserves a tag and files `send` under it, as the dispatcher does around a submit.
+    mutating func filed(_ send: PendingSend) -> UInt64 {
+        let tag = reserveTag()
+        file(send, under: tag)
+        return tag
+    }
+}

@@ -13,22 +13,7 @@ struct InFlightTable {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Files `send` and returns its tag (never 0: generations start at 1).
-    mutating func insert(_ send: consuming PendingSend) -> UInt64 {
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-            slots[slot] = consume send
-        } else {
-            slot = slots.count
-            slots.append(consume send)
-            generations.append(1)
-        }
-        count += 1
-        return UInt64(generations[slot]) << 32 | UInt64(slot)
-    }
-
-    /// A tag for a send filed right after with `file(_:under:)`: the caller hands the send's notification to the
+    /// A tag (never 0: generations start at 1) for a send filed right after with `file(_:under:)`: the caller hands the send's notification to the
     /// transport in between, borrowed from its own value rather than copied out of the table. The transport never
     /// answers from inside `submit` (`PushTransport`), so no answer can look for the send before it is filed.
     mutating func reserveTag() -> UInt64 {
