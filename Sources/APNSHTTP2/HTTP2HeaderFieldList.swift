@@ -58,14 +58,36 @@ public struct HTTP2HeaderFieldList: Sendable {
     /// The length of field `index`'s name, in bytes.
     public func nameCount(at index: Int) -> Int { Int(fields[index].nameCount) }
 
+    /// The length of field `index`'s value, in bytes.
+    public func valueCount(at index: Int) -> Int { Int(fields[index].valueCount) }
+
     /// Whether field `index`'s name is the ASCII literal.
     public func name(at index: Int, is literal: StaticString) -> Bool {
         let field = fields[index]
-        guard Int(field.nameCount) == literal.utf8CodeUnitCount else { return false }
+        return bytes(from: Int(field.nameStart), count: Int(field.nameCount), are: literal)
+    }
+
+    /// Whether field `index`'s value is the ASCII literal.
+    public func value(at index: Int, is literal: StaticString) -> Bool {
+        let field = fields[index]
+        return bytes(from: Int(field.valueStart), count: Int(field.valueCount), are: literal)
+    }
+
+    /// Whether field `index`'s name starts with the ASCII literal.
+    public func name(at index: Int, startsWith literal: StaticString) -> Bool {
+        let field = fields[index]
+        return Int(field.nameCount) >= literal.utf8CodeUnitCount
+            && bytes(from: Int(field.nameStart), count: literal.utf8CodeUnitCount, are: literal)
+    }
+
+    @inline(__always)
+    private func bytes(from start: Int, count: Int, are literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount, start >= 0, count <= bytes.count &- start else { return false }
+        let stored = bytes.span
         return literal.withUTF8Buffer { expected in
-            var position = Int(field.nameStart)
+            var position = start
             for byte in expected {
-                if bytes[position] != byte { return false }
+                if stored[unchecked: position] != byte { return false }  // within the guard's range
                 position &+= 1
             }
             return true
@@ -127,9 +149,8 @@ public struct HTTP2HeaderFieldList: Sendable {
     /// Appends a field received from nghttp2 (server side).
     mutating func append(received name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
         let nameStart = bytes.count
-        name.append(to: &bytes)
-        let valueStart = bytes.count
-        value.append(to: &bytes)
+        let valueStart = nameStart &+ name.count
+        Nghttp2BorrowedBytes.append(name, value, to: &bytes)
         finish(nameStart: nameStart, valueStart: valueStart, indexable: false)
     }
 
@@ -205,6 +226,15 @@ public struct HTTP2HeaderFieldList: Sendable {
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         let valueStart = bytes.count
         DecimalText.append(decimal, to: &bytes)
+        finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
+    }
+
+    /// Appends a field from raw bytes (tests and tools: a value need not be UTF-8).
+    public mutating func append(name: [UInt8], value: [UInt8], indexable: Bool = false) {
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value)
         finish(nameStart: nameStart, valueStart: valueStart, indexable: indexable)
     }
 

@@ -1,4 +1,5 @@
 import APNSCore
+import APNSHTTP2
 import Foundation
 
 /// The mock's log of accepted notifications (`apns-bulk mock --log-accepted FILE`): one JSON line per request
@@ -31,8 +32,7 @@ public final class MockAcceptedLog: Sendable {
     static func line(for request: MockRequest, apnsID: APNSID, connection: Int) -> [UInt8] {
         let prefix = Array("/3/device/".utf8)
         let token = request.path.starts(with: prefix) ? request.path.dropFirst(prefix.count) : request.path[...]
-        let topicName = Array("apns-topic".utf8)
-        let topic = request.headers.first { $0.name == topicName }?.value ?? []
+        let topic = request.fields.firstValue(of: "apns-topic") ?? []
         var line = Array(#"{"token":""#.utf8)
         ResponseBodies.appendEscaped(String(decoding: token, as: UTF8.self), to: &line)
         line.append(contentsOf: #"","topic":""#.utf8)

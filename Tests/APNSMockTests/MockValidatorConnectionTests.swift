@@ -151,11 +151,26 @@ struct MockValidatorConnectionTests {
     @Test("the per-connection topic memo never lets another push type or topic through")
     func topicMemo() throws {
         var (validator, connection) = try setup()
-        let plain = validator.handle(Support.request(streamID: 1), connection: &connection)
-        let voip = validator.handle(Support.request(streamID: 3, headers: [("apns-topic", Support.topic), ("apns-push-type", "voip")]), connection: &connection)
-        let other = validator.handle(Support.request(streamID: 5, headers: [("apns-topic", "com.other"), ("apns-push-type", "alert")]), connection: &connection)
-        let inferred = validator.handle(Support.request(streamID: 7, headers: [("apns-topic", Support.topic)]), connection: &connection)
-        let again = validator.handle(Support.request(streamID: 9), connection: &connection)
-        #expect([plain, voip, other, inferred, again].map(Support.outcome) == ["200", "400 InvalidPushType", "400 TopicDisallowed", "200", "200"])
+        let steps: [(topic: String?, pushType: String?, expected: String)] = [
+            (Support.topic, "alert", "200"),
+            (Support.topic, "alert", "200"),
+            (Support.topic, "voip", "400 InvalidPushType"),
+            ("com.other", "alert", "400 TopicDisallowed"),
+            (Support.topic, nil, "200"),  // inferred from the topic
+            (Support.topic + ".voip", "voip", "200"),
+            (Support.topic + ".voip", "alert", "400 InvalidPushType"),
+            (Support.topic + ".voip", nil, "200"),
+            (Support.topic, "alert", "200"),
+            (nil, "alert", "200"),  // the certificate's only topic stands in
+            ("", "alert", "200"),
+            (Support.topic, "", "400 InvalidPushType"),
+        ]
+        for (index, step) in steps.enumerated() {
+            var headers: [(String, String)] = []
+            if let topic = step.topic { headers.append(("apns-topic", topic)) }
+            if let pushType = step.pushType { headers.append(("apns-push-type", pushType)) }
+            let decision = validator.handle(Support.request(streamID: Int32(2 * index + 1), headers: headers), connection: &connection)
+            #expect(Support.outcome(decision) == step.expected, "step \(index): \(step)")
+        }
     }
 }

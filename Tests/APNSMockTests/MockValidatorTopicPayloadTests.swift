@@ -69,7 +69,7 @@ struct MockValidatorTopicPayloadTests {
         var connection = MockConnectionState(id: 1, initialStreamLimit: 1)
         func check(_ topic: String, _ type: String, team: String) -> String {
             let request = Support.request(headers: [("apns-topic", topic), ("apns-push-type", type)])
-            let fields = RequestHeaderFields(scanning: request.headers)
+            let fields = RequestHeaderFields(scanning: request.fields)
             guard case .success(let shaped) = MockValidator.checkShape(request, fields, requestID: nil) else { return "shape" }
             connection = MockConnectionState(id: 1, initialStreamLimit: 1)
             switch validator.checkTopic(request, shaped, authority: .token(teamID: team), connection: &connection) {
@@ -86,7 +86,7 @@ struct MockValidatorTopicPayloadTests {
         #expect(check("com.example.app", "alert", team: "TEAM000002") == "TopicDisallowed")
         let open = try MockValidator(configuration: MockConfiguration())
         let request = Support.request(headers: [("apns-topic", "anything.at.all"), ("apns-push-type", "alert")])
-        let fields = RequestHeaderFields(scanning: request.headers)
+        let fields = RequestHeaderFields(scanning: request.fields)
         guard case .success(let shaped) = MockValidator.checkShape(request, fields, requestID: nil) else {
             Issue.record("shape")
             return
@@ -147,6 +147,9 @@ struct MockValidatorTopicPayloadTests {
         #expect(Support.outcome(decision) == "410 Unregistered")
         let timestamp = TokenRegistry.derivedTimestamp(for: try DeviceToken(parsing: Support.token(endingIn: "dead")))
         #expect(Support.body(decision.response) == #"{"reason":"Unregistered","timestamp":\#(timestamp)}"#)
+        // A token in upper case is the same token: the rules and the timestamp see it lowered.
+        let shouted = try answer(topic: Support.topic, pushType: "alert", path: "/3/device/" + Support.token(endingIn: "dead").uppercased())
+        #expect(Support.body(shouted.response) == #"{"reason":"Unregistered","timestamp":\#(timestamp)}"#)
         // Earlier checks win over the registry.
         #expect(Support.outcome(try answer(topic: "com.other", pushType: "alert", path: dead)) == "400 TopicDisallowed")
         #expect(Support.outcome(try answer(topic: Support.topic, pushType: "alert", body: [], path: dead)) == "400 PayloadEmpty")

@@ -89,6 +89,34 @@ struct TokenRegistryTests {
         #expect(registry.rejection(for: fine, topic: "t") == nil)
     }
 
+    @Test("a token given as its path bytes (the mock's way, nothing made) gets the answer the token gets")
+    func storedFormAgrees() throws {
+        let withEntries = try TokenRegistry(parsing: """
+            unregistered \(a) 1690000000000
+            expired \(c)
+            wrong-topic \(d) com.example.other
+            bad \(e)
+            bad \(MockTestSupport.token(endingIn: "beef"))
+            """)
+        let registries = [withEntries, TokenRegistry(), TokenRegistry(usesSuffixRules: false)]
+        let tokens = [a, b, c, d, e] + ["dead", "0bad", "f0f0", "beef"].map(MockTestSupport.token(endingIn:))
+        var answered = 0
+        for registry in registries {
+            for hex in tokens {
+                for topic in ["com.example.other", "t"] {
+                    // Sliced out of a longer array, as a request's path is.
+                    let path = Array("/3/device/\(hex)".utf8)
+                    let viaBytes = registry.rejection(forStoredForm: path[10...], topicBytes: Array(topic.utf8))
+                    #expect(viaBytes == registry.rejection(for: try token(hex), topicBytes: Array(topic.utf8)), "\(hex) \(topic)")
+                    if viaBytes != nil { answered += 1 }
+                }
+            }
+        }
+        // With entries: a, c, e, beef, dead, 0bad, f0f0 on both topics and d on "t" only (15); suffix rules alone:
+        // dead, 0bad, f0f0 on both (6); rules off: none.
+        #expect(answered == 21)
+    }
+
     @Test("suffix rules can be switched off, and a file entry wins over a rule")
     func rulesOffAndPrecedence() throws {
         let dead = try token(MockTestSupport.token(endingIn: "dead"))

@@ -26,6 +26,36 @@ struct HTTP2HeaderFieldTests {
         #expect(list.firstValue(of: ":path") == nil)
     }
 
+    @Test("fields are compared in place: names and values against literals and arrays, name prefixes, raw bytes")
+    func inPlaceComparisons() {
+        var list = HTTP2HeaderFieldList()
+        list.append(name: ":method", value: "POST")
+        list.append(name: Array("apns-foo".utf8), value: [0x61, 0xFF, 0x00])
+        list.append(name: "apns-id", value: "")
+        for (index, name, value) in [(0, ":method", "POST"), (2, "apns-id", "")] {
+            #expect(list.nameCount(at: index) == name.utf8.count && list.valueCount(at: index) == value.utf8.count)
+        }
+        #expect(list.isPseudo(at: 0) && !list.isPseudo(at: 1))
+        #expect(list.value(at: 0, is: "POST") && !list.value(at: 0, is: "POS") && !list.value(at: 0, is: "POSTS"))
+        #expect(!list.value(at: 0, is: "post") && !list.value(at: 1, is: "POST"))
+        #expect(list.value(at: 2, is: "") && !list.value(at: 0, is: ""))
+        #expect(list.name(at: 1, startsWith: "apns-") && list.name(at: 1, startsWith: "apns-foo"))
+        #expect(!list.name(at: 1, startsWith: "apns-foo-") && !list.name(at: 0, startsWith: "apns-"))
+        #expect(!list.name(at: 1, startsWith: "apns-fox"))
+        #expect(list.name(at: 2, is: "apns-id") && !list.name(at: 1, is: "apns-id"))
+        #expect(Array(list.value(at: 1)) == [0x61, 0xFF, 0x00])
+        #expect(list.value(at: 1, equals: [0x61, 0xFF, 0x00]) && !list.value(at: 1, equals: [0x61, 0xFF]))
+        // Eight bytes a step, then the rest: a difference in either part is seen.
+        let long = Array("bearer eyJhbGciOiJFUzI1NiJ9.payload.signature".utf8)
+        list.append(name: Array("authorization".utf8), value: long)
+        #expect(list.value(at: 3, equals: long))
+        for position in [0, 7, 8, 40, long.count - 1] {
+            var changed = long
+            changed[position] ^= 0x01
+            #expect(!list.value(at: 3, equals: changed), "byte \(position)")
+        }
+    }
+
     @Test("APNs per-request fields from a notification")
     func apnsFields() throws {
         let notification = PushNotification(

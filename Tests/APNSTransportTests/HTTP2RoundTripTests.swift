@@ -92,6 +92,55 @@ struct HTTP2RoundTripTests {
         }
     }
 
+    @Test("a batch of 150 concurrent requests, recycled: each later request holds its own fields, and every storage is kept")
+    func recycledBatches() throws {
+        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1000))
+        let block = try APNSLikeTraffic.block()
+        _ = pair.interact()  // SETTINGS both ways, so the client may open 150 streams at once
+        var seen: [String: (headers: [String], body: [UInt8])] = [:]
+        pair.onServerEvent = { [unowned pair] event in
+            guard case .request(let request) = event else { return }
+            let path = String(decoding: request.fields.firstValue(of: ":path") ?? [], as: UTF8.self)
+            let headers = (0..<request.fields.count).filter { !request.fields.isPseudo(at: $0) }.map {
+                String(decoding: request.fields.name(at: $0), as: UTF8.self) + "=" + String(decoding: request.fields.value(at: $0), as: UTF8.self)
+            }
+            seen[path] = (headers, request.body)
+            try? pair.server.respond(to: request.streamID, status: 200, fields: HTTP2HeaderFieldList(), body: [])
+            pair.server.recycle(request)
+        }
+        let batch = 150
+        for round in 0..<2 {
+            seen.removeAll()
+            for index in 0..<batch {
+                let tag = UInt64(round * batch + index + 1)
+                var fields = HTTP2HeaderFieldList()
+                // Lengths vary within a round and between rounds, so reused storage meets longer and shorter data.
+                let token = String(repeating: "c", count: 32 + (index * 7 + round * 13) % 90) + APNSLikeTraffic.deviceHex(for: tag)
+                fields.append(name: ":path", prefix: "/3/device/", value: token)
+                fields.append(name: "x-empty", value: "".utf8)
+                if (index + round) % 3 == 0 { fields.append(name: "apns-collapse-id", value: "c-\(tag)".utf8) }
+                let body = Array(String(repeating: "z", count: (index * 11 + round * 5) % 200).utf8)
+                _ = try pair.client.submitRequest(block: block, fields: fields, body: body, tag: tag)
+            }
+            _ = pair.interact()
+            try #require(seen.count == batch, "round \(round)")
+            for index in 0..<batch {
+                let tag = UInt64(round * batch + index + 1)
+                let path = "/3/device/" + String(repeating: "c", count: 32 + (index * 7 + round * 13) % 90) + APNSLikeTraffic.deviceHex(for: tag)
+                let request = try #require(seen[path], "round \(round) request \(index)")
+                #expect(request.body == Array(String(repeating: "z", count: (index * 11 + round * 5) % 200).utf8))
+                var expected: [String] = [
+                    "authorization=bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature",
+                    "apns-topic=com.example.app", "apns-push-type=alert", "x-empty=",
+                ]
+                if (index + round) % 3 == 0 { expected.append("apns-collapse-id=c-\(tag)") }
+                #expect(request.headers.sorted() == expected.sorted(), "round \(round) request \(index)")
+            }
+            // Every request's storage came back for the next batch, not only the first 64.
+            #expect(pair.server.streams.spareFieldListCount == batch, "round \(round)")
+        }
+    }
+
     @Test("the response converts to the dispatcher's PushAnswer with its reason and timestamp")
     func answerConversion() throws {
         let pair = try InMemoryHTTP2Pair()

@@ -44,8 +44,9 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         hex = storedForm
     }
 
-    /// Whether `bytes` are lowercase hex digits only, an even number of them within the accepted length.
-    private static func isStoredForm(_ bytes: ArraySlice<UInt8>) -> Bool {
+    /// Whether `bytes` are lowercase hex digits only, an even number of them within the accepted length: a token
+    /// exactly as `hex` would hold it, so a reader that only compares or looks up can skip making one.
+    public static func isStoredForm(_ bytes: ArraySlice<UInt8>) -> Bool {
         let count = bytes.count
         guard count % 2 == 0, count >= 2 * minimumByteCount, count <= 2 * maximumByteCount else { return false }
         // '0'...'9' or 'a'...'f', without a branch per byte: digits and letters alternate at random in a token, and

@@ -19,6 +19,25 @@ struct Nghttp2BorrowedBytes {
         array.append(contentsOf: buffer.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Appends `first`, then `second`, to `array` with one capacity check and no call per part (a received
+    /// header field's name and value: most are a few bytes, where `append(contentsOf:)`'s fixed cost is most of it).
+    static func append(_ first: Self, _ second: Self, to array: inout [UInt8]) {
+        array.append(addingCapacity: first.count &+ second.count) { output in
+            output.withUnsafeMutableBufferPointer { storage, initialized in
+                let target = UnsafeMutableRawBufferPointer(storage)
+                first.copy(into: target, at: &initialized)
+                second.copy(into: target, at: &initialized)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func copy(into target: UnsafeMutableRawBufferPointer, at offset: inout Int) {
+        guard let source = buffer.baseAddress, let base = target.baseAddress, buffer.count > 0 else { return }
+        (base + offset).copyMemory(from: source, byteCount: buffer.count)
+        offset &+= buffer.count
+    }
+
     /// Appends at most `limit` bytes to `array`, the same way.
     func append(to array: inout [UInt8], limit: Int) {
         guard limit > 0 else { return }

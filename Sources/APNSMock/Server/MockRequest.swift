@@ -1,6 +1,9 @@
-/// One HTTP/2 request as the server session received it: pseudo-headers, the regular headers raw and in order
-/// (so duplicates stay visible), the body bytes, and the stream it came on. The glue fills it from nghttp2's
-/// header and data callbacks without interpreting anything.
+import APNSHTTP2
+
+/// One HTTP/2 request as the mock received it: every header field raw and in arrival order (pseudo-header fields
+/// included, duplicates kept, so the validator can answer `DuplicateHeaders`), the body, and the stream it came on.
+/// The server hands the validator the session's own field list and body (`init(_:)`): nothing is copied between
+/// nghttp2's callbacks and the checks. Tests and tools build one from text.
 public struct MockRequest: Sendable {
     /// One regular header field as received (HTTP/2 header names arrive lowercase).
     public struct Header: Sendable, Hashable {
@@ -19,19 +22,23 @@ public struct MockRequest: Sendable {
 
     /// The HTTP/2 stream id the request arrived on (GOAWAY names the last one processed).
     public var streamID: Int32
-    /// `:method`
-    public var method: [UInt8]
-    /// `:path`
-    public var path: [UInt8]
-    /// `:authority` (not checked: APNs answers whatever host the client used).
-    public var authority: [UInt8]
-    /// `:scheme`
-    public var scheme: [UInt8]
-    /// The regular headers, in arrival order, duplicates included.
-    public var headers: [Header]
+    /// Every header field, pseudo-header fields first, in arrival order.
+    public var fields: HTTP2HeaderFieldList
     /// The request body (DATA frames concatenated).
     public var body: [UInt8]
 
+    public init(streamID: Int32, fields: HTTP2HeaderFieldList, body: [UInt8]) {
+        self.streamID = streamID
+        self.fields = fields
+        self.body = body
+    }
+
+    /// The request a server session received, sharing its storage.
+    public init(_ incoming: HTTP2ServerRequest) {
+        self.init(streamID: incoming.streamID, fields: incoming.fields, body: incoming.body)
+    }
+
+    /// A request from its parts; an empty pseudo-header value leaves that field out.
     public init(
         streamID: Int32,
         method: [UInt8],
@@ -41,13 +48,13 @@ public struct MockRequest: Sendable {
         headers: [Header],
         body: [UInt8]
     ) {
-        self.streamID = streamID
-        self.method = method
-        self.path = path
-        self.authority = authority
-        self.scheme = scheme
-        self.headers = headers
-        self.body = body
+        var fields = HTTP2HeaderFieldList()
+        for (name, value) in [(":method", method), (":scheme", scheme), (":authority", authority), (":path", path)]
+        where !value.isEmpty {
+            fields.append(name: Array(name.utf8), value: value)
+        }
+        for header in headers { fields.append(name: header.name, value: header.value) }
+        self.init(streamID: streamID, fields: fields, body: body)
     }
 
     /// A request from text, for tests and tools.
@@ -69,5 +76,31 @@ public struct MockRequest: Sendable {
             headers: headers.map { Header($0.0, $0.1) },
             body: body
         )
+    }
+
+    /// `:method` (empty when absent).
+    public var method: ArraySlice<UInt8> { fields.firstValue(of: ":method") ?? [] }
+    /// `:path` (empty when absent).
+    public var path: ArraySlice<UInt8> { fields.firstValue(of: ":path") ?? [] }
+    /// `:authority` (empty when absent; not checked: APNs answers whatever host the client used).
+    public var authority: ArraySlice<UInt8> { fields.firstValue(of: ":authority") ?? [] }
+    /// `:scheme` (empty when absent).
+    public var scheme: ArraySlice<UInt8> { fields.firstValue(of: ":scheme") ?? [] }
+
+    /// The regular headers, in arrival order, duplicates included. Setting them keeps the pseudo-header fields.
+    public var headers: [Header] {
+        get {
+            (0..<fields.count).filter { !fields.isPseudo(at: $0) }.map {
+                Header(name: Array(fields.name(at: $0)), value: Array(fields.value(at: $0)))
+            }
+        }
+        set {
+            var rebuilt = HTTP2HeaderFieldList()
+            for index in 0..<fields.count where fields.isPseudo(at: index) {
+                rebuilt.append(name: Array(fields.name(at: index)), value: Array(fields.value(at: index)))
+            }
+            for header in newValue { rebuilt.append(name: header.name, value: header.value) }
+            fields = rebuilt
+        }
     }
 }

@@ -4,11 +4,12 @@ import APNSTransport
 /// Carrying out a `MockDecision`: the answer (now, or after an injected delay) and each connection action, as
 /// `MockConnectionAction` documents them.
 extension MockServerConnection {
-    func carryOut(_ decision: MockDecision, streamID: Int32) {
+    func carryOut(_ decision: MockDecision, for request: MockRequest) {
+        let streamID = request.streamID
         if let response = decision.response {
             var logLine: [UInt8]?
             if response.status == 200, listener.acceptedLog != nil {
-                logLine = MockAcceptedLog.line(for: requests.request, apnsID: response.apnsID, connection: state.id)
+                logLine = MockAcceptedLog.line(for: request, apnsID: response.apnsID, connection: state.id)
             }
             if let delay = Self.delay(in: decision.actions) {
                 answer(streamID, response, logging: logLine, afterMilliseconds: delay)

@@ -16,7 +16,6 @@ final class MockServerConnection: TLSConnectionDelegate {
     let session: HTTP2ServerSession
     /// The validator's view of the connection; a placeholder until the handshake completes.
     var state: MockConnectionState
-    var requests = MockServerRequestBuilder()
     var responseFields = HTTP2HeaderFieldList(reservingFields: 2, bytes: 128)
     var output: [UInt8] = []
     /// Answers waiting for their latency timer, by stream id.
@@ -86,10 +85,12 @@ final class MockServerConnection: TLSConnectionDelegate {
             guard !isFinished else { return }
             switch event {
             case .request(let incoming):
-                requests.build(from: incoming)
-                let decision = listener.validator.handle(requests.request, connection: &state)
-                carryOut(decision, streamID: incoming.streamID)
-                session.recycle(incoming)  // its storage serves a later request
+                // The validator reads the session's own field list and body; once answered, their storage
+                // serves a later request.
+                let request = MockRequest(incoming)
+                let decision = listener.validator.handle(request, connection: &state)
+                carryOut(decision, for: request)
+                session.recycle(incoming)
             case .connectionError:
                 finish(gracefully: false)
             case .settingsAcknowledged:
@@ -135,7 +136,6 @@ final class MockServerConnection: TLSConnectionDelegate {
         for timer in delayedAnswers.values { timer.cancel() }
         delayedAnswers.removeAll()
         session.connectionClosed()
-        requests.reset()
         if gracefully { tls?.close() } else { tls?.abort() }
         tls = nil
         listener.connectionEnded(self)

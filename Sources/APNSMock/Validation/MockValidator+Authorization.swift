@@ -49,13 +49,13 @@ extension MockValidator {
             markAuthenticated(&connection, &actions)
             return .success(.certificate(topics: certificate.topics))
         }
-        let value = request.headers[index].value
-        if let known = connection.currentToken, known.authorization == value {
+        if let known = connection.currentToken, request.fields.value(at: index, equals: known.authorization) {
             return checkAge(issuedAt: known.issuedAt, now: now).map { .token(teamID: known.teamID) }
         }
-        if let known = connection.previousToken, known.authorization == value {
+        if let known = connection.previousToken, request.fields.value(at: index, equals: known.authorization) {
             return checkAge(issuedAt: known.issuedAt, now: now).map { .token(teamID: known.teamID) }
         }
+        let value = Array(request.fields.value(at: index))
 
         let jwt: [UInt8]
         do throws(BearerToken.Failure) {

@@ -1,4 +1,5 @@
 import APNSCore
+import APNSHTTP2
 
 /// The topic checks, after authentication: `MissingTopic`, `BadTopic`, `TopicDisallowed`, and `InvalidPushType`
 /// for a topic whose suffix does not fit the push type.
@@ -24,17 +25,26 @@ extension MockValidator {
         authority: Authority,
         connection: inout MockConnectionState
     ) -> Result<TopicCheck, Rejection> {
+        let list = request.fields
+        var byToken = false
+        if case .token = authority { byToken = true }
+        // The campaign's topic again: compared in place, nothing copied.
+        if let cached = connection.acceptedTopicPushType, connection.acceptedTopicByToken == byToken,
+           let index = shaped.fields.topic, list.valueCount(at: index) > 0,
+           list.value(at: index, equals: connection.acceptedTopic),
+           shaped.fields.pushType.map({ list.value(at: $0, equals: connection.acceptedTopicPushTypeHeader) })
+            ?? connection.acceptedTopicPushTypeHeader.isEmpty {
+            return .success(TopicCheck(topic: connection.acceptedTopic, pushType: cached))
+        }
         var topic: [UInt8] = []
-        if let index = shaped.fields.topic { topic = request.headers[index].value }
+        if let index = shaped.fields.topic { topic = Array(list.value(at: index)) }
         if topic.isEmpty {
             guard case .certificate(let topics) = authority, topics.count == 1, let only = topics.first else {
                 return .failure(.init(.missingTopic))
             }
             topic = Array(only.utf8)
         }
-        let pushTypeBytes = shaped.fields.pushType.map { request.headers[$0].value } ?? []
-        var byToken = false
-        if case .token = authority { byToken = true }
+        let pushTypeBytes = shaped.fields.pushType.map { Array(list.value(at: $0)) } ?? []
         if let cached = connection.acceptedTopicPushType, connection.acceptedTopicByToken == byToken,
            connection.acceptedTopic == topic, connection.acceptedTopicPushTypeHeader == pushTypeBytes {
             return .success(TopicCheck(topic: topic, pushType: cached))

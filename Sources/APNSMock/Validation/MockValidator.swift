@@ -94,7 +94,7 @@ public struct MockValidator: Sendable {
         }
 
         var actions: [MockConnectionAction] = []
-        let fields = RequestHeaderFields(scanning: request.headers)
+        let fields = RequestHeaderFields(scanning: request.fields)
         let requestID = Self.requestID(request, fields)
         let outcome = validate(request, fields, requestID: requestID, connection: &connection, actions: &actions)
         let apnsID: APNSID
@@ -165,7 +165,7 @@ public struct MockValidator: Sendable {
         if let rejection = Self.checkPayload(request.body, pushType: topic.pushType, priority: shaped.priority) {
             return .failure(rejection)
         }
-        if let rejection = configuration.registry.rejection(for: shaped.token, topicBytes: topic.topic) {
+        if let rejection = configuration.registry.rejection(forStoredForm: shaped.token, topicBytes: topic.topic) {
             return .failure(Rejection(rejection.reason, timestampMilliseconds: rejection.timestampMilliseconds))
         }
         return .success(authority)

@@ -1,6 +1,10 @@
-/// One pass over a request's regular headers: where each APNs header is (an index into `MockRequest.headers`) and
-/// whether any APNs header (`apns-*` or `authorization`) appears more than once.
+import APNSHTTP2
+
+/// One pass over a request's header fields: where each field the validator reads is (an index into
+/// `MockRequest.fields`) and whether any APNs header (`apns-*` or `authorization`) appears more than once.
 struct RequestHeaderFields {
+    var method: Int?
+    var path: Int?
     var authorization: Int?
     var apnsID: Int?
     var pushType: Int?
@@ -10,19 +14,29 @@ struct RequestHeaderFields {
     var collapseID: Int?
     var hasDuplicates = false
 
-    init(scanning headers: [MockRequest.Header]) {
-        for index in headers.indices {
-            let name = headers[index].name
-            switch name.count {
-            case 7 where Self.equals(name, "apns-id"): Self.place(&apnsID, index, &hasDuplicates)
-            case 10 where Self.equals(name, "apns-topic"): Self.place(&topic, index, &hasDuplicates)
-            case 13 where Self.equals(name, "authorization"): Self.place(&authorization, index, &hasDuplicates)
-            case 13 where Self.equals(name, "apns-priority"): Self.place(&priority, index, &hasDuplicates)
-            case 14 where Self.equals(name, "apns-push-type"): Self.place(&pushType, index, &hasDuplicates)
-            case 15 where Self.equals(name, "apns-expiration"): Self.place(&expiration, index, &hasDuplicates)
-            case 16 where Self.equals(name, "apns-collapse-id"): Self.place(&collapseID, index, &hasDuplicates)
+    init(scanning fields: HTTP2HeaderFieldList) {
+        for index in 0..<fields.count {
+            if fields.isPseudo(at: index) {
+                // nghttp2 refuses a request with a pseudo-header field twice; the first one counts.
+                switch fields.nameCount(at: index) {
+                case 7 where method == nil && fields.name(at: index, is: ":method"): method = index
+                case 5 where path == nil && fields.name(at: index, is: ":path"): path = index
+                default: break
+                }
+                continue
+            }
+            switch fields.nameCount(at: index) {
+            case 7 where fields.name(at: index, is: "apns-id"): Self.place(&apnsID, index, &hasDuplicates)
+            case 10 where fields.name(at: index, is: "apns-topic"): Self.place(&topic, index, &hasDuplicates)
+            case 13 where fields.name(at: index, is: "authorization"): Self.place(&authorization, index, &hasDuplicates)
+            case 13 where fields.name(at: index, is: "apns-priority"): Self.place(&priority, index, &hasDuplicates)
+            case 14 where fields.name(at: index, is: "apns-push-type"): Self.place(&pushType, index, &hasDuplicates)
+            case 15 where fields.name(at: index, is: "apns-expiration"): Self.place(&expiration, index, &hasDuplicates)
+            case 16 where fields.name(at: index, is: "apns-collapse-id"): Self.place(&collapseID, index, &hasDuplicates)
             default:
-                if !hasDuplicates, Self.isOtherAPNSHeader(name), headers[..<index].contains(where: { $0.name == name }) {
+                // An `apns-` header this scanner has no slot for (for example one Apple adds later).
+                if !hasDuplicates, fields.name(at: index, startsWith: "apns-"),
+                   (0..<index).contains(where: { fields.name(at: $0) == fields.name(at: index) }) {
                     hasDuplicates = true
                 }
             }
@@ -32,21 +46,5 @@ struct RequestHeaderFields {
     @inline(__always)
     private static func place(_ slot: inout Int?, _ index: Int, _ duplicates: inout Bool) {
         if slot != nil { duplicates = true } else { slot = index }
-    }
-
-    /// An `apns-` header this scanner has no slot for (for example one Apple adds later).
-    private static func isOtherAPNSHeader(_ name: [UInt8]) -> Bool {
-        name.count > 5 && name[0] == UInt8(ascii: "a") && name[1] == UInt8(ascii: "p") && name[2] == UInt8(ascii: "n")
-            && name[3] == UInt8(ascii: "s") && name[4] == UInt8(ascii: "-")
-    }
-
-    /// Whether `bytes` equals the ASCII literal exactly.
-    @inline(__always)
-    static func equals(_ bytes: [UInt8], _ literal: StaticString) -> Bool {
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        return literal.withUTF8Buffer { expected in
-            for index in 0..<expected.count where bytes[index] != expected[index] { return false }
-            return true
-        }
     }
 }

@@ -68,20 +68,36 @@ public struct TokenRegistry: Hashable, Sendable {
 
     /// The rejection for a request to `token` on the topic given as its header bytes.
     func rejection(for token: DeviceToken, topicBytes: [UInt8]) -> Rejection? {
-        if !entries.isEmpty, let entry = entries[token] {
-            switch entry {
-            case .unregistered(let timestamp): return Rejection(reason: .unregistered, timestampMilliseconds: timestamp)
-            case .expired(let timestamp): return Rejection(reason: .expiredToken, timestampMilliseconds: timestamp)
-            case .wrongTopic(let validTopic):
-                let matches = validTopic.map { $0.utf8.elementsEqual(topicBytes) } ?? false
-                return matches ? nil : Rejection(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil)
-            case .bad: return Rejection(reason: .badDeviceToken, timestampMilliseconds: nil)
-            }
+        if !entries.isEmpty, let rejection = entryRejection(for: token, topicBytes: topicBytes) { return rejection }
+        return suffixRejection(hex: token.hex.utf8.span)
+    }
+
+    /// The same for a token given as its stored form (`DeviceToken.isStoredForm`), as a request's path carries it:
+    /// without file entries, nothing is made.
+    func rejection(forStoredForm hex: ArraySlice<UInt8>, topicBytes: [UInt8]) -> Rejection? {
+        if !entries.isEmpty, let token = try? DeviceToken(parsingBytes: hex),
+           let rejection = entryRejection(for: token, topicBytes: topicBytes) {
+            return rejection
         }
+        return suffixRejection(hex: hex.span)
+    }
+
+    private func entryRejection(for token: DeviceToken, topicBytes: [UInt8]) -> Rejection? {
+        guard let entry = entries[token] else { return nil }
+        switch entry {
+        case .unregistered(let timestamp): return Rejection(reason: .unregistered, timestampMilliseconds: timestamp)
+        case .expired(let timestamp): return Rejection(reason: .expiredToken, timestampMilliseconds: timestamp)
+        case .wrongTopic(let validTopic):
+            let matches = validTopic.map { $0.utf8.elementsEqual(topicBytes) } ?? false
+            return matches ? nil : Rejection(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil)
+        case .bad: return Rejection(reason: .badDeviceToken, timestampMilliseconds: nil)
+        }
+    }
+
+    private func suffixRejection(hex: Span<UInt8>) -> Rejection? {
         guard usesSuffixRules else { return nil }
-        let hex = token.hex.utf8.span
         if Self.hasSuffix(hex, "dead") {
-            return Rejection(reason: .unregistered, timestampMilliseconds: Self.derivedTimestamp(for: token))
+            return Rejection(reason: .unregistered, timestampMilliseconds: Self.derivedTimestamp(forHex: hex))
         }
         if Self.hasSuffix(hex, "0bad") {
             return Rejection(reason: .badDeviceToken, timestampMilliseconds: nil)
@@ -95,9 +111,13 @@ public struct TokenRegistry: Hashable, Sendable {
     /// The deterministic "last seen valid" timestamp of a token without one of its own: the FNV-1a hash of its
     /// lowercase hex, mapped into the year after `derivedTimestampBase` (so always in the past, and stable).
     public static func derivedTimestamp(for token: DeviceToken) -> Int64 {
+        derivedTimestamp(forHex: token.hex.utf8.span)
+    }
+
+    private static func derivedTimestamp(forHex hex: Span<UInt8>) -> Int64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in token.hex.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        for index in hex.indices {
+            hash = (hash ^ UInt64(hex[index])) &* 0x0000_0100_0000_01B3
         }
         return derivedTimestampBase + Int64(hash % UInt64(derivedTimestampSpan))
     }
