@@ -10,17 +10,20 @@ import APNSCore
 /// Names must be lowercase (HTTP/2); nghttp2 lowercases copied names anyway.
 public struct HTTP2HeaderFieldList: Sendable {
     /// Where one field lies in `bytes`.
+    @usableFromInline
     struct Field: Sendable, Hashable {
-        var nameStart: Int32
-        var nameCount: Int32
-        var valueStart: Int32
-        var valueCount: Int32
-        var isPseudo: Bool
+        @usableFromInline var nameStart: Int32
+        @usableFromInline var nameCount: Int32
+        @usableFromInline var valueStart: Int32
+        @usableFromInline var valueCount: Int32
+        @usableFromInline var isPseudo: Bool
         var isIndexable: Bool
     }
 
-    private(set) var bytes: [UInt8] = []
-    private(set) var fields: [Field] = []
+    // The accessors a reader calls per field (the mock's scan of every request) are inlinable: across modules,
+    // a call each cost more than the comparison it made.
+    @usableFromInline private(set) var bytes: [UInt8] = []
+    @usableFromInline private(set) var fields: [Field] = []
     /// How many fields start with `:` (they go on the wire before the regular ones).
     private(set) var pseudoCount = 0
 
@@ -33,7 +36,7 @@ public struct HTTP2HeaderFieldList: Sendable {
     }
 
     /// The number of fields.
-    public var count: Int { fields.count }
+    @inlinable public var count: Int { fields.count }
     public var isEmpty: Bool { fields.isEmpty }
 
     /// Empties the list, keeping its storage.
@@ -56,32 +59,43 @@ public struct HTTP2HeaderFieldList: Sendable {
     }
 
     /// The length of field `index`'s name, in bytes.
-    public func nameCount(at index: Int) -> Int { Int(fields[index].nameCount) }
+    @inlinable public func nameCount(at index: Int) -> Int { Int(fields[index].nameCount) }
 
     /// The length of field `index`'s value, in bytes.
-    public func valueCount(at index: Int) -> Int { Int(fields[index].valueCount) }
+    @inlinable public func valueCount(at index: Int) -> Int { Int(fields[index].valueCount) }
 
     /// Whether field `index`'s name is the ASCII literal.
+    @inlinable
     public func name(at index: Int, is literal: StaticString) -> Bool {
         let field = fields[index]
         return bytes(from: Int(field.nameStart), count: Int(field.nameCount), are: literal)
     }
 
     /// Whether field `index`'s value is the ASCII literal.
+    @inlinable
     public func value(at index: Int, is literal: StaticString) -> Bool {
         let field = fields[index]
         return bytes(from: Int(field.valueStart), count: Int(field.valueCount), are: literal)
     }
 
     /// Whether field `index`'s name starts with the ASCII literal.
+    @inlinable
     public func name(at index: Int, startsWith literal: StaticString) -> Bool {
         let field = fields[index]
         return Int(field.nameCount) >= literal.utf8CodeUnitCount
             && bytes(from: Int(field.nameStart), count: literal.utf8CodeUnitCount, are: literal)
     }
 
-    @inline(__always)
-    private func bytes(from start: Int, count: Int, are literal: StaticString) -> Bool {
+    /// Whether field `index`'s value starts with the ASCII literal.
+    @inlinable
+    public func value(at index: Int, startsWith literal: StaticString) -> Bool {
+        let field = fields[index]
+        return Int(field.valueCount) >= literal.utf8CodeUnitCount
+            && bytes(from: Int(field.valueStart), count: literal.utf8CodeUnitCount, are: literal)
+    }
+
+    @inlinable @inline(__always)
+    func bytes(from start: Int, count: Int, are literal: StaticString) -> Bool {
         guard count == literal.utf8CodeUnitCount, start >= 0, count <= bytes.count &- start else { return false }
         let stored = bytes.span
         return literal.withUTF8Buffer { expected in
@@ -127,7 +141,7 @@ public struct HTTP2HeaderFieldList: Sendable {
     }
 
     /// Whether field `index` is a pseudo-header field (its name starts with `:`).
-    public func isPseudo(at index: Int) -> Bool { fields[index].isPseudo }
+    @inlinable public func isPseudo(at index: Int) -> Bool { fields[index].isPseudo }
 
     /// The value of the first field named `name`, if any.
     public func firstValue(of name: StaticString) -> ArraySlice<UInt8>? {

@@ -6,11 +6,26 @@ public struct MockCounters: Sendable, Equatable {
     /// Requests handed to the validator (answered, refused or dropped).
     public internal(set) var requests = 0
     /// Requests answered, by HTTP status.
-    public internal(set) var byStatus: [Int: Int] = [:]
+    public var byStatus: [Int: Int] {
+        var all = otherStatuses
+        if accepted > 0 { all[200] = accepted }
+        return all
+    }
     /// Rejected requests, by reason as APNs spells it.
     public internal(set) var byReason: [String: Int] = [:]
     /// Requests by connection id.
-    public internal(set) var byConnection: [Int: Int] = [:]
+    public var byConnection: [Int: Int] {
+        var all = earlierConnections
+        if let current = currentConnection { all[current.id, default: 0] += current.requests }
+        return all
+    }
+
+    // Per request, no hashing: 200s apart from the other statuses, and the requests of the connection recorded
+    // last apart from the rest (a connection's requests come in runs, so its count is folded in once per run).
+    private var accepted = 0
+    private var otherStatuses: [Int: Int] = [:]
+    private var currentConnection: (id: Int, requests: Int)?
+    private var earlierConnections: [Int: Int] = [:]
     /// Connections opened through `MockValidator.openConnection`.
     public internal(set) var connectionsOpened = 0
     /// Answers replaced by an injected fault (429, 500, 503, expired-token).
@@ -37,9 +52,14 @@ public struct MockCounters: Sendable, Equatable {
     /// Records one decision for a request on `connectionID`.
     mutating func record(_ decision: MockDecision, connectionID: Int) {
         requests += 1
-        byConnection[connectionID, default: 0] += 1
+        if currentConnection?.id == connectionID {
+            currentConnection?.requests += 1
+        } else {
+            if let current = currentConnection { earlierConnections[current.id, default: 0] += current.requests }
+            currentConnection = (connectionID, 1)
+        }
         if let response = decision.response {
-            byStatus[response.status, default: 0] += 1
+            if response.status == 200 { accepted += 1 } else { otherStatuses[response.status, default: 0] += 1 }
             if let reason = response.reason { byReason[reason.rawValue, default: 0] += 1 }
         }
         for action in decision.actions {
@@ -52,6 +72,14 @@ public struct MockCounters: Sendable, Equatable {
             case .refuseStream: refusedStreams += 1
             }
         }
+    }
+
+    public static func == (a: MockCounters, b: MockCounters) -> Bool {
+        a.requests == b.requests && a.byStatus == b.byStatus && a.byReason == b.byReason && a.byConnection == b.byConnection
+            && a.connectionsOpened == b.connectionsOpened && a.faultAnswers == b.faultAnswers && a.goaways == b.goaways
+            && a.drops == b.drops && a.refusedStreams == b.refusedStreams && a.streamLimitRaises == b.streamLimitRaises
+            && a.streamLimitLowerings == b.streamLimitLowerings && a.delayedAnswers == b.delayedAnswers
+            && a.signatureVerifications == b.signatureVerifications
     }
 
     mutating func recordConnectionOpened() {

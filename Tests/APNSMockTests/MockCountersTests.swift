@@ -37,6 +37,41 @@ struct MockCountersTests {
             """)
     }
 
+    @Test("connections taking turns in runs of any length are each counted exactly, whatever the order")
+    func interleavedConnections() throws {
+        var validator = try MockValidator(configuration: MockConfiguration(), clock: .fixed(epochSeconds: MockTestSupport.now))
+        var connections = (0..<3).map { _ in validator.openConnection(clientCertificate: MockTestSupport.certificate) }
+        var expected: [Int: Int] = [:]
+        var expectedStatus: [Int: Int] = [:]
+        var generator = SplitMix64(seed: 7)
+        for step in 0..<300 {
+            let which = Int(generator.next() % 3)
+            let run = 1 + Int(generator.next() % 4)
+            for _ in 0..<run {
+                let get = (step + run) % 5 == 0
+                _ = validator.handle(MockTestSupport.request(method: get ? "GET" : "POST"), connection: &connections[which])
+                expected[connections[which].id, default: 0] += 1
+                expectedStatus[get ? 405 : 200, default: 0] += 1
+            }
+            if step % 50 == 0 {
+                #expect(validator.counters.byConnection == expected, "step \(step)")
+            }
+        }
+        #expect(validator.counters.byConnection == expected)
+        #expect(validator.counters.byStatus == expectedStatus)
+        #expect(validator.counters.answered == expected.values.reduce(0, +))
+        // The same counts reached in another order are equal counters.
+        var other = try MockValidator(configuration: MockConfiguration(), clock: .fixed(epochSeconds: MockTestSupport.now))
+        var otherConnections = (0..<3).map { _ in other.openConnection(clientCertificate: MockTestSupport.certificate) }
+        for (index, connection) in otherConnections.enumerated() {
+            let posts = expected[connection.id, default: 0]
+            for _ in 0..<posts { _ = other.handle(MockTestSupport.request(), connection: &otherConnections[index]) }
+        }
+        #expect(other.counters.byConnection == validator.counters.byConnection)
+        #expect(other.counters != validator.counters)  // all 200s there
+        #expect(other.counters.byStatus == [200: expected.values.reduce(0, +)])
+    }
+
     @Test("empty counters render as zeros")
     func empty() {
         let counters = MockCounters()

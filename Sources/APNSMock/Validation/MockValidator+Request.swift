@@ -41,7 +41,8 @@ extension MockValidator {
             return .failure(.init(.methodNotAllowed))
         }
         let token: ArraySlice<UInt8>
-        switch deviceToken(inPath: fields.path.map { list.value(at: $0) } ?? []) {
+        guard let path = fields.path, list.value(at: path, startsWith: pathPrefix) else { return .failure(.init(.badPath)) }
+        switch deviceToken(list.value(at: path).dropFirst(pathPrefix.utf8CodeUnitCount)) {
         case .success(let parsed): token = parsed
         case .failure(let rejection): return .failure(rejection)
         }
@@ -70,12 +71,10 @@ extension MockValidator {
         return .success(ShapedRequest(token: token, fields: fields, pushType: pushType, priority: priority))
     }
 
-    /// `/3/device/<hex>`: anything else is `BadPath`; an empty token is `MissingDeviceToken`; a token that is not
+    /// The token after `/3/device/` (anything else is `BadPath`): empty is `MissingDeviceToken`; a token that is not
     /// plain hex (no spaces, brackets or query) or breaks `DeviceToken`'s length rules is `BadDeviceToken`.
     /// A token already in its stored form is passed on as it is (the usual case: nothing is made).
-    static func deviceToken(inPath path: ArraySlice<UInt8>) -> Result<ArraySlice<UInt8>, Rejection> {
-        guard pathPrefix.withUTF8Buffer({ path.starts(with: $0) }) else { return .failure(.init(.badPath)) }
-        let hex = path.dropFirst(pathPrefix.utf8CodeUnitCount)
+    static func deviceToken(_ hex: ArraySlice<UInt8>) -> Result<ArraySlice<UInt8>, Rejection> {
         guard !hex.isEmpty else { return .failure(.init(.missingDeviceToken)) }
         if DeviceToken.isStoredForm(hex) { return .success(hex) }
         // The parse also takes the grouped `<0123abcd 4567ef01>` form some exports print, which a path never
