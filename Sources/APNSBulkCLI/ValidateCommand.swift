@@ -50,6 +50,7 @@ struct ValidateCommand: ParsableCommand {
             case .notification(let notification):
                 valid += 1
                 if try !duplicates.insert(notification) { duplicateCount += 1 }
+                duplicates.sizeForInput(reader.readProgress)
             case .invalid(let error, let tokenText, let topicText):
                 invalid += 1
                 if let writer {

@@ -17,6 +17,12 @@ public struct DuplicateFilter {
     /// The key being looked up, in `key[..<keyLength]`; the array is reused between inserts.
     private var key = [UInt8](repeating: 0, count: 1 + DeviceToken.maximumByteCount + 10)
     private var keyLength = 0
+    /// Pairs offered so far, and whether `sizeForInput` has sized the table.
+    private var offered = 0
+    private var isSized = false
+    /// Pairs offered before `sizeForInput` extrapolates: enough input read (megabytes) that the reader's buffered
+    /// lead barely moves the estimate.
+    static let sizingSample = 65_536
 
     /// - Parameters:
     ///   - scratchDirectory: where the unlinked scratch file of exact keys goes (a directory the run can write).
@@ -33,6 +39,7 @@ public struct DuplicateFilter {
 
     /// Records the pair; true the first time it is seen, false for a later copy.
     public mutating func insert(token: DeviceToken, topic: Topic) throws(PipelineError) -> Bool {
+        offered &+= 1
         encodeKey(token: token, topic: topic)
         let key = self.key[..<keyLength]
         let hash = StableHash.hash(key)
@@ -51,6 +58,19 @@ public struct DuplicateFilter {
     /// Records the notification's (token, topic) pair; true the first time it is seen.
     public mutating func insert(_ notification: PushNotification) throws(PipelineError) -> Bool {
         try insert(token: notification.token, topic: notification.topic)
+    }
+
+    /// Once `sizingSample` pairs have been offered, sizes the table for the whole input at the rate seen so far
+    /// (pairs offered per byte read, times the input's size), so a large campaign file does not make it grow one
+    /// segment at a time. Call it as records come; `progress` (the reader's) is asked for once, and a nil (standard
+    /// input) leaves the table to grow as it goes. More input than foreseen still just grows the table; fewer
+    /// distinct pairs (duplicates) leave it emptier, by at most 9 bytes a record.
+    public mutating func sizeForInput(_ progress: @autoclosure () -> ReadProgress?) {
+        guard !isSized, offered >= Self.sizingSample else { return }
+        isSized = true
+        guard let progress = progress(), progress.bytesRead > 0, progress.bytesTotal > progress.bytesRead else { return }
+        let expected = Double(offered) * Double(progress.bytesTotal) / Double(progress.bytesRead)
+        table.reserveCapacity(Int(min(expected, Double(Int32.max))))
     }
 
     /// How many distinct pairs are recorded.

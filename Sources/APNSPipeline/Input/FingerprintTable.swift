@@ -98,9 +98,25 @@ struct FingerprintTable {
         cells.append(carried)
     }
 
-    /// Rebuilds one segment with 1/16 more home slots, in one pass: the cells are already in fingerprint order.
+    /// Gives every segment the home slots `pairs` pairs need (never fewer than it has): sized once for a whole
+    /// input, the table no longer grows a segment at a time, re-placing each cell about 16 times over.
+    mutating func reserveCapacity(_ pairs: Int) {
+        let slots = pairs / Self.segmentCount * 10 / Self.maximumLoadTenths + 1
+        for segment in 0..<Self.segmentCount where homeSlots[segment] < slots {
+            var cells: [UInt64] = []
+            swap(&cells, &segments[segment])
+            rebuild(&cells, segment: segment, slots: slots)
+            swap(&cells, &segments[segment])
+        }
+    }
+
+    /// Rebuilds one segment with 1/16 more home slots.
     private mutating func grow(_ cells: inout [UInt64], segment: Int) {
-        let slots = homeSlots[segment] + max(homeSlots[segment] / 16, 1)
+        rebuild(&cells, segment: segment, slots: homeSlots[segment] + max(homeSlots[segment] / 16, 1))
+    }
+
+    /// Rebuilds one segment with `slots` home slots, in one pass: the cells are already in fingerprint order.
+    private mutating func rebuild(_ cells: inout [UInt64], segment: Int, slots: Int) {
         // Homes rise with fingerprints, so a cell's place is its home or the one after the cell before it; past
         // the overflow cells, the rest of a run is appended (its places are then consecutive).
         var grown = [UInt64](repeating: 0, count: slots + Self.overflowCells)

@@ -99,7 +99,10 @@ public enum SendRun {
         let resumeState = resume
         let dispatcher = Dispatcher(
             configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
-            isFirstOccurrence: { try duplicates.insert($0) },
+            isFirstOccurrence: { notification throws(PipelineError) in
+                duplicates.sizeForInput(reader.readProgress)
+                return try duplicates.insert(notification)
+            },
             resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) })
 
