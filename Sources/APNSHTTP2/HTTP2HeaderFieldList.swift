@@ -220,14 +220,14 @@ public struct HTTP2HeaderFieldList: Sendable {
         guard source.byteCount == Int(field.valueCount) - offset else { return false }
         var target = bytes.mutableSpan
         var raw = target.mutableBytes
-        var position = 0
+        var position = 0  // the loads stay inside `source` (the loop bounds), unchecked
         while position &+ 8 <= source.byteCount {
-            let word = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let word = source.unsafeLoadUnaligned(fromUncheckedByteOffset: position, as: UInt64.self)
             raw.storeBytes(of: word, toByteOffset: start &+ position, as: UInt64.self)
             position &+= 8
         }
         while position < source.byteCount {
-            let byte = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt8.self)
+            let byte = source.unsafeLoadUnaligned(fromUncheckedByteOffset: position, as: UInt8.self)
             raw.storeBytes(of: byte, toByteOffset: start &+ position, as: UInt8.self)
             position &+= 1
         }

@@ -39,6 +39,8 @@ public struct JSONScanner {
     public func scanDocument(
         in range: Range<Int>, reportingMembersTo maximumReportedDepth: Int, _ visit: MemberVisitor
     ) throws(JSONSyntaxError) -> Value {
+        // Every scan stays inside `range`; the string scan's word loads rely on it being inside `bytes`.
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "range outside the bytes")
         var position = skipSpace(range.lowerBound, range.upperBound)
         guard position < range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "no JSON value")
@@ -53,7 +55,7 @@ public struct JSONScanner {
 
     /// Calls `body` with each member of an already validated object: the key's string value and the member's value.
     public func forEachMember(of object: Value, _ body: (_ key: Value, _ value: Value) -> Void) {
-        guard object.kind == .object else { return }
+        guard object.kind == .object, object.range.lowerBound >= 0, object.range.upperBound <= bytes.count else { return }
         var position = object.range.lowerBound + 1
         let end = object.range.upperBound - 1
         while true {
@@ -153,7 +155,8 @@ public struct JSONScanner {
             if index &+ 8 <= end {
                 // Eight bytes at a time: a word with nothing to look at is skipped whole; otherwise the scan jumps
                 // straight to its first byte that needs a look.
-                let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+                // Unchecked: `end` is inside `bytes` (the entry points check their ranges).
+                let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
                 let mask = Self.specialByteMask(word)
                 if mask == 0 {
                     index &+= 8

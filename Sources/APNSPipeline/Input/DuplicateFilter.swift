@@ -115,9 +115,9 @@ public struct DuplicateFilter {
         var out = bytes.mutableSpan
         let lows: UInt64 = 0x0F0F_0F0F_0F0F_0F0F
         let bit0s: UInt64 = 0x0101_0101_0101_0101
-        var index = 0
+        var index = 0  // the word loads stay inside `hex` (the loop bound), unchecked
         while index &+ 8 <= hex.count {
-            let digits = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let digits = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
             let values = (digits & lows) &+ ((digits >> 6) & bit0s) &* 9
             // In each 16-bit lane: the first digit (low byte) is the high nibble, the second the low one.
             let pairs = ((values << 4) & 0x00F0_00F0_00F0_00F0) | ((values >> 8) & 0x000F_000F_000F_000F)

@@ -53,14 +53,14 @@ enum JSONText {
     /// Whether any byte of `bytes` is `"`, `\` or a control character (below 0x20): the bytes `escapes` maps to a
     /// letter. Eight bytes at a time with the scanner's `JSONScanner.escapedByteMask`.
     static func needsEscaping(_ bytes: RawSpan) -> Bool {
-        var index = 0
+        var index = 0  // each loop keeps its unchecked loads inside `bytes`
         while index &+ 8 <= bytes.byteCount {
-            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
             if JSONScanner.escapedByteMask(word) != 0 { return true }
             index &+= 8
         }
         while index < bytes.byteCount {
-            let byte = bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
+            let byte = bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt8.self)
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
             index &+= 1
         }
