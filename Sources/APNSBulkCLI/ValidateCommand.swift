@@ -31,6 +31,8 @@ struct ValidateCommand: ParsableCommand {
 
     /// Report text buffered before it goes to standard output.
     static let reportFlushBytes = 1 << 16
+    /// Pairs handed to the duplicate filter together (their table reads overlap; see `DuplicateFilter.stage`).
+    static let duplicateBatch = 32
 
     func run() throws {
         let inputs = CampaignOptions.inputs(files)
@@ -49,8 +51,11 @@ struct ValidateCommand: ParsableCommand {
             switch record.content {
             case .notification(let notification):
                 valid += 1
-                if try !duplicates.insert(notification) { duplicateCount += 1 }
-                duplicates.sizeForInput(reader.readProgress)
+                duplicates.stage(notification)
+                if duplicates.stagedCount == Self.duplicateBatch {
+                    duplicateCount += try duplicates.insertStaged()
+                    duplicates.sizeForInput(reader.readProgress)
+                }
             case .invalid(let error, let tokenText, let topicText):
                 invalid += 1
                 if let writer {
@@ -70,6 +75,7 @@ struct ValidateCommand: ParsableCommand {
                 }
             }
         }
+        duplicateCount += try duplicates.insertStaged()
         FileHandle.standardOutput.write(Data(report.utf8))
         try writer?.flush()
         var summary = "\(valid + invalid) records: \(valid) valid, \(invalid) invalid, \(duplicateCount) duplicates"

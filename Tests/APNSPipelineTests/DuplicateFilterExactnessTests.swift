@@ -87,6 +87,89 @@ struct DuplicateFilterExactnessTests {
         #expect(found == count)
     }
 
+    @Test("staged pairs get the verdicts one-at-a-time inserts give: copies within a batch, across batches, colliding",
+          arguments: [0, 2, 24])
+    func stagedInserts(fingerprintBits: Int) throws {
+        let directory = try Support.temporaryDirectory().path
+        var staged = DuplicateFilter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
+        var single = DuplicateFilter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
+        let topics = try ["com.example.app", "com.example.other"].map { try Topic(validating: $0) }
+        var generator = SystemRandomNumberGenerator()
+        var stagedSeen = 0
+        var singleSeen = 0
+        var batches = 0
+        for _ in 0..<40 {
+            let size = Int.random(in: 1...50, using: &generator)
+            for _ in 0..<size {
+                // Few enough tokens that copies land in the same batch and in later ones.
+                let notification = PushNotification(
+                    token: try token(Int.random(in: 0..<300, using: &generator)),
+                    topic: topics[Int.random(in: 0..<2, using: &generator)], pushType: .alert, payload: [])
+                staged.stage(notification)
+                if try !single.insert(notification) { singleSeen += 1 }
+            }
+            #expect(staged.stagedCount == size)
+            stagedSeen += try staged.insertStaged()
+            #expect(staged.stagedCount == 0)
+            #expect(stagedSeen == singleSeen && staged.count == single.count, "batch \(batches)")
+            batches += 1
+        }
+        #expect(singleSeen > 0 && single.count > 0)
+        #expect(try staged.insertStaged() == 0)  // nothing staged: nothing counted
+    }
+
+    @Test("a table sized up front keeps every entry already in it, and holds the rest without growing", arguments: [3, 24])
+    func reservedCapacity(fingerprintBits: Int) throws {
+        var table = FingerprintTable(fingerprintBits: fingerprintBits)
+        let count = 40_000
+        let hashes = (0..<count).map { StableHash.mix(UInt64($0) &+ 1) }
+        for index in 0..<1_000 {
+            #expect(try table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
+        }
+        table.reserveCapacity(count)
+        let reserved = table.memoryBytes
+        #expect(reserved >= count * 8 * 10 / 9, "room for every pair at nine tenths full")
+        for index in 1_000..<count {
+            #expect(try table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
+        }
+        #expect(table.memoryBytes <= reserved + FingerprintTable.segmentCount * 16 * 8, "at most a few spilled cells more")
+        #expect(Double(table.memoryBytes) / Double(count) <= 10, "\(Double(table.memoryBytes) / Double(count)) bytes a pair")
+        for (index, hash) in hashes.enumerated() {
+            #expect(try !table.insert(hash: hash, location: UInt64(count + index) + 1) { hashes[Int($0) - 1] == hash }, "entry \(index)")
+        }
+        table.reserveCapacity(10)  // never shrinks
+        #expect(table.memoryBytes >= reserved)
+    }
+
+    @Test("sized for the input: after the sample, the pairs-per-byte rate times the input's size; standard input is left alone")
+    func sizedForInput() throws {
+        let directory = try Support.temporaryDirectory().path
+        var known = DuplicateFilter(scratchDirectory: directory)
+        var unknown = DuplicateFilter(scratchDirectory: directory)
+        let tokens = try (0..<DuplicateFilter.sizingSample).map { try token($0) }
+        for (index, token) in tokens.enumerated() {
+            _ = try known.insert(token: token, topic: Support.defaultTopic)
+            _ = try unknown.insert(token: token, topic: Support.defaultTopic)
+            if index == DuplicateFilter.sizingSample - 2 {
+                // One pair short of the sample: nothing happens yet.
+                let before = known.memoryBytes
+                known.sizeForInput(ReadProgress(bytesRead: 1_000, bytesTotal: 4_000))
+                #expect(known.memoryBytes == before)
+            }
+        }
+        let grown = known.memoryBytes
+        var asked = 0
+        known.sizeForInput({ asked += 1; return ReadProgress(bytesRead: 1_000, bytesTotal: 4_000) }())
+        unknown.sizeForInput(nil)
+        // A quarter read: room for four times the pairs so far, each a cell at no more than nine tenths full.
+        #expect(known.memoryBytes >= 4 * DuplicateFilter.sizingSample * 8 * 10 / 9)
+        #expect(known.memoryBytes < 4 * DuplicateFilter.sizingSample * 10 + grown)
+        #expect(unknown.memoryBytes <= grown)
+        let sized = known.memoryBytes
+        known.sizeForInput({ asked += 1; return ReadProgress(bytesRead: 1_000, bytesTotal: 400_000) }())
+        #expect(known.memoryBytes == sized && asked == 1, "sized once, the progress asked for once")
+    }
+
     @Test("memory per pair above the flat base stays at most 10 bytes at several sizes", arguments: [20_000, 120_000])
     func memoryPerPair(pairs: Int) throws {
         let directory = try Support.temporaryDirectory().path

@@ -75,6 +75,14 @@ struct FingerprintTable {
         return true
     }
 
+    /// The home cell of the pair hashed to `hash`, read ahead of its insert: a caller with several pairs reads all
+    /// their home cells first, so their cache misses overlap instead of coming one after the other.
+    func homeCell(hash: UInt64) -> UInt64 {
+        let segment = Int(truncatingIfNeeded: hash >> 56)
+        let fingerprint = fingerprintBits == 0 ? 0 : (hash << 8) >> UInt64(64 - fingerprintBits)
+        return segments[segment][home(fingerprint, slots: homeSlots[segment])]
+    }
+
     /// The slot where a fingerprint's run starts: multiply-high, so any slot count works and order is kept.
     @inline(__always)
     private func home(_ fingerprint: UInt64, slots: Int) -> Int {
