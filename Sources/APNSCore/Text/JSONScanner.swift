@@ -60,7 +60,7 @@ public struct JSONScanner {
         let end = object.range.upperBound - 1
         while true {
             position = skipSpace(position, end)
-            guard position < end, bytes[position] == UInt8(ascii: "\"") else { return }
+            guard position < end, byte(at: position) == UInt8(ascii: "\"") else { return }
             // The object was validated, so the scans below cannot fail; stop quietly if they ever do.
             guard let key = try? scanString(at: &position, end: end) else { return }
             position = skipSpace(position, end) + 1  // the colon
@@ -68,7 +68,7 @@ public struct JSONScanner {
             guard let value = try? scanValue(at: &position, end: end, depth: 0, 0, { _, _, _ in }) else { return }
             body(key, value)
             position = skipSpace(position, end)
-            if position < end, bytes[position] == UInt8(ascii: ",") { position += 1 }
+            if position < end, byte(at: position) == UInt8(ascii: ",") { position += 1 }
         }
     }
 
@@ -78,7 +78,7 @@ public struct JSONScanner {
 
     private func scanValue(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
         guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of JSON") }
-        switch bytes[position] {
+        switch byte(at: position) {
         case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1, reported, visit)
         case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1, reported, visit)
         case UInt8(ascii: "\""): return try scanString(at: &position, end: end)
@@ -94,17 +94,17 @@ public struct JSONScanner {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
         position = skipSpace(position + 1, end)
-        if position < end, bytes[position] == UInt8(ascii: "}") {
+        if position < end, byte(at: position) == UInt8(ascii: "}") {
             position += 1
             return Value(kind: .object, range: start..<position, hasEscapes: false)
         }
         while true {
-            guard position < end, bytes[position] == UInt8(ascii: "\"") else {
+            guard position < end, byte(at: position) == UInt8(ascii: "\"") else {
                 throw JSONSyntaxError(offset: position, message: "expected a string key")
             }
             let key = try scanString(at: &position, end: end)
             position = skipSpace(position, end)
-            guard position < end, bytes[position] == UInt8(ascii: ":") else {
+            guard position < end, byte(at: position) == UInt8(ascii: ":") else {
                 throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
             }
             position = skipSpace(position + 1, end)
@@ -112,11 +112,11 @@ public struct JSONScanner {
             if depth <= reported { visit(depth, key, value) }
             position = skipSpace(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated object") }
-            if bytes[position] == UInt8(ascii: "}") {
+            if byte(at: position) == UInt8(ascii: "}") {
                 position += 1
                 return Value(kind: .object, range: start..<position, hasEscapes: false)
             }
-            guard bytes[position] == UInt8(ascii: ",") else {
+            guard byte(at: position) == UInt8(ascii: ",") else {
                 throw JSONSyntaxError(offset: position, message: "expected ',' or '}' in an object")
             }
             position = skipSpace(position + 1, end)
@@ -127,7 +127,7 @@ public struct JSONScanner {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
         position = skipSpace(position + 1, end)
-        if position < end, bytes[position] == UInt8(ascii: "]") {
+        if position < end, byte(at: position) == UInt8(ascii: "]") {
             position += 1
             return Value(kind: .array, range: start..<position, hasEscapes: false)
         }
@@ -135,11 +135,11 @@ public struct JSONScanner {
             _ = try scanValue(at: &position, end: end, depth: depth, reported, visit)
             position = skipSpace(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated array") }
-            if bytes[position] == UInt8(ascii: "]") {
+            if byte(at: position) == UInt8(ascii: "]") {
                 position += 1
                 return Value(kind: .array, range: start..<position, hasEscapes: false)
             }
-            guard bytes[position] == UInt8(ascii: ",") else {
+            guard byte(at: position) == UInt8(ascii: ",") else {
                 throw JSONSyntaxError(offset: position, message: "expected ',' or ']' in an array")
             }
             position = skipSpace(position + 1, end)
@@ -166,7 +166,7 @@ public struct JSONScanner {
             } else if index >= end {
                 break
             }
-            let byte = bytes[index]
+            let byte = byte(at: index)
             // The common case first: printable ASCII (0x20-0x7F) that is neither the quote nor the backslash.
             if byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
                 index &+= 1
@@ -235,23 +235,23 @@ public struct JSONScanner {
     private func scanNumber(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
         let start = position
         var index = position
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < end, Self.isDigit(bytes[index]) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
-        if bytes[index] == UInt8(ascii: "0") {
+        if byte(at: index) == UInt8(ascii: "-") { index += 1 }
+        guard index < end, Self.isDigit(byte(at: index)) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
+        if byte(at: index) == UInt8(ascii: "0") {
             index += 1
         } else {
-            while index < end, Self.isDigit(bytes[index]) { index += 1 }
+            while index < end, Self.isDigit(byte(at: index)) { index += 1 }
         }
-        if index < end, bytes[index] == UInt8(ascii: ".") {
+        if index < end, byte(at: index) == UInt8(ascii: ".") {
             index += 1
-            guard index < end, Self.isDigit(bytes[index]) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
-            while index < end, Self.isDigit(bytes[index]) { index += 1 }
+            guard index < end, Self.isDigit(byte(at: index)) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
+            while index < end, Self.isDigit(byte(at: index)) { index += 1 }
         }
-        if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+        if index < end, byte(at: index) == UInt8(ascii: "e") || byte(at: index) == UInt8(ascii: "E") {
             index += 1
-            if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < end, Self.isDigit(bytes[index]) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
-            while index < end, Self.isDigit(bytes[index]) { index += 1 }
+            if index < end, byte(at: index) == UInt8(ascii: "+") || byte(at: index) == UInt8(ascii: "-") { index += 1 }
+            guard index < end, Self.isDigit(byte(at: index)) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
+            while index < end, Self.isDigit(byte(at: index)) { index += 1 }
         }
         position = index
         return Value(kind: .number, range: start..<index, hasEscapes: false)
@@ -270,11 +270,17 @@ public struct JSONScanner {
 
     // MARK: - Bytes
 
+    /// The byte at `index`, without a second bounds check: every caller has checked `index` against its `end`,
+    /// and every `end` is inside `bytes` (the entry points check their ranges).
+    @inline(__always)
+    private func byte(at index: Int) -> UInt8 { bytes.span[unchecked: index] }
+
     @inline(__always)
     func skipSpace(_ start: Int, _ end: Int) -> Int {
-        var index = start
+        var index = Swift.max(start, 0)
+        let end = Swift.min(end, bytes.count)  // also called from outside the scans: kept inside `bytes`
         while index < end {
-            switch bytes[index] {
+            switch byte(at: index) {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             default: return index
             }
