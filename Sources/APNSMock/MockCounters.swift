@@ -75,7 +75,8 @@ public struct MockCounters: Sendable, Equatable {
     }
 
     public static func == (a: MockCounters, b: MockCounters) -> Bool {
-        a.requests == b.requests && a.byStatus == b.byStatus && a.byReason == b.byReason && a.byConnection == b.byConnection
+        a.requests == b.requests && a.byStatus == b.byStatus && a.byReason == b.byReason
+            && a.byConnection == b.byConnection
             && a.connectionsOpened == b.connectionsOpened && a.faultAnswers == b.faultAnswers && a.goaways == b.goaways
             && a.drops == b.drops && a.refusedStreams == b.refusedStreams && a.streamLimitRaises == b.streamLimitRaises
             && a.streamLimitLowerings == b.streamLimitLowerings && a.delayedAnswers == b.delayedAnswers

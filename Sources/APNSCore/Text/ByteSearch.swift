@@ -11,8 +11,8 @@ public enum ByteSearch {
         // The loads below skip their bounds checks: each loop keeps them inside `range`, checked above.
         // Sixteen bytes a turn while they last (a record line is a hundred bytes or more), then eight, then one.
         while index &+ 16 <= range.upperBound {
-            let x = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self)) ^ pattern
-            let y = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index &+ 8, as: UInt64.self)) ^ pattern
+            let x = word(raw, at: index) ^ pattern
+            let y = word(raw, at: index &+ 8) ^ pattern
             let first = (x &- ones) & ~x & (ones &* 0x80)
             let second = (y &- ones) & ~y & (ones &* 0x80)
             if first | second != 0 {
@@ -24,7 +24,7 @@ public enum ByteSearch {
         while index &+ 8 <= range.upperBound {
             // A byte equal to `byte` is a zero byte of `x`; `x - 0x01…01 & ~x` sets bit 7 of each zero byte, and a
             // borrow can flag only bytes after the first, so the lowest set bit is the first match (little-endian).
-            let x = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self)) ^ pattern
+            let x = word(raw, at: index) ^ pattern
             let mask = (x &- ones) & ~x & (ones &* 0x80)
             if mask != 0 { return index &+ mask.trailingZeroBitCount &>> 3 }
             index &+= 8
@@ -34,5 +34,10 @@ public enum ByteSearch {
             index &+= 1
         }
         return nil
+    }
+
+    @inline(__always)
+    private static func word(_ raw: RawSpan, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: offset, as: UInt64.self))
     }
 }

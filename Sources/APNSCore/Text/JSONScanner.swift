@@ -55,7 +55,9 @@ public struct JSONScanner {
 
     /// Calls `body` with each member of an already validated object: the key's string value and the member's value.
     public func forEachMember(of object: Value, _ body: (_ key: Value, _ value: Value) -> Void) {
-        guard object.kind == .object, object.range.lowerBound >= 0, object.range.upperBound <= bytes.count else { return }
+        guard object.kind == .object, object.range.lowerBound >= 0, object.range.upperBound <= bytes.count else {
+            return
+        }
         var position = object.range.lowerBound + 1
         let end = object.range.upperBound - 1
         while true {

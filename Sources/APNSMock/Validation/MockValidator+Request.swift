@@ -41,7 +41,9 @@ extension MockValidator {
             return .failure(.init(.methodNotAllowed))
         }
         let token: ArraySlice<UInt8>
-        guard let path = fields.path, list.value(at: path, startsWith: pathPrefix) else { return .failure(.init(.badPath)) }
+        guard let path = fields.path, list.value(at: path, startsWith: pathPrefix) else {
+            return .failure(.init(.badPath))
+        }
         switch deviceToken(list.value(at: path).dropFirst(pathPrefix.utf8CodeUnitCount)) {
         case .success(let parsed): token = parsed
         case .failure(let rejection): return .failure(rejection)

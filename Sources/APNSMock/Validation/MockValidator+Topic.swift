@@ -45,6 +45,7 @@ extension MockValidator {
             topic = Array(only.utf8)
         }
         let pushTypeBytes = shaped.fields.pushType.map { Array(list.value(at: $0)) } ?? []
+        // The same check on the topic in effect (a certificate's only topic stands in for a missing header).
         if let cached = connection.acceptedTopicPushType, connection.acceptedTopicByToken == byToken,
            connection.acceptedTopic == topic, connection.acceptedTopicPushTypeHeader == pushTypeBytes {
             return .success(TopicCheck(topic: topic, pushType: cached))

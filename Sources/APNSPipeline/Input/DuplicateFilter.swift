@@ -111,7 +111,9 @@ public struct DuplicateFilter {
     public mutating func sizeForInput(_ progress: @autoclosure () -> ReadProgress?) {
         guard !isSized, offered >= Self.sizingSample else { return }
         isSized = true
-        guard let progress = progress(), progress.bytesRead > 0, progress.bytesTotal > progress.bytesRead else { return }
+        guard let progress = progress(), progress.bytesRead > 0, progress.bytesTotal > progress.bytesRead else {
+            return
+        }
         let expected = Double(offered) * Double(progress.bytesTotal) / Double(progress.bytesRead)
         table.reserveCapacity(Int(min(expected, Double(Int32.max))))
     }
