@@ -157,13 +157,14 @@ public final class HTTP2ServerSession {
         events.removeAll(keepingCapacity: true)
     }
 
-    /// The recorded events as an array.
     /// Hands a request from `drainEvents` back once it is answered and nothing keeps it: its field list and body
-    /// become the storage of a later request, so a busy connection stops allocating per request. Optional.
+    /// become the storage of a later request, so a busy connection stops allocating per request. Optional. Up to
+    /// the stream limit's worth are kept (a client cannot have more out at once).
     public func recycle(_ request: HTTP2ServerRequest) {
-        streams.recycle(request)
+        streams.recycle(request, keepingAtMost: max(64, announcedMaxConcurrentStreams))
     }
 
+    /// The recorded events as an array.
     public func takeEvents() -> [HTTP2ServerEvent] {
         defer { events.removeAll(keepingCapacity: true) }
         return events

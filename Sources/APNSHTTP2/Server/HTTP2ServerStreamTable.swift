@@ -31,9 +31,6 @@ struct HTTP2ServerStreamTable {
     private var freeSlots: [Int] = []
     private var spareFields: [HTTP2HeaderFieldList] = []
     private var spareBodies: [[UInt8]] = []
-    /// As many as a connection can have requests out at once (APNs allows 1000 streams): at 64, a client with 100
-    /// streams open left a third of each batch to grow fresh storage, field by field.
-    private static let maximumSpares = 1024
     /// Slots in use.
     private(set) var count = 0
 
@@ -80,10 +77,12 @@ struct HTTP2ServerStreamTable {
             streamID: streams[slot].streamID, fields: fields, body: body, bodyByteCount: streams[slot].bodyByteCount)
     }
 
-    /// Keeps a finished request's storage for a later `takeRequest` (up to `maximumSpares` of each).
-    mutating func recycle(_ request: HTTP2ServerRequest) {
-        if spareFields.count < Self.maximumSpares { spareFields.append(request.fields) }
-        if spareBodies.count < Self.maximumSpares { spareBodies.append(request.body) }
+    /// Keeps a finished request's storage for a later `takeRequest`, up to `limit` of each: as many as the client
+    /// may have requests out at once, the session's stream limit. (A fixed 64 left a client with 100 streams open
+    /// a third of each batch to grow fresh storage, field by field.)
+    mutating func recycle(_ request: HTTP2ServerRequest, keepingAtMost limit: Int) {
+        if spareFields.count < limit { spareFields.append(request.fields) }
+        if spareBodies.count < limit { spareBodies.append(request.body) }
     }
 
     /// Field lists kept for later requests.
