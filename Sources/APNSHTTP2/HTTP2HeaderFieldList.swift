@@ -108,34 +108,11 @@ public struct HTTP2HeaderFieldList: Sendable {
         }
     }
 
-    /// Whether field `index`'s name is exactly `other`. With the three below, a reader keeps its own copies of
-    /// names and values and refreshes them only when they change, without a slice (and its reference) per field.
-    public func name(at index: Int, equals other: [UInt8]) -> Bool {
-        let field = fields[index]
-        return equals(Int(field.nameStart), Int(field.nameCount), other)
-    }
-
-    /// Whether field `index`'s value is exactly `other`.
+    /// Whether field `index`'s value is exactly `other`, compared in place (no slice, and so no reference, per
+    /// comparison): the mock checks each request's `authorization` and topic against its connection's.
     public func value(at index: Int, equals other: [UInt8]) -> Bool {
         let field = fields[index]
-        return equals(Int(field.valueStart), Int(field.valueCount), other)
-    }
-
-    /// Replaces the contents of `other` with field `index`'s name, keeping its storage.
-    public func copyName(at index: Int, into other: inout [UInt8]) {
-        let field = fields[index]
-        other.removeAll(keepingCapacity: true)
-        other.append(contentsOf: bytes[Int(field.nameStart)..<Int(field.nameStart + field.nameCount)])
-    }
-
-    /// Replaces the contents of `other` with field `index`'s value, keeping its storage.
-    public func copyValue(at index: Int, into other: inout [UInt8]) {
-        let field = fields[index]
-        other.removeAll(keepingCapacity: true)
-        other.append(contentsOf: bytes[Int(field.valueStart)..<Int(field.valueStart + field.valueCount)])
-    }
-
-    private func equals(_ start: Int, _ count: Int, _ other: [UInt8]) -> Bool {
+        let start = Int(field.valueStart), count = Int(field.valueCount)
         guard count == other.count else { return false }
         return ByteComparison.equal(bytes.span.extracting(start..<(start + count)).bytes, other.span.bytes)
     }

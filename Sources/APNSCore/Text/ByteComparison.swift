@@ -1,6 +1,5 @@
-/// Compares byte sequences eight bytes at a time: the mock compares each request's header values with the
-/// previous request's (`authorization` alone is about 200 bytes), and a generic `==` on slices looked at one byte
-/// per step.
+/// Compares byte sequences eight bytes at a time: the mock compares each request's `authorization` (about 200
+/// bytes) and topic with its connection's, and a generic `==` on slices looked at one byte per step.
 public enum ByteComparison {
     /// Whether `a` and `b` hold the same bytes.
     public static func equal(_ a: RawSpan, _ b: RawSpan) -> Bool {
