@@ -113,6 +113,24 @@ struct NDJSONRecordParserTests {
         #expect(try #require(record.notification).collapseID?.value == "a\u{1F600}")
     }
 
+    @Test("members written with escapes are decoded, each to its own text, several in one record")
+    func escapedMembers() throws {
+        // Each decoded member goes after the line's bytes; a wrong range would give one member another's text.
+        let escapedToken = #"\u0030\u0031"# + token.dropFirst(2)
+        let line = #"{"token":"\#(escapedToken)","topic":"com\u002Eother\/app","push_type":"\u0061lert","collapse_id":"c\u00e9","apns_id":"123E4567-E89B-12D3-A456-42661417400\u0030","payload":{}}"#
+        let notification = try #require(Support.parseLine(line).notification)
+        #expect(notification.token.hex == "01" + token.dropFirst(2))
+        #expect(notification.topic.value == "com.other/app")
+        #expect(notification.pushType == .alert)
+        #expect(notification.collapseID?.value == "c\u{E9}")
+        #expect(notification.apnsID?.description.lowercased() == "123e4567-e89b-12d3-a456-426614174000")
+
+        let invalid = Support.parseLine(#"{"token":"\u0041b","topic":"com\u002Ex","priority":"\u0037","payload":{}}"#)
+        #expect(invalid.code == .tokenTooShort)
+        #expect(invalid.tokenText == "Ab")
+        #expect(invalid.topicText == "com.x")
+    }
+
     @Test("an invalid record echoes its token and topic text")
     func echoesTokenText() {
         let record = Support.parseLine(#"{"token":"<AB cd>","topic":"com.x","payload":{}}"#)

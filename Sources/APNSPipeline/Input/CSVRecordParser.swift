@@ -68,7 +68,7 @@ public struct CSVRecordParser {
     /// Parses the reader's current record, of the input file at `fileIndex`.
     public mutating func parse(_ reader: CSVReader, record: CSVReader.Record, fileIndex: Int) -> CampaignRecord {
         let key = RecordKey(fileIndex: fileIndex, line: record.line)
-        var raw = RawHeaderFields()
+        var raw = RawHeaderFields(bytes: reader.fieldBytes)
         do {
             let notification = try parse(reader, record: record, raw: &raw)
             return CampaignRecord(key: key, content: .notification(notification))
@@ -95,15 +95,15 @@ public struct CSVRecordParser {
             throw InputError(.recordInvalidUTF8, "field '\(column < columns.count ? columns[column] : "\(column + 1)")' is not valid UTF-8")
         }
         guard record.fieldCount == columns.count else {
-            if tokenColumn < record.fieldCount { raw.token = bytes[reader.field(tokenColumn)] }
+            if tokenColumn < record.fieldCount { raw.token = reader.field(tokenColumn) }
             throw InputError(.csvColumnCount, "record has \(record.fieldCount) fields, the header has \(columns.count)")
         }
-        func cell(_ column: Int?) -> ArraySlice<UInt8>? {
+        func cell(_ column: Int?) -> Range<Int>? {
             guard let column else { return nil }
             let range = reader.field(column)
-            return range.isEmpty ? nil : bytes[range]
+            return range.isEmpty ? nil : range
         }
-        raw.token = bytes[reader.field(tokenColumn)]
+        raw.token = reader.field(tokenColumn)
         raw.topic = cell(topicColumn)
         raw.pushType = cell(pushTypeColumn)
         raw.priority = cell(priorityColumn)

@@ -26,7 +26,7 @@ public struct NDJSONRecordParser {
     /// Parses the line `bytes[range]` (without its line terminator).
     public mutating func parse(_ bytes: [UInt8], range: Range<Int>, key: RecordKey) -> CampaignRecord {
         let scanner = JSONScanner(bytes)
-        var raw = RawHeaderFields()
+        var raw = RawHeaderFields(bytes: bytes)
         do {
             let notification = try parse(scanner, range: range, raw: &raw)
             return CampaignRecord(key: key, content: .notification(notification))
@@ -56,13 +56,13 @@ public struct NDJSONRecordParser {
         if let repeated = members.repeated {
             throw InputError(.recordFieldInvalid, "field '\(repeated)' appears more than once")
         }
-        raw.token = try Self.text(members.token, "token", in: scanner)
-        raw.topic = try Self.text(members.topic, "topic", in: scanner)
-        raw.pushType = try Self.text(members.pushType, "push_type", in: scanner)
-        raw.priority = try Self.text(members.priority, "priority", allowingNumber: true, in: scanner)
-        raw.expiration = try Self.text(members.expiration, "expiration", allowingNumber: true, in: scanner)
-        raw.collapseID = try Self.text(members.collapseID, "collapse_id", loneSurrogate: .collapseIDInvalid, in: scanner)
-        raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner)
+        raw.token = try Self.text(members.token, "token", in: scanner, raw: &raw)
+        raw.topic = try Self.text(members.topic, "topic", in: scanner, raw: &raw)
+        raw.pushType = try Self.text(members.pushType, "push_type", in: scanner, raw: &raw)
+        raw.priority = try Self.text(members.priority, "priority", allowingNumber: true, in: scanner, raw: &raw)
+        raw.expiration = try Self.text(members.expiration, "expiration", allowingNumber: true, in: scanner, raw: &raw)
+        raw.collapseID = try Self.text(members.collapseID, "collapse_id", loneSurrogate: .collapseIDInvalid, in: scanner, raw: &raw)
+        raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner, raw: &raw)
         let headers = try headerBuilder.headers(from: raw)
 
         if let payload = members.payload {
@@ -84,12 +84,13 @@ public struct NDJSONRecordParser {
         return headers.notification(payload: Array(rendered))
     }
 
-    /// A string member's text (decoded if it has escapes), or a number's digits where numbers are allowed. An
-    /// escaped lone surrogate (`"\ud800"`) names no character: it is an error (`loneSurrogate`), never U+FFFD.
+    /// Where a string member's text is in `raw` (decoded into it if it has escapes), or a number's digits where
+    /// numbers are allowed. An escaped lone surrogate (`"\ud800"`) names no character: it is an error
+    /// (`loneSurrogate`), never U+FFFD.
     private static func text(
         _ value: JSONScanner.Value?, _ name: String, allowingNumber: Bool = false,
-        loneSurrogate: InputError.Code = .recordFieldInvalid, in scanner: JSONScanner
-    ) throws(InputError) -> ArraySlice<UInt8>? {
+        loneSurrogate: InputError.Code = .recordFieldInvalid, in scanner: JSONScanner, raw: inout RawHeaderFields
+    ) throws(InputError) -> Range<Int>? {
         guard let value else { return nil }
         switch value.kind {
         case .string:
@@ -99,11 +100,11 @@ public struct NDJSONRecordParser {
                         loneSurrogate, "field '\(name)' holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character"
                     )
                 }
-                return ArraySlice(Array(text.utf8))
+                return raw.appendDecoded(text)
             }
-            return scanner.bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]
+            return (value.range.lowerBound + 1)..<(value.range.upperBound - 1)
         case .number where allowingNumber:
-            return scanner.bytes[value.range]
+            return value.range
         default:
             let wanted = allowingNumber ? "a number or a string" : "a string"
             throw InputError(.recordFieldInvalid, "field '\(name)' must be \(wanted), not \(article(value.kind))")

@@ -1,19 +1,37 @@
 import APNSCore
 
-/// A record's header fields as raw UTF-8 text, before validation (from NDJSON members or CSV cells).
+/// A record's header fields as raw UTF-8 text, before validation (from NDJSON members or CSV cells): ranges in
+/// `bytes`, the record's line or cells, so holding a field costs no reference count.
 struct RawHeaderFields {
-    var token: ArraySlice<UInt8>?
-    var topic: ArraySlice<UInt8>?
-    var pushType: ArraySlice<UInt8>?
-    var priority: ArraySlice<UInt8>?
-    var expiration: ArraySlice<UInt8>?
-    var collapseID: ArraySlice<UInt8>?
-    var apnsID: ArraySlice<UInt8>?
+    /// The record's line or cells, then any member text that had to be decoded (see `appendDecoded`).
+    private(set) var bytes: [UInt8]
+    var token: Range<Int>?
+    var topic: Range<Int>?
+    var pushType: Range<Int>?
+    var priority: Range<Int>?
+    var expiration: Range<Int>?
+    var collapseID: Range<Int>?
+    var apnsID: Range<Int>?
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Puts decoded text (a member written with escapes) after the record's bytes, and returns its range. Rare: the
+    /// first call copies the record's bytes.
+    mutating func appendDecoded(_ text: String) -> Range<Int> {
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        return start..<bytes.count
+    }
+
+    /// A field's bytes.
+    subscript(_ field: Range<Int>) -> ArraySlice<UInt8> { bytes[field] }
 
     /// The token text, for the result line of an invalid record.
-    var tokenText: String? { token.map { String(decoding: $0, as: UTF8.self) } }
+    var tokenText: String? { token.map { String(decoding: bytes[$0], as: UTF8.self) } }
     /// The record's own topic text, for the result line of an invalid record.
-    var topicText: String? { topic.map { String(decoding: $0, as: UTF8.self) } }
+    var topicText: String? { topic.map { String(decoding: bytes[$0], as: UTF8.self) } }
 }
 
 /// Every header value of one record, validated, with the campaign defaults applied.
@@ -52,28 +70,28 @@ struct NotificationHeaderBuilder {
 
     /// Validates in this order: token, push type, topic, topic suffix, priority, expiration, collapse id, apns-id.
     mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders {
-        guard let tokenBytes = raw.token else { throw InputError(.tokenMissing, "record has no token") }
-        let token = try DeviceToken(parsingBytes: tokenBytes)  // the slice overload: one copy for a canonical token
-        let pushType = try raw.pushType.map { bytes throws(InputError) in try Self.pushType(bytes) } ?? defaults.pushType
+        guard let tokenField = raw.token else { throw InputError(.tokenMissing, "record has no token") }
+        let token = try DeviceToken(parsingBytes: raw[tokenField])  // the slice overload: one copy for a canonical token
+        let pushType = try raw.pushType.map { field throws(InputError) in try Self.pushType(raw[field]) } ?? defaults.pushType
         let topic: Topic
-        if let topicBytes = raw.topic {
-            topic = try recordTopic(topicBytes)
+        if let topicField = raw.topic {
+            topic = try recordTopic(raw[topicField])
         } else {
             topic = try derivedTopic(for: pushType)
         }
         try topic.validate(for: pushType)
         let priority: Priority?
-        if let bytes = raw.priority {
-            priority = try Self.priority(bytes)
+        if let field = raw.priority {
+            priority = try Self.priority(raw[field])
         } else {
             priority = defaults.priority(for: pushType)
         }
         var expiration = defaults.expiration
-        if let bytes = raw.expiration { expiration = try Self.expiration(bytes) }
+        if let field = raw.expiration { expiration = try Self.expiration(raw[field]) }
         var collapseID = defaults.collapseID
-        if let bytes = raw.collapseID { collapseID = try CollapseID(validatingBytes: Array(bytes)) }
+        if let field = raw.collapseID { collapseID = try CollapseID(validatingBytes: Array(raw[field])) }
         var apnsID: APNSID?
-        if let bytes = raw.apnsID { apnsID = try APNSID(parsing: String(decoding: bytes, as: UTF8.self)) }
+        if let field = raw.apnsID { apnsID = try APNSID(parsing: String(decoding: raw[field], as: UTF8.self)) }
         return NotificationHeaders(
             token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
             collapseID: collapseID, apnsID: apnsID
