@@ -1,17 +1,17 @@
 /// Reading scanned string values: comparing them with literals and decoding their escapes.
 extension JSONScanner {
     /// Whether a string value's raw content equals `literal` (only for strings without escapes; others compare decoded).
+    /// Inlined where it is called: callers compare member keys with several literals, most of a different length.
+    @inlinable @inline(__always)
     public func string(_ value: Value, equals literal: StaticString) -> Bool {
         guard value.kind == .string else { return false }
-        if value.hasEscapes { return decodeString(value) == literal.description }
         let count = value.range.count - 2
+        if value.hasEscapes { return decodeString(value) == literal.description }
         guard count == literal.utf8CodeUnitCount else { return false }
+        let start = value.range.lowerBound + 1
+        let span = bytes.span
         return literal.withUTF8Buffer { expected in
-            var index = value.range.lowerBound + 1
-            for byte in expected {
-                if bytes[index] != byte { return false }
-                index += 1
-            }
+            for offset in 0..<count where span[start + offset] != expected[offset] { return false }
             return true
         }
     }

@@ -153,30 +153,43 @@ public struct DuplicateFilter {
     }
 
     /// Writes the bytes that the lowercase hex digits `hex` (as `DeviceToken` stores them) spell into `bytes` from
-    /// `offset`, eight digits at a time: a digit's value is its low four bits, plus 9 for a letter (bit 6 set),
-    /// and each pair of digits becomes one byte.
+    /// `offset`, sixteen digits (one 8-byte store) at a time, then eight (one 4-byte store), then two.
     static func decodeHex(_ hex: Span<UInt8>, into bytes: inout [UInt8], at offset: Int) {
         let raw = hex.bytes
-        var out = bytes.mutableSpan
-        let lows: UInt64 = 0x0F0F_0F0F_0F0F_0F0F
-        let bit0s: UInt64 = 0x0101_0101_0101_0101
-        var index = 0  // the word loads stay inside `hex` (the loop bound), unchecked
-        while index &+ 8 <= hex.count {
-            let digits = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
-            let values = (digits & lows) &+ ((digits >> 6) & bit0s) &* 9
-            // In each 16-bit lane: the first digit (low byte) is the high nibble, the second the low one.
-            let pairs = ((values << 4) & 0x00F0_00F0_00F0_00F0) | ((values >> 8) & 0x000F_000F_000F_000F)
-            let base = offset &+ index &>> 1
-            out[base] = UInt8(truncatingIfNeeded: pairs)
-            out[base &+ 1] = UInt8(truncatingIfNeeded: pairs >> 16)
-            out[base &+ 2] = UInt8(truncatingIfNeeded: pairs >> 32)
-            out[base &+ 3] = UInt8(truncatingIfNeeded: pairs >> 48)
+        var span = bytes.mutableSpan
+        var out = span.mutableBytes
+        var index = 0  // the word loads stay inside `hex` (the loop bounds), unchecked
+        while index &+ 16 <= hex.count {
+            let first = decodeEightDigits(raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+            let second = decodeEightDigits(raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index &+ 8, as: UInt64.self))
+            let value = UInt64(first) | UInt64(second) << 32
+            out.storeBytes(of: value.littleEndian, toByteOffset: offset &+ index &>> 1, as: UInt64.self)
+            index &+= 16
+        }
+        if index &+ 8 <= hex.count {
+            let value = decodeEightDigits(raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+            out.storeBytes(of: value.littleEndian, toByteOffset: offset &+ index &>> 1, as: UInt32.self)
             index &+= 8
         }
         while index &+ 2 <= hex.count {
-            out[offset &+ index &>> 1] = nibble(hex[index]) << 4 | nibble(hex[index &+ 1])
+            let value = nibble(hex[index]) << 4 | nibble(hex[index &+ 1])
+            out.storeBytes(of: value, toByteOffset: offset &+ index &>> 1, as: UInt8.self)
             index &+= 2
         }
+    }
+
+    /// The four bytes that eight lowercase hex digits (loaded as a word, the first digit in its lowest byte) spell,
+    /// the first in the lowest byte: a digit's value is its low four bits, plus 9 for a letter (bit 6 set).
+    @inline(__always)
+    private static func decodeEightDigits(_ word: UInt64) -> UInt32 {
+        let digits = UInt64(littleEndian: word)
+        let values = (digits & 0x0F0F_0F0F_0F0F_0F0F) &+ ((digits >> 6) & 0x0101_0101_0101_0101) &* 9
+        // In each 16-bit lane: the first digit (low byte) is the high nibble, the second the low one.
+        var pairs = ((values << 4) & 0x00F0_00F0_00F0_00F0) | ((values >> 8) & 0x000F_000F_000F_000F)
+        // The lanes' low bytes, packed together: two by two, then the two halves.
+        pairs = (pairs | pairs >> 8) & 0x0000_FFFF_0000_FFFF
+        pairs = (pairs | pairs >> 16) & 0x0000_0000_FFFF_FFFF
+        return UInt32(truncatingIfNeeded: pairs)
     }
 
     private mutating func topicID(_ topic: String) -> Int {
