@@ -36,7 +36,9 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         let inputs = CampaignOptions.inputs(files)
-        let reader = CampaignReader(inputs: inputs, options: try campaign.readerOptions())
+        var options = try campaign.readerOptions()
+        options.keepsPayloads = false  // checked as `send` checks them; nothing here needs their bytes afterwards
+        let reader = CampaignReader(inputs: inputs, options: options)
         let inputFiles = InputFileList(inputs.map(\.path))
         let writer = try results.map { path throws(PipelineError) in
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)

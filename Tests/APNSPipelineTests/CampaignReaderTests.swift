@@ -119,3 +119,43 @@ struct CampaignReaderTests {
         #expect(records[1].notification?.priority == .powerAware)
     }
 }
+
+@Suite("Campaign reader: records without their payloads (validate)")
+struct CampaignReaderPayloadlessTests {
+    typealias Support = PipelineTestSupport
+
+    @Test("not keeping payloads checks every payload the same: same records, same verdicts, empty payloads only")
+    func sameVerdicts() throws {
+        let directory = try Support.temporaryDirectory()
+        let token = Support.token(3)
+        let ndjson = [
+            #"{"token":"\#(token)","payload":{"aps":{"alert":"hi"}}}"#,
+            #"{"token":"\#(token)","payload":{"aps":{"alert":"hi"},"x":"\#(String(repeating: "y", count: 4100))"}}"#,
+            #"{"token":"\#(token)","payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#,
+            #"{"token":"\#(token)","vars":{"name":"Ann"}}"#,
+            #"{"token":"\#(token)","vars":{"name":"\#(String(repeating: "z", count: 4100))"}}"#,
+            #"{"token":"\#(token)","payload":[1]}"#,
+        ].joined(separator: "\n") + "\n"
+        let csv = "token,payload,name\n\(token),\"{\"\"aps\"\":{}}\",x\n\(token),\"{\"\"aps\"\":1\",x\n\(token),,Bob\n"
+        let inputs = [
+            CampaignInput(path: try Support.write(ndjson, to: "p.ndjson", in: directory)),
+            CampaignInput(path: try Support.write(csv, to: "p.csv", in: directory)),
+        ]
+        var options = CampaignReaderOptions(defaults: Support.defaults)
+        options.template = try PayloadTemplate(bytes: Array(#"{"aps":{"alert":"{{name}}"}}"#.utf8))
+        let kept = try Support.readAll(inputs, options: options)
+        options.keepsPayloads = false
+        let checked = try Support.readAll(inputs, options: options)
+
+        #expect(kept.map(\.code) == [nil, .payloadTooLarge, .priorityForbiddenForBackground, nil, .payloadTooLarge,
+                                     .payloadNotObject, nil, .payloadInvalidJSON, nil])
+        #expect(checked.map(\.code) == kept.map(\.code))
+        #expect(checked.map(\.key) == kept.map(\.key))
+        #expect(checked.map { $0.notification?.token } == kept.map { $0.notification?.token })
+        let keptPayloads = kept.compactMap { $0.notification?.payload }
+        let checkedPayloads = checked.compactMap { $0.notification?.payload }
+        #expect(keptPayloads.allSatisfy { !$0.isEmpty })
+        #expect(checkedPayloads.allSatisfy { $0.isEmpty })
+        #expect(checked.compactMap(\.notification).count == 4)
+    }
+}

@@ -27,6 +27,9 @@ public struct CSVRecordParser {
     private var headerBuilder: NotificationHeaderBuilder
     private var templateValues: [PayloadTemplate.Value]
     private var rendered: [UInt8] = []
+    /// Whether valid records carry their payload's bytes; false leaves them empty (see
+    /// `CampaignReaderOptions.keepsPayloads`). Every payload is checked either way.
+    public var keepsPayloads = true
 
     public init(
         header: [String], defaults: CampaignDefaults, template: PayloadTemplate?, tokenColumn: String = "token"
@@ -116,7 +119,7 @@ public struct CSVRecordParser {
             try PayloadRules.validate(
                 JSONScanner(bytes), range: reader.field(payloadColumn), pushType: headers.pushType, priority: headers.priority
             )
-            return headers.notification(payload: Array(bytes[reader.field(payloadColumn)]))
+            return headers.notification(payload: keepsPayloads ? Array(bytes[reader.field(payloadColumn)]) : [])
         }
         guard let template else {
             throw InputError(.payloadMissing, "the 'payload' cell is empty and no template is given")
@@ -126,6 +129,6 @@ public struct CSVRecordParser {
         }
         try template.render(into: &rendered, values: templateValues, in: bytes)
         try NDJSONRecordParser.validateRendered(rendered, headers: headers)
-        return headers.notification(payload: Array(rendered))
+        return headers.notification(payload: keepsPayloads ? Array(rendered) : [])
     }
 }

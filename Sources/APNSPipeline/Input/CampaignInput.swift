@@ -38,6 +38,9 @@ public struct CampaignReaderOptions: Sendable {
     public var maximumRecordLength: Int
     /// The CSV column that holds the device token.
     public var tokenColumn: String
+    /// Whether valid records carry their payload's bytes. `validate` checks every payload exactly as `send` does
+    /// but sends nothing, so it sets this to false: its records then hold an empty payload and skip a copy each.
+    public var keepsPayloads = true
 
     public init(
         defaults: CampaignDefaults,

@@ -144,7 +144,8 @@ public final class CampaignReader: RecordReader {
         switch input.format {
         case .ndjson:
             let lines = LineReader(source: source, maximumLineLength: options.maximumRecordLength)
-            let parser = NDJSONRecordParser(defaults: options.defaults, template: options.template)
+            var parser = NDJSONRecordParser(defaults: options.defaults, template: options.template)
+            parser.keepsPayloads = options.keepsPayloads
             return .ndjson(OpenNDJSONFile(index: index, lines: lines, parser: parser))
         case .csv:
             let reader = CSVReader(source: source, maximumRecordLength: options.maximumRecordLength)
@@ -156,9 +157,10 @@ public final class CampaignReader: RecordReader {
             }
             let names = (0..<header.fieldCount).map { reader.fieldText($0) }
             do {
-                let parser = try CSVRecordParser(
+                var parser = try CSVRecordParser(
                     header: names, defaults: options.defaults, template: options.template, tokenColumn: options.tokenColumn
                 )
+                parser.keepsPayloads = options.keepsPayloads
                 return .csv(OpenCSVFile(index: index, reader: reader, parser: parser))
             } catch {
                 throw PipelineError(error.kind, "\(input.path): \(error.detail)")

@@ -6,7 +6,8 @@ import APNSCore
 public struct CampaignRecord: Sendable {
     /// What the record holds.
     public enum Content: Sendable {
-        /// Valid: every header value and the payload checked (`PushNotification.validate()` passes).
+        /// Valid: every header value and the payload checked (`PushNotification.validate()` passes). The payload
+        /// is empty when the reader was told not to keep payloads (`CampaignReaderOptions.keepsPayloads`).
         case notification(PushNotification)
         /// Invalid: not sent; the error's code is the result line's reason. The token and the record's own topic
         /// as written, when it had them, are echoed in the result line.

@@ -16,6 +16,9 @@ public struct NDJSONRecordParser {
     private var headerBuilder: NotificationHeaderBuilder
     private var templateValues: [PayloadTemplate.Value]
     private var rendered: [UInt8] = []
+    /// Whether valid records carry their payload's bytes; false leaves them empty (see
+    /// `CampaignReaderOptions.keepsPayloads`). Every payload is checked either way.
+    public var keepsPayloads = true
 
     public init(defaults: CampaignDefaults, template: PayloadTemplate? = nil) {
         self.template = template
@@ -73,7 +76,7 @@ public struct NDJSONRecordParser {
                 scannedObjectOfSize: payload.range.count, contentAvailableOnly: members.payloadIsContentAvailableOnly,
                 pushType: headers.pushType, priority: headers.priority
             )
-            return headers.notification(payload: Array(scanner.bytes[payload.range]))
+            return headers.notification(payload: keepsPayloads ? Array(scanner.bytes[payload.range]) : [])
         }
         guard let template else {
             throw InputError(.payloadMissing, "record has no 'payload' (and no template is given)")
@@ -81,7 +84,7 @@ public struct NDJSONRecordParser {
         try fillTemplateValues(from: members.vars, in: scanner)
         try template.render(into: &rendered, values: templateValues, in: scanner.bytes)
         try Self.validateRendered(rendered, headers: headers)
-        return headers.notification(payload: Array(rendered))
+        return headers.notification(payload: keepsPayloads ? Array(rendered) : [])
     }
 
     /// Where a string member's text is in `raw` (decoded into it if it has escapes), or a number's digits where
