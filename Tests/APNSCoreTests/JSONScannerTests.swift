@@ -123,6 +123,21 @@ struct JSONScannerTests {
                     }
                     // Without its closing quote the string never ends, whatever came before.
                     #expect((try? JSONScanner(Array(text.dropLast())).scanDocument(in: 0..<text.count - 1)) == nil)
+                    // As a key and as a value inside an object, bytes after it: the word loads reach past the string.
+                    let object = [0x7B] + text + Array(#":1,"k":"#.utf8) + text + Array(#","zzzzzzzz":1}"#.utf8)
+                    let scanner = JSONScanner(object)
+                    var members: [(key: JSONScanner.Value, value: JSONScanner.Value)] = []
+                    let scanned = try? scanner.scanDocument(in: 0..<object.count, reportingMembersTo: 1) { _, key, value in
+                        members.append((key, value))
+                    }
+                    #expect((scanned != nil) == valid, "\(object)")
+                    if scanned != nil {
+                        let valueStart = 1 + text.count + 7
+                        #expect(members.count == 3)
+                        #expect(members.first?.key.range == 1..<1 + text.count && members.first?.key.hasEscapes == escapes)
+                        #expect(members.dropFirst().first?.value.range == valueStart..<valueStart + text.count)
+                        #expect(members.dropFirst().first?.value.hasEscapes == escapes)
+                    }
                 }
             }
         }

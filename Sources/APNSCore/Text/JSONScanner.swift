@@ -83,7 +83,7 @@ public struct JSONScanner {
         switch byte(at: position) {
         case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1, reported, visit)
         case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1, reported, visit)
-        case UInt8(ascii: "\""): return try scanString(at: &position, end: end)
+        case UInt8(ascii: "\""): return try scanPlainString(at: &position, end: end)
         case UInt8(ascii: "t"): return try scanLiteral("true", .true, at: &position, end: end)
         case UInt8(ascii: "f"): return try scanLiteral("false", .false, at: &position, end: end)
         case UInt8(ascii: "n"): return try scanLiteral("null", .null, at: &position, end: end)
@@ -104,7 +104,7 @@ public struct JSONScanner {
             guard position < end, byte(at: position) == UInt8(ascii: "\"") else {
                 throw JSONSyntaxError(offset: position, message: "expected a string key")
             }
-            let key = try scanString(at: &position, end: end)
+            let key = try scanPlainString(at: &position, end: end)
             position = skipSpace(position, end)
             guard position < end, byte(at: position) == UInt8(ascii: ":") else {
                 throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
@@ -146,6 +146,29 @@ public struct JSONScanner {
             }
             position = skipSpace(position + 1, end)
         }
+    }
+
+    /// The string scan, inlined where it is called for the commonest string: printable ASCII without escapes,
+    /// whose first byte that needs a look is its closing quote. Any other string is scanned again from its start
+    /// by `scanString`, which checks everything.
+    @inline(__always)
+    private func scanPlainString(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
+        let start = position
+        var index = start &+ 1
+        let raw = bytes.span.bytes
+        while index &+ 8 <= end {
+            // Unchecked: `end` is inside `bytes` (the entry points check their ranges).
+            let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+            let mask = Self.specialByteMask(word)
+            if mask != 0 {
+                let special = index &+ mask.trailingZeroBitCount &>> 3
+                guard byte(at: special) == UInt8(ascii: "\"") else { break }
+                position = special &+ 1
+                return Value(kind: .string, range: start..<position, hasEscapes: false)
+            }
+            index &+= 8
+        }
+        return try scanString(at: &position, end: end)
     }
 
     private func scanString(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
