@@ -128,6 +128,21 @@ struct ResultFileTests {
         #expect(read[1].payload == Array("not json\n".utf8))
     }
 
+    @Test("a result line written elsewhere with CRs in its payload's white space reads as the writer would write it")
+    func payloadCarriageReturns() throws {
+        // Found by the ResultLine fuzzer: read, written again and read back, the payload's CRs had become spaces.
+        let line = Array(#"{"file":"a.ndjson","line":1,"outcome":"retryable","attempts":1,"payload":{"aps":{"alert":"hi"#.utf8)
+            + [0x22, 0x0D, 0x0D, 0x7D, 0x0D, 0x7D, 0x7D, 0x0A]
+        let reader = try ResultReader(source: MemoryByteSource(line, chunkSize: 7), name: "results")
+        let record = try #require(try reader.next())
+        #expect(record.payload == Array(#"{"aps":{"alert":"hi"  } }"#.utf8))
+        var written: [UInt8] = []
+        record.appendNDJSON(file: "a.ndjson", to: &written)
+        var files = InputFileList([])
+        let again = try ResultRecord(ndjson: written, range: 0..<(written.count - 1), inputFiles: &files)
+        #expect(again == record)
+    }
+
     @Test("writes go out only on flush, one write per flush")
     func buffering() throws {
         let sink = MemoryByteSink()

@@ -28,7 +28,13 @@ extension ResultRecord {
             case .number:
                 fields.values[field] = .number(Array(bytes[value.range]))
             case .object where field == ResultFieldValues.payloadIndex:
-                fields.values[field] = .text(Array(bytes[value.range]))
+                // Line breaks in a valid object are white space (JSON strings cannot hold them raw): they read as
+                // the spaces the writer puts in their place, so a line read and written again reads back the same.
+                var payload = Array(bytes[value.range])
+                for index in payload.indices where payload[index] == 0x0A || payload[index] == 0x0D {
+                    payload[index] = 0x20
+                }
+                fields.values[field] = .text(payload)
             default:
                 fields.values[field] = .invalid("has the wrong type", .recordFieldInvalid)
             }
