@@ -143,6 +143,24 @@ struct JSONScannerTests {
         }
     }
 
+    @Test("a short string's word holds exactly its bytes, wherever it lies; escapes and longer strings have none")
+    func shortWords() throws {
+        #expect(JSONScanner.word(Array("aps".utf8)) == 0x73_7061)
+        #expect(ContentAvailableOnlyCheck.apsWord == JSONScanner.word(Array("aps".utf8)))
+        for length in 0...10 {
+            for padding in [0, 1, 7, 8, 20] {
+                let content = (0..<length).map { UInt8(0x61 + $0) }
+                for (text, escaped) in [(content, false), (Array("\\n".utf8) + content, true)] {
+                    let bytes = [0x22] + text + [0x22] + [UInt8](repeating: 0x20, count: padding)
+                    let scanner = JSONScanner(bytes)
+                    let value = try scanner.scanDocument(in: 0..<bytes.count)
+                    let expected = !escaped && length <= 8 ? JSONScanner.word(content) : nil
+                    #expect(scanner.shortWord(value) == expected, "\(length) \(padding) \(escaped)")
+                }
+            }
+        }
+    }
+
     @Test("agrees with JSONSerialization on random mutations of a valid document")
     func differential() {
         let seed = Array(#"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)

@@ -202,3 +202,50 @@ struct NDJSONRecordParserTests {
         #expect(Support.parseLine(#"{"token":"\#(token)"}"#, template: template).code == .templateVariableMissing)
     }
 }
+
+@Suite("NDJSON record parser: matching member names")
+struct NDJSONFieldNameTests {
+    typealias Field = NDJSONRecordParser.Field
+
+    /// The field `field(named:)` finds for the first key of `{<key>:1}`, followed by `padding` bytes of white space
+    /// (none: the key's word load would pass the buffer's end, so it is assembled byte by byte).
+    private func field(_ keyJSON: String, padding: Int) throws -> Field? {
+        let bytes = Array("{\(keyJSON):1}".utf8) + [UInt8](repeating: 0x20, count: padding)
+        let scanner = JSONScanner(bytes)
+        var found: Field?? = nil
+        _ = try scanner.scanDocument(in: 0..<bytes.count, reportingMembersTo: 1) { _, key, _ in
+            if found == nil { found = .some(NDJSONRecordParser.field(named: key, in: scanner)) }
+        }
+        return try #require(found)
+    }
+
+    @Test("every name is found, written plainly or with escapes, wherever the key lies; near misses are not")
+    func names() throws {
+        let fields: [Field] = [.token, .payload, .topic, .vars, .pushType, .priority, .expiration, .collapseID, .apnsID]
+        for padding in [0, 3, 16] {
+            for field in fields {
+                #expect(try self.field("\"\(field.rawValue)\"", padding: padding) == field)
+                let escaped = "\\u00" + String(field.rawValue.utf8.first ?? 0, radix: 16) + field.rawValue.dropFirst()
+                #expect(try self.field("\"\(escaped)\"", padding: padding) == field, "\(escaped)")
+                // One byte changed, one missing, one more, the case changed: none is a member's name.
+                let name = Array(field.rawValue.utf8)
+                for miss in [name.dropLast() + [0x5F], Array(name.dropLast()), name + [0x73], [name[0] - 0x20] + name.dropFirst()] {
+                    #expect(try self.field("\"\(String(decoding: miss, as: UTF8.self))\"", padding: padding) == nil)
+                }
+            }
+            #expect(try self.field(#""""#, padding: padding) == nil)
+            #expect(try self.field(#""tokens_and""#, padding: padding) == nil)
+        }
+    }
+
+    @Test("the written-out words are the names' words")
+    func words() {
+        typealias Words = NDJSONRecordParser.FieldWord
+        #expect(Words.token == JSONScanner.word(Array("token".utf8)))
+        #expect(Words.payload == JSONScanner.word(Array("payload".utf8)))
+        #expect(Words.topic == JSONScanner.word(Array("topic".utf8)))
+        #expect(Words.vars == JSONScanner.word(Array("vars".utf8)))
+        #expect(Words.priority == JSONScanner.word(Array("priority".utf8)))
+        #expect(Words.apnsID == JSONScanner.word(Array("apns_id".utf8)))
+    }
+}

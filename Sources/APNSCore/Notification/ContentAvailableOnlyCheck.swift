@@ -14,6 +14,9 @@ public struct ContentAvailableOnlyCheck: Sendable {
     private var nestedMembers = 0
     private var nestedContentAvailable = false
 
+    /// `JSONScanner.word(_:)` of `aps`, so the key at the payload's depth is matched in one comparison.
+    static let apsWord: UInt64 = 0x73_7061
+
     public init(payloadDepth: Int) {
         self.payloadDepth = payloadDepth
     }
@@ -29,7 +32,7 @@ public struct ContentAvailableOnlyCheck: Sendable {
         }
         if depth < payloadDepth {
             isContentAvailableOnly = false
-        } else if scanner.string(key, equals: "aps") {
+        } else if scanner.shortWord(key) == Self.apsWord || key.hasEscapes && scanner.string(key, equals: "aps") {
             // The members counted since the previous member at this depth are exactly those of this value, if
             // it is an object: deeper objects' members are not reported, and objects in arrays are deeper still.
             isContentAvailableOnly = value.kind == .object && nestedMembers == 1 && nestedContentAvailable

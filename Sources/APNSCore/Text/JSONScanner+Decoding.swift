@@ -16,6 +16,27 @@ extension JSONScanner {
         }
     }
 
+    /// A short string's content as one word, for comparing keys in one step: its bytes (at most eight, never a
+    /// zero byte: JSON escapes that one) little-endian, zeros above them. Nil for a string with escapes or longer
+    /// than eight bytes. `JSONScanner.word(_:)` gives a literal's word.
+    @inlinable @inline(__always)
+    public func shortWord(_ value: Value) -> UInt64? {
+        let count = value.range.count &- 2
+        guard value.kind == .string, !value.hasEscapes, count <= 8 else { return nil }
+        let start = value.range.lowerBound &+ 1
+        guard start &+ 8 <= bytes.count else { return Self.word(bytes[start..<start &+ count]) }
+        let loaded = UInt64(littleEndian: bytes.span.bytes.unsafeLoadUnaligned(fromByteOffset: start, as: UInt64.self))
+        return count == 8 ? loaded : loaded & ((1 &<< (UInt64(count) &* 8)) &- 1)
+    }
+
+    /// The word `shortWord` gives for a string whose content is `text` (at most eight bytes).
+    public static func word(_ text: some Collection<UInt8>) -> UInt64 {
+        precondition(text.count <= 8, "a word holds at most eight bytes")
+        var word: UInt64 = 0
+        for (offset, byte) in text.enumerated() { word |= UInt64(byte) &<< (UInt64(offset) &* 8) }
+        return word
+    }
+
     /// The decoded text of a string value; an escaped lone surrogate (`"\ud800"`) becomes U+FFFD. Use
     /// `decodeStringExactly` where such a replacement must not pass silently (header values).
     public func decodeString(_ value: Value) -> String {

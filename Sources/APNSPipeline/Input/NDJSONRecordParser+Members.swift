@@ -62,18 +62,36 @@ extension NDJSONRecordParser {
 
     /// The known members of a record's object, found by the scan of its line (see `Members.record`).
     static func field(named key: JSONScanner.Value, in scanner: JSONScanner) -> Field? {
-        // Keys are compared on their bytes, or decoded when they have escapes.
+        // Keys of up to eight bytes are compared as one word each; longer ones on their bytes; keys with escapes
+        // decoded.
+        if let word = scanner.shortWord(key) {
+            switch word {
+            case FieldWord.token: return .token
+            case FieldWord.payload: return .payload
+            case FieldWord.topic: return .topic
+            case FieldWord.vars: return .vars
+            case FieldWord.priority: return .priority
+            case FieldWord.apnsID: return .apnsID
+            default: return nil
+            }
+        }
         switch key.range.count - 2 {
-        case 4 where scanner.string(key, equals: "vars"): return .vars
-        case 5 where scanner.string(key, equals: "token"): return .token
-        case 5 where scanner.string(key, equals: "topic"): return .topic
-        case 7 where scanner.string(key, equals: "payload"): return .payload
-        case 7 where scanner.string(key, equals: "apns_id"): return .apnsID
-        case 8 where scanner.string(key, equals: "priority"): return .priority
+        case _ where key.hasEscapes: return Field(rawValue: scanner.decodeString(key))
         case 9 where scanner.string(key, equals: "push_type"): return .pushType
         case 10 where scanner.string(key, equals: "expiration"): return .expiration
         case 11 where scanner.string(key, equals: "collapse_id"): return .collapseID
-        default: return key.hasEscapes ? Field(rawValue: scanner.decodeString(key)) : nil
+        default: return nil
         }
+    }
+
+    /// `JSONScanner.word(_:)` of each member name of up to eight bytes, written out so that matching a key is one
+    /// comparison each (a test checks every one against its name).
+    enum FieldWord {
+        static let token: UInt64 = 0x6E_656B_6F74  // "token"
+        static let payload: UInt64 = 0x64_616F_6C79_6170  // "payload"
+        static let topic: UInt64 = 0x63_6970_6F74  // "topic"
+        static let vars: UInt64 = 0x7372_6176  // "vars"
+        static let priority: UInt64 = 0x7974_6972_6F69_7270  // "priority"
+        static let apnsID: UInt64 = 0x64_695F_736E_7061  // "apns_id"
     }
 }
