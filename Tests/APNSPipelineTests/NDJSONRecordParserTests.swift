@@ -129,6 +129,12 @@ struct NDJSONRecordParserTests {
         #expect(invalid.code == .tokenTooShort)
         #expect(invalid.tokenText == "Ab")
         #expect(invalid.topicText == "com.x")
+
+        // The line inside a reader's larger buffer, with other lines around it: the same fields.
+        var parser = NDJSONRecordParser(defaults: Support.defaults)
+        let buffer = Array("{}\n".utf8) + Array(line.utf8) + Array("\n{\"token\":\"x\"}\n".utf8)
+        let inBuffer = parser.parse(buffer, range: 3..<(3 + line.utf8.count), key: RecordKey(fileIndex: 0, line: 2))
+        #expect(inBuffer.notification == notification)
     }
 
     @Test("an invalid record echoes its token and topic text")

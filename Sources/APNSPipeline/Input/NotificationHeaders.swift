@@ -1,10 +1,12 @@
 import APNSCore
 
 /// A record's header fields as raw UTF-8 text, before validation (from NDJSON members or CSV cells): ranges in
-/// `bytes`, the record's line or cells, so holding a field costs no reference count.
+/// the record's line or cells, so holding a field costs no reference count.
 struct RawHeaderFields {
-    /// The record's line or cells, then any member text that had to be decoded (see `appendDecoded`).
-    private(set) var bytes: [UInt8]
+    /// The record's line or cells (a reader's buffer, never changed here).
+    let bytes: [UInt8]
+    /// Member text that had to be decoded (written with escapes); a field in it has a range past `bytes.count`.
+    private var decoded: [UInt8] = []
     var token: Range<Int>?
     var topic: Range<Int>?
     var pushType: Range<Int>?
@@ -17,21 +19,24 @@ struct RawHeaderFields {
         self.bytes = bytes
     }
 
-    /// Puts decoded text (a member written with escapes) after the record's bytes, and returns its range. Rare: the
-    /// first call copies the record's bytes.
+    /// Keeps decoded text (a member written with escapes) and returns the range that names it: past `bytes.count`,
+    /// so the reader's buffer itself is never copied to hold it.
     mutating func appendDecoded(_ text: String) -> Range<Int> {
-        let start = bytes.count
-        bytes.append(contentsOf: text.utf8)
-        return start..<bytes.count
+        let start = bytes.count + decoded.count
+        decoded.append(contentsOf: text.utf8)
+        return start..<(bytes.count + decoded.count)
     }
 
     /// A field's bytes.
-    subscript(_ field: Range<Int>) -> ArraySlice<UInt8> { bytes[field] }
+    subscript(_ field: Range<Int>) -> ArraySlice<UInt8> {
+        guard field.lowerBound >= bytes.count else { return bytes[field] }
+        return decoded[(field.lowerBound - bytes.count)..<(field.upperBound - bytes.count)]
+    }
 
     /// The token text, for the result line of an invalid record.
-    var tokenText: String? { token.map { String(decoding: bytes[$0], as: UTF8.self) } }
+    var tokenText: String? { token.map { String(decoding: self[$0], as: UTF8.self) } }
     /// The record's own topic text, for the result line of an invalid record.
-    var topicText: String? { topic.map { String(decoding: bytes[$0], as: UTF8.self) } }
+    var topicText: String? { topic.map { String(decoding: self[$0], as: UTF8.self) } }
 }
 
 /// Every header value of one record, validated, with the campaign defaults applied.
