@@ -1,15 +1,15 @@
 /// One notification ready for the wire: the device token, every APNs header value, and the payload bytes as they
 /// stood in the input (validated, never re-serialised).
 public struct PushNotification: Sendable, Hashable {
-    public var token: DeviceToken
-    public var topic: Topic
-    public var pushType: PushType
+    public let token: DeviceToken
+    public let topic: Topic
+    public let pushType: PushType
     /// nil leaves the header out (APNs then uses 10).
-    public var priority: Priority?
-    public var expiration: Expiration?
-    public var collapseID: CollapseID?
-    public var apnsID: APNSID?
-    public var payload: [UInt8]
+    public let priority: Priority?
+    public let expiration: Expiration?
+    public let collapseID: CollapseID?
+    public let apnsID: APNSID?
+    public let payload: [UInt8]
 
     public init(
         token: DeviceToken,

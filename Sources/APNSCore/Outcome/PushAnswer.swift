@@ -1,12 +1,12 @@
 /// An APNs answer as read off the wire: the status, the ids it carries and the parsed error body.
 public struct PushAnswer: Sendable, Hashable {
-    public var status: Int
-    public var apnsID: String?
+    public let status: Int
+    public let apnsID: String?
     /// Sent by the development environment only.
-    public var apnsUniqueID: String?
-    public var reason: APNSReason?
+    public let apnsUniqueID: String?
+    public let reason: APNSReason?
     /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
-    public var timestamp: Int64?
+    public let timestamp: Int64?
 
     public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil, timestamp: Int64? = nil) {
         self.status = status

@@ -40,39 +40,39 @@ public struct ResultRecord: Sendable, Hashable {
         "file", "line", "token", "topic", "outcome", "status", "reason", "detail", "apns_id", "timestamp", "attempts",
         "push_type", "priority", "expiration", "collapse_id", "payload",
     ]
+}
 
+extension ResultRecord {
     /// The one constructor of a record's result, for `send`, `replay` and `validate` alike. When `notification`
     /// is given and the outcome is one `replay` sends again (`RecordOutcome.isReplayable`), the line also
     /// carries the replay fields, so the result file alone is enough to send the record again, and the apns-id
     /// the notification was sent with when no answer gave one; every other line stays short. The token and topic
     /// default to the notification's.
+    ///
+    /// In an extension, so the struct keeps its implicit memberwise initializer, which this one calls with every
+    /// field at once: assigning the fields one by one here made the compiler copy the finished record and release
+    /// the original (a dozen reference-count operations a result).
     public init(
         key: RecordKey, outcome: RecordOutcome, token: String? = nil, topic: String? = nil, status: Int? = nil,
         reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil,
         attempts: Int = 0, notification: PushNotification? = nil
     ) {
-        self.key = key
-        self.token = token ?? notification?.token.hex
-        self.topic = topic ?? notification?.topic.value
-        self.outcome = outcome
-        self.status = status
-        self.reason = reason
-        self.detail = detail
-        self.apnsID = apnsID
-        self.timestamp = timestamp
-        self.attempts = attempts
-        if let notification, outcome.isReplayable {
-            pushType = notification.pushType
-            priority = notification.priority
-            expiration = notification.expiration?.epochSeconds
-            collapseID = notification.collapseID?.value
-            payload = notification.payload
-            if self.apnsID == nil { self.apnsID = notification.apnsID?.description }
+        guard let notification, outcome.isReplayable else {
+            self.init(
+                key: key, token: token ?? notification?.token.hex, topic: topic ?? notification?.topic.value,
+                outcome: outcome, status: status, reason: reason, detail: detail, apnsID: apnsID, timestamp: timestamp,
+                attempts: attempts)
+            return
         }
+        self.init(
+            key: key, token: token ?? notification.token.hex, topic: topic ?? notification.topic.value,
+            outcome: outcome, status: status, reason: reason, detail: detail,
+            apnsID: apnsID ?? notification.apnsID?.description, timestamp: timestamp, attempts: attempts,
+            pushType: notification.pushType, priority: notification.priority,
+            expiration: notification.expiration?.epochSeconds, collapseID: notification.collapseID?.value,
+            payload: notification.payload)
     }
-}
 
-extension ResultRecord {
     /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign
     /// record. The apns-id is reused when the line has one, so a replayed push keeps its identity; one that is not
     /// a UUID is an input error, never silently replaced.
