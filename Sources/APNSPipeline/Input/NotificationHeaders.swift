@@ -41,13 +41,13 @@ struct RawHeaderFields {
 
 /// Every header value of one record, validated, with the campaign defaults applied.
 struct NotificationHeaders {
-    var token: DeviceToken
-    var topic: Topic
-    var pushType: PushType
-    var priority: Priority?
-    var expiration: Expiration?
-    var collapseID: CollapseID?
-    var apnsID: APNSID?
+    let token: DeviceToken
+    let topic: Topic
+    let pushType: PushType
+    let priority: Priority?
+    let expiration: Expiration?
+    let collapseID: CollapseID?
+    let apnsID: APNSID?
 
     /// The notification with these headers; consuming, so the headers move into it instead of being copied.
     consuming func notification(payload: [UInt8]) -> PushNotification {
