@@ -103,6 +103,7 @@ public final class CampaignReader: RecordReader {
         return shard.handlesUnreadableTokens
     }
 
+    @inline(__always)  // the record is built in place of `nextRecord`'s result, not moved through a second return
     private func nextRecordOfAnyShard() throws(PipelineError) -> CampaignRecord? {
         while true {
             switch current {
