@@ -118,11 +118,6 @@ struct CampaignReaderTests {
         #expect(records[1].notification?.pushType == .background)
         #expect(records[1].notification?.priority == .powerAware)
     }
-}
-
-@Suite("Campaign reader: records without their payloads (validate)")
-struct CampaignReaderPayloadlessTests {
-    typealias Support = PipelineTestSupport
 
     @Test("not keeping payloads checks every payload the same: same records, same verdicts, empty payloads only")
     func sameVerdicts() throws {
