@@ -1,4 +1,5 @@
-/// An APNs answer as read off the wire: the status, the ids it carries and the parsed error body.
+/// An APNs answer as read off the wire: the status, the ids it carries and the parsed error body. Immutable, as
+/// `PushNotification` is, so that building one copies nothing.
 public struct PushAnswer: Sendable, Hashable {
     public let status: Int
     public let apnsID: String?
