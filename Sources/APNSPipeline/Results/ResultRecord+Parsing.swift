@@ -28,13 +28,8 @@ extension ResultRecord {
             case .number:
                 fields.values[field] = .number(Array(bytes[value.range]))
             case .object where field == ResultFieldValues.payloadIndex:
-                // Line breaks in a valid object are white space (JSON strings cannot hold them raw): they read as
-                // the spaces the writer puts in their place, so a line read and written again reads back the same.
-                var payload = Array(bytes[value.range])
-                for index in payload.indices where payload[index] == 0x0A || payload[index] == 0x0D {
-                    payload[index] = 0x20
-                }
-                fields.values[field] = .text(payload)
+                // Raw line breaks (a line not written by us) read as the writer writes them: as spaces.
+                fields.values[field] = .text(ResultRecord.oneLine(Array(bytes[value.range])))
             default:
                 fields.values[field] = .invalid("has the wrong type", .recordFieldInvalid)
             }

@@ -120,13 +120,15 @@ extension ResultRecord {
             out.append(UInt8(ascii: "\""))
             return
         }
-        guard payload.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
-            out.append(contentsOf: payload)
-            return
-        }
-        for byte in payload {
-            out.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
-        }
+        out.append(contentsOf: oneLine(payload))
+    }
+
+    /// A payload object as a result line holds it: its line breaks (JSON white space there, since strings cannot
+    /// hold them raw) as spaces, so the line stays whole. The writer writes it so and the reader reads it so, so a
+    /// line read and written again reads back the same. The same array when there is none.
+    static func oneLine(_ payload: [UInt8]) -> [UInt8] {
+        guard payload.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return payload }
+        return payload.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
     }
 }
 

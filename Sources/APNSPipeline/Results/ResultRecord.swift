@@ -57,20 +57,13 @@ extension ResultRecord {
         reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil,
         attempts: Int = 0, notification: PushNotification? = nil
     ) {
-        guard let notification, outcome.isReplayable else {
-            self.init(
-                key: key, token: token ?? notification?.token.hex, topic: topic ?? notification?.topic.value,
-                outcome: outcome, status: status, reason: reason, detail: detail, apnsID: apnsID, timestamp: timestamp,
-                attempts: attempts)
-            return
-        }
+        let replayed = outcome.isReplayable ? notification : nil
         self.init(
-            key: key, token: token ?? notification.token.hex, topic: topic ?? notification.topic.value,
+            key: key, token: token ?? notification?.token.hex, topic: topic ?? notification?.topic.value,
             outcome: outcome, status: status, reason: reason, detail: detail,
-            apnsID: apnsID ?? notification.apnsID?.description, timestamp: timestamp, attempts: attempts,
-            pushType: notification.pushType, priority: notification.priority,
-            expiration: notification.expiration?.epochSeconds, collapseID: notification.collapseID?.value,
-            payload: notification.payload)
+            apnsID: apnsID ?? replayed?.apnsID?.description, timestamp: timestamp, attempts: attempts,
+            pushType: replayed?.pushType, priority: replayed?.priority, expiration: replayed?.expiration?.epochSeconds,
+            collapseID: replayed?.collapseID?.value, payload: replayed?.payload)
     }
 
     /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign
