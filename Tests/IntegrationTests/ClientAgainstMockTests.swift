@@ -194,6 +194,25 @@ struct ClientAgainstMockTests {
         #expect(counters.requests < 1000, "\(counters.requests) requests before giving up")
     }
 
+    @Test("once the pool gives up, a request submitted before its delegate hears it is not sent")
+    func nothingSentAfterGivingUp() throws {
+        // The first answer (ExpiredProviderToken) makes the pool give up, and the driver retries that request in
+        // the same turn the failure is delivered in: it once went out with a token signed for nothing (CI saw
+        // the test above count 4 tokens instead of 3).
+        let fixture = try MockFixture(faults: ["expired-token=1"])
+        var configuration = fixture.clientConfiguration(connections: 1)
+        configuration.stopAfterTokensExpiredOnFirstUse = 1
+        let driver = try PoolDriver(configuration: configuration)
+        driver.retryExpiredToken = true
+        driver.run(MockFixture.notifications(1), timeout: 20)
+        driver.close()
+        let counters = fixture.server.stop()
+        #expect((driver.failure as? TransportError)?.kind == .providerTokenRejected)
+        #expect(driver.resends >= 1, "the driver never retried")
+        #expect(counters.requests == 1, "\(counters.requests) requests reached the mock")
+        #expect(counters.signatureVerifications == 1, "\(counters.signatureVerifications) tokens used")
+    }
+
     @Test("a token signed by a key the mock does not know is rejected")
     func unknownKey() throws {
         let fixture = try MockFixture(serverKey: try ProviderKey.generate())

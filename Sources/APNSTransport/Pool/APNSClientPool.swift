@@ -59,6 +59,13 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     public var freeSlots: Int { machine.freeStreams }
 
     public func submit(_ notification: PushNotification, tag: UInt64) {
+        // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
+        // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
+        // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
+        guard !reportedFailure else {
+            fail(tag, .notSent("the client stopped after a fatal error"))
+            return
+        }
         guard let id = machine.pickConnection(), let connection = connections[id] else {
             fail(tag, .notSent("no connection has a free stream"))
             return
