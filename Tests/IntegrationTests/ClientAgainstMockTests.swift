@@ -175,16 +175,22 @@ struct ClientAgainstMockTests {
         #expect(counters.byReason["TooManyProviderTokenUpdates", default: 0] == 0)
     }
 
-    @Test("fresh tokens declared expired on first use --stop-after times in a row: the pool stops, blaming the clock")
-    func tokensAlwaysExpired() throws {
+    /// Sends `count` notifications on one connection to a mock that answers every request ExpiredProviderToken,
+    /// retrying each such answer once, with the pool giving up after `stopAfter` fresh tokens expired on first use.
+    private static func sendAgainstExpiringTokens(_ count: Int, stopAfter: Int) throws -> (PoolDriver, MockCounters) {
         let fixture = try MockFixture(faults: ["expired-token=1"])
         var configuration = fixture.clientConfiguration(connections: 1)
-        configuration.stopAfterTokensExpiredOnFirstUse = 3
+        configuration.stopAfterTokensExpiredOnFirstUse = stopAfter
         let driver = try PoolDriver(configuration: configuration)
         driver.retryExpiredToken = true
-        driver.run(MockFixture.notifications(200), timeout: 20)
+        driver.run(MockFixture.notifications(count), timeout: 20)
         driver.close()
-        let counters = fixture.server.stop()
+        return (driver, fixture.server.stop())
+    }
+
+    @Test("fresh tokens declared expired on first use --stop-after times in a row: the pool stops, blaming the clock")
+    func tokensAlwaysExpired() throws {
+        let (driver, counters) = try Self.sendAgainstExpiringTokens(200, stopAfter: 3)
         let error = try #require(driver.failure as? TransportError, "the pool never gave up")
         #expect(error.kind == .providerTokenRejected)
         #expect(error.description.contains("clock is probably wrong"), "\(error)")
@@ -199,14 +205,7 @@ struct ClientAgainstMockTests {
         // The first answer (ExpiredProviderToken) makes the pool give up, and the driver retries that request in
         // the same turn the failure is delivered in: it once went out with a token signed for nothing (CI saw
         // the test above count 4 tokens instead of 3).
-        let fixture = try MockFixture(faults: ["expired-token=1"])
-        var configuration = fixture.clientConfiguration(connections: 1)
-        configuration.stopAfterTokensExpiredOnFirstUse = 1
-        let driver = try PoolDriver(configuration: configuration)
-        driver.retryExpiredToken = true
-        driver.run(MockFixture.notifications(1), timeout: 20)
-        driver.close()
-        let counters = fixture.server.stop()
+        let (driver, counters) = try Self.sendAgainstExpiringTokens(1, stopAfter: 1)
         #expect((driver.failure as? TransportError)?.kind == .providerTokenRejected)
         #expect(driver.resends >= 1, "the driver never retried")
         #expect(counters.requests == 1, "\(counters.requests) requests reached the mock")
