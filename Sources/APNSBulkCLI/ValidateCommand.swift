@@ -31,9 +31,6 @@ struct ValidateCommand: ParsableCommand {
 
     /// Report text buffered before it goes to standard output.
     static let reportFlushBytes = 1 << 16
-    /// Pairs handed to the duplicate filter together (their table reads overlap; see `DuplicateFilter.stage`).
-    static let duplicateBatch = 32
-
     func run() throws {
         let inputs = CampaignOptions.inputs(files)
         var options = try campaign.readerOptions()
@@ -44,20 +41,15 @@ struct ValidateCommand: ParsableCommand {
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
         }
         LargeAllocations.mapSeparately()
-        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.temporaryDirectory)
+        var duplicates = DuplicateCounter(scratchDirectory: DuplicateFilter.temporaryDirectory)
         var valid = 0
         var invalid = 0
-        var duplicateCount = 0
         var report = ""
         while let record = try reader.nextRecord() {
             switch record.content {
             case .notification(let notification):
                 valid += 1
-                duplicates.stage(notification)
-                if duplicates.stagedCount == Self.duplicateBatch {
-                    duplicateCount += try duplicates.insertStaged()
-                    duplicates.sizeForInput(reader.readProgress)
-                }
+                try duplicates.add(notification, progress: reader.readProgress)
             case .invalid(let error, let tokenText, let topicText):
                 invalid += 1
                 if let writer {
@@ -77,7 +69,7 @@ struct ValidateCommand: ParsableCommand {
                 }
             }
         }
-        duplicateCount += try duplicates.insertStaged()
+        let duplicateCount = try duplicates.finish(progress: reader.readProgress)
         FileHandle.standardOutput.write(Data(report.utf8))
         try writer?.flush()
         var summary = "\(valid + invalid) records: \(valid) valid, \(invalid) invalid, \(duplicateCount) duplicates"

@@ -53,6 +53,32 @@ struct DuplicateFilterExactnessTests {
         }
     }
 
+    @Test("the pair hash reads exactly the token's bytes at every length: not one past it, and each of them counts")
+    func hashCoverage() {
+        for count in [0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 200] {
+            for offset in [0, 3] {
+                let token = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 1) }
+                // The bytes around the token differ between the two buffers; the hash must not see them.
+                let left = [UInt8](repeating: 0x11, count: offset) + token + [UInt8](repeating: 0xA5, count: 9)
+                let right = [UInt8](repeating: 0x77, count: offset) + token + [UInt8](repeating: 0x5A, count: 9)
+                let hash = DuplicateFilter.hash(tokenBytes: left.span, from: offset, count: count, topicID: 3)
+                #expect(DuplicateFilter.hash(tokenBytes: right.span, from: offset, count: count, topicID: 3) == hash)
+                // Every single byte changed, the count, and the topic id each give another hash.
+                var hashes: Set<UInt64> = [hash]
+                for place in 0..<count {
+                    var changed = left
+                    changed[offset + place] ^= 0x80
+                    hashes.insert(DuplicateFilter.hash(tokenBytes: changed.span, from: offset, count: count, topicID: 3))
+                }
+                hashes.insert(DuplicateFilter.hash(tokenBytes: left.span, from: offset, count: count, topicID: 4))
+                if count > 0 {
+                    hashes.insert(DuplicateFilter.hash(tokenBytes: left.span, from: offset, count: count - 1, topicID: 3))
+                }
+                #expect(hashes.count == count + (count > 0 ? 3 : 2), "count \(count), offset \(offset)")
+            }
+        }
+    }
+
     @Test("tokens of different lengths with the same leading bytes are different pairs")
     func tokenLengths() throws {
         var filter = DuplicateFilter(scratchDirectory: try Support.temporaryDirectory().path, fingerprintBits: 0)

@@ -12,13 +12,12 @@ import Foundation
 public struct DuplicateFilter {
     private var table: FingerprintTable
     private let keys: ScratchKeyFile
-    private var topicIDs: [String: Int] = [:]
-    private var lastTopic: (value: String, id: Int)?
-    /// The key being looked up, in `key[..<keyLength]`; the array is reused between inserts.
-    private var key = [UInt8](repeating: 0, count: 1 + DeviceToken.maximumByteCount + 10)
-    private var keyLength = 0
-    /// Pairs staged for `insertStaged`: their keys one after another, where each ends, and their hashes.
-    private var stagedKeys: [UInt8] = []
+    private var topicIDs = TopicIDs()
+    /// Staged pairs' keys one after another in `stagedBytes[..<stagedLength]`, where each ends, and their hashes.
+    /// The array is never shorter than `stagedLength + Self.keyRoom`: room to encode one more key, and for the
+    /// hash's last word load. A pair inserted alone is encoded there too, without being staged.
+    private var stagedBytes = [UInt8](repeating: 0, count: 4 * DuplicateFilter.keyRoom)
+    private var stagedLength = 0
     private var stagedKeyEnds: [Int] = []
     private var stagedHashes: [UInt64] = []
     /// What the read-ahead of staged pairs' home cells saw; kept so the reads are not optimised away.
@@ -29,6 +28,9 @@ public struct DuplicateFilter {
     /// Pairs offered before `sizeForInput` extrapolates: enough input read (megabytes) that the reader's buffered
     /// lead barely moves the estimate.
     static let sizingSample = 65_536
+    /// Room for the longest key (a length byte, the token's bytes, a topic id of up to ten varint bytes), and eight
+    /// bytes more for the hash's last word load.
+    static let keyRoom = 1 + DeviceToken.maximumByteCount + 10 + 8
 
     /// - Parameters:
     ///   - scratchDirectory: where the unlinked scratch file of exact keys goes (a directory the run can write).
@@ -46,21 +48,28 @@ public struct DuplicateFilter {
     /// Records the pair; true the first time it is seen, false for a later copy.
     public mutating func insert(token: DeviceToken, topic: Topic) throws(PipelineError) -> Bool {
         offered &+= 1
-        encodeKey(token: token, topic: topic)
-        let key = self.key[..<keyLength]
-        return try insert(key: key, hash: StableHash.hash(key))
+        let (end, hash) = encodeKey(hex: token.hex.utf8.span, topicID: topicIDs.id(of: topic))
+        return try insert(key: stagedBytes[stagedLength..<end], hash: hash)
     }
 
     /// Stages the notification's pair for `insertStaged()`, which records staged pairs as `insert` would, one
     /// after another in the order staged, but reads all their home cells first: at a million pairs the table is
     /// far larger than the caches, and one pair's cache miss at a time was a sixth of `validate`'s time.
     public mutating func stage(_ notification: PushNotification) {
+        stage(hex: notification.token.hex.utf8.span, topicID: topicIDs.id(of: notification.topic))
+    }
+
+    /// Stages the pair of a token whose stored form (`DeviceToken.hex`) is `hex`, and of the topic that
+    /// `TopicIDs` numbers `topicID`: the same pair `stage(_:)` stages for a notification with them.
+    mutating func stage(hex: Span<UInt8>, topicID: Int) {
         offered &+= 1
-        encodeKey(token: notification.token, topic: notification.topic)
-        let key = self.key[..<keyLength]
-        stagedHashes.append(StableHash.hash(key))
-        stagedKeys.append(contentsOf: key)
-        stagedKeyEnds.append(stagedKeys.count)
+        let (end, hash) = encodeKey(hex: hex, topicID: topicID)
+        stagedHashes.append(hash)
+        stagedKeyEnds.append(end)
+        stagedLength = end
+        if stagedLength + Self.keyRoom > stagedBytes.count {
+            stagedBytes.append(contentsOf: repeatElement(0, count: stagedBytes.count))
+        }
     }
 
     /// Pairs staged and not yet inserted.
@@ -76,10 +85,10 @@ public struct DuplicateFilter {
         var start = 0
         for index in stagedHashes.indices {
             let end = stagedKeyEnds[index]
-            if try !insert(key: stagedKeys[start..<end], hash: stagedHashes[index]) { seen += 1 }
+            if try !insert(key: stagedBytes[start..<end], hash: stagedHashes[index]) { seen += 1 }
             start = end
         }
-        stagedKeys.removeAll(keepingCapacity: true)
+        stagedLength = 0
         stagedKeyEnds.removeAll(keepingCapacity: true)
         stagedHashes.removeAll(keepingCapacity: true)
         return seen
@@ -135,21 +144,58 @@ public struct DuplicateFilter {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// `key` = the token's byte count, its bytes, then the topic's id as a LEB128 varint: no two pairs share it.
-    private mutating func encodeKey(token: DeviceToken, topic: Topic) {
-        var id = topicID(topic.value)
-        let byteCount = token.byteCount
-        key[0] = UInt8(truncatingIfNeeded: byteCount)
-        Self.decodeHex(token.hex.utf8.span, into: &key, at: 1)
-        var span = key.mutableSpan  // bounds-checked, without a uniqueness check per byte
-        var length = 1 + byteCount
+    /// Writes the pair's key at `stagedBytes[stagedLength...]`: the token's byte count, its bytes (which the
+    /// lowercase hex digits `hex` spell), then the topic's id as a LEB128 varint, so no two pairs share a key.
+    /// Returns where the key ends, and the pair's hash.
+    private mutating func encodeKey(hex: Span<UInt8>, topicID: Int) -> (end: Int, hash: UInt64) {
+        let byteCount = hex.count / 2
+        let start = stagedLength
+        Self.decodeHex(hex, into: &stagedBytes, at: start + 1)
+        var span = stagedBytes.mutableSpan  // bounds-checked, without a uniqueness check per byte
+        span[start] = UInt8(truncatingIfNeeded: byteCount)
+        let hash = Self.hash(tokenBytes: span.span, from: start + 1, count: byteCount, topicID: topicID)
+        var end = start + 1 + byteCount
+        var id = topicID
         while id >= 0x80 {
-            span[length] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
-            length += 1
+            span[end] = UInt8(truncatingIfNeeded: id & 0x7F) | 0x80
+            end += 1
             id >>= 7
         }
-        span[length] = UInt8(truncatingIfNeeded: id)
-        keyLength = length + 1
+        span[end] = UInt8(truncatingIfNeeded: id)
+        return (end + 1, hash)
+    }
+
+    /// The hash of a pair, for this run's table only (nothing outside the run's memory keeps it, so it need not be
+    /// a `StableHash`): the token's `count` bytes at `bytes[offset...]` sixteen at a time, each sixteen multiplied
+    /// with the state into 128 bits and folded back to 64 (wyhash's step), the byte count and topic id first and
+    /// `StableHash.mix` last. A few multiplies a pair instead of one a byte. `bytes` must reach at least 8 bytes
+    /// past the token: its last word is loaded whole, then masked.
+    static func hash(tokenBytes bytes: Span<UInt8>, from offset: Int, count: Int, topicID: Int) -> UInt64 {
+        precondition(offset >= 0 && count >= 0 && offset + count + 8 <= bytes.count, "hash past its bytes")
+        let raw = bytes.bytes
+        @inline(__always) func word(_ index: Int) -> UInt64 {  // inside `bytes`: checked above
+            UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: offset &+ index, as: UInt64.self))
+        }
+        let lane: UInt64 = 0x8EBC_6AF0_9C88_C6E3
+        var state = fold(UInt64(truncatingIfNeeded: count) ^ 0xA076_1D64_78BD_642F,
+                         UInt64(truncatingIfNeeded: topicID) ^ 0xE703_7ED1_A0B4_28DB)
+        var index = 0
+        while index &+ 16 <= count {
+            state = fold(word(index) ^ state, word(index &+ 8) ^ lane)
+            index &+= 16
+        }
+        // The last 0 to 15 bytes, zero-padded to two words.
+        let left = count &- index
+        let first = left == 0 ? 0 : word(index) & (left >= 8 ? ~0 : ~0 &>> UInt64(truncatingIfNeeded: 64 &- 8 &* left))
+        let second = left <= 8 ? 0 : word(index &+ 8) & (~0 &>> UInt64(truncatingIfNeeded: 128 &- 8 &* left))
+        return StableHash.mix(fold(first ^ state, second ^ lane))
+    }
+
+    /// The two halves of `x × y`'s 128-bit product, exclusive-or'ed.
+    @inline(__always)
+    private static func fold(_ x: UInt64, _ y: UInt64) -> UInt64 {
+        let product = x.multipliedFullWidth(by: y)
+        return product.high ^ product.low
     }
 
     /// Writes the bytes that the lowercase hex digits `hex` (as `DeviceToken` stores them) spell into `bytes` from
@@ -190,19 +236,6 @@ public struct DuplicateFilter {
         pairs = (pairs | pairs >> 8) & 0x0000_FFFF_0000_FFFF
         pairs = (pairs | pairs >> 16) & 0x0000_0000_FFFF_FFFF
         return UInt32(truncatingIfNeeded: pairs)
-    }
-
-    private mutating func topicID(_ topic: String) -> Int {
-        if let lastTopic, lastTopic.value == topic { return lastTopic.id }
-        let id: Int
-        if let known = topicIDs[topic] {
-            id = known
-        } else {
-            id = topicIDs.count
-            topicIDs[topic] = id
-        }
-        lastTopic = (topic, id)
-        return id
     }
 
     /// The value of a lowercase hex digit (`DeviceToken` stores only those).

@@ -1,6 +1,7 @@
-/// The hash functions whose values are part of the product's contract: shard assignment (`--shard K/N`) and the
-/// duplicate filter depend on them, so they must give the same value on every machine, in every version, in
-/// every run (Swift's `Hasher` is seeded per process and cannot be used).
+/// The hash functions whose values are part of the product's contract: shard assignment (`--shard K/N`) depends on
+/// them, so they must give the same value on every machine, in every version, in every run (Swift's `Hasher` is
+/// seeded per process and cannot be used). The duplicate filter, whose hashes live only in one run's memory, uses
+/// its own faster hash and only `mix` from here.
 ///
 /// FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over the bytes, then the MurmurHash3
 /// `fmix64` finalizer so that every output bit depends on every input bit.

@@ -1,0 +1,70 @@
+import APNSCore
+import Foundation
+import Testing
+@testable import APNSPipeline
+
+/// `validate`'s duplicate counter on its own thread counts exactly what one filter on one thread counts, across
+/// many hand-overs, and a scratch-file failure on its thread reaches the reading thread instead of hanging it.
+@Suite("Duplicate counter on its own thread")
+struct DuplicateCounterTests {
+    typealias Support = PipelineTestSupport
+
+    @Test("the same count as one filter inserting in order: copies in one batch and across batches, several topics, colliding fingerprints",
+          arguments: [0, 2, 24])
+    func sameCountAsOneFilter(fingerprintBits: Int) throws {
+        let directory = try Support.temporaryDirectory().path
+        let topics = try ["com.example.app", "com.example.other", "com.example.app.voip"].map { try Topic(validating: $0) }
+        // Without a fingerprint every lookup reads keys back: fewer pairs keep that case quick.
+        let distinct = fingerprintBits == 0 ? 300 : 3_000
+        let pairs = DuplicateCounter.batchSize * 2 + 77
+        let tokens = try (0..<distinct).map { try DeviceToken(parsing: Support.token($0)) }
+        var counter = DuplicateCounter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
+        var filter = DuplicateFilter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
+        var expected = 0
+        for index in 0..<pairs {
+            let choice = StableHash.mix(UInt64(index) &+ UInt64(fingerprintBits) << 32)  // reproducible, spread
+            let notification = PushNotification(
+                token: tokens[Int(choice % UInt64(distinct))], topic: topics[Int(choice >> 32 % 3)],
+                pushType: .alert, payload: [])
+            try counter.add(notification, progress: nil)
+            if try !filter.insert(notification) { expected += 1 }
+        }
+        #expect(expected > 0 && expected < pairs)
+        #expect(try counter.finish(progress: nil) == expected)
+    }
+
+    @Test("a scratch directory that cannot be written fails the count, naming it: thrown by a later hand-over or by finish")
+    func scratchFailure() throws {
+        let directory = try Support.temporaryDirectory().path + "/missing"
+        var counter = DuplicateCounter(scratchDirectory: directory)
+        let notification = PushNotification(
+            token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert, payload: [])
+        var failure: PipelineError?
+        do {
+            // Enough hand-overs to fill the queue several times over: none of them may block for good.
+            for _ in 0..<(DuplicateCounter.batchSize * 40) { try counter.add(notification, progress: nil) }
+            _ = try counter.finish(progress: nil)
+        } catch {
+            failure = error
+        }
+        #expect(failure?.kind == .openFailed && failure?.detail.contains(directory) == true, "\(String(describing: failure))")
+    }
+
+    @Test("a counter dropped without finish ends its thread")
+    func droppedCounter() throws {
+        let directory = try Support.temporaryDirectory().path
+        for _ in 0..<20 {
+            var counter = DuplicateCounter(scratchDirectory: directory)
+            try counter.add(PushNotification(
+                token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert,
+                payload: []), progress: nil)
+        }
+        // Each dropped counter's thread has ended: a fresh one still counts.
+        var counter = DuplicateCounter(scratchDirectory: directory)
+        let notification = PushNotification(
+            token: try DeviceToken(parsing: Support.token(2)), topic: Support.defaultTopic, pushType: .alert, payload: [])
+        try counter.add(notification, progress: nil)
+        try counter.add(notification, progress: nil)
+        #expect(try counter.finish(progress: nil) == 1)
+    }
+}
