@@ -41,7 +41,9 @@ struct ValidateCommand: ParsableCommand {
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
         }
         LargeAllocations.mapSeparately()
-        var duplicates = DuplicateCounter(scratchDirectory: DuplicateFilter.temporaryDirectory)
+        // With a second core, the duplicate filter runs on it, beside the reader.
+        var duplicates = DuplicateCounter(
+            scratchDirectory: DuplicateFilter.temporaryDirectory, onItsOwnThread: UsableCores.count >= 2)
         var valid = 0
         var invalid = 0
         var report = ""

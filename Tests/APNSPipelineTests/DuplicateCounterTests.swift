@@ -3,22 +3,24 @@ import Foundation
 import Testing
 @testable import APNSPipeline
 
-/// `validate`'s duplicate counter on its own thread counts exactly what one filter on one thread counts, across
-/// many hand-overs, and a scratch-file failure on its thread reaches the reading thread instead of hanging it.
-@Suite("Duplicate counter on its own thread")
+/// `validate`'s duplicate counter, on its own thread or not, counts exactly what one filter inserting one pair at a
+/// time counts, across many hand-overs, and a scratch-file failure on its thread reaches the reading thread
+/// instead of hanging it.
+@Suite("Duplicate counter, on its own thread or not")
 struct DuplicateCounterTests {
     typealias Support = PipelineTestSupport
 
     @Test("the same count as one filter inserting in order: copies in one batch and across batches, several topics, colliding fingerprints",
-          arguments: [0, 2, 24])
-    func sameCountAsOneFilter(fingerprintBits: Int) throws {
+          arguments: [0, 2, 24], [true, false])
+    func sameCountAsOneFilter(fingerprintBits: Int, onItsOwnThread: Bool) throws {
         let directory = try Support.temporaryDirectory().path
         let topics = try ["com.example.app", "com.example.other", "com.example.app.voip"].map { try Topic(validating: $0) }
         // Without a fingerprint every lookup reads keys back: fewer pairs keep that case quick.
         let distinct = fingerprintBits == 0 ? 300 : 3_000
         let pairs = DuplicateCounter.batchSize * 2 + 77
         let tokens = try (0..<distinct).map { try DeviceToken(parsing: Support.token($0)) }
-        var counter = DuplicateCounter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
+        var counter = DuplicateCounter(
+            scratchDirectory: directory, onItsOwnThread: onItsOwnThread, fingerprintBits: fingerprintBits)
         var filter = DuplicateFilter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
         var expected = 0
         for index in 0..<pairs {
@@ -33,10 +35,11 @@ struct DuplicateCounterTests {
         #expect(try counter.finish(progress: nil) == expected)
     }
 
-    @Test("a scratch directory that cannot be written fails the count, naming it: thrown by a later hand-over or by finish")
-    func scratchFailure() throws {
+    @Test("a scratch directory that cannot be written fails the count, naming it: thrown by add, a later hand-over or finish",
+          arguments: [true, false])
+    func scratchFailure(onItsOwnThread: Bool) throws {
         let directory = try Support.temporaryDirectory().path + "/missing"
-        var counter = DuplicateCounter(scratchDirectory: directory)
+        var counter = DuplicateCounter(scratchDirectory: directory, onItsOwnThread: onItsOwnThread)
         let notification = PushNotification(
             token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert, payload: [])
         var failure: PipelineError?
@@ -54,13 +57,13 @@ struct DuplicateCounterTests {
     func droppedCounter() throws {
         let directory = try Support.temporaryDirectory().path
         for _ in 0..<20 {
-            var counter = DuplicateCounter(scratchDirectory: directory)
+            var counter = DuplicateCounter(scratchDirectory: directory, onItsOwnThread: true)
             try counter.add(PushNotification(
                 token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert,
                 payload: []), progress: nil)
         }
         // Each dropped counter's thread has ended: a fresh one still counts.
-        var counter = DuplicateCounter(scratchDirectory: directory)
+        var counter = DuplicateCounter(scratchDirectory: directory, onItsOwnThread: true)
         let notification = PushNotification(
             token: try DeviceToken(parsing: Support.token(2)), topic: Support.defaultTopic, pushType: .alert, payload: [])
         try counter.add(notification, progress: nil)
