@@ -99,14 +99,14 @@ struct DuplicateFilterExactnessTests {
         let hashes = (0..<count).map { StableHash.mix(UInt64($0) &+ 1) >> (fingerprintBits == 0 ? 8 : 0) }
         let startBytes = table.memoryBytes
         for (index, hash) in hashes.enumerated() {
-            let stored = try table.insert(hash: hash, location: UInt64(index) + 1) { hashes[Int($0) - 1] == hash }
+            let stored = table.insert(hash: hash, location: UInt64(index) + 1) { hashes[Int($0) - 1] == hash }
             #expect(stored, "entry \(index)")
         }
         #expect(table.memoryBytes - startBytes >= count * 8, "the table grew to hold every entry")
         #expect(table.count == count)
         var found = 0
         for (index, hash) in hashes.enumerated() {
-            if try !table.insert(hash: hash, location: UInt64(count + index) + 1, isStored: { hashes[Int($0) - 1] == hash }) {
+            if !table.insert(hash: hash, location: UInt64(count + index) + 1, isStored: { hashes[Int($0) - 1] == hash }) {
                 found += 1
             }
         }
@@ -150,18 +150,18 @@ struct DuplicateFilterExactnessTests {
         let count = 40_000
         let hashes = (0..<count).map { StableHash.mix(UInt64($0) &+ 1) }
         for index in 0..<1_000 {
-            #expect(try table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
+            #expect(table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
         }
         table.reserveCapacity(count)
         let reserved = table.memoryBytes
         #expect(reserved >= count * 8 * 10 / 9, "room for every pair at nine tenths full")
         for index in 1_000..<count {
-            #expect(try table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
+            #expect(table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
         }
         #expect(table.memoryBytes <= reserved + FingerprintTable.segmentCount * 16 * 8, "at most a few spilled cells more")
         #expect(Double(table.memoryBytes) / Double(count) <= 10, "\(Double(table.memoryBytes) / Double(count)) bytes a pair")
         for (index, hash) in hashes.enumerated() {
-            #expect(try !table.insert(hash: hash, location: UInt64(count + index) + 1) { hashes[Int($0) - 1] == hash }, "entry \(index)")
+            #expect(!table.insert(hash: hash, location: UInt64(count + index) + 1) { hashes[Int($0) - 1] == hash }, "entry \(index)")
         }
         table.reserveCapacity(10)  // never shrinks
         #expect(table.memoryBytes >= reserved)
@@ -232,9 +232,9 @@ struct DuplicateFilterExactnessTests {
     @Test("a write failure of the scratch file is thrown, naming the directory")
     func scratchWriteError() throws {
         let keys = ScratchKeyFile(directory: "/dev/full-test", file: try POSIXFile.openForReplacing("/dev/full"))
-        let key = [UInt8](repeating: 7, count: 100)[...]
+        let key = [UInt8](repeating: 7, count: 100)
         #expect {
-            for _ in 0...(ScratchKeyFile.bufferBytes / key.count + 1) { _ = try keys.append(key) }
+            for _ in 0...(ScratchKeyFile.bufferBytes / key.count + 1) { try keys.append(key, key.indices) }
         } throws: { error in
             let failure = error as? PipelineError
             return failure?.kind == .writeFailed && failure?.detail.contains("/dev/full-test") == true
@@ -248,5 +248,18 @@ struct DuplicateFilterExactnessTests {
         #expect(DuplicateFilter.scratchDirectory(forResults: "/results.ndjson") == "/")
         #expect(DuplicateFilter.scratchDirectory(forResults: "/a/b/r.csv") == "/a/b")
         #expect(DuplicateFilter.scratchDirectory(forResults: "-") == DuplicateFilter.temporaryDirectory)
+    }
+}
+
+extension FingerprintTable {
+    /// One lookup and insert as the filter makes them: stores the pair hashed to `hash` at `location` unless a cell
+    /// with its fingerprint passes `isStored`; true when it was stored (a new pair).
+    mutating func insert(hash: UInt64, location: UInt64, isStored: (UInt64) throws -> Bool) rethrows -> Bool {
+        var probe = probe(hash: hash)
+        while let stored = nextCandidate(&probe) {
+            if try isStored(stored) { return false }
+        }
+        insert(location: location, at: probe)
+        return true
     }
 }

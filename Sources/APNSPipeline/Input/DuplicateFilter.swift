@@ -49,7 +49,7 @@ public struct DuplicateFilter {
     public mutating func insert(token: DeviceToken, topic: Topic) throws(PipelineError) -> Bool {
         offered &+= 1
         let (end, hash) = encodeKey(hex: token.hex.utf8.span, topicID: topicIDs.id(of: topic))
-        return try insert(key: stagedBytes[stagedLength..<end], hash: hash)
+        return try insert(key: stagedLength..<end, hash: hash)
     }
 
     /// Stages the notification's pair for `insertStaged()`, which records staged pairs as `insert` would, one
@@ -85,7 +85,7 @@ public struct DuplicateFilter {
         var start = 0
         for index in stagedHashes.indices {
             let end = stagedKeyEnds[index]
-            if try !insert(key: stagedBytes[start..<end], hash: stagedHashes[index]) { seen += 1 }
+            if try !insert(key: start..<end, hash: stagedHashes[index]) { seen += 1 }
             start = end
         }
         stagedLength = 0
@@ -94,17 +94,19 @@ public struct DuplicateFilter {
         return seen
     }
 
-    private mutating func insert(key: ArraySlice<UInt8>, hash: UInt64) throws(PipelineError) -> Bool {
+    /// Records the pair whose key is `stagedBytes[key]`; true when it is new.
+    private mutating func insert(key: Range<Int>, hash: UInt64) throws(PipelineError) -> Bool {
+        var probe = table.probe(hash: hash)
+        while let stored = table.nextCandidate(&probe) {
+            if try keys.holds(stagedBytes, key, at: Int(stored - 1)) { return false }
+        }
         let location = UInt64(keys.length) + 1
         guard location <= table.maximumLocation else {
             throw PipelineError(.writeFailed, "duplicate filter scratch file in \(keys.directory): more than \(table.maximumLocation) bytes")
         }
-        let keys = self.keys
-        let isNew = try table.insert(hash: hash, location: location) { (stored: UInt64) throws(PipelineError) -> Bool in
-            try keys.holds(key, at: Int(stored - 1))
-        }
-        if isNew { _ = try keys.append(key) }
-        return isNew
+        table.insert(location: location, at: probe)
+        try keys.append(stagedBytes, key)
+        return true
     }
 
     /// Records the notification's (token, topic) pair; true the first time it is seen.

@@ -46,33 +46,49 @@ struct FingerprintTable {
     /// The largest location a cell can hold.
     var maximumLocation: UInt64 { locationBits == 64 ? .max : (1 << UInt64(locationBits)) - 1 }
 
-    /// Stores the pair hashed to `hash` at `location` (non-zero) unless a cell with its fingerprint passes
-    /// `isStored` (the exact key at that cell's location is the pair's); true when it was stored (a new pair).
-    mutating func insert(
-        hash: UInt64, location: UInt64, isStored: (UInt64) throws(PipelineError) -> Bool
-    ) throws(PipelineError) -> Bool {
-        precondition(location != 0 && location <= maximumLocation, "location out of range")
+    /// Where a lookup of one hash stands: its segment and fingerprint, and the next cell to look at (once no
+    /// candidate is left, the cell where the pair goes).
+    struct Probe {
+        let segment: Int
+        let fingerprint: UInt64
+        fileprivate(set) var index: Int
+    }
+
+    /// Starts the lookup of the pair hashed to `hash`: pass the probe to `nextCandidate` until it answers nil, then,
+    /// if no candidate's exact key was the pair's, to `insert(location:at:)`.
+    func probe(hash: UInt64) -> Probe {
         let segment = Int(truncatingIfNeeded: hash >> 56)
         let fingerprint = fingerprintBits == 0 ? 0 : (hash << 8) >> UInt64(64 - fingerprintBits)
-        let locationMask = maximumLocation
+        return Probe(segment: segment, fingerprint: fingerprint, index: home(fingerprint, slots: homeSlots[segment]))
+    }
+
+    /// The location stored in the probe's next cell with its fingerprint, a candidate the caller confirms against
+    /// the exact key; nil when there is none left (a pair's fingerprint only shares a run with others).
+    func nextCandidate(_ probe: inout Probe) -> UInt64? {
+        let locationShift = UInt64(truncatingIfNeeded: locationBits)
+        let count = segments[probe.segment].count
+        while probe.index < count {
+            let cell = segments[probe.segment][probe.index]
+            if cell == 0 { return nil }
+            let stored = cell &>> locationShift & fingerprintMask
+            if stored > probe.fingerprint { return nil }
+            probe.index += 1
+            if stored == probe.fingerprint { return cell & maximumLocation }
+        }
+        return nil
+    }
+
+    /// Stores a new pair at `location` (non-zero) where a probe that found no match for it ended.
+    mutating func insert(location: UInt64, at probe: Probe) {
+        precondition(location != 0 && location <= maximumLocation, "location out of range")
+        let segment = probe.segment
         var cells: [UInt64] = []
         swap(&cells, &segments[segment])  // work on the segment's array in place, uniquely referenced
         defer { swap(&cells, &segments[segment]) }
-        var index = home(fingerprint, slots: homeSlots[segment])
-        let locationShift = UInt64(truncatingIfNeeded: locationBits)
-        while index < cells.count {
-            let cell = cells[index]
-            if cell == 0 { break }
-            let stored = cell &>> locationShift & fingerprintMask
-            if stored > fingerprint { break }
-            if stored == fingerprint, try isStored(cell & locationMask) { return false }
-            index += 1
-        }
-        Self.insert(fingerprint << UInt64(locationBits) | location, at: index, in: &cells)
+        Self.insert(probe.fingerprint << UInt64(locationBits) | location, at: probe.index, in: &cells)
         segmentCounts[segment] += 1
         count += 1
         if segmentCounts[segment] * 10 > homeSlots[segment] * Self.maximumLoadTenths { grow(&cells, segment: segment) }
-        return true
     }
 
     /// The home cell of the pair hashed to `hash`, read ahead of its insert: a caller with several pairs reads all

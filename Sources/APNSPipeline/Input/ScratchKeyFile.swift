@@ -9,8 +9,10 @@ final class ScratchKeyFile {
     /// Where the file is created.
     let directory: String
     private var file: POSIXFile?
-    /// Appended bytes not yet written, which start at `writtenLength` in the file.
-    private var pending: [UInt8] = []
+    /// Appended bytes not yet written, `buffer[..<pendingCount]`, which start at `writtenLength` in the file; the
+    /// buffer is allocated with the file.
+    private var buffer: [UInt8] = []
+    private var pendingCount = 0
     private var writtenLength = 0
 
     init(directory: String) {
@@ -21,46 +23,68 @@ final class ScratchKeyFile {
     init(directory: String, file: POSIXFile) {
         self.directory = directory
         self.file = file
-        pending.reserveCapacity(Self.bufferBytes)
+        buffer = [UInt8](repeating: 0, count: Self.bufferBytes)
     }
 
     /// Bytes appended so far: the offset the next key will have.
-    var length: Int { writtenLength + pending.count }
+    var length: Int { writtenLength + pendingCount }
     /// Bytes held in memory (the write buffer).
-    var memoryBytes: Int { pending.capacity }
+    var memoryBytes: Int { buffer.capacity }
 
-    /// Appends `key`; returns its offset.
-    func append(_ key: ArraySlice<UInt8>) throws(PipelineError) -> Int {
+    /// Appends the key `bytes[key]`; returns its offset.
+    @discardableResult
+    func append(_ bytes: [UInt8], _ key: Range<Int>) throws(PipelineError) -> Int {
         if file == nil {
             file = try POSIXFile.createUnlinkedScratch(inDirectory: directory, prefix: Self.filePrefix)
-            pending.reserveCapacity(Self.bufferBytes)
+            buffer = [UInt8](repeating: 0, count: Self.bufferBytes)
         }
+        precondition(key.count <= Self.bufferBytes, "a key longer than the buffer")
         let offset = length
-        if pending.count + key.count > Self.bufferBytes { try flush() }
-        pending.append(contentsOf: key)
+        if pendingCount + key.count > Self.bufferBytes { try flush() }
+        Self.copy(bytes, key, into: &buffer, at: pendingCount)
+        pendingCount += key.count
         return offset
     }
 
-    /// Whether the bytes stored at `offset` begin with `key`.
-    func holds(_ key: ArraySlice<UInt8>, at offset: Int) throws(PipelineError) -> Bool {
+    /// Whether the bytes stored at `offset` begin with the key `bytes[key]`.
+    func holds(_ bytes: [UInt8], _ key: Range<Int>, at offset: Int) throws(PipelineError) -> Bool {
         if offset >= writtenLength {
             let start = offset - writtenLength
-            guard start + key.count <= pending.count else { return false }
-            return pending[start..<start + key.count].elementsEqual(key)
+            guard start + key.count <= pendingCount else { return false }
+            return buffer[start..<start + key.count].elementsEqual(bytes[key])
         }
         if offset + key.count > writtenLength { try flush() }  // the stored key straddles the buffer: write it out
         guard let file else { return false }
-        return try file.read(at: Int64(offset), count: key.count).elementsEqual(key)
+        return try file.read(at: Int64(offset), count: key.count).elementsEqual(bytes[key])
+    }
+
+    /// Copies `bytes[range]` into `buffer` from `offset`, eight bytes a step, span to span: no array slice (a
+    /// reference count on `bytes` each time).
+    private static func copy(_ bytes: [UInt8], _ range: Range<Int>, into buffer: inout [UInt8], at offset: Int) {
+        let input = bytes.span.bytes
+        var span = buffer.mutableSpan
+        var output = span.mutableBytes
+        var index = 0
+        while index + 8 <= range.count {
+            let word = input.unsafeLoadUnaligned(fromByteOffset: range.lowerBound + index, as: UInt64.self)
+            output.storeBytes(of: word, toByteOffset: offset + index, as: UInt64.self)
+            index += 8
+        }
+        while index < range.count {
+            let byte = input.unsafeLoadUnaligned(fromByteOffset: range.lowerBound + index, as: UInt8.self)
+            output.storeBytes(of: byte, toByteOffset: offset + index, as: UInt8.self)
+            index += 1
+        }
     }
 
     private func flush() throws(PipelineError) {
-        guard let file, !pending.isEmpty else { return }
+        guard let file, pendingCount > 0 else { return }
         do {
-            try file.write(pending, count: pending.count)
+            try file.write(buffer, count: pendingCount)
         } catch {
             throw PipelineError(.writeFailed, "duplicate filter scratch file in \(directory): \(error.detail)")
         }
-        writtenLength += pending.count
-        pending.removeAll(keepingCapacity: true)
+        writtenLength += pendingCount
+        pendingCount = 0
     }
 }
