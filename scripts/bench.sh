@@ -2,7 +2,8 @@
 # Benchmarks of ISSUE-12, printed as figures (never asserted in unit tests). One run measures every row:
 #   1. `send` -> nghttpd next to h2load -> the same nghttpd (TLS, h2, same path, headers and payload, records sharing
 #      one token with --allow-duplicates, 2 connections): CPU per request (user+sys / requests) and wall-clock rate.
-#   2. `validate` on VALIDATE_RECORDS distinct records next to a Python `json.loads`-per-line loop on the same file.
+#   2. `validate` on VALIDATE_RECORDS distinct records next to a Python `json.loads`-per-line loop on the same file;
+#      2b: `validate` again, not pinned (with two cores it runs its duplicate filter on the second).
 #   3. `apns-bulk mock` next to nghttpd, both driven by `h2load -c 2 -m 100`: requests/s (and the server's CPU).
 #   4. Peak RSS of `send --allow-duplicates` at RSS_SMALL and RSS_LARGE records (must stay flat).
 #   5. Peak RSS of the duplicate filter: `validate` at DUP_SMALL and DUP_LARGE distinct (token, topic) pairs; bytes
@@ -153,11 +154,14 @@ sys.exit(1)
 EOF
 }
 # timed NAME cmd...: runs cmd on the client core under /usr/bin/time; sets WALL (s), CPU (user+sys s), RSS (KiB), RC.
+UNPINNED=0                        # 1: `timed` leaves the process free to use every core (row 2b)
 timed() {
     local name=$1; shift
     local t0=$EPOCHREALTIME
+    local pin=("${CLIENT[@]}")
+    [ "$UNPINNED" = 1 ] && pin=()
     RC=0
-    "${CLIENT[@]}" timeout "$STEP_TIMEOUT" /usr/bin/time -f '%U %S %M' -o "$WORK/$name.rusage" "$@" || RC=$?
+    "${pin[@]}" timeout "$STEP_TIMEOUT" /usr/bin/time -f '%U %S %M' -o "$WORK/$name.rusage" "$@" || RC=$?
     local t1=$EPOCHREALTIME
     WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.6f", b - a}')
     read -r u s RSS < <(tail -1 "$WORK/$name.rusage")
@@ -277,6 +281,15 @@ if row 2; then
         [ "$RC" -eq 0 ] || fail "validate exited $RC: $(tail -5 "$WORK/validate2.err")"
         add validate2.rate "$(rate "$VALIDATE_RECORDS" "$WALL")"
         echo "round $r: validate ${WALL}s wall, $(rate "$VALIDATE_RECORDS" "$WALL") records/s, peak RSS $RSS KiB"
+        if [ -n "$SERVER_CORE" ]; then
+            # 2b: the same, not pinned: with a second core, validate runs its duplicate filter there.
+            UNPINNED=1
+            timed validate2b "$BIN" validate "$WORK/distinct.ndjson" --topic "$TOPIC" 2>"$WORK/validate2.err"
+            UNPINNED=0
+            [ "$RC" -eq 0 ] || fail "validate exited $RC: $(tail -5 "$WORK/validate2.err")"
+            add validate2b.rate "$(rate "$VALIDATE_RECORDS" "$WALL")"
+            echo "round $r: validate ${WALL}s wall, $(rate "$VALIDATE_RECORDS" "$WALL") records/s, not pinned (${CPU}s CPU)"
+        fi
         timed python2 python3 -c 'import json, sys
 for line in open(sys.argv[1], "rb"):
     json.loads(line)' "$WORK/distinct.ndjson"
@@ -286,6 +299,10 @@ for line in open(sys.argv[1], "rb"):
     done
     report pair "2  validate, $VALIDATE_RECORDS records" "records/s" higher validate validate2.rate \
         "python json.loads" python2.rate ">= 6x"
+    if [ -n "$SERVER_CORE" ]; then
+        report pair "2b validate not pinned (the filter on the second core), $VALIDATE_RECORDS records" "records/s" \
+            higher validate validate2b.rate "python json.loads (pinned)" python2.rate ">= 6x"
+    fi
 fi
 
 # --- 3. the mock vs nghttpd, both driven by h2load

@@ -201,17 +201,18 @@ public struct DuplicateFilter {
     }
 
     /// Writes the bytes that the lowercase hex digits `hex` (as `DeviceToken` stores them) spell into `bytes` from
-    /// `offset`, sixteen digits (one 8-byte store) at a time, then eight (one 4-byte store), then two.
+    /// `offset`: sixteen digits at a time as one vector (a digit's value is its low four bits, plus 9 for a letter;
+    /// each even digit's value shifted over the odd one's after it), then eight (one 4-byte store), then two.
     static func decodeHex(_ hex: Span<UInt8>, into bytes: inout [UInt8], at offset: Int) {
         let raw = hex.bytes
         var span = bytes.mutableSpan
         var out = span.mutableBytes
-        var index = 0  // the word loads stay inside `hex` (the loop bounds), unchecked
+        var index = 0  // the loads stay inside `hex` (the loop bounds), unchecked
         while index &+ 16 <= hex.count {
-            let first = decodeEightDigits(raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
-            let second = decodeEightDigits(raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index &+ 8, as: UInt64.self))
-            let value = UInt64(first) | UInt64(second) << 32
-            out.storeBytes(of: value.littleEndian, toByteOffset: offset &+ index &>> 1, as: UInt64.self)
+            let digits = raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: SIMD16<UInt8>.self)
+            let values = (digits & 0x0F) &+ ((digits &>> 6) & 1) &* 9
+            let packed = values.evenHalf &<< 4 | values.oddHalf
+            out.storeBytes(of: packed, toByteOffset: offset &+ index &>> 1, as: SIMD8<UInt8>.self)
             index &+= 16
         }
         if index &+ 8 <= hex.count {

@@ -58,22 +58,30 @@ final class ScratchKeyFile {
         return try file.read(at: Int64(offset), count: key.count).elementsEqual(bytes[key])
     }
 
-    /// Copies `bytes[range]` into `buffer` from `offset`, eight bytes a step, span to span: no array slice (a
-    /// reference count on `bytes` each time).
+    /// Copies `bytes[range]` into `buffer` from `offset`, span to span (no array slice: a reference count on
+    /// `bytes` each time): eight bytes a step, the last eight overlapping the step before when the count is not a
+    /// multiple of eight.
     private static func copy(_ bytes: [UInt8], _ range: Range<Int>, into buffer: inout [UInt8], at offset: Int) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count && offset >= 0
+                     && offset + range.count <= buffer.count, "copy outside the buffers")
         let input = bytes.span.bytes
         var span = buffer.mutableSpan
         var output = span.mutableBytes
-        var index = 0
-        while index + 8 <= range.count {
-            let word = input.unsafeLoadUnaligned(fromByteOffset: range.lowerBound + index, as: UInt64.self)
-            output.storeBytes(of: word, toByteOffset: offset + index, as: UInt64.self)
-            index += 8
+        // Unchecked from here: both ranges were checked above.
+        let count = range.count
+        guard count >= 8 else {
+            for index in 0..<count {
+                let byte = input.unsafeLoadUnaligned(fromUncheckedByteOffset: range.lowerBound &+ index, as: UInt8.self)
+                output.storeBytes(of: byte, toUncheckedByteOffset: offset &+ index, as: UInt8.self)
+            }
+            return
         }
-        while index < range.count {
-            let byte = input.unsafeLoadUnaligned(fromByteOffset: range.lowerBound + index, as: UInt8.self)
-            output.storeBytes(of: byte, toByteOffset: offset + index, as: UInt8.self)
-            index += 1
+        var index = 0
+        while true {
+            let word = input.unsafeLoadUnaligned(fromUncheckedByteOffset: range.lowerBound &+ index, as: UInt64.self)
+            output.storeBytes(of: word, toUncheckedByteOffset: offset &+ index, as: UInt64.self)
+            if index &+ 8 == count { return }
+            index = Swift.min(index &+ 8, count &- 8)
         }
     }
 
