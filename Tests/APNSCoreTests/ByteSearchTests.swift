@@ -5,7 +5,7 @@ import Testing
 struct ByteSearchTests {
     @Test("finds the first match like firstIndex(of:), in any range, at every alignment, for every byte value")
     func agreesWithFirstIndex() {
-        var generator = SplitMix(seed: 11)
+        var generator = SplitMix64(seed: 11)
         for round in 0..<3_000 {
             let count = Int(generator.next() % 40)
             // Few distinct values, so matches are common, in varying places; every byte value is a needle somewhere.

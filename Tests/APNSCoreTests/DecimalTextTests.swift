@@ -24,7 +24,7 @@ struct DecimalTextTests {
 
     @Test("random values of each width read as String(value) does")
     func random() {
-        var generator = SplitMix(seed: 3)
+        var generator = SplitMix64(seed: 3)
         for _ in 0..<5_000 {
             let bits = generator.next()
             let value = Int64(bitPattern: bits) >> (bits % 64)

@@ -93,7 +93,7 @@ struct JSONScannerTests {
                 #expect(firstFlagged(bytes) == (isSpecial(UInt8(value)) ? place : nil), "byte \(value) at \(place)")
             }
         }
-        var generator = SplitMix(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for _ in 0..<20_000 {
             // Mostly printable ASCII, so words without any special byte are common too.
             let bytes = (0..<8).map { _ in
@@ -164,7 +164,7 @@ struct JSONScannerTests {
     @Test("agrees with JSONSerialization on random mutations of a valid document")
     func differential() {
         let seed = Array(#"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let alphabet = Array(#"{}[]":,.-+eE0123456789 tfnrule\"#.utf8)
         var disagreements: [String] = []
         for _ in 0..<5000 {
@@ -192,18 +192,5 @@ struct JSONScannerTests {
         return zip(significant, significant.dropFirst()).contains {
             $0.0 == UInt8(ascii: ",") && ($0.1 == UInt8(ascii: "}") || $0.1 == UInt8(ascii: "]"))
         }
-    }
-}
-
-/// A tiny deterministic generator for reproducible test inputs.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import APNSCore
 import APNSCrypto
 import Foundation
 import Testing

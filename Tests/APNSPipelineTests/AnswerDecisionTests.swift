@@ -19,7 +19,7 @@ struct AnswerDecisionTests {
         _ action: SendAction, send: PendingSend, stopCause: CampaignSummary.Ending? = nil,
         configuration: DispatcherConfiguration = DispatcherConfiguration()
     ) -> AnswerDecision.Effect {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 7)
         let decision = AnswerDecision(configuration: configuration, stopCause: stopCause, sends: stopCause == nil)
         return decision.effect(of: action, answer: nil, send: send, using: &generator)
     }

@@ -1,3 +1,4 @@
+import APNSCore
 import Testing
 @testable import APNSPipeline
 
@@ -8,7 +9,7 @@ struct SimulatedServer {
     var capacity: Double
     var latency: ClosedRange<Double>
     var streamLimit: Int
-    private var random = SplitMixRandom(seed: 42)
+    private var random = SplitMix64(seed: 42)
     private var pending: [(answerAt: Double, sentAt: Double)] = []  // a binary min-heap on answerAt
     private var lastDeparture = 0.0
     private(set) var now = 0.0
@@ -86,16 +87,10 @@ struct SimulatedServer {
     }
 }
 
-/// A seeded generator, so simulations repeat exactly.
-struct SplitMixRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
+extension SplitMix64 {
+    /// A uniform draw in 0..<1 from the generator's next 53 bits, so simulations repeat exactly.
     mutating func unit() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        Double(next() >> 11) / Double(1 << 53)
     }
 }
 

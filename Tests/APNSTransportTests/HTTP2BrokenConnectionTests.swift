@@ -79,7 +79,7 @@ struct HTTP2BrokenConnectionTests {
     @Test("a frame header too long for the connection: connection error, every open stream failed once", arguments: 0..<20)
     func oversizedFrame(seed: UInt64) throws {
         let pair = try HTTP2GoawayTests.pairWithStreamsInFlight(3)
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var garbage = (0..<(9 + Int(generator.next() % 300))).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         garbage[0] = 0xFF  // a length beyond SETTINGS_MAX_FRAME_SIZE: FRAME_SIZE_ERROR whatever follows
         pair.client.receive(garbage)
@@ -97,7 +97,7 @@ struct HTTP2BrokenConnectionTests {
         let pair = try HTTP2GoawayTests.pairWithStreamsInFlight(3)
         try pair.server.respond(to: 1, status: 200)
         pair.interact()
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let garbage = (0..<Int(generator.next() % 400)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         pair.client.receive(garbage)
         var output: [UInt8] = []
@@ -122,18 +122,5 @@ struct HTTP2BrokenConnectionTests {
         }
         #expect(error.libraryCode != nil)
         #expect(!error.description.isEmpty)
-    }
-}
-
-/// A small deterministic generator for test inputs.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

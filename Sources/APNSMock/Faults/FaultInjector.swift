@@ -1,3 +1,5 @@
+import APNSCore
+
 /// Decides, request by request, which faults of a `FaultPlan` fire: it owns the seeded generator and the
 /// server-wide `every:N` counters, so a run with the same seed and the same request sequence is reproduced exactly.
 ///
