@@ -7,7 +7,7 @@ import Testing
 struct OpenRequestTableTests {
     @Test("random inserts and removals agree with a dictionary, through growth and backward-shift deletes")
     func agreesWithDictionary() {
-        var generator = SplitMix64(seed: 0x5EED)  // deterministic (HTTP2BrokenConnectionTests), so a failure replays
+        var generator = SplitMix64(seed: 0x5EED)  // deterministic, so a failure replays
         for round in 0..<40 {
             // Rounds 20 and up keep the table at its first 16 slots, nearly half full, checking every tag after each
             // step: entries wrap past the end often there.
