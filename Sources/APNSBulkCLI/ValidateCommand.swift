@@ -47,30 +47,29 @@ struct ValidateCommand: ParsableCommand {
         var valid = 0
         var invalid = 0
         var report = ""
-        while let record = try reader.nextRecord() {
-            switch record.content {
-            case .notification(let notification):
-                valid += 1
-                try duplicates.add(notification, progress: reader.readProgress)
-            case .invalid(let error, let tokenText, let topicText):
-                invalid += 1
-                if let writer {
-                    // The same line `send` writes for an invalid record.
-                    try writer.write(ResultRecord(
-                        key: record.key, outcome: .inputError, token: tokenText, topic: topicText,
-                        reason: error.code.rawValue, detail: error.detail))
-                } else {
-                    // One line per invalid record, always: the path and the detail may quote anything.
-                    let path = inputFiles.path(at: record.key.fileIndex)
-                    let line = "\(path):\(record.key.line): \(error.code.rawValue): \(error.detail)"
-                    report += PrintableText.escaping(line) + "\n"
-                    if report.utf8.count > Self.reportFlushBytes {
-                        FileHandle.standardOutput.write(Data(report.utf8))
-                        report = ""
-                    }
+        // Checked as `send` checks them, without building the notifications: a valid record's pair comes straight
+        // from the reader's buffer.
+        try reader.checkRecords(valid: { _, bytes, hex, topic throws(PipelineError) in
+            valid += 1
+            try duplicates.add(tokenBytes: bytes, hex: hex, topic: topic, progress: reader.readProgress)
+        }, invalid: { key, error, tokenText, topicText throws(PipelineError) in
+            invalid += 1
+            if let writer {
+                // The same line `send` writes for an invalid record.
+                try writer.write(ResultRecord(
+                    key: key, outcome: .inputError, token: tokenText, topic: topicText,
+                    reason: error.code.rawValue, detail: error.detail))
+            } else {
+                // One line per invalid record, always: the path and the detail may quote anything.
+                let path = inputFiles.path(at: key.fileIndex)
+                let line = "\(path):\(key.line): \(error.code.rawValue): \(error.detail)"
+                report += PrintableText.escaping(line) + "\n"
+                if report.utf8.count > Self.reportFlushBytes {
+                    FileHandle.standardOutput.write(Data(report.utf8))
+                    report = ""
                 }
             }
-        }
+        })
         let duplicateCount = try duplicates.finish(progress: reader.readProgress)
         FileHandle.standardOutput.write(Data(report.utf8))
         try writer?.flush()

@@ -10,7 +10,7 @@ import Testing
 struct DuplicateCounterTests {
     typealias Support = PipelineTestSupport
 
-    @Test("the same count as one filter inserting in order: copies in one batch and across batches, several topics, colliding fingerprints",
+    @Test("the same count as one filter inserting in order: copies in one batch and across batches, several topics, colliding fingerprints, pairs given as notifications or as a record's bytes",
           arguments: [0, 2, 24], [true, false])
     func sameCountAsOneFilter(fingerprintBits: Int, onItsOwnThread: Bool) throws {
         let directory = try Support.temporaryDirectory().path
@@ -28,7 +28,14 @@ struct DuplicateCounterTests {
             let notification = PushNotification(
                 token: tokens[Int(choice % UInt64(distinct))], topic: topics[Int(choice >> 32 % 3)],
                 pushType: .alert, payload: [])
-            try counter.add(notification, progress: nil)
+            if index % 2 == 0 {
+                try counter.add(notification, progress: nil)
+            } else {
+                // As `CampaignReader.checkRecords` hands a pair over: the token's digits inside a record's bytes.
+                let line = Array(#"{"token":""#.utf8) + Array(notification.token.hex.utf8) + Array(#""}"#.utf8)
+                let hex = 10..<(10 + notification.token.hex.utf8.count)
+                try counter.add(tokenBytes: line, hex: hex, topic: notification.topic, progress: nil)
+            }
             if try !filter.insert(notification) { expected += 1 }
         }
         #expect(expected > 0 && expected < pairs)

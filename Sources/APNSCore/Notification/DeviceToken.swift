@@ -47,12 +47,18 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// Whether `bytes` are lowercase hex digits only, an even number of them within the accepted length: a token
     /// exactly as `hex` would hold it, so a reader that only compares or looks up can skip making one.
     public static func isStoredForm(_ bytes: ArraySlice<UInt8>) -> Bool {
+        isStoredForm(bytes.span)
+    }
+
+    /// `isStoredForm` of the bytes a span views (a caller holding an array and a range takes no reference to it).
+    public static func isStoredForm(_ bytes: Span<UInt8>) -> Bool {
         let count = bytes.count
         guard count % 2 == 0, count >= 2 * minimumByteCount, count <= 2 * maximumByteCount else { return false }
         // '0'...'9' or 'a'...'f', without a branch per byte: digits and letters alternate at random in a token, and
         // a branch on which one a byte is mispredicts about every other byte.
         var invalid: UInt8 = 0
-        for byte in bytes {
+        for index in bytes.indices {
+            let byte = bytes[index]
             let notDigit: UInt8 = byte &- UInt8(ascii: "0") < 10 ? 0 : 1
             let notLetter: UInt8 = byte &- UInt8(ascii: "a") < 6 ? 0 : 1
             invalid |= notDigit & notLetter

@@ -81,6 +81,15 @@ public struct CSVRecordParser {
         }
     }
 
+    /// Checks the reader's current record as `parse` does, for `CampaignReader.nextCheckedRecord` (a CSV record's
+    /// cells are unescaped into the reader's buffer, so its token is simply parsed).
+    mutating func check(_ reader: CSVReader, record: CSVReader.Record, fileIndex: Int) -> CheckedLine {
+        switch parse(reader, record: record, fileIndex: fileIndex).content {
+        case .notification(let notification): return .valid(.parsed(notification.token), notification.topic)
+        case .invalid(let error, let tokenText, let topicText): return .invalid(error, tokenText: tokenText, topicText: topicText)
+        }
+    }
+
     private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
         switch record.problem {
         case .tooLong?:
@@ -128,7 +137,7 @@ public struct CSVRecordParser {
             templateValues[variable] = .text(reader.field(column))
         }
         try template.render(into: &rendered, values: templateValues, in: bytes)
-        try NDJSONRecordParser.validateRendered(rendered, headers: headers)
+        try NDJSONRecordParser.validateRendered(rendered, pushType: headers.pushType, priority: headers.priority)
         return headers.notification(payload: keepsPayloads ? Array(rendered) : [])
     }
 }

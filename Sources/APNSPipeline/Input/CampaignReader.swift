@@ -86,6 +86,94 @@ public final class CampaignReader: RecordReader {
         }
     }
 
+    /// Reads every record left, checked exactly as `nextRecord` reads them but without building valid records'
+    /// notifications (for `validate`, which keeps nothing of them), and hands each of this shard's records on in
+    /// input order: a valid record's key to `valid`, with its device token as its stored-form hex digits
+    /// (`DeviceToken.hex`'s bytes) at `hex` in `bytes`, usually the reader's own buffer, borrowed for the call (no
+    /// copy is made), and its topic; an invalid record's key to `invalid`, with what `nextRecord`'s record for it
+    /// would hold.
+    public func checkRecords(
+        valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+    ) throws(PipelineError) {
+        while true {
+            if current == nil {
+                guard nextInput < inputs.count else { return }
+                current = try open(index: nextInput)
+                nextInput += 1
+            }
+            switch current {
+            case .ndjson(let file)?: try checkLines(of: file, valid: valid, invalid: invalid)
+            case .csv(let file)?: try checkRows(of: file, valid: valid, invalid: invalid)
+            case nil: break
+            }
+            current = nil
+            currentSource = nil
+        }
+    }
+
+    /// `checkRecords` over the rest of one NDJSON file: one call for all its lines, so the file, its line reader
+    /// and its buffer are not looked up (and reference-counted) again for each line.
+    private func checkLines(
+        of file: OpenNDJSONFile,
+        valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+    ) throws(PipelineError) {
+        let lines = file.lines
+        while let line = try lines.next() {
+            let key = RecordKey(fileIndex: file.index, line: line.number)
+            if line.isTooLong {
+                let error = InputError(.recordTooLong, "line is longer than \(lines.maximumLineLength) bytes")
+                try take(.invalid(error, tokenText: nil, topicText: nil), key: key, in: [], valid: valid, invalid: invalid)
+                continue
+            }
+            let buffer = lines.buffer  // one reference for the line's checks
+            var range = line.range
+            if line.number == 1 { range = Self.droppingByteOrderMark(buffer, range) }
+            if Self.isBlank(buffer, range) { continue }
+            try take(file.parser.check(buffer, range: range), key: key, in: buffer, valid: valid, invalid: invalid)
+        }
+    }
+
+    /// `checkRecords` over the rest of one CSV file.
+    private func checkRows(
+        of file: OpenCSVFile,
+        valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+    ) throws(PipelineError) {
+        while let row = try file.reader.next() {
+            let key = RecordKey(fileIndex: file.index, line: row.line)
+            let checked = file.parser.check(file.reader, record: row, fileIndex: file.index)
+            try take(checked, key: key, in: [], valid: valid, invalid: invalid)
+        }
+    }
+
+    /// Hands a checked record of this shard to `valid` or `invalid`; counts another shard's.
+    @inline(__always)
+    private func take(
+        _ line: CheckedLine, key: RecordKey, in bytes: [UInt8],
+        valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+    ) throws(PipelineError) {
+        let shard = options.shard
+        switch line {
+        case .invalid(let error, let tokenText, let topicText):
+            guard belongsHere(invalidTokenText: tokenText) else { break }
+            recordsRead += 1
+            return try invalid(key, error, tokenText, topicText)
+        case .valid(.inRecord(let hex), let topic):
+            guard shard.count <= 1 || shard.contains(storedForm: bytes[hex]) else { break }
+            recordsRead += 1
+            return try valid(key, bytes, hex, topic)
+        case .valid(.parsed(let token), let topic):
+            guard shard.contains(token) else { break }
+            recordsRead += 1
+            let hex = Array(token.hex.utf8)
+            return try valid(key, hex, hex.indices, topic)
+        }
+        recordsInOtherShards += 1
+    }
+
     /// The largest buffer the reader of the current file holds, for memory checks.
     public var currentBufferCapacity: Int {
         switch current {
@@ -99,7 +187,15 @@ public final class CampaignReader: RecordReader {
         let shard = options.shard
         guard shard.count > 1 else { return true }
         if let notification = record.notification { return shard.contains(notification.token) }
-        if let text = record.tokenText, let token = try? DeviceToken(parsing: text) { return shard.contains(token) }
+        return belongsHere(invalidTokenText: record.tokenText)
+    }
+
+    /// Whether an invalid record with this token text (nil: none) belongs here: with its token's shard when the
+    /// token itself is readable, else with shard 0's.
+    private func belongsHere(invalidTokenText text: String?) -> Bool {
+        let shard = options.shard
+        guard shard.count > 1 else { return true }
+        if let text, let token = try? DeviceToken(parsing: text) { return shard.contains(token) }
         return shard.handlesUnreadableTokens
     }
 

@@ -23,7 +23,8 @@ extension NDJSONRecordParser {
         var collapseID: JSONScanner.Value?
         var apnsID: JSONScanner.Value?
         var vars: JSONScanner.Value?
-        var repeated: String?
+        /// The first known member given twice. Members holds no reference, so keeping one per line counts none.
+        var repeated: Field?
         /// For the last `payload` member: whether its `aps` holds only `content-available`.
         var payloadIsContentAvailableOnly = false
         private var payloadCheck = ContentAvailableOnlyCheck(payloadDepth: 2)
@@ -56,7 +57,7 @@ extension NDJSONRecordParser {
             case .collapseID: previous = collapseID; collapseID = value
             case .apnsID: previous = apnsID; apnsID = value
             }
-            if previous != nil, repeated == nil { repeated = field.rawValue }
+            if previous != nil, repeated == nil { repeated = field }
         }
     }
 

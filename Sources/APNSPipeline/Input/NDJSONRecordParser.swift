@@ -31,19 +31,42 @@ public struct NDJSONRecordParser {
         let scanner = JSONScanner(bytes)
         var raw = RawHeaderFields(bytes: bytes)
         do {
-            let notification = try parse(scanner, range: range, raw: &raw)
-            return CampaignRecord(key: key, content: .notification(notification))
+            var members = Members()
+            try scanMembers(scanner, range: range, into: &members, raw: &raw)
+            let headers = try headerBuilder.headers(from: raw)
+            let payload = try payload(of: members, in: scanner, pushType: headers.pushType, priority: headers.priority)
+            return CampaignRecord(key: key, content: .notification(headers.notification(payload: payload)))
         } catch {
             let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
             return CampaignRecord(key: key, content: content)
         }
     }
 
-    private mutating func parse(_ scanner: JSONScanner, range: Range<Int>, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
-        let object: JSONScanner.Value
-        var members = Members()
+    /// Checks the line `bytes[range]` exactly as `parse` does (the same outcome, the same error) without building
+    /// the notification: a valid record's token is left in `bytes` when it is in its stored form, and its payload
+    /// is not kept.
+    mutating func check(_ bytes: [UInt8], range: Range<Int>) -> CheckedLine {
+        let scanner = JSONScanner(bytes)
+        var raw = RawHeaderFields(bytes: bytes)
         do {
-            // The one scan of the line: it validates the payload too, and reports the members looked at below.
+            var members = Members()
+            try scanMembers(scanner, range: range, into: &members, raw: &raw)
+            let headers = try headerBuilder.checkedHeaders(from: raw)
+            try checkPayload(of: members, in: scanner, pushType: headers.pushType, priority: headers.priority)
+            return .valid(headers.token, headers.topic)
+        } catch {
+            return .invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
+        }
+    }
+
+    /// The one scan of the line (it validates the payload too): its members into `members` (filled in place, never
+    /// copied), the header fields' text into `raw`.
+    @inline(__always)
+    private func scanMembers(
+        _ scanner: JSONScanner, range: Range<Int>, into members: inout Members, raw: inout RawHeaderFields
+    ) throws(InputError) {
+        let object: JSONScanner.Value
+        do {
             object = try scanner.scanDocument(in: range, reportingMembersTo: Members.reportedDepth) { depth, key, value in
                 members.record(depth: depth, key: key, value: value, in: scanner)
             }
@@ -57,7 +80,7 @@ public struct NDJSONRecordParser {
             throw InputError(.recordNotObject, "a record must be a JSON object, not \(Self.article(object.kind))")
         }
         if let repeated = members.repeated {
-            throw InputError(.recordFieldInvalid, "field '\(repeated)' appears more than once")
+            throw InputError(.recordFieldInvalid, "field '\(repeated.rawValue)' appears more than once")
         }
         raw.token = try Self.text(members.token, "token", in: scanner, raw: &raw)
         raw.topic = try Self.text(members.topic, "topic", in: scanner, raw: &raw)
@@ -66,25 +89,37 @@ public struct NDJSONRecordParser {
         raw.expiration = try Self.text(members.expiration, "expiration", allowingNumber: true, in: scanner, raw: &raw)
         raw.collapseID = try Self.text(members.collapseID, "collapse_id", loneSurrogate: .collapseIDInvalid, in: scanner, raw: &raw)
         raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner, raw: &raw)
-        let headers = try headerBuilder.headers(from: raw)
+    }
 
+    /// The record's payload, checked for the headers' push type and priority: the `payload` member as written, or
+    /// the template filled from `vars`; empty when payloads are not kept.
+    @inline(__always)
+    private mutating func payload(of members: Members, in scanner: JSONScanner, pushType: PushType, priority: Priority?) throws(InputError) -> [UInt8] {
+        try checkPayload(of: members, in: scanner, pushType: pushType, priority: priority)
+        guard keepsPayloads else { return [] }
+        if let payload = members.payload { return Array(scanner.bytes[payload.range]) }
+        return Array(rendered)
+    }
+
+    /// Checks the record's payload (`payload(of:)`), leaving a filled template in `rendered`.
+    @inline(__always)
+    private mutating func checkPayload(of members: Members, in scanner: JSONScanner, pushType: PushType, priority: Priority?) throws(InputError) {
         if let payload = members.payload {
             guard payload.kind == .object else {
                 throw InputError(.payloadNotObject, "field 'payload' must be a JSON object, not \(Self.article(payload.kind))")
             }
             try PayloadRules.validate(
                 scannedObjectOfSize: payload.range.count, contentAvailableOnly: members.payloadIsContentAvailableOnly,
-                pushType: headers.pushType, priority: headers.priority
+                pushType: pushType, priority: priority
             )
-            return headers.notification(payload: keepsPayloads ? Array(scanner.bytes[payload.range]) : [])
+            return
         }
         guard let template else {
             throw InputError(.payloadMissing, "record has no 'payload' (and no template is given)")
         }
         try fillTemplateValues(from: members.vars, in: scanner)
         try template.render(into: &rendered, values: templateValues, in: scanner.bytes)
-        try Self.validateRendered(rendered, headers: headers)
-        return headers.notification(payload: keepsPayloads ? Array(rendered) : [])
+        try Self.validateRendered(rendered, pushType: pushType, priority: priority)
     }
 
     /// Where a string member's text is in `raw` (decoded into it if it has escapes), or a number's digits where
@@ -137,9 +172,9 @@ public struct NDJSONRecordParser {
     }
 
     /// Checks a rendered payload: oversize stays `PayloadTooLarge`; broken JSON is the template's fault.
-    static func validateRendered(_ rendered: [UInt8], headers: NotificationHeaders) throws(InputError) {
+    static func validateRendered(_ rendered: [UInt8], pushType: PushType, priority: Priority?) throws(InputError) {
         do {
-            try PayloadRules.validate(rendered, pushType: headers.pushType, priority: headers.priority)
+            try PayloadRules.validate(rendered, pushType: pushType, priority: priority)
         } catch where error.code == .payloadInvalidJSON || error.code == .payloadNotObject || error.code == .payloadEmpty {
             throw InputError(.templateResultInvalid, "the filled template is not a JSON object: \(error.detail)")
         }

@@ -39,16 +39,19 @@ struct RawHeaderFields {
     var topicText: String? { topic.map { String(decoding: self[$0], as: UTF8.self) } }
 }
 
-/// Every header value of one record, validated, with the campaign defaults applied.
-struct NotificationHeaders {
-    let token: DeviceToken
+/// Every header value of one record, validated, with the campaign defaults applied. `Token` is how the token is
+/// held: a `DeviceToken` for a notification, or a `CheckedToken` where only its validity and bytes are needed.
+struct NotificationHeaders<Token> {
+    let token: Token
     let topic: Topic
     let pushType: PushType
     let priority: Priority?
     let expiration: Expiration?
     let collapseID: CollapseID?
     let apnsID: APNSID?
+}
 
+extension NotificationHeaders where Token == DeviceToken {
     /// The notification with these headers; consuming, so the headers move into it instead of being copied.
     consuming func notification(payload: [UInt8]) -> PushNotification {
         PushNotification(
@@ -74,9 +77,30 @@ struct NotificationHeaderBuilder {
     }
 
     /// Validates in this order: token, push type, topic, topic suffix, priority, expiration, collapse id, apns-id.
-    mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders {
-        guard let tokenField = raw.token else { throw InputError(.tokenMissing, "record has no token") }
-        let token = try DeviceToken(parsingBytes: raw[tokenField])  // the slice overload: one copy for a canonical token
+    mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders<DeviceToken> {
+        let token = try DeviceToken(parsingBytes: raw[Self.tokenField(raw)])  // the slice overload: one copy for a canonical token
+        return try headers(token: token, from: raw)
+    }
+
+    /// Validates exactly as `headers(from:)` does, with the same errors in the same order, without making a
+    /// `DeviceToken` of a token already in its stored form in the record's own bytes: that token stays where it is
+    /// (`CheckedToken.inRecord`), so checking a record allocates nothing for it.
+    mutating func checkedHeaders(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders<CheckedToken> {
+        let field = try Self.tokenField(raw)
+        if field.upperBound <= raw.bytes.count, DeviceToken.isStoredForm(raw.bytes.span.extracting(field)) {
+            return try headers(token: .inRecord(field), from: raw)
+        }
+        return try headers(token: .parsed(DeviceToken(parsingBytes: raw[field])), from: raw)
+    }
+
+    private static func tokenField(_ raw: RawHeaderFields) throws(InputError) -> Range<Int> {
+        guard let field = raw.token else { throw InputError(.tokenMissing, "record has no token") }
+        return field
+    }
+
+    /// Every header after the token (already valid), validated in the order `headers(from:)` names.
+    @inline(__always)
+    private mutating func headers<Token>(token: Token, from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders<Token> {
         let pushType = try raw.pushType.map { field throws(InputError) in try Self.pushType(raw[field]) } ?? defaults.pushType
         let topic: Topic
         if let topicField = raw.topic {

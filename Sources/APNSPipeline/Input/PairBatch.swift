@@ -25,6 +25,13 @@ struct PairBatch: Sendable {
         topicIDs.append(topicID)
     }
 
+    /// Appends the pair of the token whose stored form is the bytes `tokenHex`.
+    mutating func append(hex tokenHex: ArraySlice<UInt8>, topicID: Int) {
+        hex.append(contentsOf: tokenHex)
+        hexEnds.append(hex.count)
+        topicIDs.append(topicID)
+    }
+
     /// Empties the batch, keeping its storage for the next one.
     mutating func removeAll() {
         hex.removeAll(keepingCapacity: true)

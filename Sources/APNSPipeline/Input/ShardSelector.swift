@@ -45,13 +45,23 @@ public struct ShardSelector: Sendable, Hashable, CustomStringConvertible {
 
     /// The shard a token belongs to among `count`.
     public static func shard(of token: DeviceToken, count: Int) -> Int {
+        shard(ofStoredForm: token.hex.utf8, count: count)
+    }
+
+    /// The shard of the token whose stored form (`DeviceToken.hex`) is the bytes `hex`.
+    static func shard(ofStoredForm hex: some Sequence<UInt8>, count: Int) -> Int {
         guard count > 1 else { return 0 }
-        return Int(StableHash.hash(token.hex.utf8) % UInt64(count))
+        return Int(StableHash.hash(hex) % UInt64(count))
     }
 
     /// Whether a record with this token is handled here.
     public func contains(_ token: DeviceToken) -> Bool {
         Self.shard(of: token, count: count) == index
+    }
+
+    /// Whether a record with the token whose stored form is the bytes `hex` is handled here.
+    func contains(storedForm hex: some Sequence<UInt8>) -> Bool {
+        Self.shard(ofStoredForm: hex, count: count) == index
     }
 
     /// Whether a record whose token could not be read is handled here (shard 0 reports those).
