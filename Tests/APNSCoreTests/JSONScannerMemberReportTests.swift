@@ -1,8 +1,9 @@
 import Testing
 @testable import APNSCore
 
-/// The scan that reports members as it goes (`scanDocument(in:reportingMembersTo:_:)`): same verdict as the plain
-/// scan on every input, members in scan order with their depth, nothing deeper than asked.
+/// The scan that reports members as it goes (`scanDocument(in:reportingMembersTo:_:)`, and the same to a
+/// `JSONMemberVisitor`): same verdict as the plain scan on every input, members in scan order with their depth,
+/// nothing deeper than asked.
 @Suite("JSONScanner member reports")
 struct JSONScannerMemberReportTests {
     /// One reported member: depth, decoded key, and the value's bytes as written.
@@ -77,6 +78,40 @@ struct JSONScannerMemberReportTests {
             case (.success(let a), .success(let b)): #expect(a == b)
             case (.failure(let a), .failure(let b)): #expect(a.offset == b.offset && a.message == b.message)
             default: Issue.record("verdicts differ at depth \(depth): \(plain) vs \(reporting)")
+            }
+        }
+    }
+
+    /// Records what a visitor is given, as `reports` records what the closure is given.
+    struct Recorder: JSONMemberVisitor {
+        var found: [Report] = []
+        mutating func member(depth: Int, key: JSONScanner.Value, value: JSONScanner.Value, in scanner: JSONScanner) {
+            let text = String(decoding: scanner.bytes[value.range], as: UTF8.self)
+            found.append(Report(depth: depth, key: scanner.decodeString(key), value: text))
+        }
+    }
+
+    @Test("a visitor is given exactly the members the closure is, and the scan's verdict is the same",
+          arguments: hostile + [#"{"a":{"b":{"c":1},"d":[{"e":2}]},"f":"x"}"#, #"{"\u0061":[1,{"b":true}],"a":null}"#].map { Array($0.utf8) })
+    func visitorSameAsClosure(bytes: [UInt8]) {
+        let scanner = JSONScanner(bytes)
+        for depth in [0, 1, 2, 4] {
+            var closureFound: [Report] = []
+            let viaClosure = Result { () throws(JSONSyntaxError) in
+                try scanner.scanDocument(in: 0..<bytes.count, reportingMembersTo: depth) { depth, key, value in
+                    let text = String(decoding: bytes[value.range], as: UTF8.self)
+                    closureFound.append(Report(depth: depth, key: scanner.decodeString(key), value: text))
+                }
+            }
+            var recorder = Recorder()
+            let viaVisitor = Result { () throws(JSONSyntaxError) in
+                try scanner.scanDocument(in: 0..<bytes.count, reportingMembersTo: depth, to: &recorder)
+            }
+            #expect(recorder.found == closureFound)
+            switch (viaClosure, viaVisitor) {
+            case (.success(let a), .success(let b)): #expect(a == b)
+            case (.failure(let a), .failure(let b)): #expect(a.offset == b.offset && a.message == b.message)
+            default: Issue.record("verdicts differ at depth \(depth): \(viaClosure) vs \(viaVisitor)")
             }
         }
     }

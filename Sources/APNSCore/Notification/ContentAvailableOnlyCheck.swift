@@ -5,7 +5,7 @@
 /// `payloadDepth` (1 when the payload is the scanned document, 2 when it is a member of a record), the members of
 /// its `aps` one deeper and before `aps` itself. A member shallower than `payloadDepth` (a record's own member)
 /// closes the payload before it: read `isContentAvailableOnly` before passing the record's `payload` member.
-public struct ContentAvailableOnlyCheck: Sendable {
+public struct ContentAvailableOnlyCheck: Sendable, JSONMemberVisitor {
     /// The depth of the payload object's own members in the scan.
     public let payloadDepth: Int
     /// The answer for the payload whose members were reported so far: its last `aps` member decides.

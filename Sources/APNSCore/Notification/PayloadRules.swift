@@ -17,9 +17,7 @@ public enum PayloadRules {
         let value: JSONScanner.Value
         var check = ContentAvailableOnlyCheck(payloadDepth: 1)
         do {
-            value = try scanner.scanDocument(in: range, reportingMembersTo: check.reportedDepth) { depth, key, value in
-                check.member(depth: depth, key: key, value: value, in: scanner)
-            }
+            value = try scanner.scanDocument(in: range, reportingMembersTo: check.reportedDepth, to: &check)
         } catch {
             throw InputError(.payloadInvalidJSON, "payload is not valid JSON: \(error)")
         }

@@ -12,6 +12,13 @@ public struct JSONScanner {
         public let range: Range<Int>
         /// For strings: whether the content contains escapes (the raw bytes differ from the decoded text).
         public let hasEscapes: Bool
+
+        @usableFromInline
+        init(kind: Kind, range: Range<Int>, hasEscapes: Bool) {
+            self.kind = kind
+            self.range = range
+            self.hasEscapes = hasEscapes
+        }
     }
 
     /// Nesting deeper than this is rejected, so hostile input cannot exhaust the stack.
@@ -30,7 +37,8 @@ public struct JSONScanner {
 
     /// Validates that `range` holds exactly one JSON value, with optional surrounding white space.
     public func scanDocument(in range: Range<Int>) throws(JSONSyntaxError) -> Value {
-        try scanDocument(in: range, reportingMembersTo: 0, { _, _, _ in })
+        var none = IgnoredMembers()
+        return try scanDocument(in: range, reportingMembersTo: 0, to: &none)
     }
 
     /// Validates like `scanDocument(in:)` and, in the same pass, reports to `visit` every member of the objects
@@ -39,13 +47,25 @@ public struct JSONScanner {
     public func scanDocument(
         in range: Range<Int>, reportingMembersTo maximumReportedDepth: Int, _ visit: MemberVisitor
     ) throws(JSONSyntaxError) -> Value {
+        try withoutActuallyEscaping(visit) { (visit) throws(JSONSyntaxError) -> Value in
+            var visitor = ClosureMemberVisitor(visit: visit)
+            return try scanDocument(in: range, reportingMembersTo: maximumReportedDepth, to: &visitor)
+        }
+    }
+
+    /// The same scan reporting to a `JSONMemberVisitor`: inlinable, so a caller's module specializes the whole
+    /// scan for its visitor and each member reaches it without a call through a closure.
+    @inlinable
+    public func scanDocument<Visitor: JSONMemberVisitor>(
+        in range: Range<Int>, reportingMembersTo maximumReportedDepth: Int, to visitor: inout Visitor
+    ) throws(JSONSyntaxError) -> Value {
         // Every scan stays inside `range`; the string scan's word loads rely on it being inside `bytes`.
         precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "range outside the bytes")
         var position = skipSpace(range.lowerBound, range.upperBound)
         guard position < range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "no JSON value")
         }
-        let value = try scanValue(at: &position, end: range.upperBound, depth: 0, maximumReportedDepth, visit)
+        let value = try scanValue(at: &position, end: range.upperBound, depth: 0, maximumReportedDepth, &visitor)
         position = skipSpace(position, range.upperBound)
         guard position == range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "unexpected data after the JSON value")
@@ -67,7 +87,8 @@ public struct JSONScanner {
             guard let key = try? scanString(at: &position, end: end) else { return }
             position = skipSpace(position, end) + 1  // the colon
             position = skipSpace(position, end)
-            guard let value = try? scanValue(at: &position, end: end, depth: 0, 0, { _, _, _ in }) else { return }
+            var none = IgnoredMembers()
+            guard let value = try? scanValue(at: &position, end: end, depth: 0, 0, &none) else { return }
             body(key, value)
             position = skipSpace(position, end)
             if position < end, byte(at: position) == UInt8(ascii: ",") { position += 1 }
@@ -76,13 +97,16 @@ public struct JSONScanner {
 
     // MARK: - Scanning
 
-    // Every container scan carries `reported` (the deepest object whose members go to `visit`) and `visit`.
+    // Every container scan carries `reported` (the deepest object whose members go to `visitor`) and `visitor`.
 
-    private func scanValue(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
+    @inlinable
+    func scanValue<Visitor: JSONMemberVisitor>(
+        at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
+    ) throws(JSONSyntaxError) -> Value {
         guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of JSON") }
         switch byte(at: position) {
-        case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1, reported, visit)
-        case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1, reported, visit)
+        case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1, reported, &visitor)
+        case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1, reported, &visitor)
         case UInt8(ascii: "\""): return try scanPlainString(at: &position, end: end)
         case UInt8(ascii: "t"): return try scanLiteral("true", .true, at: &position, end: end)
         case UInt8(ascii: "f"): return try scanLiteral("false", .false, at: &position, end: end)
@@ -92,7 +116,10 @@ public struct JSONScanner {
         }
     }
 
-    private func scanObject(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
+    @inlinable
+    func scanObject<Visitor: JSONMemberVisitor>(
+        at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
+    ) throws(JSONSyntaxError) -> Value {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
         position = skipSpace(position + 1, end)
@@ -110,8 +137,8 @@ public struct JSONScanner {
                 throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
             }
             position = skipSpace(position + 1, end)
-            let value = try scanValue(at: &position, end: end, depth: depth, reported, visit)
-            if depth <= reported { visit(depth, key, value) }
+            let value = try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
+            if depth <= reported { visitor.member(depth: depth, key: key, value: value, in: self) }
             position = skipSpace(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated object") }
             if byte(at: position) == UInt8(ascii: "}") {
@@ -125,7 +152,10 @@ public struct JSONScanner {
         }
     }
 
-    private func scanArray(at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visit: MemberVisitor) throws(JSONSyntaxError) -> Value {
+    @inlinable
+    func scanArray<Visitor: JSONMemberVisitor>(
+        at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
+    ) throws(JSONSyntaxError) -> Value {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
         position = skipSpace(position + 1, end)
@@ -134,7 +164,7 @@ public struct JSONScanner {
             return Value(kind: .array, range: start..<position, hasEscapes: false)
         }
         while true {
-            _ = try scanValue(at: &position, end: end, depth: depth, reported, visit)
+            _ = try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
             position = skipSpace(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated array") }
             if byte(at: position) == UInt8(ascii: "]") {
@@ -151,8 +181,8 @@ public struct JSONScanner {
     /// The string scan, inlined where it is called for the commonest string: printable ASCII without escapes,
     /// whose first byte that needs a look is its closing quote. Any other string is scanned again from its start
     /// by `scanString`, which checks everything.
-    @inline(__always)
-    private func scanPlainString(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
+    @inlinable @inline(__always)
+    func scanPlainString(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
         let start = position
         var index = start &+ 1
         let raw = bytes.span.bytes
@@ -171,7 +201,8 @@ public struct JSONScanner {
         return try scanString(at: &position, end: end)
     }
 
-    private func scanString(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
+    @inlinable
+    func scanString(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
         let start = position
         var index = position + 1
         var escapes = false
@@ -231,7 +262,7 @@ public struct JSONScanner {
     /// `x - 0x20…20 & ~x` of one below 0x20 (among bytes below 0x80, the only ones left). A borrow can also flag a
     /// byte after a real match, never one before it, so the lowest set bit marks the first byte to look at exactly
     /// and the mask is zero exactly when there is none.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func specialByteMask(_ word: UInt64) -> UInt64 {
         escapedByteMask(word) | word & 0x8080_8080_8080_8080
     }
@@ -251,13 +282,15 @@ public struct JSONScanner {
     }
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).
-    private func skipUTF8Sequence(at index: Int, end: Int) throws(JSONSyntaxError) -> Int {
+    @inlinable
+    func skipUTF8Sequence(at index: Int, end: Int) throws(JSONSyntaxError) -> Int {
         let length = UTF8Validation.sequenceLength(bytes, at: index, end: end)
         guard length > 0 else { throw JSONSyntaxError(offset: index, message: "invalid UTF-8") }
         return index + length
     }
 
-    private func scanNumber(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
+    @inlinable
+    func scanNumber(at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
         let start = position
         var index = position
         if byte(at: index) == UInt8(ascii: "-") { index += 1 }
@@ -282,7 +315,8 @@ public struct JSONScanner {
         return Value(kind: .number, range: start..<index, hasEscapes: false)
     }
 
-    private func scanLiteral(_ word: StaticString, _ kind: Kind, at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
+    @inlinable
+    func scanLiteral(_ word: StaticString, _ kind: Kind, at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
         let start = position
         let count = word.utf8CodeUnitCount
         let matches = start + count <= end && word.withUTF8Buffer { expected in
@@ -297,10 +331,10 @@ public struct JSONScanner {
 
     /// The byte at `index`, without a second bounds check: every caller has checked `index` against its `end`,
     /// and every `end` is inside `bytes` (the entry points check their ranges).
-    @inline(__always)
-    private func byte(at index: Int) -> UInt8 { bytes.span[unchecked: index] }
+    @inlinable @inline(__always)
+    func byte(at index: Int) -> UInt8 { bytes.span[unchecked: index] }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     func skipSpace(_ start: Int, _ end: Int) -> Int {
         var index = Swift.max(start, 0)
         let end = Swift.min(end, bytes.count)  // also called from outside the scans: kept inside `bytes`
@@ -313,13 +347,14 @@ public struct JSONScanner {
         return index
     }
 
-    @inline(__always) private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+    @inlinable @inline(__always) static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
-    @inline(__always) private static func isHexDigit(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always) static func isHexDigit(_ byte: UInt8) -> Bool {
         isDigit(byte) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
     }
 
-    private static func show(_ byte: UInt8) -> String {
+    @usableFromInline
+    static func show(_ byte: UInt8) -> String {
         byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16, uppercase: true)
     }
 }

@@ -13,7 +13,7 @@ extension NDJSONRecordParser {
 
     /// The members of a record the parser knows, and whether its payload's `aps` holds only `content-available`,
     /// gathered from the members one scan of the line reports (`reportedDepth` deep).
-    struct Members {
+    struct Members: JSONMemberVisitor {
         var token: JSONScanner.Value?
         var payload: JSONScanner.Value?
         var topic: JSONScanner.Value?
@@ -33,7 +33,7 @@ extension NDJSONRecordParser {
         static let reportedDepth = 3
 
         /// Takes one member reported by the scan of the line; `null` counts as absent.
-        mutating func record(depth: Int, key: JSONScanner.Value, value: JSONScanner.Value, in scanner: JSONScanner) {
+        mutating func member(depth: Int, key: JSONScanner.Value, value: JSONScanner.Value, in scanner: JSONScanner) {
             guard depth == 1 else {
                 payloadCheck.member(depth: depth, key: key, value: value, in: scanner)
                 return
@@ -61,7 +61,7 @@ extension NDJSONRecordParser {
         }
     }
 
-    /// The known members of a record's object, found by the scan of its line (see `Members.record`).
+    /// The known members of a record's object, found by the scan of its line (see `Members.member`).
     static func field(named key: JSONScanner.Value, in scanner: JSONScanner) -> Field? {
         // Keys of up to eight bytes are compared as one word each; longer ones on their bytes; keys with escapes
         // decoded.

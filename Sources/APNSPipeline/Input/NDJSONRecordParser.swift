@@ -67,9 +67,7 @@ public struct NDJSONRecordParser {
     ) throws(InputError) {
         let object: JSONScanner.Value
         do {
-            object = try scanner.scanDocument(in: range, reportingMembersTo: Members.reportedDepth) { depth, key, value in
-                members.record(depth: depth, key: key, value: value, in: scanner)
-            }
+            object = try scanner.scanDocument(in: range, reportingMembersTo: Members.reportedDepth, to: &members)
         } catch {
             if let bad = UTF8Validation.firstInvalidByte(scanner.bytes, in: range) {
                 throw InputError(.recordInvalidUTF8, "invalid UTF-8 at column \(bad - range.lowerBound + 1)")
