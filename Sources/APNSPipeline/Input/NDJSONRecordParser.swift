@@ -31,11 +31,11 @@ public struct NDJSONRecordParser {
         let scanner = JSONScanner(bytes)
         var raw = RawHeaderFields(bytes: bytes)
         do {
-            var members = Members()
-            try scanMembers(scanner, range: range, into: &members, raw: &raw)
-            let headers = try headerBuilder.headers(from: raw)
-            let payload = try payload(of: members, in: scanner, pushType: headers.pushType, priority: headers.priority)
-            return CampaignRecord(key: key, content: .notification(headers.notification(payload: payload)))
+            let (headers, payload) = try checkLine(scanner, range: range, raw: &raw) { builder, raw throws(InputError) in
+                try builder.headers(from: raw)
+            }
+            let kept = keepsPayloads ? payload.map { Array(bytes[$0]) } ?? Array(rendered) : []
+            return CampaignRecord(key: key, content: .notification(headers.notification(payload: kept)))
         } catch {
             let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
             return CampaignRecord(key: key, content: content)
@@ -49,14 +49,28 @@ public struct NDJSONRecordParser {
         let scanner = JSONScanner(bytes)
         var raw = RawHeaderFields(bytes: bytes)
         do {
-            var members = Members()
-            try scanMembers(scanner, range: range, into: &members, raw: &raw)
-            let headers = try headerBuilder.checkedHeaders(from: raw)
-            try checkPayload(of: members, in: scanner, pushType: headers.pushType, priority: headers.priority)
+            let (headers, _) = try checkLine(scanner, range: range, raw: &raw) { builder, raw throws(InputError) in
+                try builder.checkedHeaders(from: raw)
+            }
             return .valid(headers.token, headers.topic)
         } catch {
             return .invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
         }
+    }
+
+    /// Every check of a line, in order: the scan (`scanMembers`), the header values (`headers`: the builder's
+    /// `headers` or `checkedHeaders`), the payload's rules. Returns the headers and where the payload is: its range
+    /// in the line, or nil for the filled template in `rendered`.
+    @inline(__always)
+    private mutating func checkLine<Token>(
+        _ scanner: JSONScanner, range: Range<Int>, raw: inout RawHeaderFields,
+        headers: (inout NotificationHeaderBuilder, RawHeaderFields) throws(InputError) -> NotificationHeaders<Token>
+    ) throws(InputError) -> (NotificationHeaders<Token>, payload: Range<Int>?) {
+        var members = Members()
+        try scanMembers(scanner, range: range, into: &members, raw: &raw)
+        let checked = try headers(&headerBuilder, raw)
+        try checkPayload(of: members, in: scanner, pushType: checked.pushType, priority: checked.priority)
+        return (checked, members.payload?.range)
     }
 
     /// The one scan of the line (it validates the payload too): its members into `members` (filled in place, never
@@ -89,17 +103,8 @@ public struct NDJSONRecordParser {
         raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner, raw: &raw)
     }
 
-    /// The record's payload, checked for the headers' push type and priority: the `payload` member as written, or
-    /// the template filled from `vars`; empty when payloads are not kept.
-    @inline(__always)
-    private mutating func payload(of members: Members, in scanner: JSONScanner, pushType: PushType, priority: Priority?) throws(InputError) -> [UInt8] {
-        try checkPayload(of: members, in: scanner, pushType: pushType, priority: priority)
-        guard keepsPayloads else { return [] }
-        if let payload = members.payload { return Array(scanner.bytes[payload.range]) }
-        return Array(rendered)
-    }
-
-    /// Checks the record's payload (`payload(of:)`), leaving a filled template in `rendered`.
+    /// Checks the record's payload: the `payload` member as written, or the template filled from `vars` (left in
+    /// `rendered`), for the headers' push type and priority.
     @inline(__always)
     private mutating func checkPayload(of members: Members, in scanner: JSONScanner, pushType: PushType, priority: Priority?) throws(InputError) {
         if let payload = members.payload {
