@@ -81,7 +81,7 @@ public struct CSVRecordParser {
         }
     }
 
-    /// Checks the reader's current record as `parse` does, for `CampaignReader.nextCheckedRecord` (a CSV record's
+    /// Checks the reader's current record as `parse` does, for `CampaignReader.checkRecords` (a CSV record's
     /// cells are unescaped into the reader's buffer, so its token is simply parsed).
     mutating func check(_ reader: CSVReader, record: CSVReader.Record, fileIndex: Int) -> CheckedLine {
         switch parse(reader, record: record, fileIndex: fileIndex).content {

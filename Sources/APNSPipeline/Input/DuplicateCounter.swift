@@ -47,7 +47,7 @@ public struct DuplicateCounter: ~Copyable {
     }
 
     /// Counts the pair of `topic` and the token whose stored form (`DeviceToken.hex`'s bytes) is `bytes[hex]`, as
-    /// `CampaignReader.nextCheckedRecord` hands it over: the same pair `add(_:progress:)` counts for a notification
+    /// `CampaignReader.checkRecords` hands it over: the same pair `add(_:progress:)` counts for a notification
     /// with them.
     public mutating func add(
         tokenBytes bytes: [UInt8], hex: Range<Int>, topic: Topic, progress: @autoclosure () -> ReadProgress?
