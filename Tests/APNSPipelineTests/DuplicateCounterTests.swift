@@ -31,7 +31,7 @@ struct DuplicateCounterTests {
             if index % 2 == 0 {
                 try counter.add(notification, progress: nil)
             } else {
-                // As `CampaignReader.checkRecords` hands a pair over: the token's digits inside a record's bytes.
+                // As `CampaignReader.checkRecords` hands most pairs over: the token's digits inside a record's bytes.
                 let line = Array(#"{"token":""#.utf8) + Array(notification.token.hex.utf8) + Array(#""}"#.utf8)
                 let hex = 10..<(10 + notification.token.hex.utf8.count)
                 try counter.add(tokenBytes: line, hex: hex, topic: notification.topic, progress: nil)
@@ -76,5 +76,13 @@ struct DuplicateCounterTests {
         try counter.add(notification, progress: nil)
         try counter.add(notification, progress: nil)
         #expect(try counter.finish(progress: nil) == 1)
+    }
+}
+
+extension DuplicateCounter {
+    /// Counts a notification's pair as `CampaignReader.checkRecords` hands over a parsed token's: its digits alone.
+    mutating func add(_ notification: PushNotification, progress: ReadProgress?) throws(PipelineError) {
+        let hex = Array(notification.token.hex.utf8)
+        try add(tokenBytes: hex, hex: hex.indices, topic: notification.topic, progress: progress)
     }
 }

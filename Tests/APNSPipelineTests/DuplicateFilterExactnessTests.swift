@@ -131,7 +131,7 @@ struct DuplicateFilterExactnessTests {
                 let notification = PushNotification(
                     token: try token(Int.random(in: 0..<300, using: &generator)),
                     topic: topics[Int.random(in: 0..<2, using: &generator)], pushType: .alert, payload: [])
-                staged.stage(notification)
+                staged.stage(hex: notification.token.hex.utf8.span, topic: notification.topic)
                 if try !single.insert(notification) { singleSeen += 1 }
             }
             #expect(staged.stagedCount == size)

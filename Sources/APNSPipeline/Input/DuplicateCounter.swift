@@ -36,35 +36,22 @@ public struct DuplicateCounter: ~Copyable {
         }
     }
 
-    /// Counts the notification's pair; `progress` (the reader's) is asked for when the filter may size its table.
-    public mutating func add(_ notification: PushNotification, progress: @autoclosure () -> ReadProgress?) throws(PipelineError) {
-        if thread == nil {
-            filter?.stage(notification)
-            return try insertStagedIfFull(progress: progress())
-        }
-        batch.append(notification.token, topicID: topicIDs.id(of: notification.topic))
-        if batch.count == Self.batchSize { try handOver(progress: progress()) }
-    }
-
     /// Counts the pair of `topic` and the token whose stored form (`DeviceToken.hex`'s bytes) is `bytes[hex]`, as
-    /// `CampaignReader.checkRecords` hands it over: the same pair `add(_:progress:)` counts for a notification
-    /// with them.
+    /// `CampaignReader.checkRecords` hands it over; `progress` (the reader's) is asked for when the filter may size
+    /// its table.
     public mutating func add(
         tokenBytes bytes: [UInt8], hex: Range<Int>, topic: Topic, progress: @autoclosure () -> ReadProgress?
     ) throws(PipelineError) {
         if thread == nil {
             filter?.stage(hex: bytes.span.extracting(hex), topic: topic)
-            return try insertStagedIfFull(progress: progress())
+            if filter?.stagedCount == DuplicateCountingThread.readAheadGroup {
+                seen += try filter?.insertStaged() ?? 0
+                filter?.sizeForInput(progress())
+            }
+            return
         }
         batch.append(hex: bytes[hex], topicID: topicIDs.id(of: topic))
         if batch.count == Self.batchSize { try handOver(progress: progress()) }
-    }
-
-    /// Counting here: records the staged pairs once a read-ahead group is staged.
-    private mutating func insertStagedIfFull(progress: @autoclosure () -> ReadProgress?) throws(PipelineError) {
-        guard filter?.stagedCount == DuplicateCountingThread.readAheadGroup else { return }
-        seen += try filter?.insertStaged() ?? 0
-        filter?.sizeForInput(progress())
     }
 
     /// Counts what is left, waiting for the counting thread if there is one; returns how many pairs were copies of

@@ -52,21 +52,16 @@ public struct DuplicateFilter {
         return try insert(key: stagedLength..<end, hash: hash)
     }
 
-    /// Stages the notification's pair for `insertStaged()`, which records staged pairs as `insert` would, one
-    /// after another in the order staged, but reads all their home cells first: at a million pairs the table is
-    /// far larger than the caches, and one pair's cache miss at a time was a sixth of `validate`'s time.
-    public mutating func stage(_ notification: PushNotification) {
-        stage(hex: notification.token.hex.utf8.span, topic: notification.topic)
-    }
-
-    /// Stages the pair of `topic` and the token whose stored form (`DeviceToken.hex`) is `hex`: the same pair
-    /// `stage(_:)` stages for a notification with them.
+    /// Stages the pair of `topic` and the token whose stored form (`DeviceToken.hex`) is `hex` for
+    /// `insertStaged()`, which records staged pairs as `insert` would, one after another in the order staged, but
+    /// reads all their home cells first: at a million pairs the table is far larger than the caches, and one pair's
+    /// cache miss at a time was a sixth of `validate`'s time.
     mutating func stage(hex: Span<UInt8>, topic: Topic) {
         stage(hex: hex, topicID: topicIDs.id(of: topic))
     }
 
     /// Stages the pair of a token whose stored form (`DeviceToken.hex`) is `hex`, and of the topic that
-    /// `TopicIDs` numbers `topicID`: the same pair `stage(_:)` stages for a notification with them.
+    /// `TopicIDs` numbers `topicID`: the same pair `stage(hex:topic:)` stages for that topic.
     mutating func stage(hex: Span<UInt8>, topicID: Int) {
         offered &+= 1
         let (end, hash) = encodeKey(hex: hex, topicID: topicID)

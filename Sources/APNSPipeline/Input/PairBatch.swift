@@ -19,13 +19,7 @@ struct PairBatch: Sendable {
 
     var count: Int { hexEnds.count }
 
-    mutating func append(_ token: DeviceToken, topicID: Int) {
-        hex.append(contentsOf: token.hex.utf8)
-        hexEnds.append(hex.count)
-        topicIDs.append(topicID)
-    }
-
-    /// Appends the pair of the token whose stored form is the bytes `tokenHex`.
+    /// Appends the pair of the token whose stored form (`DeviceToken.hex`) is the bytes `tokenHex`.
     mutating func append(hex tokenHex: ArraySlice<UInt8>, topicID: Int) {
         hex.append(contentsOf: tokenHex)
         hexEnds.append(hex.count)
