@@ -28,6 +28,8 @@ final class Nghttp2Session {
     }
 
     let session: OpaquePointer
+    /// The memory nghttp2 allocates for this session; released after the session (`deinit`).
+    private let memory = Nghttp2MemoryPool()
     /// The lengths of the header names the sink reads, one bit each (bit 63 for 63 and longer): the header
     /// callback drops other fields before reaching the sink. All by default; a client reads only `:status` and
     /// `apns-id` (7) and `apns-unique-id` (14).
@@ -58,9 +60,10 @@ final class Nghttp2Session {
         // Streams that closed are not kept for priority bookkeeping: nothing here uses priorities.
         nghttp2_option_set_no_closed_streams(option, 1)
         var sessionPointer: OpaquePointer?
+        var allocator = memory.allocator
         switch start.role {
-        case .client: status = nghttp2_session_client_new2(&sessionPointer, callbacks, nil, option)
-        case .server: status = nghttp2_session_server_new2(&sessionPointer, callbacks, nil, option)
+        case .client: status = nghttp2_session_client_new3(&sessionPointer, callbacks, nil, option, &allocator)
+        case .server: status = nghttp2_session_server_new3(&sessionPointer, callbacks, nil, option, &allocator)
         }
         guard status == 0, let session = sessionPointer else { throw Self.error(status) }
         self.session = session
@@ -105,6 +108,7 @@ final class Nghttp2Session {
     }
 
     deinit {
+        // Frees through `memory`, which stored properties' release frees after this body.
         nghttp2_session_del(session)
         entries.deallocate()
     }
