@@ -12,6 +12,11 @@
 #      `nghttpd -v` frame timestamps calibrated against this machine's monotonic clock by a probe connection.
 #   7. (kept from the first benchmark) `send` -> the release mock next to `h2load -m 1000` -> the same mock.
 #   8. (kept from the first benchmark) `send --durable` next to a plain `send`, both -> the release mock.
+#   9. Instructions executed (valgrind's callgrind), the steady stand-in for rows 1a, 2 and 3 on a noisy host: per
+#      request of `send` and of h2load (row 1's set-up), per request of the mock and of nghttpd under h2load (row 3's),
+#      per record of `validate` and of the Python loop (row 2's; pinned, so the filter runs on the reading thread).
+#      Each side runs at INSTR_RECORDS and at twice as many; the difference divided by INSTR_RECORDS leaves the
+#      process start and the set-up out.
 # Each process gets its own core with taskset when two or more are available (clients on the first, servers on the
 # second); the two sides of a row run interleaved (A, B, A, B ...) for ROUNDS rounds and each row prints both sides,
 # best and median, and their ratio. Only 127.0.0.1 is targeted; every step is bounded by STEP_TIMEOUT seconds; the
@@ -19,9 +24,9 @@
 #
 # Usage: scripts/bench.sh [--quick] [--rounds N] [--rows 1,2,...] [--records N] [--validate-records N]
 #                         [--rss-small N] [--rss-large N] [--dup-small N] [--dup-large N] [--starts N]
-#                         [records] [large records]
+#                         [--instr-records N] [records] [large records]
 # The same settings come from the environment: ROUNDS ROWS RECORDS VALIDATE_RECORDS RSS_SMALL RSS_LARGE DUP_SMALL
-# DUP_LARGE STARTS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary;
+# DUP_LARGE STARTS INSTR_RECORDS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary;
 # row 6 also measures the static binary scripts/install.sh builds (APNS_BULK_STATIC_BIN=path gives one).
 # --quick (small sizes, one round: a smoke check) applies where it stands, so options after it override it. The two
 # positional numbers are the old usage (RECORDS and RSS_LARGE).
@@ -37,8 +42,9 @@ RSS_LARGE=${RSS_LARGE:-1000000}
 DUP_SMALL=${DUP_SMALL:-1000000}
 DUP_LARGE=${DUP_LARGE:-10000000}
 STARTS=${STARTS:-7}
+INSTR_RECORDS=${INSTR_RECORDS:-20000}
 ROUNDS=${ROUNDS:-3}
-ROWS=${ROWS:-1,2,3,4,5,6,7,8}
+ROWS=${ROWS:-1,2,3,4,5,6,7,8,9}
 CONNECTIONS=${CONNECTIONS:-2}
 STEP_TIMEOUT=${STEP_TIMEOUT:-900}
 STREAMS=100                       # nghttpd's default SETTINGS_MAX_CONCURRENT_STREAMS; h2load -m for rows 1 and 3
@@ -48,7 +54,7 @@ positional=()
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) RECORDS=5000; VALIDATE_RECORDS=50000; RSS_SMALL=5000; RSS_LARGE=50000; DUP_SMALL=20000
-                 DUP_LARGE=200000; STARTS=3; ROUNDS=1 ;;
+                 DUP_LARGE=200000; STARTS=3; INSTR_RECORDS=2000; ROUNDS=1 ;;
         --rounds) ROUNDS=$2; shift ;;
         --rows) ROWS=$2; shift ;;
         --records) RECORDS=$2; shift ;;
@@ -58,6 +64,7 @@ while [ $# -gt 0 ]; do
         --dup-small) DUP_SMALL=$2; shift ;;
         --dup-large) DUP_LARGE=$2; shift ;;
         --starts) STARTS=$2; shift ;;
+        --instr-records) INSTR_RECORDS=$2; shift ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "bench: unknown option $1" >&2; usage >&2; exit 64 ;;
         *) positional+=("$1") ;;
@@ -66,7 +73,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#positional[@]} -ge 1 ] && RECORDS=${positional[0]}
 [ ${#positional[@]} -ge 2 ] && RSS_LARGE=${positional[1]}
-for n in "$RECORDS" "$VALIDATE_RECORDS" "$RSS_SMALL" "$RSS_LARGE" "$DUP_SMALL" "$DUP_LARGE" "$STARTS" "$ROUNDS"; do
+for n in "$RECORDS" "$VALIDATE_RECORDS" "$RSS_SMALL" "$RSS_LARGE" "$DUP_SMALL" "$DUP_LARGE" "$STARTS" "$ROUNDS" \
+    "$INSTR_RECORDS"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench: sizes, starts and rounds are positive integers: '$n'" >&2; exit 64; }
 done
 [ "$DUP_LARGE" -gt "$DUP_SMALL" ] || { echo "bench: --dup-large must exceed --dup-small" >&2; exit 64; }
@@ -84,6 +92,10 @@ command -v python3 >/dev/null || need+=(python3)
 [ -x /usr/bin/time ] || need+=(time)
 command -v ps >/dev/null || need+=(procps)
 command -v taskset >/dev/null || need+=(util-linux)
+if row 9; then
+    command -v valgrind >/dev/null || need+=(valgrind)
+    command -v strip >/dev/null || need+=(binutils)
+fi
 if [ ${#need[@]} -gt 0 ]; then
     echo "bench: installing ${need[*]}" >&2
     SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -136,7 +148,7 @@ echo "$PINNING; rounds $ROUNDS (interleaved); rows $ROWS"
 awk '{exit !($1 >= 1.5)}' /proc/loadavg \
     && echo "warning: load $(cut -d' ' -f1 /proc/loadavg) (1 min): other processes compete for the cores, figures are noisy"
 echo "sizes: requests $RECORDS, validate $VALIDATE_RECORDS, send RSS $RSS_SMALL/$RSS_LARGE," \
-    "filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS"
+    "filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS, instructions $INSTR_RECORDS/$((2 * INSTR_RECORDS))"
 
 # --- helpers
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -499,6 +511,105 @@ if row 7 || row 8; then
     if row 8; then
         report pair "8  send --durable vs send, -> mock" records/s higher durable durable8.rate send send7.rate "none"
     fi
+fi
+
+# --- 9. instructions executed (callgrind): rows 1a, 2 and 3 counted instead of timed
+if row 9; then
+    N9=$INSTR_RECORDS
+    echo "== 9. instructions (valgrind --tool=callgrind), $N9 and $((2 * N9)) requests or records a side"
+    # counted NAME cmd...: cmd under callgrind on the client core; adds its instruction count to series NAME.
+    counted() {
+        local name=$1; shift
+        RC=0
+        "${CLIENT[@]}" timeout "$STEP_TIMEOUT" valgrind --tool=callgrind --callgrind-out-file="$WORK/$name.cg" "$@" \
+            > "$WORK/$name.out" 2> "$WORK/$name.vg" || RC=$?
+        [ "$RC" -eq 0 ] || fail "$name under callgrind exited $RC: $(tail -3 "$WORK/$name.vg")"
+        add_count "$name"
+    }
+    add_count() {  # add_count NAME: the count callgrind wrote to NAME.cg, added to series NAME
+        local instructions
+        instructions=$(awk '/^summary:/ {print $2; exit}' "$WORK/$1.cg" 2>/dev/null || true)
+        [ -n "$instructions" ] || fail "callgrind ($1) wrote no count: $(tail -3 "$WORK/$1.vg")"
+        add "$1" "$instructions"
+    }
+    # counted_server NAME PORT cmd...: a server under callgrind on the server core, listening on PORT; h2load
+    # sends it N9 or 2 * N9 requests (the series' next size), then SIGTERM ends it and callgrind writes its count.
+    counted_server() {
+        local name=$1 port=$2 n=$N9; shift 2
+        [ -s "$WORK/v.$name" ] && n=$((2 * N9))
+        "${SERVER[@]}" valgrind --tool=callgrind --callgrind-out-file="$WORK/$name.cg" "$@" \
+            > "$WORK/$name.out" 2> "$WORK/$name.vg" &
+        local pid=$!; SERVERS+=("$pid")
+        [ "$port" = file ] && { for _ in $(seq 1 600); do [ -s "$WORK/mock9.port" ] && break; sleep 0.05; done
+                                port=$(cat "$WORK/mock9.port" 2>/dev/null || echo 0); }
+        wait_port "$port"
+        "${CLIENT[@]}" h2load -n "$n" -c "$CONNECTIONS" -m "$STREAMS" -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
+            "https://127.0.0.1:$port/3/device/$TOKEN" > "$WORK/$name.h2load" 2>&1 || true
+        grep -Eq "^status codes: $n 2xx" "$WORK/$name.h2load" || fail "h2load -> $name under callgrind: not $n 2xx"
+        kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+        add_count "$name"
+    }
+    # The printed row: each side's instructions per item, (count at 2 * N9 - count at N9) / N9, and their ratio:
+    # A / B as a cost (row 1a's orientation), or with `rate` B / A (rows 2's and 3a's, where higher is better).
+    count_row() {  # count_row TITLE UNIT A_LABEL A_SERIES B_LABEL B_SERIES GOAL cost|rate
+        python3 - "$WORK" "$N9" "$@" <<'PY' | tee -a "$WORK/table"
+import sys
+work, n, title, unit, la, sa, lb, sb, goal, orientation = sys.argv[1:]
+def per_item(series):
+    with open(f"{work}/v.{series}") as f:
+        small, large = (int(x) for x in f.read().split())
+    return (large - small) / int(n)
+a, b = per_item(sa), per_item(sb)
+ratio = f"{a / b:.2f}x" if orientation == "cost" else f"{b / a:.2f}x ({lb} / {la}, as a rate)"
+print(f"{title}: {la} {a:,.0f} {unit} | {lb} {b:,.0f} | ratio {ratio} (goal {goal}) [callgrind]")
+PY
+    }
+    # valgrind 3.19 cannot read the DWARF 5 debug information Swift 6 writes: it runs a copy without it (the
+    # symbols stay, for callgrind_annotate on the kept .cg files).
+    COUNTED_BIN="$WORK/apns-bulk.nodebug"
+    PYTHON=$(python3 -c 'import sys; print(sys.executable)')   # the interpreter itself, not a shim that runs it
+    strip --strip-debug -o "$COUNTED_BIN" "$BIN"
+    for n in "$N9" "$((2 * N9))"; do
+        same_token "$n" "$WORK/same9-$n.ndjson"
+        python3 scripts/gen-campaign.py --records "$n" --out "$WORK/distinct9-$n.ndjson"
+    done
+
+    # 9a: send and h2load -> nghttpd (row 1's set-up; nghttpd runs natively on the server core)
+    start_nghttpd "$WORK/nghttpd9.log"
+    for n in "$N9" "$((2 * N9))"; do
+        counted send9 "$COUNTED_BIN" send "$WORK/same9-$n.ndjson" --results "$WORK/send9-$n.results" \
+            --endpoint "https://127.0.0.1:$NG_PORT" --ca-file "$WORK/cert.pem" "${AUTH[@]}" --topic "$TOPIC" \
+            --connections "$CONNECTIONS" --progress none --allow-duplicates
+        [ "$(grep -c '"outcome":"delivered"' "$WORK/send9-$n.results")" -eq "$n" ] \
+            || fail "send under callgrind did not deliver all $n records"
+        counted h2load9 h2load -n "$n" -c "$CONNECTIONS" -m "$STREAMS" -t 1 -d "$WORK/payload.json" \
+            "${H2HEADERS[@]}" "https://127.0.0.1:$NG_PORT/3/device/$TOKEN"
+        grep -Eq "^status codes: $n 2xx" "$WORK/h2load9.out" || fail "h2load under callgrind: not $n 2xx"
+    done
+    kill "$NG_PID"
+    count_row "9a send -> nghttpd, instructions per request" instructions send send9 h2load h2load9 \
+        "none; 1a's <= 1.5x, read in instructions" cost
+
+    # 9b: the mock and nghttpd under callgrind, each driven by h2load (row 3's set-up)
+    for _ in 1 2; do
+        rm -f "$WORK/mock9.port"
+        counted_server mock9 file "$COUNTED_BIN" mock --listen 127.0.0.1:0 --port-file "$WORK/mock9.port" \
+            --write-ca "$WORK/mock9.ca.pem" --key-id TEST123456 --team-id TEAMID1234 --public-key "$PUB" --topic "$TOPIC"
+        port=$(free_port)
+        counted_server nghttpd9 "$port" nghttpd -a 127.0.0.1 -d "$WORK/htdocs" "$port" "$WORK/key.pem" "$WORK/cert.pem"
+    done
+    count_row "9b mock vs nghttpd under h2load, server instructions per request" instructions mock mock9 \
+        nghttpd nghttpd9 "none; a stand-in for 3a" rate
+
+    # 9c: validate and the Python loop, per distinct record (row 2's set-up)
+    for n in "$N9" "$((2 * N9))"; do
+        counted validate9 "$COUNTED_BIN" validate "$WORK/distinct9-$n.ndjson" --topic "$TOPIC"
+        counted python9 "$PYTHON" -c 'import json, sys
+for line in open(sys.argv[1], "rb"):
+    json.loads(line)' "$WORK/distinct9-$n.ndjson"
+    done
+    count_row "9c validate vs python json.loads, instructions per record" instructions validate validate9 \
+        python python9 "none; row 2 in time runs above it: Python runs fewer instructions a cycle" rate
 fi
 
 echo "== summary ($(date -u '+%H:%M UTC'), load at the end:$(uptime | sed 's/.*load average://'))"
