@@ -532,8 +532,9 @@ if row 9; then
         [ -n "$instructions" ] || fail "callgrind ($1) wrote no count: $(tail -3 "$WORK/$1.vg")"
         add "$1" "$instructions"
     }
-    # counted_server NAME PORT cmd...: a server under callgrind on the server core, listening on PORT; h2load
-    # sends it N9 or 2 * N9 requests (the series' next size), then SIGTERM ends it and callgrind writes its count.
+    # counted_server NAME PORT cmd...: a server under callgrind on the server core, listening on PORT (`file`: the
+    # port the mock writes to mock9.port once it listens); h2load sends it N9 or 2 * N9 requests (the series' next
+    # size), then SIGTERM ends it and callgrind writes its count.
     counted_server() {
         local name=$1 port=$2 n=$N9; shift 2
         [ -s "$WORK/v.$name" ] && n=$((2 * N9))
