@@ -41,10 +41,8 @@ public struct HTTP2HeaderFieldList: Sendable {
 
     /// Empties the list, keeping its storage.
     public mutating func removeAll() {
-        // An empty list skips both: emptying an array that holds nothing still checks and remakes its storage.
-        guard !fields.isEmpty || !bytes.isEmpty else { return }
-        bytes.removeAll(keepingCapacity: true)
-        fields.removeAll(keepingCapacity: true)
+        bytes.removeAllKeepingStorage()
+        fields.removeAllKeepingStorage()
         pseudoCount = 0
     }
 

@@ -77,13 +77,10 @@ struct HTTP2ClientStreamTable {
         streams[slot].block = nil
         streams[slot].status = 0
         streams[slot].hasAPNSID = false
-        // Emptied only when not empty: `removeAll(keepingCapacity:)` on an array that never held anything (most
-        // answers carry no body, and a server other than APNs no apns-id) still checks its storage and makes an
-        // empty buffer, three times a request.
-        if !streams[slot].apnsID.isEmpty { streams[slot].apnsID.removeAll(keepingCapacity: true) }
+        streams[slot].apnsID.removeAllKeepingStorage()
         streams[slot].hasAPNSUniqueID = false
-        if !streams[slot].apnsUniqueID.isEmpty { streams[slot].apnsUniqueID.removeAll(keepingCapacity: true) }
-        if !streams[slot].responseBody.isEmpty { streams[slot].responseBody.removeAll(keepingCapacity: true) }
+        streams[slot].apnsUniqueID.removeAllKeepingStorage()
+        streams[slot].responseBody.removeAllKeepingStorage()
         freeSlots.append(slot)
         count -= 1
     }

@@ -19,9 +19,10 @@ import Glibc
 final class Nghttp2MemoryPool {
     /// Bytes before the address nghttp2 gets: the size class, then the usable size (one word each).
     static let headerBytes = 16
-    /// Size classes 0 ..< `classCount` hold blocks of 64 << class bytes (`smallestBlock` is 1 << 6): 64 B to 8 KiB.
+    /// Size classes 0 ..< `classCount` hold blocks of `smallestBlock` << class bytes: 64 B to 8 KiB.
     static let classCount = 8
-    static let smallestBlock = 64
+    static let smallestBlockShift = 6
+    static let smallestBlock = 1 << smallestBlockShift
     /// The size-class word of a block too large for any class, freed to the system.
     static let unpooled = -1
     /// Bytes of free blocks one class keeps at most.
@@ -74,7 +75,7 @@ final class Nghttp2MemoryPool {
     /// The class whose blocks hold `size` bytes, or `unpooled`.
     static func sizeClass(for size: Int) -> Int {
         if size <= smallestBlock { return 0 }
-        let sizeClass = Int.bitWidth - (size - 1).leadingZeroBitCount - 6
+        let sizeClass = Int.bitWidth - (size - 1).leadingZeroBitCount - smallestBlockShift
         return sizeClass < classCount ? sizeClass : unpooled
     }
 
@@ -97,7 +98,8 @@ final class Nghttp2MemoryPool {
     private static func free(_ block: UnsafeMutableRawPointer?, _ pool: UnsafeMutableRawPointer?) {
         guard let block, let state = pool?.assumingMemoryBound(to: Int.self) else { return }
         let sizeClass = (block - headerBytes).load(as: Int.self)
-        guard sizeClass != unpooled, state[classCount + sizeClass] < cachedBytesPerClass >> (6 + sizeClass) else {
+        let blocksKept = cachedBytesPerClass >> (smallestBlockShift + sizeClass)
+        guard sizeClass != unpooled, state[classCount + sizeClass] < blocksKept else {
             Glibc.free(block - headerBytes)
             return
         }

@@ -55,7 +55,7 @@ struct HTTP2ServerStreamTable {
         streams[slot].phase = .free
         streams[slot].streamID = 0
         streams[slot].fields.removeAll()
-        if !streams[slot].body.isEmpty { streams[slot].body.removeAll(keepingCapacity: true) }
+        streams[slot].body.removeAllKeepingStorage()
         streams[slot].bodyByteCount = 0
         streams[slot].hasResponse = false
         streams[slot].responseBody = []
