@@ -22,6 +22,7 @@ struct InFlightTableTests {
         #expect(!tags.values.contains(0), "tag 0 handed out")
         for line in stride(from: 50, through: 1, by: -3) {
             let tag = try #require(tags[line])
+            #expect(table.sentAt(tag: tag) == Double(line), "a send's time is another's")
             #expect(table.remove(tag: tag)?.key.line == line)
             #expect(table.remove(tag: tag)?.key == nil, "a tag answered twice found a send")
         }
@@ -53,14 +54,19 @@ struct InFlightTableTests {
         let before = table.filed(try send(line: 1))
         let tag = table.reserveTag()
         #expect(table.count == 2 && tag != before)
-        table.file(try send(line: 2), under: tag)
+        #expect(table.sentAt(tag: tag) == nil, "a reserved tag's send has not gone out")
+        table.file(try send(line: 2), under: tag, sentAt: 12.5)
+        #expect(table.sentAt(tag: tag) == 12.5)
         #expect(table.remove(tag: tag)?.key.line == 2)
+        #expect(table.sentAt(tag: tag) == nil, "a removed send still has a send time")
         #expect(table.remove(tag: before)?.key.line == 1)
         #expect(table.isEmpty)
         let again = table.reserveTag()
         #expect(again & 0xFFFF_FFFF < 2, "a freed slot was not reused for the reservation")
-        table.file(try send(line: 3), under: again)
+        table.file(try send(line: 3), under: again, sentAt: 20)
         #expect(table.remove(tag: tag)?.key == nil, "the slot's earlier tag found its new send")
+        #expect(table.sentAt(tag: tag) == nil, "the slot's earlier tag found its new send's time")
+        #expect(table.sentAt(tag: again) == 20)
         #expect(table.remove(tag: again)?.key.line == 3)
     }
 
@@ -83,7 +89,7 @@ private extension InFlightTable {
     /// Reserves a tag and files `send` under it, as the dispatcher does around a submit.
     mutating func filed(_ send: PendingSend) -> UInt64 {
         let tag = reserveTag()
-        file(send, under: tag)
+        file(send, under: tag, sentAt: Double(send.key.line))
         return tag
     }
 }

@@ -4,10 +4,12 @@
 public struct PushNotification: Sendable, Hashable {
     public let token: DeviceToken
     public let topic: Topic
+    // `expiration` before the two one-byte fields, which fill the padding after its nil flag: 80 bytes, not 88
+    // (the dispatcher's `PendingSend` holds one and must fit in 128).
+    public let expiration: Expiration?
     public let pushType: PushType
     /// nil leaves the header out (APNs then uses 10).
     public let priority: Priority?
-    public let expiration: Expiration?
     public let collapseID: CollapseID?
     public let apnsID: APNSID?
     public let payload: [UInt8]

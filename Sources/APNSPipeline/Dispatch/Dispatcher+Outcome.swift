@@ -8,15 +8,11 @@ extension Dispatcher {
         switch outcome {
         case .answered(let answer):
             send.attempts += 1
-            send.lastStatus = answer.status
-            send.lastReason = answer.reason?.rawValue
-            send.lastDetail = nil
+            send.recordAnswer(status: answer.status, reason: answer.reason?.rawValue)
             reason = answer.reason
         case .failed(let failure):
             if action == .retry(.immediately) { send.unprocessed += 1 } else { send.attempts += 1 }
-            send.lastStatus = nil
-            send.lastReason = nil
-            send.lastDetail = failure.description
+            send.recordFailure(detail: failure.description)
         }
         let verdict = health.record(action, reason: reason)
         let decision = AnswerDecision(configuration: configuration, stopCause: phase.stopCause, sends: phase.sends)

@@ -77,10 +77,9 @@ extension Dispatcher {
     /// Journals `send` as sent, files it in flight under a new tag, and hands its notification to the transport.
     func submit(_ send: consuming PendingSend) throws {
         try sink.journalSent(send.key)
-        send.startedAt = scheduler.now
         let tag = inFlight.reserveTag()
         transport.submit(send.notification, tag: tag)  // borrowed: the send is filed after, not copied for this
-        inFlight.file(send, under: tag)
+        inFlight.file(send, under: tag, sentAt: scheduler.now)
     }
 
     /// Tells the window how full it is and how many slots the transport offered, and keeps the summary's figures.

@@ -126,11 +126,11 @@ public final class Dispatcher: PushTransportDelegate {
     }
 
     public func transport(completed tag: UInt64, outcome: PushOutcome) {
-        guard var send = inFlight.remove(tag: tag) else { return }
+        guard let sentAt = inFlight.sentAt(tag: tag), var send = inFlight.remove(tag: tag) else { return }
         handlingTransportCallback {
             let now = scheduler.now  // one clock read for both
-            summary.latencies.record(max(0, now - send.startedAt))
-            if case .answered = outcome { window.answered(sentAt: send.startedAt, now: now) }
+            summary.latencies.record(max(0, now - sentAt))
+            if case .answered = outcome { window.answered(sentAt: sentAt, now: now) }
             handle(outcome, for: &send)
             schedulePump()
         }

@@ -5,6 +5,8 @@
 struct InFlightTable {
     private var slots: [PendingSend?] = []
     private var generations: [UInt32] = []
+    /// When each slot's send went out (monotonic seconds), kept here rather than in the send (see `PendingSend`).
+    private var sentTimes: [Double] = []
     private var freeSlots: [Int] = []
     private var reservedSlot: Int?
 
@@ -25,18 +27,29 @@ struct InFlightTable {
             slot = slots.count
             slots.append(nil)
             generations.append(1)
+            sentTimes.append(0)
         }
         reservedSlot = slot
         count += 1
         return UInt64(generations[slot]) << 32 | UInt64(slot)
     }
 
-    /// Files `send` under the tag `reserveTag()` just gave.
-    mutating func file(_ send: consuming PendingSend, under tag: UInt64) {
+    /// Files `send` under the tag `reserveTag()` just gave, sent at `sentAt` (monotonic seconds).
+    mutating func file(_ send: consuming PendingSend, under tag: UInt64, sentAt: Double) {
         let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
         precondition(slot == reservedSlot, "filed under a tag that was not reserved")
         slots[slot] = consume send
+        sentTimes[slot] = sentAt
         reservedSlot = nil
+    }
+
+    /// When the send filed under `tag` went out, or nil when no send is filed under it. A slot's generation moves
+    /// on when its send is removed, and a reserved slot's tag is not yet filed, so the generation check suffices.
+    func sentAt(tag: UInt64) -> Double? {
+        let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
+        guard slot < slots.count, slot != reservedSlot, generations[slot] == UInt32(truncatingIfNeeded: tag >> 32)
+        else { return nil }
+        return sentTimes[slot]
     }
 
     /// Takes the send filed under `tag` out of the table, or nil when no send is filed under it.

@@ -1,22 +1,58 @@
 import APNSCore
 
 /// One valid record on its way: its notification, how often it has been tried, and the last answer it got.
+///
+/// It moves through the dispatcher by value (reader, in-flight table, decision, result), so it is kept to 128
+/// bytes, the largest value Swift moves with inline loads and stores; a larger one takes a `memcpy` call per move,
+/// about a dozen a request. Hence the narrow counters and one text for the last answer: APNs' reason after an
+/// answer, the transport's detail after a failure, never both. When the send went out is kept by the in-flight
+/// table, the only place that needs it.
 struct PendingSend {
     let key: RecordKey
     let notification: PushNotification
-    /// Sends that reached the wire and got an answer or lost one.
-    var attempts = 0
-    /// Sends the server never processed (refused streams, above a GOAWAY, never sent): not counted as attempts.
-    var unprocessed = 0
-    var lastStatus: Int?
-    var lastReason: String?
-    var lastDetail: String?
-    /// When the current send started (monotonic seconds), for latency.
-    var startedAt = 0.0
+    private var storedAttempts: UInt32 = 0
+    private var storedUnprocessed: UInt32 = 0
+    /// The last answer's HTTP status (three digits), 0 before any answer and after a failure.
+    private var storedStatus: UInt16 = 0
+    /// The last answer's reason when `storedStatus` is set, else the last failure's detail.
+    private var lastText: String?
 
     init(key: RecordKey, notification: PushNotification) {
         self.key = key
         self.notification = notification
+    }
+
+    /// Sends that reached the wire and got an answer or lost one.
+    var attempts: Int {
+        get { Int(storedAttempts) }
+        set { storedAttempts = UInt32(clamping: newValue) }
+    }
+
+    /// Sends the server never processed (refused streams, above a GOAWAY, never sent): not counted as attempts.
+    var unprocessed: Int {
+        get { Int(storedUnprocessed) }
+        set { storedUnprocessed = UInt32(clamping: newValue) }
+    }
+
+    /// The last answer's status; nil before any answer and after a transport failure.
+    var lastStatus: Int? { storedStatus == 0 ? nil : Int(storedStatus) }
+
+    /// The last answer's reason; nil when it had none, before any answer and after a transport failure.
+    var lastReason: String? { storedStatus == 0 ? nil : lastText }
+
+    /// The last transport failure's detail; nil when an answer came after it.
+    var lastDetail: String? { storedStatus == 0 ? lastText : nil }
+
+    /// Keeps an answer as the last one: its status (HTTP's three digits) and reason.
+    mutating func recordAnswer(status: Int, reason: String?) {
+        storedStatus = UInt16(clamping: max(status, 1))
+        lastText = reason
+    }
+
+    /// Keeps a transport failure as the last outcome, with its detail.
+    mutating func recordFailure(detail: String) {
+        storedStatus = 0
+        lastText = detail
     }
 }
 
