@@ -61,12 +61,12 @@ public struct JSONScanner {
     ) throws(JSONSyntaxError) -> Value {
         // Every scan stays inside `range`; the string scan's word loads rely on it being inside `bytes`.
         precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "range outside the bytes")
-        var position = skipSpace(range.lowerBound, range.upperBound)
+        var position = skipSpaceInScan(range.lowerBound, range.upperBound)
         guard position < range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "no JSON value")
         }
         let value = try scanValue(at: &position, end: range.upperBound, depth: 0, maximumReportedDepth, &visitor)
-        position = skipSpace(position, range.upperBound)
+        position = skipSpaceInScan(position, range.upperBound)
         guard position == range.upperBound else {
             throw JSONSyntaxError(offset: position, message: "unexpected data after the JSON value")
         }
@@ -122,7 +122,7 @@ public struct JSONScanner {
     ) throws(JSONSyntaxError) -> Value {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
-        position = skipSpace(position + 1, end)
+        position = skipSpaceInScan(position + 1, end)
         if position < end, byte(at: position) == UInt8(ascii: "}") {
             position += 1
             return Value(kind: .object, range: start..<position, hasEscapes: false)
@@ -132,14 +132,14 @@ public struct JSONScanner {
                 throw JSONSyntaxError(offset: position, message: "expected a string key")
             }
             let key = try scanPlainString(at: &position, end: end)
-            position = skipSpace(position, end)
+            position = skipSpaceInScan(position, end)
             guard position < end, byte(at: position) == UInt8(ascii: ":") else {
                 throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
             }
-            position = skipSpace(position + 1, end)
+            position = skipSpaceInScan(position + 1, end)
             let value = try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
             if depth <= reported { visitor.member(depth: depth, key: key, value: value, in: self) }
-            position = skipSpace(position, end)
+            position = skipSpaceInScan(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated object") }
             if byte(at: position) == UInt8(ascii: "}") {
                 position += 1
@@ -148,7 +148,7 @@ public struct JSONScanner {
             guard byte(at: position) == UInt8(ascii: ",") else {
                 throw JSONSyntaxError(offset: position, message: "expected ',' or '}' in an object")
             }
-            position = skipSpace(position + 1, end)
+            position = skipSpaceInScan(position + 1, end)
         }
     }
 
@@ -158,14 +158,14 @@ public struct JSONScanner {
     ) throws(JSONSyntaxError) -> Value {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
-        position = skipSpace(position + 1, end)
+        position = skipSpaceInScan(position + 1, end)
         if position < end, byte(at: position) == UInt8(ascii: "]") {
             position += 1
             return Value(kind: .array, range: start..<position, hasEscapes: false)
         }
         while true {
             _ = try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
-            position = skipSpace(position, end)
+            position = skipSpaceInScan(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated array") }
             if byte(at: position) == UInt8(ascii: "]") {
                 position += 1
@@ -174,7 +174,7 @@ public struct JSONScanner {
             guard byte(at: position) == UInt8(ascii: ",") else {
                 throw JSONSyntaxError(offset: position, message: "expected ',' or ']' in an array")
             }
-            position = skipSpace(position + 1, end)
+            position = skipSpaceInScan(position + 1, end)
         }
     }
 
@@ -334,6 +334,22 @@ public struct JSONScanner {
     @inlinable @inline(__always)
     func byte(at index: Int) -> UInt8 { bytes.span[unchecked: index] }
 
+    /// The first index from `start` up to `end` that is not JSON white space, inside a scan: its positions are never
+    /// negative and its `end` is inside `bytes` (the entry points check their ranges), so nothing is clamped and a
+    /// byte that is no space, the common case, costs one compare.
+    @inlinable @inline(__always)
+    func skipSpaceInScan(_ start: Int, _ end: Int) -> Int {
+        var index = start
+        while index < end, byte(at: index) <= 0x20 {
+            switch byte(at: index) {
+            case 0x20, 0x09, 0x0A, 0x0D: index &+= 1
+            default: return index
+            }
+        }
+        return index
+    }
+
+    /// `skipSpaceInScan` for callers outside a scan, with `start` and `end` clamped into `bytes`.
     @inlinable @inline(__always)
     func skipSpace(_ start: Int, _ end: Int) -> Int {
         var index = Swift.max(start, 0)
