@@ -71,12 +71,15 @@ struct ResultFileTests {
     @Test("lines at the edges of the short forms (delivered 200, one attempt, nothing after) are spelled in full")
     func shortFormEdges() throws {
         let token = Support.token(1)
-        func line(_ outcome: RecordOutcome, status: Int?, attempts: Int, apnsID: String? = nil, replay: Bool = false) throws -> String {
+        func line(
+            _ outcome: RecordOutcome, status: Int?, attempts: Int, topic: String? = "t.x", apnsID: String? = nil,
+            replay: Bool = false
+        ) throws -> String {
             let notification = PushNotification(
                 token: try DeviceToken(parsing: token), topic: try Topic(validating: "t.x"), pushType: .alert,
                 payload: Array(#"{"a":1}"#.utf8))
             let record = ResultRecord(
-                key: RecordKey(fileIndex: 0, line: 7), outcome: outcome, token: token, topic: "t.x", status: status,
+                key: RecordKey(fileIndex: 0, line: 7), outcome: outcome, token: token, topic: topic, status: status,
                 apnsID: apnsID, attempts: attempts, notification: replay ? notification : nil)
             var out: [UInt8] = []
             record.appendNDJSON(file: "f", to: &out)
@@ -90,6 +93,11 @@ struct ResultFileTests {
         #expect(try line(.prune, status: 200, attempts: 1) == head + #""outcome":"prune","status":200,"attempts":1}"# + "\n")
         #expect(try line(.delivered, status: 200, attempts: 1, apnsID: "i") == head
             + #""outcome":"delivered","status":200,"apns_id":"i","attempts":1}"# + "\n")
+        // The shortest form's strings are escaped like any other, and without a topic it is not taken.
+        #expect(try line(.delivered, status: 200, attempts: 1, topic: "t.\"x\u{1}", apnsID: "i\\") == #"{"file":"f","line":7,"token":""#
+            + token + #"","topic":"t.\"x\u0001","outcome":"delivered","status":200,"apns_id":"i\\","attempts":1}"# + "\n")
+        #expect(try line(.delivered, status: 200, attempts: 1, topic: nil) == #"{"file":"f","line":7,"token":""# + token
+            + #"","outcome":"delivered","status":200,"attempts":1}"# + "\n")
         #expect(try line(.retryable, status: 503, attempts: 1, replay: true) == head
             + #""outcome":"retryable","status":503,"attempts":1,"push_type":"alert","payload":{"a":1}}"# + "\n")
     }

@@ -9,11 +9,13 @@ public enum DecimalText {
         append(magnitude: UInt64(value.magnitude), to: &out)
     }
 
-    /// Appends `magnitude` in decimal. Digits go in by chunks of up to eight, each gathered into one word (most
-    /// significant digit in its lowest byte) and appended from it; a number of nine digits or more writes its
-    /// leading part first, then each lower chunk of eight padded with zeros.
+    /// Appends `magnitude` in decimal. A single digit goes in as it is; longer numbers by chunks of up to eight,
+    /// each gathered into one word (most significant digit in its lowest byte) and appended from it; a number of
+    /// nine digits or more writes its leading part first, then each lower chunk of eight padded with zeros.
     public static func append(magnitude: UInt64, to out: inout [UInt8]) {
-        if magnitude >= 100_000_000 {
+        if magnitude < 10 {
+            out.append(0x30 &+ UInt8(truncatingIfNeeded: magnitude))  // a file index, an attempt count: one digit
+        } else if magnitude >= 100_000_000 {
             append(magnitude: magnitude / 100_000_000, to: &out)
             appendChunk(magnitude % 100_000_000, minimumDigits: 8, to: &out)
         } else {

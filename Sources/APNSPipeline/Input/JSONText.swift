@@ -31,23 +31,26 @@ enum JSONText {
         }
     }
 
-    /// Appends `text` as a quoted, escaped JSON string. One pass over its UTF-8 bytes, eight at a time, finds
-    /// whether anything needs escaping; the common case (nothing) is then one copy.
+    /// Appends `text` as a quoted, escaped JSON string.
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let bytes = text.utf8.span
-        if !needsEscaping(bytes.bytes) {
-            // A native string's bytes are contiguous: one copy, not the collection-generic append.
-            if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
-                out.append(contentsOf: text.utf8)
-            }
-        } else {
-            for index in bytes.indices {
-                let byte = bytes[index]
-                if escapes[Int(byte)] == 0 { out.append(byte) } else { appendEscape(byte, to: &out) }
-            }
-        }
+        appendStringContents(text, to: &out)
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` escaped for the inside of a JSON string, without the quotes (a caller whose literal ends in
+    /// the opening quote saves an append). One pass over its UTF-8 bytes, eight at a time, finds whether anything
+    /// needs escaping; the common case (nothing) is then one copy of the bytes it checked in place.
+    static func appendStringContents(_ text: String, to out: inout [UInt8]) {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !needsEscaping(bytes.span.bytes) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        guard copied != true else { return }
+        for byte in text.utf8 {
+            if escapes[Int(byte)] == 0 { out.append(byte) } else { appendEscape(byte, to: &out) }
+        }
     }
 
     /// Whether any byte of `bytes` is `"`, `\` or a control character (below 0x20): the bytes `escapes` maps to a
