@@ -116,6 +116,16 @@ public struct JSONScanner {
         }
     }
 
+    /// A member's or element's value: a plain string scanned right here (most values in a record are strings), any
+    /// other value through `scanValue`, which also reports a missing value.
+    @inlinable @inline(__always)
+    func scanMemberValue<Visitor: JSONMemberVisitor>(
+        at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
+    ) throws(JSONSyntaxError) -> Value {
+        if position < end, byte(at: position) == UInt8(ascii: "\"") { return try scanPlainString(at: &position, end: end) }
+        return try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
+    }
+
     @inlinable
     func scanObject<Visitor: JSONMemberVisitor>(
         at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
@@ -137,7 +147,7 @@ public struct JSONScanner {
                 throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
             }
             position = skipSpaceInScan(position + 1, end)
-            let value = try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
+            let value = try scanMemberValue(at: &position, end: end, depth: depth, reported, &visitor)
             if depth <= reported { visitor.member(depth: depth, key: key, value: value, in: self) }
             position = skipSpaceInScan(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated object") }
@@ -164,7 +174,7 @@ public struct JSONScanner {
             return Value(kind: .array, range: start..<position, hasEscapes: false)
         }
         while true {
-            _ = try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
+            _ = try scanMemberValue(at: &position, end: end, depth: depth, reported, &visitor)
             position = skipSpaceInScan(position, end)
             guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated array") }
             if byte(at: position) == UInt8(ascii: "]") {
