@@ -102,6 +102,39 @@ struct ResultFileTests {
             + #""outcome":"retryable","status":503,"attempts":1,"push_type":"alert","payload":{"a":1}}"# + "\n")
     }
 
+    @Test("a writer's plain deliveries follow each change of topic, and match the line written on its own")
+    func deliveryLinesAcrossTopics() throws {
+        let sink = MemoryByteSink()
+        let writer = ResultWriter(sink: sink, format: .ndjson, inputFiles: InputFileList(["f"]))
+        let topics = ["a.x", "a.x", "b.\"y", "a.x", String("a.x".reversed().reversed()), "c.z"]
+        var expected: [UInt8] = []
+        for (index, topic) in topics.enumerated() {
+            let record = ResultRecord(
+                key: RecordKey(fileIndex: 0, line: index + 1), outcome: .delivered, token: Support.token(index),
+                topic: topic, status: 200, apnsID: index % 2 == 0 ? nil : "id-\(index)", attempts: 1)
+            try writer.write(record)
+            record.appendNDJSON(file: "f", to: &expected)
+        }
+        // A line that is no plain delivery between two that are: the kept middle neither leaks into it nor goes stale.
+        let retried = ResultRecord(
+            key: RecordKey(fileIndex: 0, line: 9), outcome: .delivered, token: Support.token(9), topic: "d.w", status: 200,
+            attempts: 2)
+        try writer.write(retried)
+        retried.appendNDJSON(file: "f", to: &expected)
+        let last = ResultRecord(
+            key: RecordKey(fileIndex: 0, line: 10), outcome: .delivered, token: Support.token(10), topic: "c.z", status: 200,
+            attempts: 1)
+        try writer.write(last)
+        last.appendNDJSON(file: "f", to: &expected)
+        try writer.flush()
+        #expect(sink.bytes == expected)
+        let lines = sink.text.split(separator: "\n")
+        #expect(lines[2] == #"{"file":"f","line":3,"token":""# + Support.token(2)
+            + #"","topic":"b.\"y","outcome":"delivered","status":200,"attempts":1}"#)
+        #expect(lines[3].hasSuffix(#"","topic":"a.x","outcome":"delivered","status":200,"apns_id":"id-3","attempts":1}"#))
+        #expect(lines[7].hasSuffix(#"","topic":"c.z","outcome":"delivered","status":200,"attempts":1}"#))
+    }
+
     @Test("only lines replay sends again carry the replay fields; the payload is embedded raw")
     func replayFields() throws {
         let records = try Self.sampleRecords()

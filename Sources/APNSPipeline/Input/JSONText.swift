@@ -54,13 +54,20 @@ enum JSONText {
     }
 
     /// Whether any byte of `bytes` is `"`, `\` or a control character (below 0x20): the bytes `escapes` maps to a
-    /// letter. Eight bytes at a time with the scanner's `JSONScanner.escapedByteMask`.
+    /// letter. Eight bytes at a time with the scanner's `JSONScanner.escapedByteMask`; a string of eight bytes or
+    /// more ends with the word of its last eight.
     static func needsEscaping(_ bytes: RawSpan) -> Bool {
         var index = 0  // each loop keeps its unchecked loads inside `bytes`
         while index &+ 8 <= bytes.byteCount {
             let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
             if JSONScanner.escapedByteMask(word) != 0 { return true }
             index &+= 8
+        }
+        if index < bytes.byteCount, bytes.byteCount >= 8 {
+            // The last few bytes as the tail of one more word, which overlaps bytes already found clean.
+            let last = bytes.byteCount &- 8
+            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: last, as: UInt64.self))
+            return JSONScanner.escapedByteMask(word) != 0
         }
         while index < bytes.byteCount {
             let byte = bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt8.self)

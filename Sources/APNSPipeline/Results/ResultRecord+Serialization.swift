@@ -20,20 +20,27 @@ extension ResultRecord {
 
     /// The same line, after an `opening` from `ndjsonOpening(file:)` for the key's file.
     func appendNDJSON(opening: [UInt8], to out: inout [UInt8]) {
+        var middle = DeliveryLineMiddle()
+        appendNDJSON(opening: opening, deliveryMiddle: &middle, to: &out)
+    }
+
+    /// The same line, with a plain delivery's middle (its topic to its status) from `deliveryMiddle`, which a writer
+    /// keeps from line to line.
+    func appendNDJSON(opening: [UInt8], deliveryMiddle: inout DeliveryLineMiddle, to out: inout [UInt8]) {
         out.append(contentsOf: opening)
         DecimalText.append(key.line, to: &out)
         if let token, let topic, isPlainDelivery {
             // The commonest line: the same bytes as below, each string's closing quote in the literal after it.
             Self.append(#","token":""#, to: &out)
             JSONText.appendStringContents(token, to: &out)
-            Self.append(#"","topic":""#, to: &out)
-            JSONText.appendStringContents(topic, to: &out)
+            deliveryMiddle.update(for: topic)
+            out.append(contentsOf: deliveryMiddle.bytes)
             if let apnsID {
-                Self.append(#"","outcome":"delivered","status":200,"apns_id":""#, to: &out)
+                Self.append(#","apns_id":""#, to: &out)
                 JSONText.appendStringContents(apnsID, to: &out)
                 Self.append("\",\"attempts\":1}\n", to: &out)
             } else {
-                Self.append("\",\"outcome\":\"delivered\",\"status\":200,\"attempts\":1}\n", to: &out)
+                Self.append(",\"attempts\":1}\n", to: &out)
             }
             return
         }

@@ -31,6 +31,8 @@ public final class ResultWriter {
     /// The NDJSON lines' shared start for the file of the last record written, and that file's index.
     private var opening: [UInt8] = []
     private var openingFileIndex: Int?
+    /// The middle of the last plain delivery's line, for its topic.
+    private var deliveryMiddle = DeliveryLineMiddle()
 
     /// Writes to any sink; `writeHeader` starts a CSV file with its header row.
     public init(sink: any ByteSink, format: ResultFormat, inputFiles: InputFileList, writeHeader: Bool = true) {
@@ -63,7 +65,7 @@ public final class ResultWriter {
                 opening = ResultRecord.ndjsonOpening(file: inputFiles.path(at: record.key.fileIndex))
                 openingFileIndex = record.key.fileIndex
             }
-            record.appendNDJSON(opening: opening, to: &output.bytes)
+            record.appendNDJSON(opening: opening, deliveryMiddle: &deliveryMiddle, to: &output.bytes)
         case .csv:
             record.appendCSV(file: inputFiles.path(at: record.key.fileIndex), to: &output.bytes)
         }
