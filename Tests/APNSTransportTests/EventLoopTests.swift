@@ -106,6 +106,28 @@ struct EventLoopTests {
         loop.shutdown()
     }
 
+    @Test("currentTurn is nil outside a turn, holds through one, and counts each")
+    func currentTurnCounts() throws {
+        let loop = try EventLoop()
+        #expect(loop.currentTurn == nil)
+        var seen: [UInt64?] = []
+        func work() {
+            seen.append(loop.currentTurn)
+            seen.append(loop.currentTurn)
+        }
+        loop.executeNextTurn(work)
+        loop.runOnce(timeout: 0)
+        #expect(loop.currentTurn == nil, "a turn's number outlived it")
+        loop.runOnce(timeout: 0)
+        loop.executeNextTurn(work)
+        loop.runOnce(timeout: 0)
+        try #require(seen.count == 4)
+        let first = try #require(seen[0])
+        #expect(seen[1] == first, "the number moved within a turn")
+        #expect(seen[2] == first + 2 && seen[3] == first + 2, "\(seen): the turns between were not counted")
+        loop.shutdown()
+    }
+
     @Test("work posted from another thread wakes a blocked loop")
     func crossThreadExecute() throws {
         let loop = try EventLoop()

@@ -3,6 +3,7 @@ import APNSCrypto
 import APNSMock
 import APNSTransport
 import Foundation
+import Synchronization
 import Testing
 
 /// The real connection pool against the real mock server, over TLS on 127.0.0.1.
@@ -154,6 +155,23 @@ struct ClientAgainstMockTests {
         #expect(driver.reasons["ExpiredProviderToken"] == 1, "\(driver.reasons)")
         #expect(driver.count(200) == 71, "\(driver.statuses)")
         #expect(counters.byReason["TooManyProviderTokenUpdates", default: 0] == 0)
+    }
+
+    @Test("the provider token's age is read once a loop turn, not once a request")
+    func tokenAgeReadOncePerTurn() throws {
+        let fixture = try MockFixture()
+        let reads = Atomic<Int>(0)
+        let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: 1)) {
+            reads.add(1, ordering: .relaxed)
+            return Int64(Date().timeIntervalSince1970)
+        }
+        driver.run(MockFixture.notifications(400))
+        driver.close()
+        _ = fixture.server.stop()
+        #expect(driver.count(200) == 400, "\(driver.statuses)")
+        // Once a request would be 400 reads or more; the requests go out in far fewer turns.
+        let count = reads.load(ordering: .relaxed)
+        #expect(count > 0 && count < 200, "\(count) clock reads for 400 requests")
     }
 
     @Test("ExpiredProviderToken for a young token: re-signed at once, one re-sign for many answers, then success",

@@ -33,6 +33,7 @@ public final class EventLoop {
     private var readBuffer: [UInt8]
     private var readBufferLent = false
     private var turnInstant: EventLoopInstant?
+    private var turnCount: UInt64 = 0
 
     var timerHeap = EventLoopTimerHeap()
     var cancelledTimers = 0
@@ -87,6 +88,10 @@ public final class EventLoop {
     /// an answer handled in this turn arrived by this time at the latest, and one turn lasts milliseconds.
     public var turnTime: EventLoopInstant { turnInstant ?? .now() }
 
+    /// The number of the turn running now (the first is 1); nil outside a turn. Work that needs doing once a turn
+    /// rather than once a request keys on it.
+    public var currentTurn: UInt64? { turnInstant == nil ? nil : turnCount }
+
     /// Runs turns until `stop()` (on the loop) or `handle.stop()` (from anywhere).
     public func run() {
         ownerThread = pthread_self()
@@ -133,6 +138,7 @@ public final class EventLoop {
         ownerThread = pthread_self()
         let ready = wait(milliseconds: waitMilliseconds(timeout: timeout))
         turnInstant = .now()
+        turnCount &+= 1
         defer { turnInstant = nil }
         var handled = 0
         for index in 0..<ready {

@@ -28,6 +28,10 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     var campaignTopic: Topic?
     var campaignPushType: PushType?
     var fields = HTTP2HeaderFieldList(reservingFields: 8, bytes: 512)
+    /// The loop turn whose first submit checked the provider token's age (`refreshHeaders`): the rest of that turn's
+    /// submits skip the check. A turn lasts milliseconds and a token tens of minutes, and an `ExpiredProviderToken`
+    /// answer re-signs at once whatever the turn.
+    var headersCheckedInTurn: UInt64?
 
     /// Builds the pool; connections open when `start()` is called.
     public init(configuration: APNSClientConfiguration, loop: EventLoop, clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime) throws {
@@ -70,12 +74,16 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             fail(tag, .notSent("no connection has a free stream"))
             return
         }
-        do {
-            try refreshHeaders()
-        } catch {
-            reportFailure(error)
-            fail(tag, .notSent("provider token: \(error)"))
-            return
+        let turn = loop.currentTurn
+        if turn == nil || turn != headersCheckedInTurn {
+            do {
+                try refreshHeaders()
+            } catch {
+                reportFailure(error)
+                fail(tag, .notSent("provider token: \(error)"))
+                return
+            }
+            headersCheckedInTurn = turn
         }
         if campaignTopic == nil { adoptCampaign(notification) }
         let useCampaign = notification.topic == campaignTopic && notification.pushType == campaignPushType
