@@ -43,26 +43,30 @@ struct InFlightTable {
         reservedSlot = nil
     }
 
-    /// When the send filed under `tag` went out, or nil when no send is filed under it. A slot's generation moves
-    /// on when its send is removed, and a reserved slot's tag is not yet filed, so the generation check suffices.
+    /// When the send filed under `tag` went out, or nil when no send is filed under it (a reserved slot's tag is
+    /// not filed yet).
     func sentAt(tag: UInt64) -> Double? {
-        let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
-        guard slot < slots.count, slot != reservedSlot, generations[slot] == UInt32(truncatingIfNeeded: tag >> 32)
-        else { return nil }
+        guard let slot = slot(of: tag), slot != reservedSlot else { return nil }
         return sentTimes[slot]
     }
 
     /// Takes the send filed under `tag` out of the table, or nil when no send is filed under it.
     mutating func remove(tag: UInt64) -> PendingSend? {
-        let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
-        precondition(slot != reservedSlot, "a transport answered a request from inside submit")
-        guard slot < slots.count, generations[slot] == UInt32(truncatingIfNeeded: tag >> 32),
-              let send = slots[slot].take()
-        else { return nil }
+        let named = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
+        precondition(named != reservedSlot, "a transport answered a request from inside submit")
+        guard let slot = slot(of: tag), let send = slots[slot].take() else { return nil }
         generations[slot] &+= 1
         if generations[slot] == 0 { generations[slot] = 1 }
         freeSlots.append(slot)
         count -= 1
         return send
+    }
+
+    /// The slot `tag` names when the slot's generation is still the tag's, else nil: a slot's generation moves on
+    /// when its send is removed, so a tag answered twice, or one from before the slot was reused, names nothing.
+    private func slot(of tag: UInt64) -> Int? {
+        let slot = Int(truncatingIfNeeded: tag & 0xFFFF_FFFF)
+        guard slot < slots.count, generations[slot] == UInt32(truncatingIfNeeded: tag >> 32) else { return nil }
+        return slot
     }
 }

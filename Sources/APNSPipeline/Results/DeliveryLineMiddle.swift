@@ -13,7 +13,7 @@ struct DeliveryLineMiddle {
         var bytes: [UInt8] = []
         bytes.append(contentsOf: #"","topic":""#.utf8)
         JSONText.appendStringContents(topic, to: &bytes)
-        bytes.append(contentsOf: #"","outcome":"delivered","status":200"#.utf8)
+        ResultRecord.deliveredWith200.withUTF8Buffer { bytes.append(contentsOf: $0) }
         self.bytes = bytes
         self.topic = topic
     }

@@ -46,10 +46,10 @@ extension ResultRecord {
         }
         if let token { Self.appendMember(#","token":""#, token, to: &out) }
         if let topic { Self.appendMember(#","topic":""#, topic, to: &out) }
-        // The commonest lines (delivered with 200, in one attempt, nothing after) take their outcome and status, and
-        // their attempts and end, from one literal each: the same bytes in fewer appends.
+        // Other deliveries with 200 (more attempts, an apns-id without a topic, the replay fields) still take their
+        // outcome and status from one literal, and lines in one attempt with nothing after take their end from one.
         if outcome == .delivered, status == 200 {
-            Self.append(#","outcome":"delivered","status":200"#, to: &out)
+            Self.append(Self.deliveredWith200, to: &out)
         } else {
             Self.append(outcome.ndjsonMember, to: &out)
             if let status { Self.appendMember(#","status":"#, status, to: &out) }
@@ -122,6 +122,9 @@ extension ResultRecord {
         outcome == .delivered && status == 200 && reason == nil && detail == nil && timestamp == nil && attempts == 1
             && pushType == nil && priority == nil && expiration == nil && collapseID == nil && payload == nil
     }
+
+    /// The outcome and status members of a delivery answered 200, as one literal.
+    static let deliveredWith200: StaticString = #","outcome":"delivered","status":200"#
 
     /// A literal's bytes, in one append (a `String` literal's `utf8` took the collection-generic path).
     private static func append(_ literal: StaticString, to out: inout [UInt8]) {
