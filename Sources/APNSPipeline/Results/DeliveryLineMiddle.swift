@@ -13,6 +13,7 @@ struct DeliveryLineMiddle {
         var bytes: [UInt8] = []
         bytes.append(contentsOf: #"","topic":""#.utf8)
         JSONText.appendStringContents(topic, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))  // the topic's closing quote
         ResultRecord.deliveredWith200.withUTF8Buffer { bytes.append(contentsOf: $0) }
         self.bytes = bytes
         self.topic = topic
