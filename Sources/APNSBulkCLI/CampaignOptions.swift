@@ -80,6 +80,26 @@ struct CampaignOptions: ParsableArguments {
         }
     }
 
+    /// The campaign these options and `files` describe, for the result file's campaign record: the inputs and the
+    /// template by content, and every option that changes what is sent (`CampaignIdentity`).
+    func identity(files: [String], delivery: DeliveryOptions, output: OutputOptions) throws -> CampaignIdentity {
+        let (defaults, shard) = try defaultsAndShard()
+        var settings: [String: String] = [
+            "--push-type": defaults.pushType.rawValue,
+            "--token-column": tokenColumn,
+            "--max-record-bytes": String(maximumRecordBytes),
+            "--results-format": output.format.rawValue,
+        ]
+        settings["--topic"] = defaults.topic?.value
+        settings["--priority"] = priority
+        settings["--expiration"] = expiration
+        settings["--collapse-id"] = collapseID
+        settings["--shard"] = self.shard.map { _ in shard.description }
+        if let template { settings["--template"] = try CampaignRunner.fingerprint(template).sha256 }
+        if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
+        return CampaignIdentity(command: "send", inputs: try files.map(CampaignRunner.fingerprint), settings: settings)
+    }
+
     /// The inputs, with `-` for standard input.
     static func inputs(_ paths: [String]) -> [CampaignInput] {
         paths.map { CampaignInput(path: $0) }

@@ -1,31 +1,42 @@
 import APNSCore
+import APNSCrypto
 import APNSPipeline
 import APNSTransport
 import ArgumentParser
 import Foundation
 
 /// What `send` and `replay` share after parsing: the engine the run turns on (event loop, connection pool,
-/// signals), progress, the final summary, summary and metrics files, and the exit status. After `--resume`, the exit status and the outcome counts describe the whole
-/// campaign (every final line in the result file), with this run's own figures beside them.
+/// signals), progress, the final summary, summary and metrics files, and the exit status. After a resumed or
+/// continued run, the exit status and the outcome counts describe the whole campaign (every final line in the
+/// result file), with this run's own figures beside them; a campaign found finished is reported, not sent again.
 enum CampaignRunner {
-    static func run(
-        _ options: SendRunOptions,
-        client: APNSClientConfiguration,
-        output: OutputOptions,
-        body: (
-            SendRunOptions, _ engine: () throws -> any SendRunEngine, @escaping (CampaignSummary, Int) -> Void
-        ) throws -> SendRun.Outcome
-    ) throws {
+    /// The run itself: given the options, the engine's maker, the progress callback and the start callback.
+    typealias Body = (
+        SendRunOptions, _ engine: () throws -> any SendRunEngine, @escaping (CampaignSummary, Int) -> Void,
+        _ onStart: (RunStart, Int) -> Void
+    ) throws -> SendRun.Outcome
+
+    static func run(_ options: SendRunOptions, client: APNSClientConfiguration, output: OutputOptions, body: Body) throws {
         signal(SIGXFSZ, SIG_IGN)  // past the file-size limit, a write fails (EFBIG) and the run ends cleanly
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
         let printer = ProgressPrinter(option: output.progress)
         let timeline = TimelineRecorder(startedAt: Date().timeIntervalSince1970)
-        let outcome = try withExtendedLifetime(watcher) {
-            try body(options, { try EventLoopSendEngine(client: client, signals: stop) }) { summary, inFlight in
-                printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
-                timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
+        let outcome: SendRun.Outcome
+        do {
+            outcome = try withExtendedLifetime(watcher) {
+                try body(options, { try EventLoopSendEngine(client: client, signals: stop) }, { summary, inFlight in
+                    printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
+                    timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
+                }, { start, answered in
+                    announce(start, answered: answered, resultsPath: options.resultsPath)
+                })
             }
+        } catch let error as PipelineError {
+            // A start-up failure: one line, no summary (nothing was sent, no file was created).
+            printer.endLiveDisplay()
+            FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
+            throw (error.kind.isUsageError ? ExitStatus.usage : ExitStatus.failure).code
         }
         printer.endLiveDisplay()
         let summary = outcome.summary
@@ -33,14 +44,21 @@ enum CampaignRunner {
             FileHandle.standardError.write(Data("apns-bulk: dropped a line torn by the crash before resuming\n".utf8))
         }
         FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
-        if let path = output.summary {
+        // A campaign found finished keeps the files its run wrote; only those missing (a run killed after it
+        // finished, before it wrote them) are written now, from the result file.
+        let alreadyFinished = summary.finishedEarlierAt != nil
+        func wanted(_ path: String?) -> String? {
+            guard let path, !(alreadyFinished && FileManager.default.fileExists(atPath: path)) else { return nil }
+            return path
+        }
+        if let path = wanted(output.summary) {
             let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: client.connectionCount))
             try ReportFile.write(json, to: path)
         }
-        if let path = output.metrics {
+        if let path = wanted(output.metrics) {
             try ReportFile.write(Array(summary.prometheus().utf8), to: path)
         }
-        if let path = output.report {
+        if let path = wanted(output.report) {
             try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
         }
         if let error = outcome.error {
@@ -49,6 +67,14 @@ enum CampaignRunner {
         }
         let status = exitStatus(for: summary)
         if status != .success { throw status.code }
+    }
+
+    /// Says on stderr, as the run starts, that it continues an unfinished run.
+    private static func announce(_ start: RunStart, answered: Int, resultsPath: String) {
+        guard start == .continueUnfinished else { return }
+        let line = "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
+            + "(\(answered) records answered before): nothing answered is sent again\n"
+        FileHandle.standardError.write(Data(line.utf8))
     }
 
     /// This run's ending, and the whole campaign's final lines.
@@ -62,5 +88,27 @@ enum CampaignRunner {
             if campaign.count(.inputError) > 0 { return .invalidRecords }
             return .success
         }
+    }
+
+    /// An input named for the campaign record: its content's SHA-256 (none for standard input). A file that
+    /// cannot be read stops here, with status 1, before anything is created.
+    static func fingerprint(_ path: String) throws -> CampaignIdentity.Input {
+        guard path != "-" else { return CampaignIdentity.Input(path: path, sha256: nil) }
+        guard !FileManager.default.isDirectory(path) else {
+            throw PipelineError.cannotOpen(path, "is a directory, not a campaign file")
+        }
+        do {
+            return CampaignIdentity.Input(path: path, sha256: try FileFingerprint.sha256Hex(ofFileAtPath: path))
+        } catch {
+            let missing = !FileManager.default.fileExists(atPath: path)
+            throw PipelineError.cannotOpen(path, missing ? "No such file or directory" : "cannot read it (\(error))")
+        }
+    }
+}
+
+extension FileManager {
+    fileprivate func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

@@ -3,8 +3,13 @@ import ArgumentParser
 
 /// Where `send` and `replay` write results, summaries and metrics, and how they show progress.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .customLong("results"), help: ArgumentHelp("The result file: one line per input record.", valueName: "file"))
+    @Option(name: .customLong("results"), help: ArgumentHelp(
+        "The result file: one line per input record. Running the same campaign again on it sends nothing once it is "
+            + "finished and continues it while it is not; another campaign is refused.", valueName: "file"))
     var results: String
+
+    @Flag(name: .customLong("overwrite"), help: "Replace an existing result file (and its journal and campaign record), even one of another or an unfinished campaign.")
+    var overwrite = false
 
     @Option(name: .customLong("results-format"), help: "ndjson or csv.")
     var resultsFormat: String = "ndjson"

@@ -51,6 +51,10 @@ struct PruneCommand: ParsableCommand {
             try PruneList.write(entries, format: outputFormat, to: StandardOutputSink())
         }
         for torn in list.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
+        for path in resultFiles {
+            guard let run = UnfinishedRun.find(resultsPath: path) else { continue }
+            FileHandle.standardError.write(Data("apns-bulk: the list holds the tokens answered so far; \(run.message)\n".utf8))
+        }
         FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))
     }
 }

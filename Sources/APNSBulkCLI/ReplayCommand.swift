@@ -17,10 +17,20 @@ struct ReplayCommand: ParsableCommand {
             apns-id, payload) and sends it again. Delivered, pruned, invalid and duplicate records are never \
             sent. The new result file names the original input file and line of each record.
 
+            --topic and --push-type replace every replayed record's own, to finish a campaign stopped by a wrong \
+            one: the requests APNs rejected for that setting (BadTopic, TopicDisallowed, MissingTopic; \
+            InvalidPushType) are sent again too. Credentials and --endpoint can be changed the same way.
+
+            RUNNING AGAIN
+            The replay's result file records which result files it replays (by content) and its settings: the \
+            same replay run again sends nothing once it has finished and continues it while it is unfinished; \
+            another replay on the same result file is refused unless --overwrite is given.
+
             EXAMPLES
               apns-bulk replay yesterday.ndjson --results replay.ndjson \\
                 --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ
               apns-bulk replay results-*.ndjson --exclude-in-doubt --results again.ndjson
+              apns-bulk replay stopped.ndjson --topic com.example.app --results fixed.ndjson
 
             \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """
@@ -37,26 +47,59 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .customLong("exclude-in-doubt"), help: "Leave out in_doubt records (they may have been delivered).")
     var excludeInDoubt = false
 
-    @Flag(name: .customLong("resume"), help: "Finish an interrupted replay recorded in the result file and its journal.")
+    @Option(name: .customLong("topic"), help: ArgumentHelp(
+        "Send every replayed record with this apns-topic (a campaign stopped by a wrong topic).", valueName: "topic"))
+    var topic: String?
+
+    @Option(name: .customLong("push-type"), help: ArgumentHelp(
+        "Send every replayed record with this apns-push-type (a campaign stopped by a wrong push type).", valueName: "type"))
+    var pushType: String?
+
+    @Flag(name: .customLong("resume"), help: "Finish an interrupted replay recorded in the result file and its journal (the same command does it on its own).")
     var resume = false
 
     mutating func validate() throws {
         guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
         guard !resultFiles.contains(output.results) else { throw ValidationError("--results must be a new file, not one being replayed.") }
+        guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
+        _ = try overrides()
     }
 
     func run() throws {
-        let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt)
+        let overrides = try self.overrides()
+        let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
         var client = try connection.clientConfiguration(authentication: authentication)
         var options = SendRunOptions(
             inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), resultsPath: output.results,
             resultsFormat: output.format)
         options.resume = resume
+        options.overwrite = output.overwrite
+        var settings = ["--results-format": output.format.rawValue]
+        settings["--topic"] = overrides.topic?.value
+        settings["--push-type"] = overrides.pushType?.rawValue
+        if excludeInDoubt { settings["--exclude-in-doubt"] = "" }
+        if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
+        options.identity = CampaignIdentity(
+            command: "replay", inputs: try resultFiles.map(CampaignRunner.fingerprint), settings: settings)
+        options.arguments = Array(CommandLine.arguments.dropFirst())
         options.durable = output.durable
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
-        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress in
-            try SendRun.run(options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress)
+        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress, onStart in
+            try SendRun.run(
+                options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
         }
+    }
+
+    /// `--topic` and `--push-type`, checked like a campaign's defaults: a bad value is a usage error naming its option.
+    private func overrides() throws -> ReplayReader.Overrides {
+        var overrides = ReplayReader.Overrides()
+        if let topic {
+            do { overrides.topic = try Topic(validating: topic) } catch { throw ValidationError("--topic: \(error.detail)") }
+        }
+        if let pushType {
+            do { overrides.pushType = try PushType(parsing: pushType) } catch { throw ValidationError("--push-type: \(error.detail)") }
+        }
+        return overrides
     }
 }

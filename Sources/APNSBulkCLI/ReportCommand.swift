@@ -59,6 +59,7 @@ struct ReportCommand: ParsableCommand {
         }
         try Self.write(report, html: html, json: json, title: title)
         for torn in report.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
+        for run in report.unfinished { FileHandle.standardError.write(Data("apns-bulk: \(run.message)\n".utf8)) }
         var line = "\(report.records) records, \(report.count(.delivered)) delivered, \(report.tokensToPrune) tokens to prune, "
         line += "\(report.replayableTotal) to replay"
         if let path = html { line += "; report: \(path)" }

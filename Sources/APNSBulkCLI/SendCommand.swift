@@ -17,8 +17,16 @@ struct SendCommand: ParsableCommand {
             later copies of a (token, topic) pair are reported as duplicates.
 
             The result file gets a line per record as answers arrive; a journal beside it (<results>.journal) lets \
-            --resume finish a run after a crash or kill -9 without sending anything twice: records sent but never \
+            a run be finished after a crash or kill -9 without sending anything twice: records sent but never \
             answered are reported in_doubt (resent only with --resend-in-doubt).
+
+            RUNNING AGAIN
+            A campaign record beside the result file (<results>.campaign) names the campaign: its inputs by \
+            content and every option that changes what is sent. The same command run again sends nothing once \
+            the campaign has finished (it prints the summary and exits with the campaign's status), and continues \
+            it while it is unfinished (as --resume does). Another campaign on the same result file is refused \
+            (status 64), naming what differs, unless --overwrite is given. A retried pod or a cron job needs no \
+            shell logic to be safe.
 
             EXAMPLES
               export APNS_KEY_FILE=AuthKey_ABC123DEFG.p8 APNS_KEY_ID=ABC123DEFG
@@ -42,12 +50,13 @@ struct SendCommand: ParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var delivery: DeliveryOptions
 
-    @Flag(name: .customLong("resume"), help: "Finish the unfinished run recorded in the result file and its journal.")
+    @Flag(name: .customLong("resume"), help: "Finish the unfinished run recorded in the result file and its journal (the same command does it on its own; this also continues a result file without a campaign record).")
     var resume = false
 
     mutating func validate() throws {
         guard !files.isEmpty else { throw ValidationError("Name at least one campaign file.") }
         guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("Standard input (-) can be read once.") }
+        guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
     }
 
     func run() throws {
@@ -56,12 +65,15 @@ struct SendCommand: ParsableCommand {
         var options = SendRunOptions(
             inputs: CampaignOptions.inputs(files), reader: reader, resultsPath: output.results, resultsFormat: output.format)
         options.resume = resume
+        options.overwrite = output.overwrite
+        options.identity = try campaign.identity(files: files, delivery: delivery, output: output)
+        options.arguments = Array(CommandLine.arguments.dropFirst())
         options.durable = output.durable
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }
-        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress in
-            try SendRun.run(options, engine: engine, progress: progress)
+        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress, onStart in
+            try SendRun.run(options, engine: engine, progress: progress, onStart: onStart)
         }
     }
 }

@@ -15,7 +15,13 @@ extension CampaignSummary {
         let campaign = self.campaign
         var lines: [String] = []
         let ofWhich = isResumed ? " (\(records) in this run)" : ""
+        if let finishedAt = finishedEarlierAt {
+            let when = Date(timeIntervalSince1970: finishedAt).formatted(.iso8601)
+            lines.append("already finished at \(when): nothing sent; the campaign's results stand as they were")
+        }
         switch ending {
+        case .completed where finishedEarlierAt != nil:
+            lines.append("finished: \(campaign.records) records")
         case .completed:
             lines.append("finished: \(campaign.records) records\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
         case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
@@ -24,6 +30,10 @@ extension CampaignSummary {
         lines.append("  outcomes: " + Self.outcomeList(campaign))
         for (reason, count) in campaign.reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
             lines.append("    \(PrintableText.escaping(reason)): \(count)")
+        }
+        if let resultsPath, finishedEarlierAt != nil {
+            lines.append("  results: \(PrintableText.escaping(resultsPath))")
+            return lines.joined(separator: "\n")
         }
         if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
         lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",

@@ -47,6 +47,9 @@ public struct CampaignSummary: Sendable {
     public var inFlightWindow = 0
     /// The most requests that were in flight at once.
     public var maximumInFlight = 0
+    /// When the campaign had already finished, for a run that found it so and sent nothing (seconds since the
+    /// epoch); nil for a run that did the work.
+    public var finishedEarlierAt: Double?
 
     public init() {}
 

@@ -8,6 +8,14 @@ public protocol RecordReader: AnyObject {
     func nextRecord() throws -> CampaignRecord?
     /// How far the reader has read its files, when it can tell (`nil` by default).
     var readProgress: ReadProgress? { get }
+    /// Checks, before any file of the run is created, what would otherwise fail only once records are read: a
+    /// whole-file failure (an input that is a directory, a CSV header without its columns) or a campaign that
+    /// cannot send anything (no records at all, no topic anywhere). Throws that failure; does nothing by default.
+    func prepareToStart() throws(PipelineError)
+}
+
+extension RecordReader {
+    public func prepareToStart() throws(PipelineError) {}
 }
 
 /// Where the dispatcher's results and journal entries go. Writes may be buffered until `flush()`.

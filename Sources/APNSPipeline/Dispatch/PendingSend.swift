@@ -64,6 +64,7 @@ extension PendingSend {
         ResultRecord(
             key: key, outcome: outcome, token: notification.token.hex, topic: notification.topic.value,
             status: lastStatus, reason: lastReason, detail: detail, apnsID: apnsID, timestamp: timestamp,
-            attempts: attempts, notification: outcome.isReplayable ? notification : nil)
+            attempts: attempts,
+            notification: ResultRecord.carriesNotification(outcome, status: lastStatus) ? notification : nil)
     }
 }

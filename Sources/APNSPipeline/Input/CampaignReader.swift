@@ -13,7 +13,7 @@ import APNSCore
 public final class CampaignReader: RecordReader {
     public let inputs: [CampaignInput]
     public let options: CampaignReaderOptions
-    /// Records returned so far.
+    /// Records of this shard read so far (returned, or read ahead to be returned next).
     public private(set) var recordsRead = 0
     /// Records read and left to other shards.
     public private(set) var recordsInOtherShards = 0
@@ -74,8 +74,15 @@ public final class CampaignReader: RecordReader {
         return ReadProgress(bytesRead: read, bytesTotal: sizes.reduce(0, +))
     }
 
+    /// Records `prepareToStart` read ahead, handed out first by `nextRecord` (already counted in `recordsRead`).
+    private var readAhead: [CampaignRecord] = []
+    private var readAheadNext = 0
+    /// How many records `prepareToStart` reads at most while looking for one it can send.
+    static let readAheadLimit = 256
+
     /// The next record of this shard, or nil when every input is exhausted.
     public func nextRecord() throws(PipelineError) -> CampaignRecord? {
+        if readAheadNext < readAhead.count { return takeReadAhead() }
         while true {
             guard let record = try nextRecordOfAnyShard() else { return nil }
             if belongsHere(record) {
@@ -84,6 +91,53 @@ public final class CampaignReader: RecordReader {
             }
             recordsInOtherShards += 1
         }
+    }
+
+    /// Before any file of the run is created: every input is a file (not a directory), every CSV input's header
+    /// fits the template and the token column, and the campaign can send something. Reads ahead up to the first
+    /// record it can send (at most `readAheadLimit` records of this shard; `nextRecord` hands them out first), and
+    /// throws when the inputs hold no record at all (`campaignEmpty`) or when every record read has no topic and
+    /// no default is set (`campaignSettingMissing`: no request could ever be sent).
+    public func prepareToStart() throws(PipelineError) {
+        for (index, input) in inputs.enumerated() where input.path != "-" {
+            if POSIXFile.isDirectory(atPath: input.path) {
+                throw PipelineError(.openFailed, "\(input.path): is a directory, not a campaign file")
+            }
+            if input.format == .csv, index > 0 {
+                _ = try open(index: index)  // its header, checked now; reopened in turn
+                currentSource = nil
+            }
+        }
+        var records: [CampaignRecord] = []
+        var exhausted = false
+        while records.count < Self.readAheadLimit {
+            guard let record = try nextRecord() else {
+                exhausted = true
+                break
+            }
+            records.append(record)
+            if record.notification != nil { break }
+        }
+        readAhead = records
+        readAheadNext = 0
+        if exhausted, recordsRead + recordsInOtherShards == 0 {
+            let names = inputs.map(\.path).joined(separator: ", ")
+            throw PipelineError(.campaignEmpty, "\(names): no records to send (an empty campaign is refused, not reported as done)")
+        }
+        if !records.isEmpty, records.allSatisfy({ $0.error?.code == .topicMissing }) {
+            throw PipelineError(.campaignSettingMissing, "no topic: the first \(records.count) records have no \"topic\" "
+                + "and no default is set; give --topic (or APNS_TOPIC) with the app's bundle id")
+        }
+    }
+
+    private func takeReadAhead() -> CampaignRecord {
+        let record = readAhead[readAheadNext]
+        readAheadNext += 1
+        if readAheadNext == readAhead.count {
+            readAhead = []
+            readAheadNext = 0
+        }
+        return record
     }
 
     /// Reads every record left, checked exactly as `nextRecord` reads them but without building valid records'

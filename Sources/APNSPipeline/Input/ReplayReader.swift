@@ -8,21 +8,60 @@ import APNSCore
 /// stops the replay: it becomes an invalid record, reported as one `input_error` result line whose detail names
 /// the result file and line. It keeps its original file and line when those are readable (and is skipped, like
 /// any line, when its outcome is readable and not replayable); otherwise it is keyed by the result file itself.
+///
+/// Overrides fix what stopped a campaign (`replay --topic`, `--push-type`): every notification sent goes with the
+/// override, and the requests APNs rejected for that very setting (`input_error` lines with an APNs reason the
+/// override answers, `Overrides.fixedReasons`) are sent again too.
 public final class ReplayReader: RecordReader {
+    /// Campaign-wide settings that replace each replayed record's own.
+    public struct Overrides: Sendable, Equatable {
+        public var topic: Topic?
+        public var pushType: PushType?
+
+        public init(topic: Topic? = nil, pushType: PushType? = nil) {
+            self.topic = topic
+            self.pushType = pushType
+        }
+
+        /// The APNs reasons of rejections these overrides fix: a wrong topic, a wrong push type.
+        public var fixedReasons: Set<String> {
+            var reasons: Set<String> = []
+            if topic != nil {
+                reasons.formUnion([APNSReason.badTopic, .topicDisallowed, .missingTopic].map(\.rawValue))
+            }
+            if pushType != nil { reasons.insert(APNSReason.invalidPushType.rawValue) }
+            return reasons
+        }
+
+        /// The notification with these settings in place of its own.
+        func applied(to notification: PushNotification) -> PushNotification {
+            guard topic != nil || pushType != nil else { return notification }
+            return PushNotification(
+                token: notification.token, topic: topic ?? notification.topic,
+                pushType: pushType ?? notification.pushType, priority: notification.priority,
+                expiration: notification.expiration, collapseID: notification.collapseID,
+                apnsID: notification.apnsID, payload: notification.payload)
+        }
+    }
+
     /// The original input files the result lines name, in first-seen order: what the keys' file indexes mean. A
     /// result file with lines too damaged to name their input file is listed too.
     public let inputFiles: InputFileList
     private let resultPaths: [String]
     private let includeInDoubt: Bool
+    private let overrides: Overrides
+    private let fixedReasons: Set<String>
     private var current: ResultReader?
     private var nextPath = 0
     /// Replayable lines found so far, damaged ones included.
     public private(set) var selected = 0
 
     /// Scans the result files once to learn the input files they name; throws if one cannot be read.
-    public init(resultPaths: [String], includeInDoubt: Bool) throws(PipelineError) {
+    public init(resultPaths: [String], includeInDoubt: Bool, overrides: Overrides = Overrides()) throws(PipelineError) {
         self.resultPaths = resultPaths
         self.includeInDoubt = includeInDoubt
+        self.overrides = overrides
+        self.fixedReasons = overrides.fixedReasons
         var files = InputFileList()
         for path in resultPaths {
             let reader = try ResultReader(path: path, inputFiles: files)
@@ -53,10 +92,12 @@ public final class ReplayReader: RecordReader {
             }
             switch line {
             case .success(let record):
-                guard isReplayed(record.outcome) else { continue }
+                guard isReplayed(record) else { continue }
                 selected += 1
                 do {
-                    return CampaignRecord(key: record.key, content: .notification(try record.replayNotification()))
+                    let notification = overrides.applied(to: try record.replayNotification())
+                    try notification.validate()
+                    return CampaignRecord(key: record.key, content: .notification(notification))
                 } catch {
                     let located = InputError(error.code, "\(reader.name):\(reader.lineNumber): \(error.detail)")
                     return CampaignRecord(
@@ -64,7 +105,7 @@ public final class ReplayReader: RecordReader {
                     )
                 }
             case .failure(let damaged):
-                if let record = damaged.record, !isReplayed(record.outcome) { continue }
+                if let record = damaged.record, !isReplayed(record) { continue }
                 selected += 1
                 let key = damaged.record?.key
                     ?? RecordKey(fileIndex: inputFiles.index(of: reader.name) ?? 0, line: damaged.lineNumber)
@@ -75,7 +116,9 @@ public final class ReplayReader: RecordReader {
         }
     }
 
-    private func isReplayed(_ outcome: RecordOutcome) -> Bool {
-        outcome.isReplayable && (includeInDoubt || outcome != .inDoubt)
+    private func isReplayed(_ record: ResultRecord) -> Bool {
+        let outcome = record.outcome
+        if outcome == .inputError, record.status != nil, let reason = record.reason { return fixedReasons.contains(reason) }
+        return outcome.isReplayable && (includeInDoubt || outcome != .inDoubt)
     }
 }

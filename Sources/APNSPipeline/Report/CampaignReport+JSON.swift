@@ -23,6 +23,9 @@ extension CampaignReport {
         if let command = replayCommand() { next["replay"] = command }
         if let command = replayCommandExcludingInDoubt() { next["replay_excluding_in_doubt"] = command }
         if let command = pruneCommand() { next["prune"] = command }
+        if !unfinished.isEmpty { next["finish"] = unfinished.map { $0.command ?? "" } }
+        object["unfinished"] = unfinished.map(\.resultsPath)
+        object["rejected"] = rejected
         object["next_steps"] = next
         if !tornLines.isEmpty { object["torn_lines_skipped"] = tornLines }
         if let series = series() {

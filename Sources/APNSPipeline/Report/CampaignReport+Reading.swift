@@ -7,6 +7,7 @@ extension CampaignReport {
         let reader = try ResultReader(path: path)
         while let record = try reader.next() { add(record, resultFile: path) }
         if let torn = reader.tornLine { tornLines.append("\(path):\(torn)") }
+        if let run = UnfinishedRun.find(resultsPath: path) { unfinished.append(run) }
     }
 
     /// Adds the timeline of a `send --summary` file; a summary without one (an older version) is counted only.

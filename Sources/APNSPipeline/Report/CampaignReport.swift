@@ -17,8 +17,25 @@ public struct CampaignReport: Sendable {
         public var retryable = 0
         public var inDoubt = 0
         public var notSent = 0
+        /// Requests APNs rejected for their topic (BadTopic, TopicDisallowed, MissingTopic): `replay --topic` sends
+        /// them again with the right one.
+        public var rejectedForTopic = 0
+        /// Requests APNs rejected for their push type (InvalidPushType): `replay --push-type` sends them again.
+        public var rejectedForPushType = 0
+        /// What a plain `replay` sends.
         public var total: Int { retryable + inDoubt + notSent }
+        /// What `replay` with the settings fixed sends.
+        public var totalWithFixes: Int { total + rejectedForTopic + rejectedForPushType }
     }
+
+    /// The reasons of rejections a replay with `--topic` fixes.
+    static let topicReasons: Set<String> = Set([APNSReason.badTopic, .topicDisallowed, .missingTopic].map(\.rawValue))
+    /// The reasons of rejections a replay with `--push-type` fixes.
+    static let pushTypeReasons: Set<String> = [APNSReason.invalidPushType.rawValue]
+    /// What the printed replay command holds in place of the topic the user must fill in.
+    public static let topicPlaceholder = "YOUR_TOPIC"
+    /// What the printed replay command holds in place of the push type the user must fill in.
+    public static let pushTypePlaceholder = "YOUR_PUSH_TYPE"
 
     /// The result files, in the order given.
     public private(set) var resultFiles: [String] = []
@@ -35,6 +52,11 @@ public struct CampaignReport: Sendable {
     public private(set) var replayable: [String: ReplayableCounts] = [:]
     /// Torn last lines skipped while reading, as `file:line`.
     public var tornLines: [String] = []
+    /// Result files whose run has not finished (`report` says so and prints the command that finishes each).
+    public var unfinished: [UnfinishedRun] = []
+    /// Requests APNs rejected as bad (`input_error` lines that reached the wire), apart from records found
+    /// invalid in the file and never sent.
+    public private(set) var rejected = 0
     /// The course of each run over time, from summary files.
     public private(set) var timelines: [CampaignTimeline] = []
     /// Summary files read.
@@ -75,6 +97,13 @@ public struct CampaignReport: Sendable {
         case .retryable: replayable[resultFile, default: ReplayableCounts()].retryable += 1
         case .inDoubt: replayable[resultFile, default: ReplayableCounts()].inDoubt += 1
         case .notSent: replayable[resultFile, default: ReplayableCounts()].notSent += 1
+        case .inputError where record.attempts > 0:
+            rejected += 1
+            guard record.status != nil, let reason = record.reason else { break }
+            if Self.topicReasons.contains(reason) { replayable[resultFile, default: ReplayableCounts()].rejectedForTopic += 1 }
+            if Self.pushTypeReasons.contains(reason) {
+                replayable[resultFile, default: ReplayableCounts()].rejectedForPushType += 1
+            }
         case .delivered, .prune, .inputError, .duplicate: break
         }
     }
@@ -89,26 +118,41 @@ public struct CampaignReport: Sendable {
         summaryCount += 1
     }
 
-    /// Records to send again: retryable, in doubt and not sent.
-    public var replayableTotal: Int { count(.retryable) + count(.inDoubt) + count(.notSent) }
+    /// Records to send again: retryable, in doubt and not sent, and requests rejected for a setting `replay` can
+    /// fix (the topic, the push type).
+    public var replayableTotal: Int { replayable.values.reduce(0) { $0 + $1.totalWithFixes } }
+
+    /// Requests rejected for their topic, over all files.
+    public var rejectedForTopic: Int { replayable.values.reduce(0) { $0 + $1.rejectedForTopic } }
+    /// Requests rejected for their push type, over all files.
+    public var rejectedForPushType: Int { replayable.values.reduce(0) { $0 + $1.rejectedForPushType } }
 
     /// The `replay` command that sends again every record that may still be delivered, or nil when none is
-    /// left. In-doubt records may have arrived already: `replayCommandExcludingInDoubt` leaves them out.
+    /// left. Where APNs rejected the campaign's topic or push type, it sets the right one (a placeholder the user
+    /// fills in), which sends those rejected requests again too. In-doubt records may have arrived already:
+    /// `replayCommandExcludingInDoubt` leaves them out.
     public func replayCommand(results: String = "replay.ndjson") -> String? {
-        let files = resultFiles.filter { (replayable[$0]?.total ?? 0) > 0 }
-        guard !files.isEmpty else { return nil }
-        return (["apns-bulk", "replay"] + files.map(ShellWord.quoted) + ["--results", ShellWord.quoted(results)])
-            .joined(separator: " ")
+        replayCommand(results: results, excludingInDoubt: false)
     }
 
-    /// The `replay` command for retryable and not-sent records only; nil when there are none or when no record
+    /// The `replay` command without in-doubt records; nil when there is nothing else to send or when no record
     /// is in doubt (then `replayCommand` is the same).
     public func replayCommandExcludingInDoubt(results: String = "replay.ndjson") -> String? {
         guard count(.inDoubt) > 0 else { return nil }
-        let files = resultFiles.filter { file in replayable[file].map { $0.retryable + $0.notSent > 0 } ?? false }
+        return replayCommand(results: results, excludingInDoubt: true)
+    }
+
+    private func replayCommand(results: String, excludingInDoubt: Bool) -> String? {
+        let files = resultFiles.filter { file in
+            guard let counts = replayable[file] else { return false }
+            return counts.totalWithFixes - (excludingInDoubt ? counts.inDoubt : 0) > 0
+        }
         guard !files.isEmpty else { return nil }
-        return (["apns-bulk", "replay"] + files.map(ShellWord.quoted)
-                + ["--exclude-in-doubt", "--results", ShellWord.quoted(results)]).joined(separator: " ")
+        var words = ["apns-bulk", "replay"] + files.map(ShellWord.quoted)
+        if rejectedForTopic > 0 { words += ["--topic", Self.topicPlaceholder] }
+        if rejectedForPushType > 0 { words += ["--push-type", Self.pushTypePlaceholder] }
+        if excludingInDoubt { words.append("--exclude-in-doubt") }
+        return (words + ["--results", ShellWord.quoted(results)]).joined(separator: " ")
     }
 
     /// The `prune` command that writes the tokens to delete, or nil when there are none.

@@ -41,7 +41,8 @@ public struct CampaignReportHTML {
             ("retryable", "Retryable", Self.grouped(report.count(.retryable)), "send again with replay"),
             ("in_doubt", "In doubt", Self.grouped(report.count(.inDoubt)), "answer lost; may have arrived"),
             ("not_sent", "Not sent", Self.grouped(report.count(.notSent)), "campaign stopped early"),
-            ("input_error", "Invalid", Self.grouped(report.count(.inputError)), "never sent"),
+            ("input_error", "Invalid", Self.grouped(report.count(.inputError) - report.rejected), "never sent"),
+            ("rejected", "Rejected", Self.grouped(report.rejected), "sent; APNs refused the request"),
             ("duplicate", "Duplicates", Self.grouped(report.count(.duplicate)), "never sent"),
             ("attempts", "Attempts", Self.grouped(report.attempts), "requests on the wire"),
         ]
@@ -55,17 +56,39 @@ public struct CampaignReportHTML {
 
     private var nextSteps: String {
         var out = "<section><h2>Next steps</h2>"
+        for run in report.unfinished {
+            out += "<p class=\"warning\" id=\"unfinished\"><strong>This run is unfinished:</strong> "
+            out += "\(HTMLText.escaped(run.resultsPath)) has \(Self.grouped(run.answered)) records answered so far; its "
+            out += "run is still going, or was stopped before it finished. The figures below cover those records only. "
+            out += "Finish it first with:</p><pre class=\"finish-command\">"
+            out += "\(HTMLText.escaped(run.command ?? "the same send command with --resume"))</pre>"
+        }
         if let replay = report.replayCommand() {
             out += "<p>\(Self.grouped(report.replayableTotal)) records may still be delivered "
             out += "(retryable \(Self.grouped(report.count(.retryable))), in doubt \(Self.grouped(report.count(.inDoubt))), "
-            out += "not sent \(Self.grouped(report.count(.notSent)))). Send them again with:</p>"
+            out += "not sent \(Self.grouped(report.count(.notSent)))"
+            if report.rejectedForTopic > 0 { out += ", rejected for their topic \(Self.grouped(report.rejectedForTopic))" }
+            if report.rejectedForPushType > 0 {
+                out += ", rejected for their push type \(Self.grouped(report.rejectedForPushType))"
+            }
+            out += "). Send them again with:</p>"
             out += "<pre id=\"replay-command\">\(HTMLText.escaped(replay))</pre>"
+            if report.rejectedForTopic > 0 {
+                out += "<p>APNs rejected the campaign's topic: replace \(CampaignReport.topicPlaceholder) with the app's "
+                out += "bundle id (plus the suffix its push type needs) before running it.</p>"
+            }
+            if report.rejectedForPushType > 0 {
+                out += "<p>APNs rejected the campaign's push type: replace \(CampaignReport.pushTypePlaceholder) with "
+                out += "the right one (alert, background, voip, …).</p>"
+            }
             if let cautious = report.replayCommandExcludingInDoubt() {
                 out += "<p>In-doubt records may have arrived already; to leave them out:</p>"
                 out += "<pre>\(HTMLText.escaped(cautious))</pre>"
             }
-        } else {
+        } else if report.unfinished.isEmpty {
             out += "<p>Nothing to replay: every record has its final outcome.</p>"
+        } else {
+            out += "<p>Nothing to replay yet among the records answered so far.</p>"
         }
         if let prune = report.pruneCommand() {
             out += "<p>\(Self.grouped(report.tokensToPrune)) tokens are dead or wrong for the app. List them for deletion with:</p>"
@@ -219,7 +242,7 @@ public struct CampaignReportHTML {
         body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px auto;\
         max-width:960px;padding:0 16px;color:#1d1d1f;background:#fff;line-height:1.4}
         h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.15em;margin:28px 0 8px;border-bottom:1px solid #e3e3e3;padding-bottom:4px}
-        .muted,.note,footer{color:#666}.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-top:16px}
+        .warning{border-left:4px solid #c0392b;padding:6px 10px;background:#fdf2f0}.muted,.note,footer{color:#666}.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-top:16px}
         .card{border:1px solid #e0e0e0;border-radius:8px;padding:10px 12px}.card .label{font-size:.85em;color:#555}
         .card .value{font-size:1.6em;font-weight:600;font-variant-numeric:tabular-nums}.card .note{font-size:.75em}
         #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}

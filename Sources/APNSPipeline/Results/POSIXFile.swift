@@ -221,6 +221,33 @@ final class POSIXFile {
         return Int64(info.st_size)
     }
 
+    /// Whether `path` names a directory (following symbolic links).
+    static func isDirectory(atPath path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Replaces the file at `path` whole and atomically: the bytes go to a new private file beside it (mode 0600
+    /// before the umask), forced to the disk, then renamed over `path`, so a reader or a crash sees the old file or
+    /// the new one, never a part (a campaign record).
+    static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(PipelineError) {
+        let temporary = "\(path).tmp-\(getpid())"
+        _ = unlink(temporary)
+        let file = try openPrivate(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW)
+        do throws(PipelineError) {
+            try file.write(bytes, count: bytes.count)
+            guard retryingOnInterrupt({ fsync(file.descriptor) }) == 0 else {
+                throw PipelineError(.writeFailed, "\(temporary): fsync: \(lastErrorText())")
+            }
+            guard rename(temporary, path) == 0 else {
+                throw PipelineError(.writeFailed, "\(path): cannot rename \(temporary) over it: \(lastErrorText())")
+            }
+        } catch {
+            _ = unlink(temporary)
+            throw error
+        }
+    }
+
     /// The descriptor's file position (shared with a child process that inherited it), or nil for a pipe.
     func currentPosition() -> Int64? {
         let position = lseek(descriptor, 0, SEEK_CUR)

@@ -57,13 +57,20 @@ extension ResultRecord {
         reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil,
         attempts: Int = 0, notification: PushNotification? = nil
     ) {
-        let replayed = outcome.isReplayable ? notification : nil
+        let replayed = Self.carriesNotification(outcome, status: status) ? notification : nil
         self.init(
             key: key, token: token ?? notification?.token.hex, topic: topic ?? notification?.topic.value,
             outcome: outcome, status: status, reason: reason, detail: detail,
             apnsID: apnsID ?? replayed?.apnsID?.description, timestamp: timestamp, attempts: attempts,
             pushType: replayed?.pushType, priority: replayed?.priority, expiration: replayed?.expiration?.epochSeconds,
             collapseID: replayed?.collapseID?.value, payload: replayed?.payload)
+    }
+
+    /// Whether a line carries its notification's headers and payload: every line `replay` sends by default
+    /// (retryable, not sent, in doubt), and requests APNs rejected (`input_error` with a status), which
+    /// `replay --topic` or `--push-type` sends again when the rejection was the campaign's setting's fault.
+    public static func carriesNotification(_ outcome: RecordOutcome, status: Int?) -> Bool {
+        outcome.isReplayable || (outcome == .inputError && status != nil)
     }
 
     /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign

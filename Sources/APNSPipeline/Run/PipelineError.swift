@@ -3,7 +3,8 @@ import APNSCore
 /// A failure that stops reading or writing a whole file (as opposed to an `InputError`, which rejects one record):
 /// a file that cannot be opened, a read or write that fails, a gzip stream that is corrupt, a CSV header without
 /// a token column, an invalid template, a result or journal file with a bad line in the middle, a bad `--shard`,
-/// a result file in use by another run, an unfinished run that needs `--resume`.
+/// a result file in use by another run, an unfinished run that needs `--resume`, a result file that belongs to
+/// another campaign, a campaign with no records or without a setting every record needs.
 ///
 /// A struct around a private code; compare with the static kinds (`error.kind == .csvHeaderInvalid`) and show
 /// `description`, which names the file and, where it applies, the line.
@@ -26,6 +27,14 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let inputsInvalid = Kind(.inputsInvalid)
         public static let runLocked = Kind(.runLocked)
         public static let unfinishedRun = Kind(.unfinishedRun)
+        public static let campaignChanged = Kind(.campaignChanged)
+        public static let campaignRecordInvalid = Kind(.campaignRecordInvalid)
+        public static let campaignEmpty = Kind(.campaignEmpty)
+        public static let campaignSettingMissing = Kind(.campaignSettingMissing)
+
+        /// Whether the command line itself is wrong for the files it names (exit status 64, like a bad option
+        /// value): a result file that belongs to another campaign, a setting every record needs and none has.
+        public var isUsageError: Bool { self == .campaignChanged || self == .campaignSettingMissing }
     }
 
     /// The kinds, with their short stable descriptions.
@@ -42,6 +51,10 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
         case inputsInvalid = "input files invalid"
         case runLocked = "result file in use"
         case unfinishedRun = "unfinished run"
+        case campaignChanged = "result file belongs to another campaign"
+        case campaignRecordInvalid = "campaign record invalid"
+        case campaignEmpty = "campaign has no records"
+        case campaignSettingMissing = "campaign setting missing"
     }
 
     /// The kind of failure.
@@ -53,6 +66,11 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
     init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = PrintableText.escaping(detail)
+    }
+
+    /// A file named on the command line that cannot be opened or read (for callers outside the pipeline).
+    public static func cannotOpen(_ path: String, _ why: String) -> PipelineError {
+        PipelineError(.openFailed, "\(path): \(why)")
     }
 
     /// `"<kind>: <detail>"`.

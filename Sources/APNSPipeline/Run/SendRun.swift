@@ -8,8 +8,16 @@ public struct SendRunOptions: Sendable {
     public var reader: CampaignReaderOptions
     public var resultsPath: String
     public var resultsFormat: ResultFormat
-    /// Continue the run recorded in `resultsPath` and its journal.
+    /// Continue the run recorded in `resultsPath` and its journal (`--resume`). Without it, a run continues on its
+    /// own when the result file's campaign record says the same campaign is unfinished (`RunStart`).
     public var resume = false
+    /// Replace whatever result file, journal and campaign record stand at `resultsPath` (`--overwrite`).
+    public var overwrite = false
+    /// The campaign this run sends, recorded beside the result file and compared with the record found there;
+    /// nil writes no record (standard output, library use).
+    public var identity: CampaignIdentity?
+    /// The command's arguments, kept in the campaign record for "run this to finish it" messages.
+    public var arguments: [String] = []
     public var dispatch = DispatcherConfiguration()
     /// Seconds between progress reports.
     public var progressInterval = 1.0
@@ -40,6 +48,8 @@ public enum SendRun {
         public var error: String?
         /// Lines of the earlier run's files that were torn by a crash and dropped (resume only).
         public var tornLinesDropped: Int
+        /// How the run started: anew, continuing an unfinished run, or not at all (the campaign had finished).
+        public var start: RunStart
     }
 
     /// How often, with `durable`, a timer forces to the disk result lines written before a quiet spell.
@@ -51,13 +61,16 @@ public enum SendRun {
     public static func run(
         _ options: SendRunOptions,
         engine: () throws -> any SendRunEngine,
-        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void = { _, _ in }
+        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void = { _, _ in },
+        onStart: (RunStart, _ finalLinesBefore: Int) -> Void = { _, _ in }
     ) throws -> Outcome {
         for input in options.inputs where input.path != "-" {
             _ = try POSIXFile.openForReading(input.path)  // unreadable inputs fail before any file is created
         }
         let reader = CampaignReader(inputs: options.inputs, options: options.reader)
-        return try run(options, reader: reader, inputPaths: options.inputs.map(\.path), engine: engine, progress: progress)
+        return try run(
+            options, reader: reader, inputPaths: options.inputs.map(\.path), engine: engine, progress: progress,
+            onStart: onStart)
     }
 
     /// Runs records from any reader (`replay` reads result files); `inputPaths` name the files the reader's
@@ -67,27 +80,45 @@ public enum SendRun {
         reader: any RecordReader,
         inputPaths paths: [String],
         engine makeEngine: () throws -> any SendRunEngine,
-        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void
+        progress: @escaping (CampaignSummary, _ inFlight: Int) -> Void,
+        onStart: (RunStart, _ finalLinesBefore: Int) -> Void = { _, _ in }
     ) throws -> Outcome {
         let journalPath = SendJournal.path(forResults: options.resultsPath)
         let lock = options.resultsPath == "-" ? nil : try RunLock(resultsPath: options.resultsPath)
         defer { lock?.release() }
+        let start = options.resultsPath == "-" ? (options.resume ? .continueUnfinished : .fresh)
+            : try RunStart.decide(
+                facts(resultsPath: options.resultsPath, inputs: paths), resultsPath: options.resultsPath,
+                identity: options.identity, resume: options.resume, overwrite: options.overwrite)
+        if case .alreadyFinished(let manifest) = start {
+            let finished = try ResumeState(resultsPath: options.resultsPath, journalPath: nil, inputs: paths)
+            onStart(start, finished.finishedCount)
+            var summary = CampaignSummary()
+            summary.earlierRuns = finished.earlierRuns
+            summary.ending = manifest.stoppedEarly.map { .stoppedEarly($0) } ?? .completed
+            summary.finishedEarlierAt = manifest.finishedAt ?? manifest.startedAt
+            return Outcome(summary: summary, error: nil, tornLinesDropped: 0, start: start)
+        }
         let engine = try makeEngine()  // credentials, CA file, TLS
         defer { engine.shutdown() }  // the timers below hold the engine: drop them, or it never goes away
+        try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
         var resume = ResumeState()
         var torn = 0
-        if options.resume {
+        if start == .continueUnfinished {
             resume = try ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
             torn = (resume.tornResultLine == nil ? 0 : 1) + (resume.tornJournalLine == nil ? 0 : 1)
-        } else if POSIXFile.exists(journalPath) {
-            // A journal naming no request beside no result line is a run that never started: start over.
-            let earlier = try? ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
-            guard let earlier, earlier.recordsNothing else {
-                throw PipelineError(.unfinishedRun, "\(options.resultsPath) belongs to an unfinished run (\(journalPath) "
-                    + "exists): add --resume to finish it, or remove both files to start over")
-            }
         }
-        let mode: AppendOnlyFile.Mode = options.resume ? .append : .create
+        var manifest: CampaignManifest?
+        if let identity = options.identity, options.resultsPath != "-" {
+            var record = (start == .continueUnfinished ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
+                ?? CampaignManifest(identity: identity, arguments: options.arguments, startedAt: Date().timeIntervalSince1970)
+            record.identity = identity  // the same campaign; the paths as given this time
+            if start == .fresh { POSIXFile.remove(journalPath) }  // --overwrite, or a run that never sent
+            try record.write(forResults: options.resultsPath)
+            manifest = record
+        }
+        onStart(start, resume.finishedCount)
+        let mode: AppendOnlyFile.Mode = start == .continueUnfinished ? .append : .create
         let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths))
         let journal = try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal)
@@ -103,7 +134,7 @@ public enum SendRun {
                 duplicates.sizeForInput(reader.readProgress)
                 return try duplicates.insert(notification)
             },
-            resumeStatus: options.resume ? { resumeState.status($0) } : { _ in .fresh },
+            resumeStatus: start == .continueUnfinished ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) })
 
         var result: (CampaignSummary, (any Error)?)?
@@ -135,8 +166,30 @@ public enum SendRun {
         summary.earlierRuns = resume.earlierRuns
         progress(summary, 0)
         if summary.ending != .interrupted, error == nil {
-            POSIXFile.remove(journalPath)  // every record has its line: nothing to resume
+            // Every record has its line: the campaign is finished (recorded first), nothing to resume.
+            if var finished = manifest {
+                finished.state = .finished
+                finished.finishedAt = Date().timeIntervalSince1970
+                if case .stoppedEarly(let why) = summary.ending { finished.stoppedEarly = why }
+                do { try finished.write(forResults: options.resultsPath) } catch let failure { error = failure }
+            }
+            if error == nil { POSIXFile.remove(journalPath) }
         }
-        return Outcome(summary: summary, error: error.map { "\($0)" }, tornLinesDropped: torn)
+        return Outcome(summary: summary, error: error.map { "\($0)" }, tornLinesDropped: torn, start: start)
+    }
+
+    /// What stands beside a result path, for `RunStart`.
+    private static func facts(resultsPath: String, inputs: [String]) throws(PipelineError) -> RunStart.Facts {
+        let journalPath = SendJournal.path(forResults: resultsPath)
+        var journalHoldsEntries = (POSIXFile.regularFileSize(atPath: journalPath) ?? 0) > 0
+        let resultsHoldLines = (POSIXFile.regularFileSize(atPath: resultsPath) ?? 0) > 0
+        if journalHoldsEntries, !resultsHoldLines {
+            // A journal naming no request (a torn line at most) beside no result line is a run that never started.
+            let earlier = try? ResumeState(resultsPath: resultsPath, journalPath: journalPath, inputs: inputs)
+            journalHoldsEntries = !(earlier?.recordsNothing ?? false)
+        }
+        return RunStart.Facts(
+            manifest: try CampaignManifest.read(forResults: resultsPath), resultsExist: POSIXFile.exists(resultsPath),
+            resultsHoldLines: resultsHoldLines, journalHoldsEntries: journalHoldsEntries)
     }
 }

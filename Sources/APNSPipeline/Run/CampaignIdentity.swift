@@ -1,0 +1,69 @@
+/// What makes a campaign the campaign it is: the command (`send` or `replay`), its inputs by content (a SHA-256 of
+/// each file's bytes, so a file rewritten under the same name is another campaign, and the same file named by
+/// another path is the same), and every setting that changes what is sent or how results are written (topic,
+/// push type, priority, expiration, collapse id, template, token column, record limit, shard, duplicates,
+/// result format; for `replay`, its overrides and whether in-doubt records are included).
+///
+/// Credentials, the endpoint and pacing are not part of it: they are what a stopped campaign is finished with.
+/// A result file's campaign record (`CampaignRecordFile`) holds the identity it was written for; running again
+/// compares them (docs/RUNNING-AGAIN.md).
+public struct CampaignIdentity: Codable, Sendable, Equatable {
+    /// One input file: its path as given, and its content's fingerprint (nil for standard input, which cannot be
+    /// read twice).
+    public struct Input: Codable, Sendable, Equatable {
+        public var path: String
+        public var sha256: String?
+
+        public init(path: String, sha256: String?) {
+            self.path = path
+            self.sha256 = sha256
+        }
+    }
+
+    /// `send` or `replay`.
+    public var command: String
+    public var inputs: [Input]
+    /// Option name (`--topic`) to value as the run understood it; options not given are absent.
+    public var settings: [String: String]
+
+    public init(command: String, inputs: [Input], settings: [String: String]) {
+        self.command = command
+        self.inputs = inputs
+        self.settings = settings
+    }
+
+    /// What differs between an earlier run's identity and this one, one phrase each ("--topic: com.a now,
+    /// com.b before"); empty when they are the same campaign. Inputs compare by content; paths only where
+    /// neither side has a fingerprint (standard input).
+    public func differences(from earlier: CampaignIdentity) -> [String] {
+        var found: [String] = []
+        if command != earlier.command {
+            found.append("it was written by `\(earlier.command)`, not `\(command)`")
+        }
+        if inputs.count != earlier.inputs.count {
+            found.append("\(inputs.count) input files now, \(earlier.inputs.count) before")
+        } else {
+            for (now, before) in zip(inputs, earlier.inputs) where !now.isSameContent(as: before) {
+                let name = now.path == before.path ? now.path : "\(now.path) (before: \(before.path))"
+                found.append("the input \(name) has changed since the earlier run")
+            }
+        }
+        for name in Set(settings.keys).union(earlier.settings.keys).sorted() where settings[name] != earlier.settings[name] {
+            found.append("\(name): \(Self.shown(settings[name])) now, \(Self.shown(earlier.settings[name])) before")
+        }
+        return found
+    }
+
+    private static func shown(_ value: String?) -> String {
+        guard let value else { return "not given" }
+        return value.isEmpty ? "given" : value
+    }
+}
+
+extension CampaignIdentity.Input {
+    /// Same bytes, or, for standard input (no fingerprint on either side), the same name.
+    func isSameContent(as other: CampaignIdentity.Input) -> Bool {
+        guard sha256 != nil || other.sha256 != nil else { return path == other.path }
+        return sha256 == other.sha256
+    }
+}
