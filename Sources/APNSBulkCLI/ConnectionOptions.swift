@@ -9,7 +9,7 @@ struct ConnectionOptions: ParsableArguments {
         "production, development, or https://host:port (or APNS_ENDPOINT).", valueName: "where"))
     var endpoint: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these CA certificates (PEM) instead of the system store (a mock's CA).", valueName: "file"))
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these CA certificates (PEM) instead of the system store (a mock's CA) (or APNS_CA_FILE).", valueName: "file"))
     var caFile: String?
 
     @Option(name: .customLong("pin"), help: ArgumentHelp(
@@ -27,6 +27,7 @@ struct ConnectionOptions: ParsableArguments {
 
     mutating func validate() throws {
         endpoint = EnvironmentDefault.value(endpoint, "APNS_ENDPOINT")
+        caFile = EnvironmentDefault.value(caFile, "APNS_CA_FILE")
         guard (1...32).contains(connections) else { throw ValidationError("--connections must be 1 to 32.") }
         guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive.") }
         for pin in pins {

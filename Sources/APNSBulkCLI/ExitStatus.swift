@@ -24,21 +24,52 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "finished; nothing left to retry"
         case .failure:
             "could not start or go on: a file named on the command line (input, template, key, certificate, CA) is "
-                + "missing, unreadable or malformed, a PKCS#12 password is wrong, or a write failed (full disk)"
+                + "missing, unreadable or malformed, the campaign has no records, a PKCS#12 password is wrong, or a "
+                + "write failed (full disk)"
         case .invalidRecords:
-            "finished; some records are invalid (validate: not every record is valid)"
+            "finished; some records are invalid (`validate`: not every record is valid)"
         case .retryableLeft:
-            "finished; some records ended retryable or in doubt: replay them"
+            "finished; some records ended retryable or in doubt: `replay` them"
         case .stoppedEarly:
             "stopped early: APNs rejected the credentials or the campaign's settings, or the transport cannot work "
                 + "(TLS handshake failure: no TLS version or cipher suite in common, server certificate, host name, "
                 + "pin or client certificate refused; no HTTP/2; fresh provider tokens declared expired (a wrong "
                 + "clock); no connection after 12 tries)"
         case .interrupted:
-            "interrupted by SIGINT/SIGTERM: run again with --resume"
+            "interrupted by SIGINT/SIGTERM: run the same command again to finish"
         case .usage:
-            "usage error: an unknown or missing option, or an option value that is not valid"
+            "usage error: an unknown or missing option, an option value that is not valid, a result file that belongs "
+                + "to another campaign, or a campaign no record of which could be sent (no topic anywhere)"
         }
+    }
+
+    /// What a scheduler (cron, a Kubernetes Job, a person at 3 a.m.) does next after `send` or `replay` ends with
+    /// this status: the README's third column. Running the same command again is always safe: a finished campaign
+    /// sends nothing and an unfinished one continues.
+    var nextStep: String {
+        switch self {
+        case .success:
+            "done; running again sends nothing"
+        case .failure:
+            "run again once the cause is fixed: it continues where the run stopped"
+        case .invalidRecords:
+            "done; fix the invalid records in the input (running again sends nothing)"
+        case .retryableLeft:
+            "done; `replay` the result file later for what is left (running `send` again sends nothing)"
+        case .stoppedEarly:
+            "fix the credentials, settings or network, then `replay` the result file (running `send` again sends nothing)"
+        case .interrupted:
+            "run the same command again: it continues"
+        case .usage:
+            "fix the command; a retry cannot help"
+        }
+    }
+
+    /// The README's exit-status table, as it stands there (a test holds the README to it).
+    static var markdownTable: String {
+        var lines = ["| status | meaning | what a scheduler (or you) does next |", "|---|---|---|"]
+        for status in allCases { lines.append("| \(status.rawValue) | \(status.meaning) | \(status.nextStep) |") }
+        return lines.joined(separator: "\n")
     }
 
     /// One line of a command's EXIT STATUS section: a status and what it means for that command.
@@ -53,17 +84,21 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     }
 
     /// `send` and `replay`: every status.
+    /// `send` and `replay`: every status. Running the same command again is safe after any of them: a finished
+    /// campaign sends nothing, an unfinished one continues.
     static let campaignEntries: [Entry] = [
         Entry(.success, "finished; nothing left to retry"),
         Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
-            + "unreadable or malformed, a PKCS#12 password is wrong, or a write failed (full disk)"),
+            + "unreadable or malformed, the campaign has no records, a PKCS#12 password is wrong, or a write failed "
+            + "(full disk); run again once fixed: it continues"),
         Entry(.invalidRecords, "finished; some records are invalid"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
-            + "provider tokens declared expired (a wrong clock), or no connection"),
-        Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run again with --resume to finish"),
-        Entry(.usage, "usage error"),
+            + "provider tokens declared expired (a wrong clock), or no connection; fix it, then replay"),
+        Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
+        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), or no topic "
+            + "anywhere"),
     ]
 
     static let validateEntries: [Entry] = [

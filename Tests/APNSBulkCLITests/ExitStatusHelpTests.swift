@@ -81,9 +81,11 @@ struct ExitStatusHelpTests {
     func readmeMatchesTable() throws {
         let readme = try String(contentsOf: HelpText.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try #require(HelpText.markdownSection("## Exit statuses", in: readme), "README has no ## Exit statuses")
+        #expect(section.contains(Status.markdownTable), "the README's table is not ExitStatus.markdownTable:\n\(Status.markdownTable)")
         let rows = HelpText.markdownRows(section)
         #expect(rows.map(\.code) == Status.allCases.map(\.rawValue), "\(rows)")
-        #expect(rows.map(\.text) == Status.allCases.map(\.meaning), "\(rows)")
+        #expect(rows.map(\.text) == Status.allCases.map { $0.meaning.replacingOccurrences(of: "`", with: "") }, "\(rows)")
+        #expect(rows.map(\.next) == Status.allCases.map { $0.nextStep.replacingOccurrences(of: "`", with: "") }, "\(rows)")
     }
 }
 
@@ -128,13 +130,14 @@ enum HelpText {
         return String(rest[..<end])
     }
 
-    /// `(code, text)` of each `| code | text |` row of a two-column markdown table; code spans lose their backticks.
-    static func markdownRows(_ section: String) -> [(code: Int32, text: String)] {
+    /// `(code, text, next)` of each `| code | text | next |` row of a three-column markdown table; code spans lose
+    /// their backticks.
+    static func markdownRows(_ section: String) -> [(code: Int32, text: String, next: String)] {
         section.split(separator: "\n").compactMap { line in
             let cells = line.split(separator: "|", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            guard cells.count == 4, let code = Int32(cells[1]) else { return nil }
-            return (code, cells[2].replacingOccurrences(of: "`", with: ""))
+                .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "`", with: "") }
+            guard cells.count == 5, let code = Int32(cells[1]) else { return nil }
+            return (code, cells[2], cells[3])
         }
     }
 }

@@ -110,7 +110,7 @@ struct RunFilesEndToEndTests {
         _ = try mock.stop()
     }
 
-    @Test("an empty journal with no result lines is no run at all; a real unfinished run is named as such")
+    @Test("an empty journal with no result lines is no run at all; an unfinished run without a campaign record asks for --resume")
     func emptyJournalIsNoRun() throws {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
@@ -119,7 +119,9 @@ struct RunFilesEndToEndTests {
         _ = FileManager.default.createFile(atPath: results + ".journal", contents: nil)
         let run = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results] + mock.clientArguments)
         #expect(run.status == 2, "exit \(run.status): \(run.stderr)")
+        // A journal beside results without a campaign record (an older apns-bulk's unfinished run).
         _ = FileManager.default.createFile(atPath: results + ".journal", contents: Data("s 0 1\n".utf8))
+        try FileManager.default.removeItem(atPath: results + ".campaign")
         let refused = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results] + mock.clientArguments)
         #expect(refused.status == 1, "exit \(refused.status): \(refused.stderr)")
         #expect(refused.stderr.contains("--resume") && !refused.stderr.contains("input files invalid"), "\(refused.stderr)")

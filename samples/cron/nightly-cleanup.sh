@@ -1,30 +1,52 @@
 #!/usr/bin/env bash
-# Nightly token clean-up: turn yesterday's result files into a prune list for the token database.
-# Exit status is prune's: 0 when the list was written. Logs go to stderr (cron mails them on failure).
+# Nightly token clean-up: turn yesterday's result files into a prune list for the token database, then send
+# yesterday's retryable failures once more.
+#
+# Safe to run again: twice on one day, or after a crash or kill -9 in the middle. The prune list is written anew
+# from the same files; the replay's result file records which result files it replays, so the same replay run
+# again sends nothing once it has finished and continues where it stopped if it had not. Replays go to their own
+# folder, so they never match the campaign files' pattern.
+#
+# Settings come from $APNS_BULK_ENV (default /etc/apns-bulk/env, see env.example), exported here, so cron needs
+# no `. file` of its own. Exit status: 0 when the list was written and the replay finished (its own status 2 or
+# 3 included: what is still retryable is in the replay's results); anything else is an error worth a look (cron
+# mails the log).
 set -euo pipefail
+
+env_file=${APNS_BULK_ENV:-/etc/apns-bulk/env}
+if [ -r "$env_file" ]; then
+    set -a
+    # shellcheck source=/dev/null
+    . "$env_file"
+    set +a
+fi
 
 RESULTS_DIR=${RESULTS_DIR:-/var/lib/apns-bulk/results}
 OUT_DIR=${OUT_DIR:-/var/lib/apns-bulk/prune}
-day=$(date -u -d yesterday +%F)
-mkdir -p "$OUT_DIR"
+REPLAY_DIR=${REPLAY_DIR:-$RESULTS_DIR/replays}
+day=${DAY:-$(date -u -d yesterday +%F)}
+mkdir -p "$OUT_DIR" "$REPLAY_DIR"
+log() { echo "$(date -u +%FT%TZ) nightly-cleanup: $*" >&2; }
 
 shopt -s nullglob
 files=("$RESULTS_DIR"/"$day"*.ndjson)
 if [ ${#files[@]} -eq 0 ]; then
-    echo "nightly-cleanup: no result files for $day" >&2
+    log "no result files for $day"
     exit 0
 fi
 
 apns-bulk prune "${files[@]}" --format csv --output "$OUT_DIR/prune-$day.csv"
+log "prune list: $OUT_DIR/prune-$day.csv"
 # Feed it to your database, for example:
 #   psql "$DATABASE_URL" -c "\copy dead_tokens(token, reason, apns_timestamp_ms) from '$OUT_DIR/prune-$day.csv' csv header"
 # then delete tokens whose registration time is older than apns_timestamp_ms (a token registered after that
 # moment is still good).
 
-# Re-send yesterday's retryable failures once, with the same credentials as the campaign (env APNS_*).
-apns-bulk replay "${files[@]}" --results "$RESULTS_DIR/$day-replay.ndjson" --exclude-in-doubt \
-    --progress log || status=$?
-case "${status:-0}" in
-    0|2|3) ;;                        # finished (3: some records still retryable; tomorrow's run takes them)
-    *) exit "${status}" ;;
+# Re-send yesterday's retryable failures once, with the same credentials as the campaign (env APNS_*). In-doubt
+# records are left out: they may have arrived already.
+status=0
+apns-bulk replay "${files[@]}" --results "$REPLAY_DIR/$day.ndjson" --exclude-in-doubt --progress log || status=$?
+case "$status" in
+    0|2|3) log "replay of $day finished (status $status): $REPLAY_DIR/$day.ndjson" ;;
+    *) log "replay of $day failed (status $status)"; exit "$status" ;;
 esac

@@ -25,7 +25,7 @@ extension CampaignSummary {
         case .completed:
             lines.append("finished: \(campaign.records) records\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
         case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
-        case .interrupted: lines.append("interrupted: run again with --resume to finish")
+        case .interrupted: lines.append("interrupted: run the same command again to finish")
         }
         lines.append("  outcomes: " + Self.outcomeList(campaign))
         for (reason, count) in campaign.reasons.sorted(by: { $0.value > $1.value }).prefix(8) {

@@ -221,6 +221,12 @@ final class POSIXFile {
         return Int64(info.st_size)
     }
 
+    /// Whether `path` itself is a symbolic link.
+    static func isSymbolicLink(atPath path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// Whether `path` names a directory (following symbolic links).
     static func isDirectory(atPath path: String) -> Bool {
         var info = stat()

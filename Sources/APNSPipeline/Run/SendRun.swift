@@ -180,6 +180,9 @@ public enum SendRun {
 
     /// What stands beside a result path, for `RunStart`.
     private static func facts(resultsPath: String, inputs: [String]) throws(PipelineError) -> RunStart.Facts {
+        for path in [resultsPath, CampaignManifest.path(forResults: resultsPath)] where POSIXFile.isSymbolicLink(atPath: path) {
+            throw PipelineError(.openFailed, "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
+        }
         let journalPath = SendJournal.path(forResults: resultsPath)
         var journalHoldsEntries = (POSIXFile.regularFileSize(atPath: journalPath) ?? 0) > 0
         let resultsHoldLines = (POSIXFile.regularFileSize(atPath: resultsPath) ?? 0) > 0

@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+
+/// The samples run as their schedulers run them, against the mock with its log of accepted notifications:
+/// `samples/k8s/indexed-job.yaml`'s pod script under the Job controller's rules (its podFailurePolicy and
+/// backoffLimitPerIndex, read from the file), with a kill -9 and retries after success, and
+/// `samples/cron/`'s crontab line in cron's bare environment, twice a day and after a crash.
+@Suite("scheduler samples end to end", .serialized)
+struct SchedulerSamplesEndToEndTests {
+    @Test("the Indexed Job's pod: kill -9, then three more tries; every record accepted once at most, one final line each")
+    func kubernetesPodRetries() throws {
+        let job = try String(contentsOfFile: Tool.path("samples/k8s/indexed-job.yaml"), encoding: .utf8)
+        let script = try #require(Self.blockScalar(after: "args:", in: job), "no pod script in the Job")
+        let policy = JobPolicy(yaml: job)
+        #expect(policy.failIndexCodes.isSuperset(of: [4, 64]), "\(policy)")
+        #expect(policy.failIndexCodes.isDisjoint(with: [0, 1, 2, 3, 5, 137]), "\(policy)")
+        #expect(policy.backoffLimitPerIndex == 3, "\(policy)")
+        // The image's user owns what the pod writes.
+        let containerfile = try String(contentsOfFile: Tool.path("Containerfile"), encoding: .utf8)
+        #expect(containerfile.contains("USER 10001") && job.contains("fsGroup: 10001") && job.contains("runAsUser: 10001"))
+
+        let run = try AuditedCampaign(records: 3000, latency: "1..3ms")
+        // One bad record: the shard that holds it ends with status 2 ("some records invalid").
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: run.campaign))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"token\":\"zz\",\"payload\":{\"aps\":{\"alert\":\"bad\"}}}\n".utf8))
+        try handle.close()
+        let resultsDir = run.directory.file("data/results")  // not there yet: the pod script makes it
+        func pod(_ index: Int) -> [String: String] {
+            ["CAMPAIGN": run.campaign, "RESULTS_DIR": resultsDir, "SHARDS": "2", "JOB_COMPLETION_INDEX": "\(index)",
+             "APNS_KEY_FILE": MockProcess.keyFile, "APNS_KEY_ID": MockProcess.keyID, "APNS_TEAM_ID": MockProcess.teamID,
+             "APNS_TOPIC": MockProcess.topic, "APNS_ENDPOINT": "https://127.0.0.1:\(run.mock.port)",
+             "APNS_CA_FILE": run.mock.caFile]
+        }
+        let shard0 = resultsDir + "/spring-sale-0.ndjson"
+
+        // Try 1: killed with -9 (the whole container) in the middle of the shard.
+        let first = try ScriptProcess(script: script, environment: pod(0))
+        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
+        while Date() < deadline, first.isRunning,
+              ((try? FileManager.default.attributesOfItem(atPath: shard0)[.size] as? Int) ?? 0) < 20_000 {
+            usleep(2_000)
+        }
+        #expect(first.isRunning, "the pod finished before it could be killed")
+        first.killGroup()
+        // Tries 2 to 4: after the kill, after a success, after a success whose send said 2.
+        var statuses: [Int32] = []
+        for _ in 0..<3 {
+            let retry = try ScriptProcess(script: script, environment: pod(0))
+            statuses.append(retry.wait(timeout: 120 * Tool.timeScale))
+            #expect(policy.decision(forExitStatus: statuses.last ?? -1) == .succeeded, "try \(statuses.count + 1): \(retry.stderr)" as Comment)
+        }
+        let other = try ScriptProcess(script: script, environment: pod(1))
+        #expect(other.wait(timeout: 120 * Tool.timeScale) == 0, "\(other.stderr)")
+
+        let lines = try Results.read(shard0) + Results.read(resultsDir + "/spring-sale-1.ndjson")
+        var perLine: [Int: Int] = [:]
+        for line in lines { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }
+        #expect(perLine.count == 3001, "\(perLine.count) of 3001 records have a line over both shards")
+        #expect(perLine.values.allSatisfy { $0 == 1 }, "records with two final lines")
+        try run.expectNothingAcceptedTwice()
+        let mode = (try FileManager.default.attributesOfItem(atPath: resultsDir)[.posixPermissions] as? Int) ?? 0
+        #expect(mode & 0o700 == 0o700, "the results folder is not usable by its owner")
+    }
+
+    @Test("the nightly clean-up from the crontab, in cron's environment: twice a day and after a crash, nothing sent twice")
+    func cronNightlyCleanup() throws {
+        let crontab = try String(contentsOfFile: Tool.path("samples/cron/crontab"), encoding: .utf8)
+        let cron = try #require(CronTab(crontab), "no job line in the crontab")
+        let run = try AuditedCampaign(records: 2000, latency: "2..6ms", mockFaults: ["--fault", "503=0.5", "--seed", "3"])
+        let resultsDir = run.directory.file("results")
+        try FileManager.default.createDirectory(atPath: resultsDir, withIntermediateDirectories: true)
+        let day = "2026-11-27"
+        let campaignResults = resultsDir + "/\(day)-spring.ndjson"
+        let sent = try Tool.run(["send", run.campaign, "--results", campaignResults, "--max-attempts", "1"]
+            + run.mock.clientArguments)
+        #expect(sent.status == 3, "exit \(sent.status): \(sent.stderr)")
+        let retryable = try Results.read(campaignResults).filter { $0["outcome"] as? String == "retryable" }.count
+        #expect(retryable > 500, "\(retryable) retryable")
+
+        // The env file as env.example says, pointed at this test's folders and mock.
+        let envFile = run.directory.file("env")
+        let binDir = (Tool.binary as NSString).deletingLastPathComponent
+        let env = """
+            APNS_KEY_FILE=\(MockProcess.keyFile)
+            APNS_KEY_ID=\(MockProcess.keyID)
+            APNS_TEAM_ID=\(MockProcess.teamID)
+            APNS_TOPIC=\(MockProcess.topic)
+            APNS_ENDPOINT=https://127.0.0.1:\(run.mock.port)
+            APNS_CA_FILE=\(run.mock.caFile)
+            RESULTS_DIR=\(resultsDir)
+            OUT_DIR=\(run.directory.file("prune"))
+            DAY=\(day)
+            PATH=\(binDir):/usr/bin:/bin
+
+            """
+        try Data(env.utf8).write(to: URL(fileURLWithPath: envFile))
+        let log = run.directory.file("cleanup.log")
+        let command = cron.command
+            .replacingOccurrences(of: "/usr/local/lib/apns-bulk/nightly-cleanup.sh", with: Tool.path("samples/cron/nightly-cleanup.sh"))
+            .replacingOccurrences(of: "/var/log/apns-bulk/cleanup.log", with: log)
+        var environment = cron.variables
+        environment["APNS_BULK_ENV"] = envFile
+        let replayResults = resultsDir + "/replays/\(day).ndjson"
+
+        // The first night's run, killed with -9 in the middle of its replay.
+        let crashed = try ScriptProcess(script: command, environment: environment, cronEnvironment: true)
+        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
+        while Date() < deadline, crashed.isRunning,
+              ((try? FileManager.default.attributesOfItem(atPath: replayResults)[.size] as? Int) ?? 0) < 8_000 {
+            usleep(2_000)
+        }
+        #expect(crashed.isRunning, "the replay finished before it could be killed")
+        crashed.killGroup()
+        // Cron again, twice.
+        for round in 1...2 {
+            let again = try ScriptProcess(script: command, environment: environment, cronEnvironment: true)
+            let status = again.wait(timeout: 120 * Tool.timeScale)
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(status == 0, "round \(round): exit \(status): \(text.suffix(2000))")
+        }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("nothing sent"), "the second run did not find the replay finished: \(text.suffix(2000))")
+        #expect(FileManager.default.fileExists(atPath: run.directory.file("prune/prune-\(day).csv")))
+        var perLine: [Int: Int] = [:]
+        for line in try Results.read(replayResults) { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }
+        #expect(perLine.count == retryable, "\(perLine.count) replay lines for \(retryable) retryable records")
+        #expect(perLine.values.allSatisfy { $0 == 1 }, "records with two final lines in the replay")
+        try run.expectNothingAcceptedTwice()
+    }
+
+    /// The text of the YAML block scalar (`- |`) that follows the line holding `key`, dedented.
+    static func blockScalar(after key: String, in yaml: String) -> String? {
+        let lines = yaml.components(separatedBy: "\n")
+        guard let keyLine = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == key }),
+              keyLine + 1 < lines.count, lines[keyLine + 1].trimmingCharacters(in: .whitespaces) == "- |" else { return nil }
+        var body: [String] = []
+        var indent: Int?
+        for line in lines[(keyLine + 2)...] {
+            let leading = line.prefix { $0 == " " }.count
+            if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                if indent == nil { indent = leading }
+                if leading < (indent ?? 0) { break }
+            }
+            body.append(String(line.dropFirst(min(leading, indent ?? 0))))
+        }
+        return body.joined(separator: "\n")
+    }
+}
+
+/// What a Job's `podFailurePolicy` and `backoffLimitPerIndex` say about a pod's exit status, read from the YAML
+/// (the subset of the rules the sample uses: `FailIndex` on exit codes).
+struct JobPolicy: CustomStringConvertible {
+    enum Decision: Equatable { case succeeded, failIndex, retry }
+
+    var failIndexCodes: Set<Int32> = []
+    var backoffLimitPerIndex = 0
+
+    init(yaml: String) {
+        var action = ""
+        for raw in yaml.components(separatedBy: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("backoffLimitPerIndex:") {
+                backoffLimitPerIndex = Int(line.dropFirst("backoffLimitPerIndex:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+            if line.hasPrefix("- action:") { action = line.dropFirst("- action:".count).trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("values:"), action == "FailIndex" {
+                let list = line.dropFirst("values:".count).trimmingCharacters(in: CharacterSet(charactersIn: " []"))
+                failIndexCodes.formUnion(list.split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) })
+            }
+        }
+    }
+
+    func decision(forExitStatus status: Int32) -> Decision {
+        if status == 0 { return .succeeded }
+        return failIndexCodes.contains(status) ? .failIndex : .retry
+    }
+
+    var description: String { "FailIndex on \(failIndexCodes.sorted()), backoffLimitPerIndex \(backoffLimitPerIndex)" }
+}
+
+/// A crontab: its `VAR=value` lines and its one job's command.
+struct CronTab {
+    var variables: [String: String] = [:]
+    var command: String
+
+    init?(_ text: String) {
+        var command: String?
+        for raw in text.components(separatedBy: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            if fields.count == 1, let equals = line.firstIndex(of: "=") {
+                variables[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            } else if fields.count == 6 {
+                command = String(fields[5])
+            }
+        }
+        guard let command else { return nil }
+        self.command = command
+    }
+}
+
+/// A `/bin/sh -c` script in a process group of its own (so a kill -9 reaches it and every process it started, as a
+/// container's end does), its stderr kept.
+final class ScriptProcess {
+    private let process = Process()
+    private let directory: TemporaryDirectory
+    private let errorPath: String
+
+    /// `cronEnvironment`: start from cron's bare environment (HOME, SHELL, PATH=/usr/bin:/bin) instead of ours.
+    init(script: String, environment: [String: String], cronEnvironment: Bool = false) throws {
+        directory = try TemporaryDirectory()
+        errorPath = directory.file("stderr")
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        // Foundation starts the child as the leader of a process group of its own (POSIX_SPAWN_SETPGROUP): the
+        // script and everything it starts can be killed together.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        var env = cronEnvironment
+            ? ["HOME": directory.path, "SHELL": "/bin/sh", "PATH": "/usr/bin:/bin", "LOGNAME": "root"]
+            : ProcessInfo.processInfo.environment
+        if !cronEnvironment {
+            env["PATH"] = (Tool.binary as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        }
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// SIGKILL to the script's whole process group, then waits.
+    func killGroup() {
+        precondition(getpgid(process.processIdentifier) == process.processIdentifier || !process.isRunning,
+                     "the script does not lead its own process group")
+        kill(-process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        usleep(50_000)  // the group's other processes are gone too by now
+    }
+
+    /// Waits for the script's exit status (killed after `timeout` seconds: -1).
+    func wait(timeout: Double) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            killGroup()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { killGroup() }
+    }
+}
