@@ -464,11 +464,11 @@ EOF
     for r in $(seq 1 "$STARTS"); do
         startup send "$BIN" send "$WORK/one.ndjson" --results "$WORK/one.results" \
             --endpoint "https://127.0.0.1:$NG_PORT" --ca-file "$WORK/cert.pem" "${AUTH[@]}" --topic "$TOPIC" \
-            --connections "$CONNECTIONS" --progress none --allow-duplicates
+            --connections "$CONNECTIONS" --progress none --allow-duplicates --overwrite
         if [ -n "$STATIC_BIN" ]; then
             startup static "$STATIC_BIN" send "$WORK/one.ndjson" --results "$WORK/one.results" \
                 --endpoint "https://127.0.0.1:$NG_PORT" --ca-file "$WORK/cert.pem" "${AUTH[@]}" --topic "$TOPIC" \
-                --connections "$CONNECTIONS" --progress none --allow-duplicates
+                --connections "$CONNECTIONS" --progress none --allow-duplicates --overwrite
         fi
         startup h2load h2load -n 1 -c 1 -m 1 -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
             "https://127.0.0.1:$NG_PORT/3/device/$TOKEN"
@@ -580,7 +580,7 @@ PY
     for n in "$N9" "$((2 * N9))"; do
         counted send9 "$COUNTED_BIN" send "$WORK/same9-$n.ndjson" --results "$WORK/send9-$n.results" \
             --endpoint "https://127.0.0.1:$NG_PORT" --ca-file "$WORK/cert.pem" "${AUTH[@]}" --topic "$TOPIC" \
-            --connections "$CONNECTIONS" --progress none --allow-duplicates
+            --connections "$CONNECTIONS" --progress none --allow-duplicates --overwrite
         [ "$(grep -c '"outcome":"delivered"' "$WORK/send9-$n.results")" -eq "$n" ] \
             || fail "send under callgrind did not deliver all $n records"
         counted h2load9 h2load -n "$n" -c "$CONNECTIONS" -m "$STREAMS" -t 1 -d "$WORK/payload.json" \

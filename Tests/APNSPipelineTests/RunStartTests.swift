@@ -1,0 +1,169 @@
+import APNSCore
+import Foundation
+import Testing
+@testable import APNSPipeline
+import PipelineTestSupport
+
+/// Running again, without I/O where it can be: `RunStart`'s table, `CampaignIdentity`'s differences, the campaign
+/// record's round trip and redaction, replay overrides, and the reader's start-up checks.
+@Suite("running again: the decision, the identity, the record")
+struct RunStartTests {
+    typealias Support = PipelineTestSupport
+
+    static let identity = CampaignIdentity(
+        command: "send", inputs: [.init(path: "c.ndjson", sha256: "aa")],
+        settings: ["--topic": "com.example.app", "--push-type": "alert"])
+
+    static func manifest(_ state: CampaignManifest.State, identity: CampaignIdentity = identity) -> CampaignManifest {
+        var manifest = CampaignManifest(identity: identity, arguments: ["send", "c.ndjson"], startedAt: 1)
+        manifest.state = state
+        return manifest
+    }
+
+    static func decide(
+        manifest: CampaignManifest?, results: Bool = true, lines: Bool = true, journal: Bool = false,
+        identity: CampaignIdentity = identity, resume: Bool = false, overwrite: Bool = false
+    ) throws(PipelineError) -> RunStart {
+        let facts = RunStart.Facts(manifest: manifest, resultsExist: results, resultsHoldLines: lines, journalHoldsEntries: journal)
+        return try RunStart.decide(facts, resultsPath: "r.ndjson", identity: identity, resume: resume, overwrite: overwrite)
+    }
+
+    @Test("the table: nothing there runs; finished does nothing; unfinished continues; another campaign is refused")
+    func decisions() throws {
+        #expect(try Self.decide(manifest: nil, results: false, lines: false) == .fresh)
+        #expect(try Self.decide(manifest: Self.manifest(.finished)) == .alreadyFinished(Self.manifest(.finished)))
+        #expect(try Self.decide(manifest: Self.manifest(.finished), resume: true) == .alreadyFinished(Self.manifest(.finished)))
+        #expect(try Self.decide(manifest: Self.manifest(.unfinished), journal: true) == .continueUnfinished)
+        #expect(try Self.decide(manifest: Self.manifest(.unfinished), lines: false, journal: true) == .continueUnfinished)
+        #expect(try Self.decide(manifest: Self.manifest(.unfinished), lines: false) == .fresh, "a record of a run that never sent")
+        for state in [CampaignManifest.State.finished, .unfinished] {
+            #expect(try Self.decide(manifest: Self.manifest(state), overwrite: true) == .fresh)
+            var other = Self.identity
+            other.settings["--priority"] = "5"
+            let error = #expect(throws: PipelineError.self) { try Self.decide(manifest: Self.manifest(state), identity: other) }
+            #expect(error?.kind == .campaignChanged && error?.detail.contains("--priority: 5 now, not given before") == true)
+        }
+    }
+
+    @Test("without a campaign record: a journal asks for --resume, result lines alone ask for --resume or --overwrite")
+    func withoutRecord() throws {
+        let journal = #expect(throws: PipelineError.self) { try Self.decide(manifest: nil, journal: true) }
+        #expect(journal?.kind == .unfinishedRun)
+        let lines = #expect(throws: PipelineError.self) { try Self.decide(manifest: nil) }
+        #expect(lines?.kind == .campaignChanged && lines?.detail.contains("--overwrite") == true)
+        #expect(try Self.decide(manifest: nil, resume: true) == .continueUnfinished)
+        #expect(try Self.decide(manifest: nil, overwrite: true) == .fresh)
+        let gone = #expect(throws: PipelineError.self) { try Self.decide(manifest: Self.manifest(.finished), results: false, lines: false) }
+        #expect(gone?.detail.contains("is gone") == true)
+    }
+
+    @Test("identity: inputs compare by content, not path; standard input by name; every setting by value")
+    func identityDifferences() {
+        var moved = Self.identity
+        moved.inputs = [.init(path: "/elsewhere/c.ndjson", sha256: "aa")]
+        #expect(moved.differences(from: Self.identity).isEmpty)
+        var changed = Self.identity
+        changed.inputs = [.init(path: "c.ndjson", sha256: "bb")]
+        #expect(changed.differences(from: Self.identity) == ["the input c.ndjson has changed since the earlier run"])
+        let stdin = CampaignIdentity(command: "send", inputs: [.init(path: "-", sha256: nil)], settings: [:])
+        #expect(stdin.differences(from: stdin).isEmpty)
+        var flags = Self.identity
+        flags.settings["--allow-duplicates"] = ""
+        flags.settings["--topic"] = nil
+        #expect(flags.differences(from: Self.identity) == [
+            "--allow-duplicates: given now, not given before", "--topic: not given now, com.example.app before",
+        ])
+        var replay = Self.identity
+        replay.command = "replay"
+        #expect(replay.differences(from: Self.identity).first?.contains("send") == true)
+    }
+
+    @Test("the campaign record round-trips through its file, replaces it whole, and keeps no proxy password")
+    func manifestFile() throws {
+        let directory = try Support.temporaryDirectory()
+        let results = directory.appendingPathComponent("r.ndjson").path
+        #expect(try CampaignManifest.read(forResults: results) == nil)
+        var manifest = CampaignManifest(
+            identity: Self.identity, arguments: ["send", "c.ndjson", "--proxy", "http://user:secret@proxy:3128",
+                                                 "--proxy=http://u:p@h:1", "--topic", "it's"], startedAt: 12)
+        try manifest.write(forResults: results)
+        #expect(try CampaignManifest.read(forResults: results) == manifest)
+        #expect(manifest.arguments[3] == "http://proxy:3128" && manifest.arguments[4] == "--proxy=http://h:1")
+        #expect(manifest.command == "apns-bulk send c.ndjson --proxy http://proxy:3128 --proxy=http://h:1 --topic 'it'\\''s'")
+        manifest.state = .finished
+        manifest.stoppedEarly = "TopicDisallowed on 5 requests in a row"
+        try manifest.write(forResults: results)
+        #expect(try CampaignManifest.read(forResults: results)?.state == .finished)
+        let path = CampaignManifest.path(forResults: results)
+        let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
+        #expect(mode & 0o077 == 0, "readable by others: \(String(mode, radix: 8))")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: PipelineError.self) { try CampaignManifest.read(forResults: results) }
+    }
+
+    @Test("prepareToStart: an empty campaign, no topic anywhere, a directory; the records read ahead come first")
+    func readerStartChecks() throws {
+        let directory = try Support.temporaryDirectory()
+        func reader(_ text: String, topic: String? = "com.example.app", name: String = "c.ndjson") throws -> CampaignReader {
+            let path = directory.appendingPathComponent(name).path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            let defaults = CampaignDefaults(topic: try topic.map { try Topic(validating: $0) })
+            return CampaignReader(inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: defaults))
+        }
+        let empty = #expect(throws: PipelineError.self) { try reader("\n \n").prepareToStart() }
+        #expect(empty?.kind == .campaignEmpty)
+        let line = #"{"token":"\#(Support.token(1))","payload":{"aps":{"alert":"x"}}}"#
+        let noTopic = #expect(throws: PipelineError.self) { try reader(line + "\n" + line + "\n", topic: nil).prepareToStart() }
+        #expect(noTopic?.kind == .campaignSettingMissing && noTopic?.detail.contains("--topic") == true)
+        // One record with its own topic is enough to start; the ones before it are still reported.
+        let mixed = try reader(line + "\n" + #"{"token":"\#(Support.token(2))","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"# + "\n" + line + "\n", topic: nil)
+        try mixed.prepareToStart()
+        var keys: [Int] = []
+        var errors: [InputError.Code?] = []
+        while let record = try mixed.nextRecord() {
+            keys.append(record.key.line)
+            errors.append(record.error?.code)
+        }
+        #expect(keys == [1, 2, 3] && errors == [.topicMissing, nil, .topicMissing])
+        let folder = directory.appendingPathComponent("folder.ndjson").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let directoryError = #expect(throws: PipelineError.self) {
+            try CampaignReader(inputs: [CampaignInput(path: folder)], options: CampaignReaderOptions(defaults: CampaignDefaults()))
+                .prepareToStart()
+        }
+        #expect(directoryError?.detail.contains("is a directory") == true)
+    }
+
+    @Test("replay overrides: a new topic on every record, and the requests APNs rejected for their topic come back")
+    func replayOverrides() throws {
+        let directory = try Support.temporaryDirectory()
+        let path = directory.appendingPathComponent("stopped.ndjson").path
+        let writer = try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["c.ndjson"]))
+        func notification(_ index: Int) throws -> PushNotification {
+            PushNotification(token: try DeviceToken(parsing: Support.token(index)), topic: try Topic(validating: "com.wrong.app"),
+                             pushType: .alert, payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
+        }
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .inputError, status: 400,
+                                      reason: "TopicDisallowed", attempts: 1, notification: try notification(1)))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .inputError, status: 400,
+                                      reason: "BadCollapseId", attempts: 1, notification: try notification(2)))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .notSent, notification: try notification(3)))
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 4), outcome: .inputError, reason: "TopicMissing",
+                                      detail: "no topic", attempts: 0))
+        try writer.flush()
+
+        func replayed(_ overrides: ReplayReader.Overrides) throws -> [(Int, String)] {
+            let reader = try ReplayReader(resultPaths: [path], includeInDoubt: true, overrides: overrides)
+            var out: [(Int, String)] = []
+            while let record = try reader.nextRecord() {
+                out.append((record.key.line, record.notification?.topic.value ?? "invalid"))
+            }
+            return out
+        }
+        #expect(try replayed(ReplayReader.Overrides()).map(\.0) == [3])
+        let fixed = try replayed(ReplayReader.Overrides(topic: try Topic(validating: "com.example.app")))
+        #expect(fixed.map(\.0) == [1, 3] && fixed.allSatisfy { $0.1 == "com.example.app" }, "\(fixed)")
+    }
+}
