@@ -34,7 +34,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "stopped early: APNs rejected the credentials or the campaign's settings, or the transport cannot work "
                 + "(TLS handshake failure: no TLS version or cipher suite in common, server certificate, host name, "
                 + "pin or client certificate refused; no HTTP/2; fresh provider tokens declared expired (a wrong "
-                + "clock); no connection after 12 tries)"
+                + "clock); 12 connections in a row that failed over at least 20 s: refused, no HTTP/2 SETTINGS, "
+                + "stalled, a protocol error)"
         case .interrupted:
             "interrupted by SIGINT/SIGTERM: run the same command again to finish"
         case .usage:
@@ -95,7 +96,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
-            + "provider tokens declared expired (a wrong clock), or no connection; fix it, then replay"),
+            + "provider tokens declared expired (a wrong clock), or no working connection; fix it, then replay"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
         Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), or no topic "
             + "anywhere"),

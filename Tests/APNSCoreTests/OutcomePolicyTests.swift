@@ -70,15 +70,23 @@ struct OutcomePolicyTests {
         #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: .unregistered, timestamp: 1))) == .delivered)
     }
 
-    @Test("unknown reasons fall back on the status class", arguments: [
-        (400, SendAction.reject(campaignWide: true)), (401, .reject(campaignWide: true)), (403, .stop(.credentials)),
+    @Test("unknown reasons fall back on the status class; a status APNs never sends is the server's failure", arguments: [
+        (400, SendAction.reject(campaignWide: true)), (401, .inDoubt), (403, .stop(.credentials)),
         (404, .stop(.senderBug)), (405, .stop(.senderBug)), (410, .prune), (413, .reject(campaignWide: true)),
         (429, .retry(.afterBackoff)), (500, .retry(.afterBackoff)), (502, .retry(.afterBackoff)),
-        (503, .retry(.afterBackoff)), (204, .delivered),
+        (503, .retry(.afterBackoff)), (204, .inDoubt), (999, .inDoubt), (302, .inDoubt), (0, .inDoubt),
     ])
     func fallback(status: Int, expected: SendAction) {
         #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: .unknown("Novel"), timestamp: nil))) == expected)
         #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: nil, timestamp: nil))) == expected)
+    }
+
+    @Test("a status APNs never sends decides alone: its reason is ignored, so a broken server cannot prune a token")
+    func unknownStatusIgnoresReason() {
+        for reason in [APNSReason.badDeviceToken, .unregistered, .badTopic, .invalidProviderToken] {
+            #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 999, reason: reason, timestamp: 1))) == .inDoubt)
+            #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 599, reason: reason))) == .retry(.afterBackoff))
+        }
     }
 
     @Test("transport failures: unprocessed is resent, lost answers are in doubt")

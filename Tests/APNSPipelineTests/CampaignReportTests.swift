@@ -118,6 +118,20 @@ struct CampaignReportTests {
         #expect(withoutTimeline.components(separatedBy: "<svg").count - 1 == 1)
     }
 
+    @Test("text from outside (reasons, paths, titles) reaches the page with no raw control character, HTML-escaped")
+    func hostileTextInHTML() {
+        let hostile = "<script>alert(1)</script>\u{1B}]0;pwned\u{07}\nFAKE LINE\u{202E}\u{85}"
+        var report = CampaignReport()
+        report.add(line(.retryable, hostile), resultFile: "out/\(hostile).ndjson")
+        let page = CampaignReportHTML(report: report, title: hostile).render()
+        let raw = page.unicodeScalars.filter {
+            ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" || $0 == "\u{2028}"
+        }
+        #expect(raw.isEmpty, "raw control characters on the page: \(raw.map { String($0.value, radix: 16) })")
+        #expect(!page.contains("<script>"))
+        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;\\u{1B}]0;pwned\\u{07}\\nFAKE LINE"), "escaped as on a terminal")
+    }
+
     @Test("grouped numbers and chart ticks")
     func formatting() {
         #expect(CampaignReportHTML.grouped(100_000_000) == "100,000,000")

@@ -6,7 +6,8 @@ import Testing
 @Suite("client connection state machine")
 struct ClientConnectionStateMachineTests {
     typealias Machine = ClientConnectionStateMachine
-    let timing = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10)
+    /// Settings and stall checks far away: the tests of those set their own.
+    let timing = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 1000, stallTimeout: 1000)
 
     /// `seconds` after an arbitrary origin.
     func at(_ seconds: Double) -> EventLoopInstant { EventLoopInstant(nanoseconds: 1_000_000_000_000).advanced(bySeconds: seconds) }
@@ -41,8 +42,8 @@ struct ClientConnectionStateMachineTests {
         #expect(m { $0.drain() })
         #expect(!m { $0.drain() }, "once")
         #expect(m.machine.state == .draining && !m.machine.takesRequests && !m.machine.isDrained)
-        #expect(m { $0.requestEnded(tag: 7, answered: true) } == 3)
-        #expect(m { $0.requestEnded(tag: 7, answered: true) } == nil, "reported once")
+        #expect(m { $0.requestEnded(tag: 7, answered: true, now: at(0)) } == 3)
+        #expect(m { $0.requestEnded(tag: 7, answered: true, now: at(0)) } == nil, "reported once")
         #expect(m.machine.isDrained && m.machine.hadAnswer && m.machine.serverSpoke)
         #expect(m { $0.close() })
         #expect(!m { $0.close() }, "once")
@@ -55,7 +56,7 @@ struct ClientConnectionStateMachineTests {
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(5))
         m.machine.requestStarted(tag: 3, streamID: 5, tokenSerial: 0, now: at(6))
-        _ = m.machine.requestEnded(tag: 2, answered: true)
+        _ = m.machine.requestEnded(tag: 2, answered: true, now: at(0))
         #expect(m { $0.received(now: at(15)) } == false)
         #expect(m { $0.tick(now: at(31)) }.isEmpty, "exactly at the timeout is not past it")
         #expect(m { $0.tick(now: at(31.5)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend])
@@ -108,5 +109,39 @@ struct ClientConnectionStateMachineTests {
         #expect(m { $0.takeUnreportedRequests() }.map(\.tag) == [4, 9])
         #expect(m { $0.takeUnreportedRequests() }.isEmpty)
         #expect(m { $0.tick(now: at(100)) }.isEmpty)
+    }
+
+    @Test("no SETTINGS within the settings timeout of the handshake ends the connection, naming it")
+    func settingsTimeout() {
+        let quick = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 1000)
+        let m = Box(Machine(timing: quick, now: at(0)))
+        _ = m { $0.handshakeCompleted(now: at(1)) }
+        m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
+        #expect(m { $0.tick(now: at(6)) }.isEmpty, "exactly at the timeout is not past it")
+        #expect(m { $0.tick(now: at(6.5)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        // SETTINGS in time: no abort, ever.
+        let n = Box(Machine(timing: quick, now: at(0)))
+        _ = n { $0.handshakeCompleted(now: at(1)) }
+        n.machine.settingsReceived()
+        #expect(n { $0.tick(now: at(100)) } == [.sendPing(1)])
+    }
+
+    @Test("requests waiting with no progress for the stall timeout end the connection; an answer or an idle spell resets it")
+    func stall() {
+        let stalling = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 10)
+        let m = Box(Machine(timing: stalling, now: at(0)))
+        _ = m { $0.handshakeCompleted(now: at(0)) }
+        m.machine.settingsReceived()
+        // Idle for long: no requests, no stall.
+        #expect(m { $0.tick(now: at(15)) } == [])
+        m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(16))
+        m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(17))
+        _ = m { $0.received(now: at(24)) }
+        #expect(m { $0.tick(now: at(25)) }.isEmpty)
+        _ = m { $0.requestEnded(tag: 1, answered: true, now: at(25)) }  // progress
+        #expect(m { $0.tick(now: at(35)) }.isEmpty, "10 s after the answer is not past it")
+        // Bytes arriving are no progress: a server dripping its answers stalls too.
+        _ = m { $0.received(now: at(35.2)) }
+        #expect(m { $0.tick(now: at(35.5)) } == [.abort("the server answered none of 1 waiting requests (nor took their bodies) in 10 s")])
     }
 }

@@ -114,19 +114,20 @@ struct ConnectionPoolStateMachineTests {
         pool.refused(try #require(pool.lastOpened))
         pool.advance(60)
         let last = pool.refused(try #require(pool.lastOpened))
-        #expect(last == [.reportFailure(TransportError(.connectionRefused, "no connection after 3 attempts: connect: refused"))])
+        #expect(last == [.reportFailure(TransportError(.connectionRefused, "connect: refused, 3 connections in a row"))])
         #expect(pool.machine.slots == [.closed])
         #expect(pool.timers.isEmpty)
         #expect(pool.opened.count == 3)
     }
 
-    @Test("the reconnect limit does not end the pool while another connection works")
+    @Test("the reconnect limit does not end the pool while another connection answers")
     func keepsTryingWhileAnotherWorks() throws {
         var pool = PoolMachineHarness(connections: 2, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 2))
         pool.apply(pool.machine.start())
         pool.advance(0.1)
         let working = pool.opened[1]
         pool.apply(pool.machine.connectionReady(working, load: Load(available: 10, inFlight: 0)))
+        pool.apply(pool.machine.connectionAnswered(working))
         for _ in 0..<5 {
             let actions = pool.refused(try #require(pool.opened.last { $0 != working }))
             #expect(!actions.contains { if case .reportFailure = $0 { true } else { false } })
@@ -148,7 +149,7 @@ struct ConnectionPoolStateMachineTests {
         late.apply(late.machine.start())
         let retried = late.apply(late.machine.connectionClosed(
             try #require(late.lastOpened), error: refused, hadAnswer: false, serverSpoke: true))
-        #expect(retried == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(retried == [.schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
     }
 
     @Test("GOAWAY: the connection finishes its requests on the side and its slot reopens at once after an answer")
@@ -186,8 +187,9 @@ struct ConnectionPoolStateMachineTests {
             results.append(pool.apply(pool.machine.connectionStoppedTakingStreams(id, hadAnswer: false, inFlight: 0)))
             pool.advance(60)
         }
-        #expect(results[0] == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
-        #expect(results[1] == [.reportFailure(TransportError(.closedByPeer, "every connection ended without an answer, 2 in a row"))])
+        #expect(results[0] == [.schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(results[1] == [.reportFailure(TransportError(
+            .closedByPeer, "every connection ended without an answer, 2 connections in a row"))])
     }
 
     @Test("SETTINGS raise and lower a connection's free streams; requests go to the least loaded, ties in turn")
@@ -262,5 +264,48 @@ struct ConnectionPoolStateMachineTests {
         #expect(close == [.cancel(.open(slot: 1)), .close(connecting), .abort(working)])
         pool.apply(pool.machine.connectionClosed(connecting, error: nil, hadAnswer: false, serverSpoke: false))
         #expect(pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true)) == [.reportClosed])
+    }
+
+    @Test("failed connections count over the whole pool: a broken server ends the run once the row has lasted the window")
+    func failuresInARowOverThePool() throws {
+        var pool = PoolMachineHarness(connections: 3, stagger: 0)
+        pool.apply(pool.machine.start())
+        let stalled = TransportError(.timeout, "the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")
+        var gaveUp: [ConnectionPoolStateMachine.Action] = []
+        var failures = 0
+        // Each connection fails 5 s after it opens (the settings timeout), in every slot, until the pool gives up.
+        func failuresReported(_ actions: [ConnectionPoolStateMachine.Action]) -> [ConnectionPoolStateMachine.Action] {
+            actions.filter { if case .reportFailure = $0 { true } else { false } }
+        }
+        while gaveUp.isEmpty, failures < 100 {
+            gaveUp += failuresReported(pool.advance(5))
+            if !gaveUp.isEmpty { break }
+            for id in pool.opened where pool.machine.slot(of: id) != nil {
+                failures += 1
+                let actions = pool.apply(pool.machine.connectionClosed(id, error: stalled, hadAnswer: false, serverSpoke: false))
+                gaveUp += failuresReported(actions)
+                if !gaveUp.isEmpty { break }
+            }
+        }
+        #expect(gaveUp == [.reportFailure(TransportError(
+            .timeout, "the server completed TLS but sent no HTTP/2 SETTINGS in 5 s, \(failures) connections in a row"))])
+        #expect(failures >= 12, "gave up after \(failures)")
+        #expect(pool.now >= 30 && pool.now < 60, "gave up at \(pool.now) s")
+    }
+
+    @Test("an answer anywhere starts the row over; a brief outage shorter than the window is ridden out")
+    func answerResetsTheRow() throws {
+        var pool = PoolMachineHarness(connections: 1, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 3))
+        pool.apply(pool.machine.start())
+        for _ in 0..<5 {
+            let actions = pool.refused(try #require(pool.lastOpened))
+            #expect(!actions.contains { if case .reportFailure = $0 { true } else { false } }, "gave up inside the window")
+            pool.advance(1)
+        }
+        #expect(pool.machine.failuresInARow == 5)
+        let back = try #require(pool.lastOpened)
+        pool.apply(pool.machine.connectionReady(back, load: Load(available: 1, inFlight: 0)))
+        #expect(pool.apply(pool.machine.connectionAnswered(back)) == [.cancel(.failureWindow)])
+        #expect(pool.machine.failuresInARow == 0 && pool.timers[.failureWindow] == nil)
     }
 }

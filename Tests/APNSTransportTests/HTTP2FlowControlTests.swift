@@ -85,6 +85,45 @@ struct HTTP2FlowControlTests {
         #expect(bodies == 50)
     }
 
+    @Test("an answer past the kept maximum is taken as it stands and its stream reset: the rest is never read")
+    func oversizedAnswerResetsItsStream() throws {
+        let pair = try InMemoryHTTP2Pair(
+            client: HTTP2ClientConfiguration(initialStreamWindowSize: 16_384, maximumResponseBodyBytes: 3000),
+            server: HTTP2ServerConfiguration(maxConcurrentStreams: 100), chunkSize: 4096)
+        pair.interact()
+        var fields = HTTP2HeaderFieldList()
+        for tag in UInt64(1)...5 {
+            APNSLikeTraffic.fill(&fields, tag: tag)
+            try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: [], tag: tag)
+        }
+        pair.onServerEvent = { [unowned pair] event in
+            guard case .request(let request) = event else { return }
+            try? pair.server.respond(to: request.streamID, status: 400, body: Self.body(tag: 1, count: 2_000_000))
+        }
+        pair.interact()
+        let answers = pair.clientRecords.filter { if case .response = $0 { true } else { false } }
+        #expect(answers.count == 5, "each answered once")
+        #expect(pair.bytesToClient < 5 * 300_000, "\(pair.bytesToClient) bytes read for five capped answers")
+    }
+
+    @Test("a request whose body never left (no flow-control window) was not sent; a complete one is in doubt")
+    func endStreamDecidesWhatWasSent() throws {
+        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 100, initialStreamWindowSize: 1))
+        pair.interact()
+        var fields = HTTP2HeaderFieldList()
+        APNSLikeTraffic.fill(&fields, tag: 1)
+        try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: [], tag: 1)
+        APNSLikeTraffic.fill(&fields, tag: 2)
+        let stalled = try pair.client.submitRequest(
+            block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 2)
+        for _ in 0..<3 { pair.step() }
+        #expect(pair.client.cancelRequest(streamID: stalled) == false, "its END_STREAM never left")
+        pair.client.connectionClosed()
+        pair.drainClient()
+        #expect(pair.clientRecords.contains(.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer)))
+        #expect(!pair.clientRecords.contains { if case .failed(2, _, _) = $0 { true } else { false } }, "cancelled: reported by its owner")
+    }
+
     @Test("the server keeps at most maximumRequestBodyBytes but counts every byte")
     func requestBodyLimit() throws {
         let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maximumRequestBodyBytes: 4096))

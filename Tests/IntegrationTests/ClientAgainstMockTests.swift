@@ -279,6 +279,7 @@ struct ClientAgainstMockTests {
         let fixture = try MockFixture(faults: ["drop=1.0"])
         var configuration = fixture.clientConfiguration(connections: 1)
         configuration.reconnect = ExponentialBackoff(base: 0.02, cap: 0.05, maximumAttempts: 4)
+        configuration.failureWindow = 0.05
         let driver = try PoolDriver(configuration: configuration)
         driver.run(MockFixture.notifications(50), timeout: 20)
         driver.close()

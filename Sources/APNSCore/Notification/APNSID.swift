@@ -25,6 +25,21 @@ public struct APNSID: Hashable, Sendable, CustomStringConvertible {
         self.bytes = lowered
     }
 
+    /// Whether `bytes` read as a UUID (8-4-4-4-12 hex digits, either case): what an answer's `apns-id` must be to
+    /// be written to a result file (a server's anything-else is dropped, never echoed).
+    public static func isUUID(_ bytes: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        var index = 0
+        for byte in bytes {
+            let dash = index == 8 || index == 13 || index == 18 || index == 23
+            let ok = dash ? byte == UInt8(ascii: "-")
+                : (byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6)
+            guard ok else { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Makes a fresh random (version 4) id, from two random words (this runs once per answer in the mock).
     @inlinable
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> APNSID {

@@ -8,6 +8,11 @@ public enum OutcomePolicy {
         case .failed(let failure):
             return action(for: failure)
         case .answered(let answer):
+            // A status APNs never sends is the server's failure, not the record's, whatever reason comes with it
+            // (a 999 with "BadDeviceToken" must not prune a token): 5xx is retried, anything else is in doubt.
+            guard apnsStatuses.contains(answer.status) else {
+                return (500..<600).contains(answer.status) ? .retry(.afterBackoff) : .inDoubt
+            }
             if answer.status == 200 { return .delivered }
             if let reason = answer.reason, let action = action(forKnown: reason) { return action }
             return action(forStatus: answer.status)
@@ -48,6 +53,9 @@ public enum OutcomePolicy {
             return nil
         }
     }
+
+    /// The statuses APNs answers with (docs/APNS.md).
+    public static let apnsStatuses: Set<Int> = [200, 400, 403, 404, 405, 410, 413, 429, 500, 503]
 
     private static func action(forStatus status: Int) -> SendAction {
         switch status {

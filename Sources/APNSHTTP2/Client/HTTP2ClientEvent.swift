@@ -51,8 +51,9 @@ public struct HTTP2Response: Sendable {
 
     /// The answer in the dispatcher's terms, with the body's reason and timestamp parsed (allocates).
     public var answer: PushAnswer {
-        let apnsID = apnsID.map { String(decoding: $0, as: UTF8.self) }
-        let apnsUniqueID = apnsUniqueID.map { String(decoding: $0, as: UTF8.self) }
+        // Ids that are no UUID (a broken or hostile server's text) are dropped, never carried to a result file.
+        let apnsID = apnsID.flatMap { APNSID.isUUID($0) ? String(decoding: $0, as: UTF8.self) : nil }
+        let apnsUniqueID = apnsUniqueID.flatMap { APNSID.isUUID($0) ? String(decoding: $0, as: UTF8.self) : nil }
         // A 200 has no body: skip the body parser, a generic call across modules that runs unspecialised.
         guard !body.isEmpty else { return PushAnswer(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID) }
         return PushAnswer(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID, body: body)

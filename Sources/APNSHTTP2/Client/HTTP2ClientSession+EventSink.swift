@@ -30,9 +30,15 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     }
 
     func nghttp2DataChunk(streamID: Int32, slot: Int?, bytes: Nghttp2BorrowedBytes) {
-        guard let slot, streams.isInUse(slot) else { return }
+        guard let slot, streams.isInUse(slot), streams[slot].phase != .answered, !streams[slot].cancelled else { return }
         let room = configuration.maximumResponseBodyBytes - streams[slot].responseBody.count
         bytes.append(to: &streams[slot].responseBody, limit: room)
+        if bytes.count > room {
+            // Past the cap: the answer is what has arrived (APNs's bodies are tens of bytes); the stream is reset
+            // once nghttp2 returns, so the rest of the body is never read.
+            recordResponse(slot)
+            oversizedAnswers.append(streams[slot].streamID)
+        }
     }
 
     func nghttp2FrameReceived(_ frame: Nghttp2FrameSummary, slot: Int?) {
@@ -56,8 +62,12 @@ extension HTTP2ClientSession: Nghttp2EventSink {
 
     func nghttp2FrameSent(_ frame: Nghttp2FrameSummary, slot: Int?) {
         switch frame {
-        case .headers(_, _, let isRequest):
-            if isRequest, let slot, streams.isInUse(slot), streams[slot].phase == .queued { streams[slot].phase = .sent }
+        case .headers(_, let endStream, let isRequest):
+            if isRequest, let slot, streams.isInUse(slot), streams[slot].phase == .queued {
+                streams[slot].phase = endStream ? .complete : .sent
+            }
+        case .data(_, let endStream):
+            if endStream, let slot, streams.isInUse(slot), streams[slot].phase == .sent { streams[slot].phase = .complete }
         case .goaway:
             slots.stopAccepting()
         default:
@@ -93,11 +103,12 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         if stream.unprocessedByGoaway { return .unprocessedAfterGoaway }
         if !serverSpoke { return .connectionEndedBeforeSending }
         if let peerCode = stream.peerResetCode {
-            return peerCode == HTTP2ErrorCode.refusedStream.rawValue
-                ? .refusedStream : .streamReset(HTTP2ErrorCode(rawValue: peerCode))
+            if peerCode == HTTP2ErrorCode.refusedStream.rawValue { return .refusedStream }
+            return stream.isComplete ? .streamReset(HTTP2ErrorCode(rawValue: peerCode)) : .connectionEndedBeforeSending
         }
-        // nghttp2 closes a request it could not send (GOAWAY received, session ending) with REFUSED_STREAM.
-        if stream.phase == .queued { return .connectionEndedBeforeSending }
+        // nghttp2 closes a request it could not send (GOAWAY received, session ending) with REFUSED_STREAM; and a
+        // request whose END_STREAM never left cannot have been processed (APNs answers whole requests).
+        if !stream.isComplete { return .connectionEndedBeforeSending }
         return .streamReset(HTTP2ErrorCode(rawValue: errorCode))
     }
 

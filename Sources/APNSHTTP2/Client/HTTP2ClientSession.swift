@@ -19,6 +19,8 @@ public final class HTTP2ClientSession {
     /// Events recorded and not yet delivered, and the bytes they refer to.
     var records: [HTTP2ClientEventRecord] = []
     var eventBytes: [UInt8] = []
+    /// Streams whose answer passed `maximumResponseBodyBytes`: answered with what arrived, reset once nghttp2 returns.
+    var oversizedAnswers: [Int32] = []
     /// The batch `drainEvents` is delivering (swapped with the two above).
     private var deliveringRecords: [HTTP2ClientEventRecord] = []
     private var deliveringBytes: [UInt8] = []
@@ -105,7 +107,7 @@ public final class HTTP2ClientSession {
         guard !isClosed, let slot = known ?? streams.slot(ofStreamID: streamID), streams[slot].phase != .answered,
               !streams[slot].cancelled else { return nil }
         streams[slot].cancelled = true
-        let wasSent = streams[slot].phase == .sent && slots.hasReceivedPeerSettings
+        let wasSent = streams[slot].phase == .complete && slots.hasReceivedPeerSettings
         if nghttp2.submitReset(streamID: streamID, errorCode: .cancel) != 0 {
             // nghttp2 no longer knows the stream: it will not report its close, so free the slot now.
             streams.release(slot)
@@ -138,6 +140,8 @@ public final class HTTP2ClientSession {
             fail(with: error)
             return
         }
+        for streamID in oversizedAnswers { _ = nghttp2.submitReset(streamID: streamID, errorCode: .cancel) }
+        oversizedAnswers.removeAll(keepingCapacity: true)
         closeIfFinished()
     }
 
@@ -236,7 +240,7 @@ public final class HTTP2ClientSession {
             let phase = streams[slot].phase
             if phase != .answered, !streams[slot].cancelled {
                 // Before the server's SETTINGS (its preface) it cannot have processed anything.
-                let unprocessed = phase == .queued || !slots.hasReceivedPeerSettings
+                let unprocessed = !streams[slot].isComplete || !slots.hasReceivedPeerSettings
                 let failure: TransportFailure = streams[slot].unprocessedByGoaway
                     ? .unprocessedAfterGoaway : unprocessed ? .connectionEndedBeforeSending : .connectionEndedBeforeAnswer
                 records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))

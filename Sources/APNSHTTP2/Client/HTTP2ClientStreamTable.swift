@@ -6,8 +6,12 @@ struct HTTP2ClientStream {
         case free
         /// Submitted; its HEADERS frame has not been serialized yet.
         case queued
-        /// Its HEADERS frame went into the output.
+        /// Its HEADERS frame went into the output; its body (DATA) has not all gone yet, so it has no END_STREAM and
+        /// the server cannot have processed it (a server that never opens its flow-control window keeps it here).
         case sent
+        /// Its END_STREAM went into the output (on HEADERS for a request without a body, else on its last DATA):
+        /// the server may process it from now on.
+        case complete
         /// Its complete response was reported.
         case answered
     }
@@ -32,6 +36,9 @@ struct HTTP2ClientStream {
     var hasAPNSUniqueID = false
     var apnsUniqueID: [UInt8] = []
     var responseBody: [UInt8] = []
+
+    /// Whether the whole request (its END_STREAM) went into the output: only then may the server have processed it.
+    var isComplete: Bool { phase == .complete || phase == .answered }
 }
 
 /// The client's open streams in reusable slots, addressed by slot number (nghttp2 keeps each stream's slot as its

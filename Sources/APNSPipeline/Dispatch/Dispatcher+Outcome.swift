@@ -36,6 +36,7 @@ extension Dispatcher {
         case .leaveForResume(let key):
             try sink.journalRetryable(key)  // `send --resume` sends it again
         case .resendUnprocessed(let send):
+            summary.retries += 1  // a resend is a retry, whether or not the server processed the first request
             unprocessedResends.append(send)
         }
     }

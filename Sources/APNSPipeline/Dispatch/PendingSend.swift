@@ -64,7 +64,7 @@ extension PendingSend {
         ResultRecord(
             key: key, outcome: outcome, token: notification.token.hex, topic: notification.topic.value,
             status: lastStatus, reason: lastReason, detail: detail, apnsID: apnsID, timestamp: timestamp,
-            attempts: attempts,
+            attempts: attempts + unprocessed,  // every request the record made, resends of unprocessed ones included
             notification: ResultRecord.carriesNotification(outcome, status: lastStatus) ? notification : nil)
     }
 }

@@ -27,8 +27,17 @@ public struct APNSClientConfiguration: Sendable {
     public var pingInterval = 30.0
     /// A PING unanswered this long marks the connection dead.
     public var pingTimeout = 10.0
-    /// Back-off between reconnects of one connection; `maximumAttempts` failed connects in a row, while no
-    /// other connection works, end the campaign.
+    /// The server's HTTP/2 SETTINGS not arrived this many seconds after the TLS handshake: the connection failed.
+    public var settingsTimeout = 5.0
+    /// Requests open and none answered or ended by the server for this many seconds (a stalled, dripping or
+    /// flow-control-starved server): the connection failed. Requests whose body never left are sent elsewhere.
+    public var stallTimeout = 5.0
+    /// A row of `reconnect.maximumAttempts` failed connections gives up only once it has lasted this many seconds
+    /// (a brief outage is ridden out; a broken server still ends the run within about a minute).
+    public var failureWindow = 20.0
+    /// Back-off between reconnects of one connection; `maximumAttempts` failed connections in a row over the pool
+    /// (each ended without an answer: refused, a failed handshake, no SETTINGS, a stall, a protocol error), with no
+    /// answer in between and no connection answering, end the campaign.
     public var reconnect = ExponentialBackoff.connections
     /// Our ceiling on streams per connection, whatever the server allows.
     public var maximumStreamsPerConnection = 1000

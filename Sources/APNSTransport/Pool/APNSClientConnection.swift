@@ -144,10 +144,12 @@ final class APNSClientConnection: TLSConnectionDelegate {
         session.drainEvents { event in
             switch event {
             case .response(let response):
-                guard let serial = machine.requestEnded(tag: response.tag, answered: true) else { return }
+                let first = !machine.hadAnswer
+                guard let serial = machine.requestEnded(tag: response.tag, answered: true, now: loop.turnTime) else { return }
+                if first { owner?.connectionAnswered(self) }
                 owner?.connection(self, completed: response.tag, outcome: .answered(response.answer), tokenSerial: serial)
             case .streamFailed(let tag, _, let failure):
-                guard let serial = machine.requestEnded(tag: tag, answered: false) else { return }
+                guard let serial = machine.requestEnded(tag: tag, answered: false, now: loop.turnTime) else { return }
                 owner?.connection(self, completed: tag, outcome: .failed(failure), tokenSerial: serial)
             case .goawayReceived:
                 if machine.drain() { owner?.connectionStoppedTakingStreams(self) }
@@ -228,6 +230,8 @@ protocol APNSClientConnectionOwner: AnyObject {
         tokenSerial: Int)
     /// The handshake is done and HTTP/2 is up.
     func connectionBecameReady(_ connection: APNSClientConnection)
+    /// The server answered a request on this connection for the first time: it works.
+    func connectionAnswered(_ connection: APNSClientConnection)
     /// The server changed how many streams may be open, or the connection stopped or resumed taking requests after
     /// a request timeout: `connection.load` changed.
     func connectionLoadChanged(_ connection: APNSClientConnection)

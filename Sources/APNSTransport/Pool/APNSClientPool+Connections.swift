@@ -39,7 +39,8 @@ extension APNSClientPool {
     private func open(_ id: ConnectionPoolStateMachine.ConnectionID) {
         let timing = ClientConnectionStateMachine.Timing(
             requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
-            pingTimeout: configuration.pingTimeout)
+            pingTimeout: configuration.pingTimeout, settingsTimeout: configuration.settingsTimeout,
+            stallTimeout: configuration.stallTimeout)
         let http2 = HTTP2ClientConfiguration(
             maximumConcurrentStreams: configuration.maximumStreamsPerConnection, lastStreamID: configuration.lastStreamID)
         do {
@@ -75,6 +76,10 @@ extension APNSClientPool {
         if case .answered(let answer) = outcome { noteTokenAnswer(answer.reason, tokenSerial: tokenSerial) }
         run(machine.requestStartedOrEnded(connection.id, load: connection.load))
         delegate?.transport(completed: tag, outcome: outcome)
+    }
+
+    func connectionAnswered(_ connection: APNSClientConnection) {
+        run(machine.connectionAnswered(connection.id))
     }
 
     func connectionBecameReady(_ connection: APNSClientConnection) {

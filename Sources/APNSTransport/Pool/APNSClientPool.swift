@@ -46,7 +46,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         }
         machine = ConnectionPoolStateMachine(
             connectionCount: configuration.connectionCount, stagger: configuration.connectionStagger,
-            reconnect: configuration.reconnect)
+            reconnect: configuration.reconnect, failureWindow: configuration.failureWindow)
         try refreshHeaders()
     }
 

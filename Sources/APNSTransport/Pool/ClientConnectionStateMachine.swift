@@ -23,6 +23,13 @@ struct ClientConnectionStateMachine {
         var pingInterval: Double
         /// A PING unanswered this long ends the connection.
         var pingTimeout: Double
+        /// The server's first SETTINGS frame (its HTTP/2 preface, due right after the handshake) not arrived this
+        /// long after the handshake ends the connection: a server that completed TLS and then said nothing.
+        var settingsTimeout: Double = 5
+        /// While requests are open, this long without progress (no request answered or ended by the server) ends
+        /// the connection: a server that stalls, drips its answers or never opens its flow-control window.
+        /// Requests whose END_STREAM never left are then sent again elsewhere; the others are in doubt.
+        var stallTimeout: Double = 5
     }
 
     /// What `tick` decided, in order.
@@ -52,12 +59,17 @@ struct ClientConnectionStateMachine {
     private var started: [(tag: UInt64, at: EventLoopInstant, streamID: Int32)] = []
     private var startedHead = 0
     private var lastReadAt: EventLoopInstant
+    /// When the handshake completed (the server's SETTINGS are due from then), or when a request last ended
+    /// (answered, or failed by the server), or started while none was open: the last sign of progress.
+    private var lastProgressAt: EventLoopInstant
+    private var handshakeCompletedAt: EventLoopInstant?
     private(set) var pingSentAt: EventLoopInstant?
     private var pingCounter: UInt64 = 0
 
     init(timing: Timing, now: EventLoopInstant) {
         self.timing = timing
         lastReadAt = now
+        lastProgressAt = now
     }
 
     /// Whether requests may start: HTTP/2 is up, it is not draining, and no request timed out since the server
@@ -75,6 +87,8 @@ struct ClientConnectionStateMachine {
         guard state == .connecting else { return false }
         state = .awaitingSettings
         lastReadAt = now
+        lastProgressAt = now
+        handshakeCompletedAt = now
         return true
     }
 
@@ -93,15 +107,17 @@ struct ClientConnectionStateMachine {
     }
 
     mutating func requestStarted(tag: UInt64, streamID: Int32, tokenSerial: Int, now: EventLoopInstant) {
+        if openRequests.isEmpty { lastProgressAt = now }  // the stall clock runs only while requests wait
         openRequests.insert(tag, tokenSerial: tokenSerial)
         started.append((tag, now, streamID))
     }
 
     /// The request ended; returns its token serial, or nil for a tag not open (already reported). An answer proves
     /// the connection works.
-    mutating func requestEnded(tag: UInt64, answered: Bool) -> Int? {
+    mutating func requestEnded(tag: UInt64, answered: Bool, now: EventLoopInstant) -> Int? {
         guard let serial = openRequests.remove(tag) else { return nil }
         if answered { hadAnswer = true }
+        lastProgressAt = now
         return serial
     }
 
@@ -163,6 +179,17 @@ struct ClientConnectionStateMachine {
                 return actions
             }
         }
+        if state == .awaitingSettings, let handshake = handshakeCompletedAt,
+           now.seconds(since: handshake) > timing.settingsTimeout {
+            actions.append(.abort("the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))"))
+            return actions
+        }
+        if !openRequests.isEmpty, state != .connecting, now.seconds(since: lastProgressAt) > timing.stallTimeout {
+            actions.append(.abort(
+                "the server answered none of \(openRequests.count) waiting requests (nor took their bodies) in "
+                    + Self.seconds(timing.stallTimeout)))
+            return actions
+        }
         if let sent = pingSentAt {
             if now.seconds(since: sent) > timing.pingTimeout {
                 actions.append(.abort("PING not answered within \(Int(timing.pingTimeout))s"))
@@ -177,6 +204,11 @@ struct ClientConnectionStateMachine {
         pingCounter += 1
         pingSentAt = now
         return .sendPing(pingCounter)
+    }
+
+    /// "5 s", "0.5 s".
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// Ended entries at the head of the start order are dropped once there are this many and they are the majority.

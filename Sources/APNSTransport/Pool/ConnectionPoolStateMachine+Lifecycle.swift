@@ -27,6 +27,7 @@ extension ConnectionPoolStateMachine {
     mutating func connectionClosed(
         _ id: ConnectionID, error: TransportError?, hadAnswer: Bool, serverSpoke: Bool
     ) -> [Action] {
+        answering.remove(id)
         if retired.removeValue(forKey: id) != nil { return reportClosedIfDone() }
         guard let slot = slot(of: id) else { return [] }
         let attempts: Int
@@ -92,10 +93,12 @@ extension ConnectionPoolStateMachine {
     }
 
     /// The one reconnect decision, for a connection that closed or retired: a handshake failure no reconnect can
-    /// cure ends the pool; so does the reconnect limit while no other connection works; otherwise the slot opens a
-    /// new connection, at once after a retired connection that had answered, else after the back-off delay (a
-    /// connection that never answered counts as a failed attempt, so a server that drops every connection right
-    /// after the handshake does not reset the back-off).
+    /// cure ends the pool; so do `reconnect.maximumAttempts` connections in a row over the pool that ended without
+    /// an answer (refused, a failed handshake, no SETTINGS, a stall, a protocol error, a close), while no open
+    /// connection has answered, naming what the last one met; otherwise the slot opens a new connection, at once
+    /// after a retired connection that had answered, else after the back-off delay (a connection that never
+    /// answered counts as a failed attempt, so a server that drops every connection right after the handshake
+    /// does not reset the back-off).
     private mutating func replaceConnection(
         inSlot slot: Int, attempts previous: Int, hadAnswer: Bool, ending: Ending
     ) -> [Action] {
@@ -105,15 +108,22 @@ extension ConnectionPoolStateMachine {
             slots[slot] = .closed
             return [.reportFailure(error)]
         }
-        if !reconnect.allowsRetry(afterAttempts: attempts), activeConnectionCount == 0 {
-            slots[slot] = .closed
+        var actions: [Action] = []
+        if !hadAnswer {
             switch ending {
-            case .retired:
-                return [.reportFailure(TransportError(
-                    .closedByPeer, "every connection ended without an answer, \(attempts) in a row"))]
+            case .retired: lastFailure = TransportError(.closedByPeer, "every connection ended without an answer")
             case .closed(let error, _):
-                return [.reportFailure(TransportError(
-                    error?.kind ?? .connectFailed, "no connection after \(attempts) attempts: \(error?.detail ?? "closed")"))]
+                lastFailure = error ?? TransportError(.closedByPeer, "the server closed the connection without answering")
+            }
+            failuresInARow += 1
+            if failuresInARow == 1 {
+                failureWindowOver = false
+                actions.append(.schedule(.failureWindow, after: failureWindow))
+            }
+            let gaveUp = giveUpIfFailing()
+            if !gaveUp.isEmpty {
+                slots[slot] = .closed
+                return actions + gaveUp
             }
         }
         let delay: Double
@@ -121,7 +131,23 @@ extension ConnectionPoolStateMachine {
         case .retired: delay = attempts == 0 ? 0 : reconnect.delay(afterAttempt: attempts, using: &random)
         case .closed: delay = reconnect.delay(afterAttempt: max(1, attempts), using: &random)
         }
-        return [.schedule(.open(slot: slot), after: delay), .reportFreeStreams]
+        return actions + [.schedule(.open(slot: slot), after: delay), .reportFreeStreams]
+    }
+
+    /// Gives up when `reconnect.maximumAttempts` connections in a row have failed over at least `failureWindow`
+    /// seconds and no open connection answers: the failure names what the last one met and how many there were.
+    mutating func giveUpIfFailing() -> [Action] {
+        guard !reconnect.allowsRetry(afterAttempts: failuresInARow), failureWindowOver, !anyConnectionAnswering,
+              let last = lastFailure else { return [] }
+        return [.reportFailure(TransportError(last.kind, "\(last.detail), \(failuresInARow) connections in a row"))]
+    }
+
+    /// Whether an open connection has answered: the pool works, whatever the other slots meet.
+    private var anyConnectionAnswering: Bool {
+        slots.contains { state in
+            if case .active(let id, _, _) = state { return answering.contains(id) }
+            return false
+        }
     }
 
     private mutating func reportClosedIfDone() -> [Action] {

@@ -41,6 +41,9 @@ struct ConnectionPoolStateMachine {
         case open(slot: Int)
         /// The end of `close(gracePeriod:)`: connections still open are aborted.
         case closeDeadline
+        /// `failureWindow` seconds after the first of the connections in a row that failed: from then on, enough
+        /// failures in a row give up (a brief outage is ridden out, a broken server ends the run in seconds).
+        case failureWindow
     }
 
     /// What the pool does next, in order.
@@ -70,16 +73,28 @@ struct ConnectionPoolStateMachine {
     var isClosing = false
     var closeDeadlineScheduled = false
     var reportedClosed = false
+    /// Connections that ended without an answer, over the whole pool, since the last answer anywhere: the count
+    /// that gives up (`reconnect.maximumAttempts`, once `failureWindow` has passed), whatever slot they were in.
+    var failuresInARow = 0
+    /// Whether `failureWindow` seconds have passed since the first of `failuresInARow`.
+    var failureWindowOver = false
+    /// What the last failed connection met, for the message that gives up.
+    var lastFailure: TransportError?
+    /// Seconds a row of failed connections must last before the pool gives up.
+    let failureWindow: Double
+    /// Connections open now that the server has answered on: the ones that prove the pool works.
+    var answering: Set<ConnectionID> = []
     let stagger: Double
     let reconnect: ExponentialBackoff
     var random: any RandomNumberGenerator
     private var nextID = 0
     private var nextPick = 0
 
-    init(connectionCount: Int, stagger: Double, reconnect: ExponentialBackoff,
+    init(connectionCount: Int, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double = 30,
          random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         slots = Array(repeating: .backingOff(attempts: 0), count: max(1, connectionCount))
         self.stagger = stagger
+        self.failureWindow = failureWindow
         self.reconnect = reconnect
         self.random = random
     }
@@ -145,6 +160,15 @@ struct ConnectionPoolStateMachine {
         return [.reportFreeStreams]
     }
 
+    /// The server answered on the connection for the first time: the pool works, the failures in a row start over.
+    mutating func connectionAnswered(_ id: ConnectionID) -> [Action] {
+        answering.insert(id)
+        guard failuresInARow > 0 else { return [] }
+        failuresInARow = 0
+        failureWindowOver = false
+        return [.cancel(.failureWindow)]
+    }
+
     /// The connection's load changed: the server's SETTINGS changed its stream limit, or it stopped or resumed
     /// taking requests after a request timeout.
     mutating func loadChanged(_ id: ConnectionID, load: Load) -> [Action] {
@@ -177,6 +201,10 @@ struct ConnectionPoolStateMachine {
         case .closeDeadline:
             closeDeadlineScheduled = false
             return closeRequested(gracePeriod: 0)
+        case .failureWindow:
+            guard failuresInARow > 0 else { return [] }
+            failureWindowOver = true
+            return isClosing ? [] : giveUpIfFailing()
         }
     }
 
