@@ -37,6 +37,31 @@ install_browser() {
         echo "test: could not install ${browser[*]}: the report's browser test will be skipped" >&2
 }
 
+# promtool (Debian's prometheus) and prometheus-node-exporter read the --metrics files in the metrics tests, as the
+# tools users keep beside apns-bulk. Their packages would start the services on install: a policy-rc.d that says
+# no keeps them stopped (the tests start node_exporter themselves, on 127.0.0.1).
+install_metrics_tools() {
+    local need=()
+    [ -x /usr/bin/promtool ] || need+=(prometheus)
+    [ -x /usr/bin/prometheus-node-exporter ] || need+=(prometheus-node-exporter)
+    [ ${#need[@]} -gt 0 ] || return 0
+    echo "test: installing ${need[*]} for the metrics tests" >&2
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    local policy=/usr/sbin/policy-rc.d made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null && $sudo chmod 0755 "$policy" && made_policy=1
+    fi
+    { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2 ||
+      { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2; }; } ||
+        { echo "test: could not install ${need[*]}" >&2; [ -z "$made_policy" ] || $sudo rm -f "$policy"; return 1; }
+    [ -z "$made_policy" ] || $sudo rm -f "$policy"
+    # Stop anything an install started anyway: the tests run their own node_exporter on an ephemeral port.
+    pkill -x prometheus-node-exporter 2>/dev/null || true
+    pkill -x prometheus 2>/dev/null || true
+}
+
 # Builds in its own scratch path with `--sanitize=$1` and runs every test there, end-to-end tests included: they
 # run that build's executable, so a leak or race in `apns-bulk` itself fails them too, and wait 5 times longer
 # for it (APNS_BULK_TEST_TIME_SCALE). The tests are Swift Testing only (--disable-xctest skips the empty XCTest
@@ -53,6 +78,7 @@ sanitized_tests() {
 
 step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
+step "install promtool and node_exporter" install_metrics_tools
 step "build" swift build --build-tests
 step "unsafe code only in the README's files" bash scripts/check-unsafe.sh
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"

@@ -29,12 +29,21 @@ struct AuthenticationOptions: ParsableArguments {
     var pkcs12File: String?
 
     mutating func validate() throws {
+        let keyOnCommandLine = keyFile
         keyFile = EnvironmentDefault.value(keyFile, "APNS_KEY_FILE")
         keyID = EnvironmentDefault.value(keyID, "APNS_KEY_ID")
         teamID = EnvironmentDefault.value(teamID, "APNS_TEAM_ID")
         let certificate = certificateFile != nil || pkcs12File != nil
         if certificate {
-            guard keyFile == nil else { throw ValidationError("Use either --key (token-based trust) or a client certificate, not both.") }
+            if let keyOnCommandLine, let certificateFile, certificateKeyFile == nil {
+                // curl's habit (--cert c.pem --key k.pem): here --key is the .p8 key of token-based trust.
+                throw ValidationError("--key is the .p8 key of token-based trust; a client certificate's private key "
+                    + "goes in --cert-key: --cert \(certificateFile) --cert-key \(keyOnCommandLine)")
+            }
+            guard keyFile == nil else {
+                let why = keyOnCommandLine == nil ? " (APNS_KEY_FILE is set: unset it to use the certificate)" : ""
+                throw ValidationError("Use either --key (token-based trust) or a client certificate, not both\(why).")
+            }
             guard (certificateFile == nil) != (pkcs12File == nil) else { throw ValidationError("Use either --cert [--cert-key] or --p12.") }
             if certificateKeyFile != nil, certificateFile == nil { throw ValidationError("--cert-key goes with --cert.") }
             return

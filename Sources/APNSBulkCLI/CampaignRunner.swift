@@ -16,7 +16,9 @@ enum CampaignRunner {
         _ onStart: (RunStart, Int) -> Void
     ) throws -> SendRun.Outcome
 
-    static func run(_ options: SendRunOptions, client: APNSClientConfiguration, output: OutputOptions, body: Body) throws {
+    static func run(
+        _ options: SendRunOptions, client: APNSClientConfiguration, output: OutputOptions, hint: StopHint? = nil, body: Body
+    ) throws {
         signal(SIGXFSZ, SIG_IGN)  // past the file-size limit, a write fails (EFBIG) and the run ends cleanly
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
@@ -44,6 +46,9 @@ enum CampaignRunner {
             FileHandle.standardError.write(Data("apns-bulk: dropped a line torn by the crash before resuming\n".utf8))
         }
         FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
+        if case .stoppedEarly(let why) = summary.ending, let line = hint?.line(forStop: why) {
+            FileHandle.standardError.write(Data("apns-bulk: what to do: \(PrintableText.escaping(line))\n".utf8))
+        }
         // A campaign found finished keeps the files its run wrote; only those missing (a run killed after it
         // finished, before it wrote them) are written now, from the result file.
         let alreadyFinished = summary.finishedEarlierAt != nil
@@ -56,7 +61,13 @@ enum CampaignRunner {
             try ReportFile.write(json, to: path)
         }
         if let path = wanted(output.metrics) {
-            try ReportFile.write(Array(summary.prometheus().utf8), to: path)
+            let metrics = CampaignMetrics(
+                campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
+                shard: options.reader.shard.count > 1 ? options.reader.shard.description : "all")
+            let now = Date().timeIntervalSince1970
+            let finished = summary.ending == .completed && outcome.error == nil  // statuses 0, 2 and 3
+            let lastSuccess = finished ? (summary.finishedEarlierAt ?? now) : CampaignMetrics.lastSuccess(atPath: path)
+            try CampaignMetrics.write(metrics.text(summary, now: now, lastSuccess: lastSuccess), to: path)
         }
         if let path = wanted(output.report) {
             try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)

@@ -17,8 +17,14 @@ struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("summary"), help: ArgumentHelp("Also write the summary as JSON here.", valueName: "file"))
     var summary: String?
 
-    @Option(name: .customLong("metrics"), help: ArgumentHelp("Also write Prometheus metrics here (textfile collector).", valueName: "file"))
+    @Option(name: .customLong("metrics"), help: ArgumentHelp(
+        "Also write Prometheus metrics here, for node_exporter's textfile collector (a .prom file, renamed into place).",
+        valueName: "file"))
     var metrics: String?
+
+    @Option(name: .customLong("metrics-label"), help: ArgumentHelp(
+        "The metrics' campaign label (default: the result file's name without its extension).", valueName: "name"))
+    var metricsLabel: String?
 
     @Option(name: .customLong("progress"), help: "auto (live lines on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.")
     var progress: String = "auto"

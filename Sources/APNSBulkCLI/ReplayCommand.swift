@@ -85,7 +85,10 @@ struct ReplayCommand: ParsableCommand {
         options.durable = output.durable
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
-        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress, onStart in
+        let hint = StopHint(
+            keyID: authentication.keyID, teamID: authentication.teamID, topic: topic,
+            endpoint: client.endpoint.description, resultsPath: output.results)
+        try CampaignRunner.run(options, client: client, output: output, hint: hint) { options, engine, progress, onStart in
             try SendRun.run(
                 options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
         }

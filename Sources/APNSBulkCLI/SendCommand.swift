@@ -72,7 +72,10 @@ struct SendCommand: ParsableCommand {
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }
-        try CampaignRunner.run(options, client: client, output: output) { options, engine, progress, onStart in
+        let hint = StopHint(
+            keyID: authentication.keyID, teamID: authentication.teamID, topic: campaign.topic,
+            endpoint: client.endpoint.description, resultsPath: output.results)
+        try CampaignRunner.run(options, client: client, output: output, hint: hint) { options, engine, progress, onStart in
             try SendRun.run(options, engine: engine, progress: progress, onStart: onStart)
         }
     }

@@ -103,7 +103,12 @@ struct CampaignReportTests {
         let page = CampaignReportHTML(report: report, title: "Spring <sale>").render()
         #expect(page.hasPrefix("<!DOCTYPE html>"))
         #expect(page.contains("<title>Spring &lt;sale&gt;</title>"))
-        #expect(page.contains("<pre id=\"replay-command\">apns-bulk replay out/results-0.ndjson --results replay.ndjson</pre>"))
+        // The safe replay (no in-doubt records) first; the one that may send twice second, and saying so.
+        #expect(page.contains("<pre id=\"replay-command\">apns-bulk replay out/results-0.ndjson --exclude-in-doubt --results replay.ndjson</pre>"))
+        #expect(page.contains("may deliver some twice:</p><pre id=\"replay-command-with-in-doubt\">apns-bulk replay out/results-0.ndjson --results replay.ndjson</pre>"))
+        let safe = page.range(of: "id=\"replay-command\"")?.lowerBound
+        let risky = page.range(of: "id=\"replay-command-with-in-doubt\"")?.lowerBound
+        #expect(safe != nil && risky != nil && safe! < risky!)
         #expect(page.contains("apns-bulk prune out/results-0.ndjson &#39;out/results 1.ndjson&#39;"))
         #expect(page.contains("<div class=\"label\">Tokens to prune</div><div class=\"value\">2</div>"))
         #expect(page.contains("<div class=\"label\">Records</div><div class=\"value\">10</div>"))

@@ -119,6 +119,12 @@ struct ClientConnectionStateMachineTests {
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         #expect(m { $0.tick(now: at(6)) }.isEmpty, "exactly at the timeout is not past it")
         #expect(m { $0.tick(now: at(6.5)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        // Told to drain before the server spoke (the pool closing): still a server that never sent its SETTINGS.
+        let drained = Box(Machine(timing: quick, now: at(0)))
+        _ = drained { $0.handshakeCompleted(now: at(1)) }
+        drained.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(2))
+        #expect(drained { $0.drain() })
+        #expect(drained { $0.tick(now: at(6.5)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // SETTINGS in time: no abort, ever.
         let n = Box(Machine(timing: quick, now: at(0)))
         _ = n { $0.handshakeCompleted(now: at(1)) }

@@ -57,10 +57,7 @@ struct RerunEndToEndTests {
     @Test("a send killed with -9, then the same command without --resume: it continues; nothing accepted twice")
     func killedRunContinues() throws {
         let run = try AuditedCampaign(records: 4000, latency: "1..3ms")
-        let killed = try run.start(run.send(["--rate", "800"]))
-        run.waitForResults(bytes: 30_000, while: killed)
-        kill(killed.processIdentifier, SIGKILL)
-        killed.waitUntilExit()
+        try run.sendKilledMidRun()
         #expect(try Results.read(run.results).count < 4000, "the send finished before it could be killed")
 
         let again = try Tool.run(run.send())
@@ -100,10 +97,7 @@ struct RerunEndToEndTests {
     @Test("report and prune on a killed run say it is unfinished and print the command that finishes it")
     func reportOnUnfinishedRun() throws {
         let run = try AuditedCampaign(records: 4000, latency: "1..3ms")
-        let killed = try run.start(run.send(["--rate", "800"]))
-        run.waitForResults(bytes: 30_000, while: killed)
-        kill(killed.processIdentifier, SIGKILL)
-        killed.waitUntilExit()
+        try run.sendKilledMidRun()
         let answered = try Results.read(run.results).count
 
         let html = run.directory.file("report.html")
@@ -139,6 +133,8 @@ struct RerunEndToEndTests {
         arguments[arguments.firstIndex(of: MockProcess.topic)!] = "com.wrong.app"
         let wrong = try Tool.run(arguments)
         #expect(wrong.status == 4, "exit \(wrong.status): \(wrong.stderr)")
+        #expect(wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app") && wrong.stderr.contains("--topic <bundle id>"),
+                "the stop does not name its fix: \(wrong.stderr)")
         #expect(try run.accepted().total == 0)
 
         let html = run.directory.file("report.html")
@@ -269,6 +265,14 @@ struct AuditedCampaign {
         return process
     }
 
+    /// Starts the campaign's send at 800 requests a second and kills it with -9 once 30 KB of results are written.
+    func sendKilledMidRun() throws {
+        let killed = try start(send(["--rate", "800"]))
+        waitForResults(bytes: 30_000, while: killed)
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+    }
+
     /// Waits until the result file holds `bytes` or the process ends.
     func waitForResults(bytes: Int, while process: Process) {
         let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
@@ -281,7 +285,12 @@ struct AuditedCampaign {
 
     /// The mock's accepted notifications: in all, and per token.
     func accepted() throws -> (total: Int, perToken: [String: Int]) {
-        let text = (try? String(contentsOfFile: acceptedLog, encoding: .utf8)) ?? ""
+        try Self.accepted(inLog: acceptedLog)
+    }
+
+    /// The notifications a mock's `--log-accepted` file lists: in all, and per token.
+    static func accepted(inLog path: String) throws -> (total: Int, perToken: [String: Int]) {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         var perToken: [String: Int] = [:]
         var total = 0
         for line in text.split(separator: "\n") {

@@ -36,11 +36,7 @@ struct SchedulerSamplesEndToEndTests {
 
         // Try 1: killed with -9 (the whole container) in the middle of the shard.
         let first = try ScriptProcess(script: script, environment: pod(0))
-        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
-        while Date() < deadline, first.isRunning,
-              ((try? FileManager.default.attributesOfItem(atPath: shard0)[.size] as? Int) ?? 0) < 20_000 {
-            usleep(2_000)
-        }
+        first.waitWhileRunning(until: shard0, holds: 20_000)
         #expect(first.isRunning, "the pod finished before it could be killed")
         first.killGroup()
         // Tries 2 to 4: after the kill, after a success, after a success whose send said 2.
@@ -109,11 +105,7 @@ struct SchedulerSamplesEndToEndTests {
 
         // The first night's run, killed with -9 in the middle of its replay.
         let crashed = try ScriptProcess(script: command, environment: environment, cronEnvironment: true)
-        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
-        while Date() < deadline, crashed.isRunning,
-              ((try? FileManager.default.attributesOfItem(atPath: replayResults)[.size] as? Int) ?? 0) < 8_000 {
-            usleep(2_000)
-        }
+        crashed.waitWhileRunning(until: replayResults, holds: 8_000)
         #expect(crashed.isRunning, "the replay finished before it could be killed")
         crashed.killGroup()
         // Cron again, twice.
@@ -131,14 +123,9 @@ struct SchedulerSamplesEndToEndTests {
         #expect(perLine.count == retryable, "\(perLine.count) replay lines for \(retryable) retryable records")
         #expect(perLine.values.allSatisfy { $0 == 1 }, "records with two final lines in the replay")
         var accepted = try run.accepted().perToken
-        let tonightText = (try? String(contentsOfFile: tonightLog, encoding: .utf8)) ?? ""
-        var tonightCount = 0
-        for line in tonightText.split(separator: "\n") {
-            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let token = object["token"] as? String else { continue }
-            accepted[token, default: 0] += 1
-            tonightCount += 1
-        }
+        let tonightAccepted = try AuditedCampaign.accepted(inLog: tonightLog)
+        let tonightCount = tonightAccepted.total
+        accepted.merge(tonightAccepted.perToken, uniquingKeysWith: +)
         // Tonight's APNs is healthy: every replayed record is delivered, but for those in flight at the kill,
         // which are in doubt (the script leaves them out of the next replay, and running again never resends).
         let replayLines = try Results.read(replayResults)
@@ -255,6 +242,14 @@ final class ScriptProcess {
 
     var isRunning: Bool { process.isRunning }
     var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// Waits while the script runs until the file at `path` holds `bytes` (at most a minute).
+    func waitWhileRunning(until path: String, holds bytes: Int) {
+        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
+        while Date() < deadline, isRunning, ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) < bytes {
+            usleep(2_000)
+        }
+    }
 
     /// SIGKILL to the script's whole process group, then waits.
     func killGroup() {

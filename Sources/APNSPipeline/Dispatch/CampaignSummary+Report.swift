@@ -83,34 +83,4 @@ extension CampaignSummary {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return Array(data) + [0x0A]
     }
-
-    /// The summary in the Prometheus text format, for a node-exporter textfile collector (`--metrics FILE`):
-    /// `apns_bulk_records_total` counts the whole campaign's final lines, `apns_bulk_run_records_total` this run's.
-    public func prometheus() -> String {
-        let campaign = self.campaign
-        var out = "# HELP apns_bulk_records_total Campaign records by final outcome (all runs of the result file).\n"
-        out += "# TYPE apns_bulk_records_total gauge\n"
-        for outcome in RecordOutcome.allCases {
-            out += "apns_bulk_records_total{outcome=\"\(outcome.rawValue)\"} \(campaign.count(outcome))\n"
-        }
-        out += "# HELP apns_bulk_run_records_total Records by final outcome written by this run.\n"
-        out += "# TYPE apns_bulk_run_records_total gauge\n"
-        for outcome in RecordOutcome.allCases {
-            out += "apns_bulk_run_records_total{outcome=\"\(outcome.rawValue)\"} \(count(outcome))\n"
-        }
-        out += "# HELP apns_bulk_requests_total Requests sent to APNs.\n# TYPE apns_bulk_requests_total gauge\n"
-        out += "apns_bulk_requests_total \(requests)\n"
-        out += "# HELP apns_bulk_retries_total Requests retried.\n# TYPE apns_bulk_retries_total gauge\n"
-        out += "apns_bulk_retries_total \(retries)\n"
-        out += "# HELP apns_bulk_duration_seconds Length of the run.\n# TYPE apns_bulk_duration_seconds gauge\n"
-        out += "apns_bulk_duration_seconds \(elapsedSeconds)\n"
-        out += "# HELP apns_bulk_latency_seconds Request latency quantiles.\n# TYPE apns_bulk_latency_seconds gauge\n"
-        for quantile in [0.5, 0.9, 0.99] {
-            out += "apns_bulk_latency_seconds{quantile=\"\(quantile)\"} \(latencies.percentile(quantile))\n"
-        }
-        let stopped = if case .stoppedEarly = ending { 1 } else { 0 }
-        out += "# HELP apns_bulk_stopped_early Whether the run stopped early.\n# TYPE apns_bulk_stopped_early gauge\n"
-        out += "apns_bulk_stopped_early \(stopped)\n"
-        return out
-    }
 }

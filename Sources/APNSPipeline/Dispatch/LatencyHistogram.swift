@@ -8,11 +8,14 @@ public struct LatencyHistogram: Sendable {
     private var buckets = [UInt32](repeating: 0, count: LatencyHistogram.bucketCount)
     public private(set) var count = 0
     public private(set) var maximum = 0.0
+    /// Every latency recorded, added up (a Prometheus summary's `_sum`).
+    public private(set) var sum = 0.0
 
     public init() {}
 
     public mutating func record(_ seconds: Double) {
         count += 1
+        sum += seconds
         maximum = max(maximum, seconds)
         buckets[Self.bucket(for: seconds)] &+= 1
     }
@@ -22,6 +25,7 @@ public struct LatencyHistogram: Sendable {
         var interval = self
         for index in buckets.indices { interval.buckets[index] = buckets[index] &- min(buckets[index], earlier.buckets[index]) }
         interval.count = max(0, count - earlier.count)
+        interval.sum = max(0, sum - earlier.sum)
         return interval
     }
 

@@ -71,8 +71,18 @@ public struct CampaignReportHTML {
             if report.rejectedForPushType > 0 {
                 out += ", rejected for their push type \(Self.grouped(report.rejectedForPushType))"
             }
-            out += "). Send them again with:</p>"
-            out += "<pre id=\"replay-command\">\(HTMLText.escaped(replay))</pre>"
+            out += ")."
+            // The safe replay first: in-doubt records may have arrived already, so sending them again may send twice.
+            if let safe = report.replayCommandExcludingInDoubt() {
+                out += " Send again what cannot have arrived (retryable, not sent) with:</p>"
+                out += "<pre id=\"replay-command\">\(HTMLText.escaped(safe))</pre>"
+                out += "<p>In-doubt records (\(Self.grouped(report.count(.inDoubt)))) may have arrived already: "
+                out += "this one sends them too, and may deliver some twice:</p>"
+                out += "<pre id=\"replay-command-with-in-doubt\">\(HTMLText.escaped(replay))</pre>"
+            } else {
+                out += " Send them again with:</p>"
+                out += "<pre id=\"replay-command\">\(HTMLText.escaped(replay))</pre>"
+            }
             if report.rejectedForTopic > 0 {
                 out += "<p>APNs rejected the campaign's topic: replace \(CampaignReport.topicPlaceholder) with the app's "
                 out += "bundle id (plus the suffix its push type needs) before running it.</p>"
@@ -80,10 +90,6 @@ public struct CampaignReportHTML {
             if report.rejectedForPushType > 0 {
                 out += "<p>APNs rejected the campaign's push type: replace \(CampaignReport.pushTypePlaceholder) with "
                 out += "the right one (alert, background, voip, …).</p>"
-            }
-            if let cautious = report.replayCommandExcludingInDoubt() {
-                out += "<p>In-doubt records may have arrived already; to leave them out:</p>"
-                out += "<pre>\(HTMLText.escaped(cautious))</pre>"
             }
         } else if report.unfinished.isEmpty {
             out += "<p>Nothing to replay: every record has its final outcome.</p>"

@@ -1,4 +1,4 @@
-/// Writes a run's report files (`--summary`, `--metrics`) whole, created with mode 0600 (less if the umask says
+/// Writes a run's report files (`--summary`) whole, created with mode 0600 (less if the umask says
 /// so), like the result file and journal: they name the campaign and its figures.
 public enum ReportFile {
     public static func write(_ bytes: [UInt8], to path: String) throws(PipelineError) {

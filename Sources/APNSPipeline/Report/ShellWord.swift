@@ -1,6 +1,6 @@
 /// Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted as it stands.
-enum ShellWord {
-    static func quoted(_ word: String) -> String {
+public enum ShellWord {
+    public static func quoted(_ word: String) -> String {
         if !word.isEmpty, word.unicodeScalars.allSatisfy(isPlain) { return word }
         return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }

@@ -77,8 +77,8 @@ final class POSIXFile {
         try openPrivate(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
     }
 
-    private static func openPrivate(_ path: String, flags: Int32) throws(PipelineError) -> POSIXFile {
-        let descriptor = retryingOnInterrupt { open(path, flags, 0o600) }
+    private static func openPrivate(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(PipelineError) -> POSIXFile {
+        let descriptor = retryingOnInterrupt { open(path, flags, mode) }
         guard descriptor >= 0 else {
             if errno == ELOOP, flags & O_NOFOLLOW != 0 {
                 throw PipelineError(.openFailed, "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
@@ -236,10 +236,10 @@ final class POSIXFile {
     /// Replaces the file at `path` whole and atomically: the bytes go to a new private file beside it (mode 0600
     /// before the umask), forced to the disk, then renamed over `path`, so a reader or a crash sees the old file or
     /// the new one, never a part (a campaign record).
-    static func replaceAtomically(_ path: String, with bytes: [UInt8]) throws(PipelineError) {
+    static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t = 0o600) throws(PipelineError) {
         let temporary = "\(path).tmp-\(getpid())"
         _ = unlink(temporary)
-        let file = try openPrivate(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW)
+        let file = try openPrivate(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: mode)
         do throws(PipelineError) {
             try file.write(bytes, count: bytes.count)
             guard retryingOnInterrupt({ fsync(file.descriptor) }) == 0 else {

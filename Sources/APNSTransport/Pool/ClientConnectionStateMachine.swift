@@ -179,8 +179,9 @@ struct ClientConnectionStateMachine {
                 return actions
             }
         }
-        if state == .awaitingSettings, let handshake = handshakeCompletedAt,
-           now.seconds(since: handshake) > timing.settingsTimeout {
+        // Checked whatever the phase: a connection told to drain before its server ever spoke is still one whose
+        // server never sent its SETTINGS.
+        if !serverSpoke, let handshake = handshakeCompletedAt, now.seconds(since: handshake) > timing.settingsTimeout {
             actions.append(.abort("the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))"))
             return actions
         }
