@@ -56,7 +56,7 @@ struct CampaignMetricsTests {
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
         let mask = umask(0)
         umask(mask)
-        #expect(mode == 0o666 & ~Int(mask), String(mode, radix: 8))
+        #expect(mode == 0o666 & ~Int(mask), "\(String(mode, radix: 8))")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["c.prom"])
         #expect(CampaignMetrics.campaign(forResults: "/data/spring-sale-3.ndjson") == "spring-sale-3")
     }

@@ -66,8 +66,10 @@ struct MetricsEndToEndTests {
 
         let port = 20_000 + Int.random(in: 0..<30_000)
         let exporter = Process()
-        exporter.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        exporter.arguments = ["-u", "nobody", "--", Self.nodeExporter, "--web.listen-address=127.0.0.1:\(port)",
+        // setpriv execs node_exporter itself as nobody (runuser would stay between, as its parent).
+        exporter.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        exporter.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
+                              Self.nodeExporter, "--web.listen-address=127.0.0.1:\(port)",
                               "--collector.disable-defaults", "--collector.textfile",
                               "--collector.textfile.directory=\(folder)"]
         let log = work.file("node_exporter.log")

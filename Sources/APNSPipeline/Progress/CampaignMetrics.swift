@@ -34,38 +34,38 @@ public struct CampaignMetrics: Sendable {
         func family(_ name: String, _ type: String, _ help: String) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
-        func sample(_ name: String, _ extra: String = "", _ value: Double) {
+        func sample(_ name: String, _ extra: String = "", value: Double) {
             out += "\(name){\(labels)\(extra.isEmpty ? "" : "," + extra)} \(Self.number(value))\n"
         }
         let campaignTally = summary.campaign
         family("apns_bulk_records_total", "counter", "Campaign records by final outcome (every run of the result file).")
         for outcome in RecordOutcome.allCases {
-            sample("apns_bulk_records_total", "outcome=\"\(outcome.rawValue)\"", Double(campaignTally.count(outcome)))
+            sample("apns_bulk_records_total", "outcome=\"\(outcome.rawValue)\"", value: Double(campaignTally.count(outcome)))
         }
         family("apns_bulk_run_records_total", "counter", "Records by final outcome written by the last run.")
         for outcome in RecordOutcome.allCases {
-            sample("apns_bulk_run_records_total", "outcome=\"\(outcome.rawValue)\"", Double(summary.count(outcome)))
+            sample("apns_bulk_run_records_total", "outcome=\"\(outcome.rawValue)\"", value: Double(summary.count(outcome)))
         }
         family("apns_bulk_requests_total", "counter", "Requests the last run sent to APNs.")
-        sample("apns_bulk_requests_total", Double(summary.requests))
+        sample("apns_bulk_requests_total", value: Double(summary.requests))
         family("apns_bulk_retries_total", "counter", "Requests the last run sent again (retries and resends).")
-        sample("apns_bulk_retries_total", Double(summary.retries))
+        sample("apns_bulk_retries_total", value: Double(summary.retries))
         family("apns_bulk_run_duration_seconds", "gauge", "How long the last run took.")
-        sample("apns_bulk_run_duration_seconds", summary.elapsedSeconds)
+        sample("apns_bulk_run_duration_seconds", value: summary.elapsedSeconds)
         family("apns_bulk_request_latency_seconds", "summary", "Request latency in the last run, from sending to the answer.")
         for quantile in [0.5, 0.9, 0.99] {
-            sample("apns_bulk_request_latency_seconds", "quantile=\"\(quantile)\"", summary.latencies.percentile(quantile))
+            sample("apns_bulk_request_latency_seconds", "quantile=\"\(quantile)\"", value: summary.latencies.percentile(quantile))
         }
-        sample("apns_bulk_request_latency_seconds_sum", summary.latencies.sum)
-        sample("apns_bulk_request_latency_seconds_count", Double(summary.latencies.count))
+        sample("apns_bulk_request_latency_seconds_sum", value: summary.latencies.sum)
+        sample("apns_bulk_request_latency_seconds_count", value: Double(summary.latencies.count))
         let stopped = if case .stoppedEarly = summary.ending { 1.0 } else { 0.0 }
         family("apns_bulk_stopped_early", "gauge", "1 when the last run stopped early (credentials, settings, transport).")
-        sample("apns_bulk_stopped_early", stopped)
+        sample("apns_bulk_stopped_early", value: stopped)
         family("apns_bulk_last_run_end_timestamp_seconds", "gauge", "When the last run ended, in seconds since the epoch.")
-        sample("apns_bulk_last_run_end_timestamp_seconds", now)
+        sample("apns_bulk_last_run_end_timestamp_seconds", value: now)
         if let lastSuccess {
             family(Self.lastSuccessName, "gauge", "When the last run that finished the campaign ended, in seconds since the epoch.")
-            sample(Self.lastSuccessName, lastSuccess)
+            sample(Self.lastSuccessName, value: lastSuccess)
         }
         return out
     }
