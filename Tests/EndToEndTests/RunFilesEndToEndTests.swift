@@ -38,7 +38,7 @@ struct RunFilesEndToEndTests {
         let run = try InterruptedSend(records: total, rate: 2000, latency: "40..80ms", waitForBytes: 60_000)
         kill(run.send.processIdentifier, SIGKILL)
         run.send.waitUntilExit()
-        let killedAt = try Results.read(run.results).count
+        let killedAt = try Results.completeLines(run.results)
         #expect(killedAt < total, "the send finished before it could be killed")
 
         // First resume, stopped by SIGTERM once it has written a few more lines.
@@ -76,7 +76,8 @@ struct RunFilesEndToEndTests {
         #expect((thisRun?["outcomes"] as? [String: Int])?["in_doubt"] == 0, "\(thisRun ?? [:])")
         #expect((thisRun?["records"] as? Int ?? total) < total)
         let metrics = (try? String(contentsOfFile: metricsPath, encoding: .utf8)) ?? ""
-        #expect(metrics.contains("apns_bulk_records_total{outcome=\"in_doubt\"} \(inDoubt.count)\n"), "\(metrics)")
+        #expect(metrics.contains("apns_bulk_records_total{campaign=\"results\",shard=\"all\",outcome=\"in_doubt\"} \(inDoubt.count)\n"),
+                "\(metrics)")
         #expect(last.stderr.contains("in_doubt \(inDoubt.count)"), "\(last.stderr)")
     }
 

@@ -172,6 +172,11 @@ enum Results {
         }
     }
 
+    /// The lines a result file holds whole (a `kill -9` may leave a last one torn, without its line end).
+    static func completeLines(_ path: String) throws -> Int {
+        try Data(contentsOf: URL(fileURLWithPath: path)).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    }
+
     /// outcome by line number, for one input file.
     static func outcomes(_ lines: [[String: Any]]) -> [Int: String] {
         var map: [Int: String] = [:]
