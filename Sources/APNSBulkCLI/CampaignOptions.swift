@@ -95,9 +95,9 @@ struct CampaignOptions: ParsableArguments {
         settings["--expiration"] = expiration
         settings["--collapse-id"] = collapseID
         settings["--shard"] = self.shard.map { _ in shard.description }
-        if let template { settings["--template"] = try CampaignRunner.fingerprint(template).sha256 }
+        if let template { settings["--template"] = try CampaignIdentity.Input.reading(template).fingerprint }
         if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
-        return CampaignIdentity(command: "send", inputs: try files.map(CampaignRunner.fingerprint), settings: settings)
+        return CampaignIdentity(command: "send", inputs: try files.map(CampaignIdentity.Input.reading), settings: settings)
     }
 
     /// The inputs, with `-` for standard input.

@@ -1,5 +1,4 @@
 import APNSCore
-import APNSCrypto
 import APNSPipeline
 import APNSTransport
 import ArgumentParser
@@ -99,27 +98,5 @@ enum CampaignRunner {
             if campaign.count(.inputError) > 0 { return .invalidRecords }
             return .success
         }
-    }
-
-    /// An input named for the campaign record: its content's SHA-256 (none for standard input). A file that
-    /// cannot be read stops here, with status 1, before anything is created.
-    static func fingerprint(_ path: String) throws -> CampaignIdentity.Input {
-        guard path != "-" else { return CampaignIdentity.Input(path: path, sha256: nil) }
-        guard !FileManager.default.isDirectory(path) else {
-            throw PipelineError.cannotOpen(path, "is a directory, not a campaign file")
-        }
-        do {
-            return CampaignIdentity.Input(path: path, sha256: try FileFingerprint.sha256Hex(ofFileAtPath: path))
-        } catch {
-            let missing = !FileManager.default.fileExists(atPath: path)
-            throw PipelineError.cannotOpen(path, missing ? "No such file or directory" : "cannot read it (\(error))")
-        }
-    }
-}
-
-extension FileManager {
-    fileprivate func isDirectory(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }

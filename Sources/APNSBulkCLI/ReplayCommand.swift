@@ -80,7 +80,7 @@ struct ReplayCommand: ParsableCommand {
         if excludeInDoubt { settings["--exclude-in-doubt"] = "" }
         if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
         options.identity = CampaignIdentity(
-            command: "replay", inputs: try resultFiles.map(CampaignRunner.fingerprint), settings: settings)
+            command: "replay", inputs: try resultFiles.map(CampaignIdentity.Input.reading), settings: settings)
         options.arguments = Array(CommandLine.arguments.dropFirst())
         options.durable = output.durable
         options.dispatch = delivery.configuration

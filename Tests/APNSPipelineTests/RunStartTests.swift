@@ -11,7 +11,7 @@ struct RunStartTests {
     typealias Support = PipelineTestSupport
 
     static let identity = CampaignIdentity(
-        command: "send", inputs: [.init(path: "c.ndjson", sha256: "aa")],
+        command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "aa")],
         settings: ["--topic": "com.example.app", "--push-type": "alert"])
 
     static func manifest(_ state: CampaignManifest.State, identity: CampaignIdentity = identity) -> CampaignManifest {
@@ -60,12 +60,12 @@ struct RunStartTests {
     @Test("identity: inputs compare by content, not path; standard input by name; every setting by value")
     func identityDifferences() {
         var moved = Self.identity
-        moved.inputs = [.init(path: "/elsewhere/c.ndjson", sha256: "aa")]
+        moved.inputs = [.init(path: "/elsewhere/c.ndjson", fingerprint: "aa")]
         #expect(moved.differences(from: Self.identity).isEmpty)
         var changed = Self.identity
-        changed.inputs = [.init(path: "c.ndjson", sha256: "bb")]
+        changed.inputs = [.init(path: "c.ndjson", fingerprint: "bb")]
         #expect(changed.differences(from: Self.identity) == ["the input c.ndjson has changed since the earlier run"])
-        let stdin = CampaignIdentity(command: "send", inputs: [.init(path: "-", sha256: nil)], settings: [:])
+        let stdin = CampaignIdentity(command: "send", inputs: [.init(path: "-", fingerprint: nil)], settings: [:])
         #expect(stdin.differences(from: stdin).isEmpty)
         var flags = Self.identity
         flags.settings["--allow-duplicates"] = ""
@@ -165,5 +165,42 @@ struct RunStartTests {
         #expect(try replayed(ReplayReader.Overrides()).map(\.0) == [3])
         let fixed = try replayed(ReplayReader.Overrides(topic: try Topic(validating: "com.example.app")))
         #expect(fixed.map(\.0) == [1, 3] && fixed.allSatisfy { $0.1 == "com.example.app" }, "\(fixed)")
+    }
+
+    @Test("content fingerprints: the same bytes however they are read, another for any change, length included")
+    func fingerprints() throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        func hex(_ chunks: [Int]) -> String {
+            var fingerprint = ContentFingerprint()
+            var start = 0
+            for size in chunks {
+                let chunk = Array(bytes[start..<min(bytes.count, start + size)])
+                fingerprint.add(chunk + [9, 9], count: chunk.count)  // bytes past `count` are not read
+                start += size
+            }
+            return fingerprint.hex
+        }
+        let whole = hex([5000])
+        #expect(whole.count == 32)
+        for split in [[1, 4999], [15, 17, 4968], [16, 16, 4968], [7, 3, 2000, 2990]] { #expect(hex(split) == whole, "\(split)") }
+        var seen: Set<String> = [whole]
+        for index in [0, 15, 16, 2500, 4999] {
+            var changed = bytes
+            changed[index] ^= 1
+            var fingerprint = ContentFingerprint()
+            fingerprint.add(changed, count: changed.count)
+            #expect(seen.insert(fingerprint.hex).inserted, "a flipped bit at \(index) went unseen")
+        }
+        for extra in 1...17 {
+            var fingerprint = ContentFingerprint()
+            fingerprint.add(bytes + [UInt8](repeating: 0, count: extra), count: bytes.count + extra)
+            #expect(seen.insert(fingerprint.hex).inserted, "\(extra) zero bytes more went unseen")
+        }
+        #expect(ContentFingerprint().hex != hex([1]))
+        let directory = try Support.temporaryDirectory()
+        let path = directory.appendingPathComponent("c.ndjson").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try ContentFingerprint.hex(ofFileAtPath: path) == whole)
     }
 }

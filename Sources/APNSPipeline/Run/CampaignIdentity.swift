@@ -1,5 +1,5 @@
-/// What makes a campaign the campaign it is: the command (`send` or `replay`), its inputs by content (a SHA-256 of
-/// each file's bytes, so a file rewritten under the same name is another campaign, and the same file named by
+/// What makes a campaign the campaign it is: the command (`send` or `replay`), its inputs by content (a 128-bit
+/// `ContentFingerprint` of each file's bytes, so a file rewritten under the same name is another campaign, and the same file named by
 /// another path is the same), and every setting that changes what is sent or how results are written (topic,
 /// push type, priority, expiration, collapse id, template, token column, record limit, shard, duplicates,
 /// result format; for `replay`, its overrides and whether in-doubt records are included).
@@ -12,11 +12,20 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
     /// read twice).
     public struct Input: Codable, Sendable, Equatable {
         public var path: String
-        public var sha256: String?
+        public var fingerprint: String?
 
-        public init(path: String, sha256: String?) {
+        public init(path: String, fingerprint: String?) {
             self.path = path
-            self.sha256 = sha256
+            self.fingerprint = fingerprint
+        }
+
+        /// The input at `path`, fingerprinted (standard input, `-`, is not).
+        public static func reading(_ path: String) throws(PipelineError) -> Input {
+            guard path != "-" else { return Input(path: path, fingerprint: nil) }
+            if POSIXFile.isDirectory(atPath: path) {
+                throw PipelineError(.openFailed, "\(path): is a directory, not a campaign file")
+            }
+            return Input(path: path, fingerprint: try ContentFingerprint.hex(ofFileAtPath: path))
         }
     }
 
@@ -63,7 +72,7 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
 extension CampaignIdentity.Input {
     /// Same bytes, or, for standard input (no fingerprint on either side), the same name.
     func isSameContent(as other: CampaignIdentity.Input) -> Bool {
-        guard sha256 != nil || other.sha256 != nil else { return path == other.path }
-        return sha256 == other.sha256
+        guard fingerprint != nil || other.fingerprint != nil else { return path == other.path }
+        return fingerprint == other.fingerprint
     }
 }
