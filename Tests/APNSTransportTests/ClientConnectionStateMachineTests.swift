@@ -119,6 +119,13 @@ struct ClientConnectionStateMachineTests {
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         #expect(m { $0.tick(now: at(6)) }.isEmpty, "exactly at the timeout is not past it")
         #expect(m { $0.tick(now: at(6.5)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        // A request started a moment before the handshake's own instant (the loop's turn time): before the server
+        // spoke, the settings timeout names the cause, never a stall.
+        let early = Box(Machine(timing: Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 5), now: at(0)))
+        _ = early { $0.handshakeCompleted(now: at(1.2)) }
+        early.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
+        #expect(early { $0.tick(now: at(6.1)) }.isEmpty)
+        #expect(early { $0.tick(now: at(6.3)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // Told to drain before the server spoke (the pool closing): still a server that never sent its SETTINGS.
         let drained = Box(Machine(timing: quick, now: at(0)))
         _ = drained { $0.handshakeCompleted(now: at(1)) }

@@ -185,7 +185,8 @@ struct ClientConnectionStateMachine {
             actions.append(.abort("the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))"))
             return actions
         }
-        if !openRequests.isEmpty, state != .connecting, now.seconds(since: lastProgressAt) > timing.stallTimeout {
+        // Before the server spoke, the settings timeout governs (and names the cause); a stall needs a server that did.
+        if serverSpoke, !openRequests.isEmpty, now.seconds(since: lastProgressAt) > timing.stallTimeout {
             actions.append(.abort(
                 "the server answered none of \(openRequests.count) waiting requests (nor took their bodies) in "
                     + Self.seconds(timing.stallTimeout)))
