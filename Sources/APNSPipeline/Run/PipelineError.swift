@@ -68,11 +68,6 @@ public struct PipelineError: Error, Hashable, Sendable, CustomStringConvertible 
         self.detail = PrintableText.escaping(detail)
     }
 
-    /// A file named on the command line that cannot be opened or read (for callers outside the pipeline).
-    public static func cannotOpen(_ path: String, _ why: String) -> PipelineError {
-        PipelineError(.openFailed, "\(path): \(why)")
-    }
-
     /// `"<kind>: <detail>"`.
     public var description: String { detail.isEmpty ? kind.description : "\(kind.description): \(detail)" }
 }
