@@ -24,6 +24,7 @@ enum CampaignRunner {
         let printer = ProgressPrinter(option: output.progress)
         let timeline = TimelineRecorder(startedAt: Date().timeIntervalSince1970)
         let outcome: SendRun.Outcome
+        defer { printer.endLiveDisplay() }  // every way out erases the live lines (the normal one does it below)
         do {
             outcome = try withExtendedLifetime(watcher) {
                 try body(options, { try EventLoopSendEngine(client: client, signals: stop) }, { summary, inFlight in

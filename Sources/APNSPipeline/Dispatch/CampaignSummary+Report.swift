@@ -38,7 +38,7 @@ extension CampaignSummary {
         if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
         lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
                             requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
-        lines.append("  in flight: window \(inFlightWindow) at the end, at most \(maximumInFlight) at once")
+        lines.append("  in flight: at most \(maximumInFlight) requests at once; the adaptive limit was \(inFlightWindow) at the end")
         if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
         return lines.joined(separator: "\n")
     }

@@ -33,6 +33,9 @@ public struct CampaignSummary: Sendable {
     /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
     public var records = 0
+    /// Records sent and refused by APNs as a bad request: the `input_error` lines that carry an answer (the rest
+    /// were invalid in the file and never sent).
+    public var rejected = 0
     public var requests = 0
     public var retries = 0
     public var latencies = LatencyHistogram()
