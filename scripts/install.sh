@@ -57,6 +57,31 @@ install -m 0644 "$work/_apns-bulk" "$prefix/share/zsh/site-functions/_apns-bulk"
 install -m 0644 "$work/apns-bulk.fish" "$prefix/share/fish/vendor_completions.d/apns-bulk.fish"
 install -m 0644 "$work"/man/*.1 "$prefix/share/man/man1/"
 
+# Where each shell looks for completions by default: bash-completion in PREFIX/share/bash-completion/completions for
+# each PREFIX/share in XDG_DATA_DIRS (unset: /usr/local/share and /usr/share) and in ~/.local/share; fish in
+# PREFIX/share/fish/vendor_completions.d likewise, but with XDG_DATA_DIRS unset only in /usr/share (fish 3.6);
+# zsh in its fpath (Debian's: /usr/local/share/zsh/site-functions and /usr/share/zsh/...). Says how to reach a
+# script a shell would not find.
+completion_hints() {
+    local share="$prefix/share" user_share="${XDG_DATA_HOME:-$HOME/.local/share}"
+    case ":${XDG_DATA_DIRS:-/usr/local/share:/usr/share}:" in
+        *":$share:"* | *":$share/:"*) ;;
+        *) [ "$share" = "$user_share" ] || echo "install: bash-completion does not look in $share: add" \
+               "'source $share/bash-completion/completions/apns-bulk' to ~/.bashrc" >&2 ;;
+    esac
+    case ":${XDG_DATA_DIRS:-/usr/share}:" in
+        *":$share:"* | *":$share/:"*) ;;
+        *) [ "$share" = "$user_share" ] || echo "install: fish does not look in $share (XDG_DATA_DIRS does not" \
+               "name it): mkdir -p ~/.config/fish/completions &&" \
+               "ln -s $share/fish/vendor_completions.d/apns-bulk.fish ~/.config/fish/completions/" >&2 ;;
+    esac
+    if command -v zsh >/dev/null && ! zsh -fc '(( ${fpath[(Ie)$1]} ))' zsh "$share/zsh/site-functions"; then
+        echo "install: zsh's fpath lacks $share/zsh/site-functions: add" \
+            "'fpath=($share/zsh/site-functions \$fpath)' to ~/.zshrc before compinit" >&2
+    fi
+}
+completion_hints
+
 cat >&2 <<EOF
 install: installed apns-bulk $("$prefix/bin/apns-bulk" --version) under $prefix
   $prefix/bin/apns-bulk

@@ -62,6 +62,24 @@ install_metrics_tools() {
     pkill -x prometheus 2>/dev/null || true
 }
 
+# The completion tests drive each shell's completion of the generated scripts (bash's completion function, also as
+# bash-completion loads it; zsh on a pseudo-terminal; fish's complete -C): bash-completion, zsh and fish are
+# installed here when missing; without a shell, its tests are skipped.
+install_shells() {
+    local need=()
+    [ -f /usr/share/bash-completion/bash_completion ] || need+=(bash-completion)
+    command -v zsh >/dev/null || need+=(zsh)
+    command -v fish >/dev/null || need+=(fish)
+    [ ${#need[@]} -gt 0 ] || return 0
+    echo "test: installing ${need[*]} for the completion tests" >&2
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2 ||
+      { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2; }; } ||
+        { echo "test: could not install ${need[*]}" >&2; return 1; }
+}
+
 # Builds in its own scratch path with `--sanitize=$1` and runs every test there, end-to-end tests included: they
 # run that build's executable, so a leak or race in `apns-bulk` itself fails them too, and wait 5 times longer
 # for it (APNS_BULK_TEST_TIME_SCALE). The tests are Swift Testing only (--disable-xctest skips the empty XCTest
@@ -79,6 +97,7 @@ sanitized_tests() {
 step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
 step "install promtool and node_exporter" install_metrics_tools
+step "install bash-completion, zsh and fish" install_shells
 step "build" swift build --build-tests
 step "unsafe code only in the README's files" bash scripts/check-unsafe.sh
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"

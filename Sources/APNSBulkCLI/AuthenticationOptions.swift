@@ -5,7 +5,8 @@ import Foundation
 
 /// How `send` and `replay` prove who they are: a .p8 key (token-based trust) or a client certificate.
 struct AuthenticationOptions: ParsableArguments {
-    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key for token-based trust (or APNS_KEY_FILE).", valueName: "file"))
+    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key for token-based trust (or APNS_KEY_FILE).", valueName: "file"),
+            completion: ValueCompletion.p8Key)
     var keyFile: String?
 
     @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character id (or APNS_KEY_ID).", valueName: "id"))
@@ -18,14 +19,17 @@ struct AuthenticationOptions: ParsableArguments {
     var tokenRefreshMinutes: Int = 50
 
     @Option(name: .customLong("cert"), help: ArgumentHelp(
-        "Client certificate chain (PEM) for certificate-based trust; may hold the private key too.", valueName: "file"))
+        "Client certificate chain (PEM) for certificate-based trust; may hold the private key too.", valueName: "file"),
+        completion: ValueCompletion.pemCertificates)
     var certificateFile: String?
 
     @Option(name: .customLong("cert-key"), help: ArgumentHelp(
-        "The client certificate's private key (PEM), when it is not in the --cert file.", valueName: "file"))
+        "The client certificate's private key (PEM), when it is not in the --cert file.", valueName: "file"),
+        completion: ValueCompletion.pemPrivateKey)
     var certificateKeyFile: String?
 
-    @Option(name: .customLong("p12"), help: ArgumentHelp("Client certificate and key as PKCS#12; its password comes from APNS_P12_PASSWORD.", valueName: "file"))
+    @Option(name: .customLong("p12"), help: ArgumentHelp("Client certificate and key as PKCS#12; its password comes from APNS_P12_PASSWORD.", valueName: "file"),
+            completion: ValueCompletion.pkcs12)
     var pkcs12File: String?
 
     mutating func validate() throws {

@@ -9,10 +9,12 @@ struct CampaignOptions: ParsableArguments {
         "Default apns-topic: the bundle id (plus the suffix the push type needs) (or APNS_TOPIC).", valueName: "topic"))
     var topic: String?
 
-    @Option(name: .customLong("push-type"), help: ArgumentHelp("Default apns-push-type.", valueName: "type"))
+    @Option(name: .customLong("push-type"), help: ArgumentHelp("Default apns-push-type.", valueName: "type"),
+            completion: ValueCompletion.pushTypes)
     var pushType: String = "alert"
 
-    @Option(name: .customLong("priority"), help: ArgumentHelp("Default apns-priority: 10, 5 or 1.", valueName: "n"))
+    @Option(name: .customLong("priority"), help: ArgumentHelp("Default apns-priority: 10, 5 or 1.", valueName: "n"),
+            completion: ValueCompletion.priorities)
     var priority: String?
 
     @Option(name: .customLong("expiration"), help: ArgumentHelp("Default apns-expiration, epoch seconds (0: deliver once).", valueName: "seconds"))
@@ -22,7 +24,8 @@ struct CampaignOptions: ParsableArguments {
     var collapseID: String?
 
     @Option(name: .customLong("template"), help: ArgumentHelp(
-        "Payload template: {{column}} placeholders filled from CSV rows or NDJSON \"vars\".", valueName: "file"))
+        "Payload template: {{column}} placeholders filled from CSV rows or NDJSON \"vars\".", valueName: "file"),
+        completion: ValueCompletion.json)
     var template: String?
 
     @Option(name: .customLong("token-column"), help: "The CSV column that holds the device token.")

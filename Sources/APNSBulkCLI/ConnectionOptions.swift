@@ -6,10 +6,12 @@ import Foundation
 /// Where and how `send` and `replay` connect: endpoint, trust, pins, proxy, connection count, timeouts.
 struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("endpoint"), help: ArgumentHelp(
-        "production, development, or https://host:port (or APNS_ENDPOINT).", valueName: "where"))
+        "production, development, or https://host:port (or APNS_ENDPOINT).", valueName: "where"),
+        completion: ValueCompletion.endpoints)
     var endpoint: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these CA certificates (PEM) instead of the system store (a mock's CA) (or APNS_CA_FILE).", valueName: "file"))
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these CA certificates (PEM) instead of the system store (a mock's CA) (or APNS_CA_FILE).", valueName: "file"),
+            completion: ValueCompletion.pemCertificates)
     var caFile: String?
 
     @Option(name: .customLong("pin"), help: ArgumentHelp(
@@ -24,6 +26,10 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
     var requestTimeout: Double = 30
+
+    /// The endpoints `--endpoint` accepts by name, as the completions offer them (`APNSEndpoint(parsing:)` also takes
+    /// prod, dev, sandbox and an https:// URL).
+    static let endpointNames = ["production", "development"]
 
     mutating func validate() throws {
         endpoint = EnvironmentDefault.value(endpoint, "APNS_ENDPOINT")

@@ -54,16 +54,20 @@ struct MockCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
     var listen = "127.0.0.1:2197"
 
-    @Option(help: ArgumentHelp("Server certificate chain (PEM, leaf first). Default: generated.", valueName: "file"))
+    @Option(help: ArgumentHelp("Server certificate chain (PEM, leaf first). Default: generated.", valueName: "file"),
+            completion: ValueCompletion.pemCertificates)
     var cert: String?
 
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The --cert private key (PEM).", valueName: "file"))
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The --cert private key (PEM).", valueName: "file"),
+            completion: ValueCompletion.pemPrivateKey)
     var certKey: String?
 
-    @Option(name: .customLong("write-ca"), help: ArgumentHelp("Write the generated CA certificate (PEM) here.", valueName: "file"))
+    @Option(name: .customLong("write-ca"), help: ArgumentHelp("Write the generated CA certificate (PEM) here.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var writeCA: String?
 
-    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port here once listening.", valueName: "file"))
+    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port here once listening.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var portFile: String?
 
     @Option(name: .customLong("key-id"), help: ArgumentHelp("A provider key id (kid) to accept; repeatable.", valueName: "id"))
@@ -72,10 +76,12 @@ struct MockCommand: ParsableCommand {
     @Option(name: .customLong("team-id"), help: ArgumentHelp("The team id (iss) of each --key-id; repeatable.", valueName: "id"))
     var teamIDs: [String] = []
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("A .p8 key whose public half verifies tokens; repeatable.", valueName: "file"))
+    @Option(name: .customLong("key"), help: ArgumentHelp("A .p8 key whose public half verifies tokens; repeatable.", valueName: "file"),
+            completion: ValueCompletion.p8Key)
     var keyFiles: [String] = []
 
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("A public key PEM that verifies tokens; repeatable.", valueName: "file"))
+    @Option(name: .customLong("public-key"), help: ArgumentHelp("A public key PEM that verifies tokens; repeatable.", valueName: "file"),
+            completion: ValueCompletion.pemPublicKey)
     var publicKeyFiles: [String] = []
 
     @Option(name: .customLong("topic"), help: ArgumentHelp("A bundle id clients may push to; repeatable. Default: any.", valueName: "bundle-id"))
@@ -96,7 +102,8 @@ struct MockCommand: ParsableCommand {
     @Flag(help: "Development (sandbox) environment: 200 answers carry apns-unique-id.")
     var development = false
 
-    @Option(help: ArgumentHelp("Token registry file (unregistered, expired, wrong-topic, bad entries).", valueName: "file"))
+    @Option(help: ArgumentHelp("Token registry file (unregistered, expired, wrong-topic, bad entries).", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var registry: String?
 
     @Flag(name: .customLong("no-suffix-rules"), help: "Do not treat tokens ending in dead, 0bad, f0f0 specially.")
@@ -108,15 +115,17 @@ struct MockCommand: ParsableCommand {
     @Option(help: "Seed of the fault and id generator (runs with the same seed inject the same faults).")
     var seed: UInt64?
 
-    @Option(name: .customLong("client-ca"), help: ArgumentHelp("Accept client certificates issued by this CA (PEM).", valueName: "file"))
+    @Option(name: .customLong("client-ca"), help: ArgumentHelp("Accept client certificates issued by this CA (PEM).", valueName: "file"),
+            completion: ValueCompletion.pemCertificates)
     var clientCA: String?
 
-    @Option(name: .customLong("counters"), help: ArgumentHelp("Write the counters as JSON here on exit.", valueName: "file"))
+    @Option(name: .customLong("counters"), help: ArgumentHelp("Write the counters as JSON here on exit.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var countersFile: String?
 
     @Option(name: .customLong("log-accepted"), help: ArgumentHelp(
         "Log each notification answered 200 here (one JSON line: token, topic, apns_id), written before the answer leaves.",
-        valueName: "file"))
+        valueName: "file"), completion: ValueCompletion.anyFile)
     var logAccepted: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))

@@ -5,42 +5,49 @@ import ArgumentParser
 struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("results"), help: ArgumentHelp(
         "The result file: one line per input record. Running the same campaign again on it sends nothing once it is "
-            + "finished and continues it while it is not; another campaign is refused.", valueName: "file"))
+            + "finished and continues it while it is not; another campaign is refused.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var results: String
 
     @Flag(name: .customLong("overwrite"), help: "Replace an existing result file (and its journal and campaign record), even one of another or an unfinished campaign.")
     var overwrite = false
 
-    @Option(name: .customLong("results-format"), help: "ndjson or csv.")
+    @Option(name: .customLong("results-format"), help: "ndjson or csv.", completion: ValueCompletion.resultFormats)
     var resultsFormat: String = "ndjson"
 
-    @Option(name: .customLong("summary"), help: ArgumentHelp("Also write the summary as JSON here.", valueName: "file"))
+    @Option(name: .customLong("summary"), help: ArgumentHelp("Also write the summary as JSON here.", valueName: "file"),
+            completion: ValueCompletion.json)
     var summary: String?
 
     @Option(name: .customLong("metrics"), help: ArgumentHelp(
         "Also write Prometheus metrics here, for node_exporter's textfile collector (a .prom file, renamed into place).",
-        valueName: "file"))
+        valueName: "file"), completion: ValueCompletion.prometheusText)
     var metrics: String?
 
     @Option(name: .customLong("metrics-label"), help: ArgumentHelp(
         "The metrics' campaign label (default: the result file's name without its extension).", valueName: "name"))
     var metricsLabel: String?
 
-    @Option(name: .customLong("progress"), help: "auto (live lines on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.")
+    @Option(name: .customLong("progress"), help: "auto (live lines on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.",
+            completion: ValueCompletion.progressModes)
     var progress: String = "auto"
 
     @Flag(name: .customLong("durable"), help: "Force result and journal lines to the disk (fdatasync, grouped) so a power cut loses nothing --resume needs.")
     var durable = false
 
-    @Option(name: .customLong("report"), help: ArgumentHelp("Also write the run's HTML report here (see `apns-bulk report`).", valueName: "file"))
+    @Option(name: .customLong("report"), help: ArgumentHelp("Also write the run's HTML report here (see `apns-bulk report`).", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var report: String?
 
     mutating func validate() throws {
         guard ResultFormat(rawValue: resultsFormat) != nil else { throw ValidationError("--results-format must be ndjson or csv.") }
-        guard ["auto", "bar", "log", "json", "none"].contains(progress) else { throw ValidationError("--progress must be auto, bar, log, json or none.") }
+        guard Self.progressModes.contains(progress) else { throw ValidationError("--progress must be auto, bar, log, json or none.") }
     }
 
     var format: ResultFormat { ResultFormat(rawValue: resultsFormat) ?? .ndjson }
+
+    /// The values `--progress` accepts (ProgressPrinter reads them; the completions offer them).
+    static let progressModes = ["auto", "bar", "log", "json", "none"]
 }
 
 /// How `send` and `replay` retry, pace and stop.

@@ -27,7 +27,8 @@ struct PinCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("PEM files: single certificates or whole chains.", valueName: "cert.pem"))
+    @Argument(help: ArgumentHelp("PEM files: single certificates or whole chains.", valueName: "cert.pem"),
+              completion: ValueCompletion.pemCertificates)
     var files: [String]
 
     @Flag(name: .shortAndLong, help: "Print only the pins, one per line.")

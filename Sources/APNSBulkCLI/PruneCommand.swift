@@ -23,13 +23,16 @@ struct PruneCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Result files of send or replay runs.", valueName: "results"))
+    @Argument(help: ArgumentHelp("Result files of send or replay runs.", valueName: "results"),
+              completion: ValueCompletion.resultFiles)
     var resultFiles: [String]
 
-    @Option(name: .customLong("format"), help: "text (one token per line), csv (token,reason,timestamp) or ndjson.")
+    @Option(name: .customLong("format"), help: "text (one token per line), csv (token,reason,timestamp) or ndjson.",
+            completion: ValueCompletion.pruneFormats)
     var format: String = "text"
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("Write here instead of standard output.", valueName: "file"))
+    @Option(name: .customLong("output"), help: ArgumentHelp("Write here instead of standard output.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var outputPath: String?
 
     @Option(name: .customLong("after"), help: ArgumentHelp("Keep only 410 tokens whose timestamp (ms since the epoch) is later.", valueName: "ms"))

@@ -36,7 +36,8 @@ struct ReplayCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Result files of earlier send or replay runs.", valueName: "results"))
+    @Argument(help: ArgumentHelp("Result files of earlier send or replay runs.", valueName: "results"),
+              completion: ValueCompletion.resultFiles)
     var resultFiles: [String]
 
     @OptionGroup var output: OutputOptions
@@ -52,7 +53,8 @@ struct ReplayCommand: ParsableCommand {
     var topic: String?
 
     @Option(name: .customLong("push-type"), help: ArgumentHelp(
-        "Send every replayed record with this apns-push-type (a campaign stopped by a wrong push type).", valueName: "type"))
+        "Send every replayed record with this apns-push-type (a campaign stopped by a wrong push type).", valueName: "type"),
+        completion: ValueCompletion.pushTypes)
     var pushType: String?
 
     @Flag(name: .customLong("resume"), help: "Finish an interrupted replay recorded in the result file and its journal (the same command does it on its own).")

@@ -27,17 +27,21 @@ struct ReportCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Result files of send or replay runs (all shards of a campaign).", valueName: "results"))
+    @Argument(help: ArgumentHelp("Result files of send or replay runs (all shards of a campaign).", valueName: "results"),
+              completion: ValueCompletion.resultFiles)
     var resultFiles: [String]
 
     @Option(name: .customLong("summary"), parsing: .upToNextOption,
-            help: ArgumentHelp("Summary files of the same runs (send --summary), for the charts over time.", valueName: "file"))
+            help: ArgumentHelp("Summary files of the same runs (send --summary), for the charts over time.", valueName: "file"),
+            completion: ValueCompletion.json)
     var summaries: [String] = []
 
-    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report here.", valueName: "file"))
+    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report here.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var html: String?
 
-    @Option(name: .customLong("json"), help: ArgumentHelp("Write the figures as JSON here.", valueName: "file"))
+    @Option(name: .customLong("json"), help: ArgumentHelp("Write the figures as JSON here.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var json: String?
 
     @Option(name: .customLong("title"), help: "The report's title.")

@@ -41,7 +41,8 @@ struct SendCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"))
+    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"),
+              completion: ValueCompletion.campaignFiles)
     var files: [String]
 
     @OptionGroup var output: OutputOptions

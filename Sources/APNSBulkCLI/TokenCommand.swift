@@ -29,7 +29,8 @@ struct TokenCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key (PKCS#8 PEM, EC P-256).", valueName: "file"))
+    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key (PKCS#8 PEM, EC P-256).", valueName: "file"),
+            completion: ValueCompletion.p8Key)
     var keyFile: String?
 
     @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character id (kid).", valueName: "id"))

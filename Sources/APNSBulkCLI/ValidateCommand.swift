@@ -21,12 +21,14 @@ struct ValidateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"))
+    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"),
+              completion: ValueCompletion.campaignFiles)
     var files: [String]
 
     @OptionGroup var campaign: CampaignOptions
 
-    @Option(name: .customLong("results"), help: ArgumentHelp("Write result lines (outcome input_error) for invalid records here.", valueName: "file"))
+    @Option(name: .customLong("results"), help: ArgumentHelp("Write result lines (outcome input_error) for invalid records here.", valueName: "file"),
+            completion: ValueCompletion.anyFile)
     var results: String?
 
     /// Report text buffered before it goes to standard output.

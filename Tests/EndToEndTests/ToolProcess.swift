@@ -30,12 +30,15 @@ enum Tool {
         let stderr: String
     }
 
-    /// Runs the tool to completion (killed after `timeout` × `timeScale` seconds).
-    static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:]) throws -> Result {
+    /// Runs the tool (or `program`, e.g. a shell) to completion, in `directory` if given (killed after `timeout` ×
+    /// `timeScale` seconds).
+    static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:],
+                    program: String? = nil, directory: String? = nil) throws -> Result {
         let timeout = timeout * timeScale
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: program ?? binary)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
@@ -53,7 +56,7 @@ enum Tool {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
-            Issue.record("apns-bulk \(arguments.first ?? "") did not finish within \(timeout) s")
+            Issue.record("\(program ?? "apns-bulk") \(arguments.first ?? "") did not finish within \(timeout) s")
         }
         process.waitUntilExit()
         return Result(
