@@ -63,15 +63,17 @@ install_metrics_tools() {
 }
 
 # The completion tests drive each shell's completion of the generated scripts (bash's completion function, also as
-# bash-completion loads it; zsh on a pseudo-terminal; fish's complete -C): bash-completion, zsh and fish are
-# installed here when missing; without a shell, its tests are skipped.
+# bash-completion loads it; zsh on a pseudo-terminal; fish's complete -C), and the terminal tests read send's live
+# display off a tmux screen: bash-completion, zsh, fish and tmux are installed here when missing; without one, its
+# tests are skipped.
 install_shells() {
     local need=()
     [ -f /usr/share/bash-completion/bash_completion ] || need+=(bash-completion)
     command -v zsh >/dev/null || need+=(zsh)
     command -v fish >/dev/null || need+=(fish)
+    command -v tmux >/dev/null || need+=(tmux)
     [ ${#need[@]} -gt 0 ] || return 0
-    echo "test: installing ${need[*]} for the completion tests" >&2
+    echo "test: installing ${need[*]} for the completion and terminal tests" >&2
     local sudo=
     [ "$(id -u)" -eq 0 ] || sudo=sudo
     { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2 ||
@@ -97,7 +99,7 @@ sanitized_tests() {
 step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
 step "install promtool and node_exporter" install_metrics_tools
-step "install bash-completion, zsh and fish" install_shells
+step "install bash-completion, zsh, fish and tmux" install_shells
 step "build" swift build --build-tests
 step "unsafe code only in the README's files" bash scripts/check-unsafe.sh
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
