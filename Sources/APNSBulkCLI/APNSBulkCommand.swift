@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `apns-bulk` root command: owns the list of subcommands and the tool's overview text.
 public struct APNSBulkCommand: ParsableCommand {
@@ -17,6 +18,33 @@ public struct APNSBulkCommand: ParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command line as argument-parser does, except that a help screen keeps its EXAMPLES whole.
+    public static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard exitCode(for: error) == .success, let help = helpScreen(for: error) else { exit(withError: error) }
+            print(help)
+            Foundation.exit(ExitCode.success.rawValue)
+        }
+    }
+
+    /// The help screen `error` asks for (`--help`, `help <command>`), wrapped to `columns` (the terminal's width
+    /// when nil) but for its EXAMPLES, whose lines are commands to copy: they are kept as written, whatever the
+    /// width. Nil when `error` asks for no screen with examples.
+    static func helpScreen(for error: any Error, columns: Int? = nil) -> String? {
+        let wrapped = fullMessage(for: error, columns: columns)
+        let lines = wrapped.split(separator: "\n", omittingEmptySubsequences: false)
+        let whole = fullMessage(for: error, columns: 100_000).split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "EXAMPLES"), let wholeStart = whole.firstIndex(of: "EXAMPLES") else {
+            return nil
+        }
+        let end = lines[start...].firstIndex(of: "") ?? lines.endIndex
+        let wholeEnd = whole[wholeStart...].firstIndex(of: "") ?? whole.endIndex
+        return (lines[..<start] + whole[wholeStart..<wholeEnd] + lines[end...]).joined(separator: "\n")
+    }
 }
 
 /// The tool's version string, printed by `--version`.

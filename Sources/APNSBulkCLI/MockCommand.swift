@@ -38,14 +38,17 @@ struct MockCommand: ParsableCommand {
             samples/keys/README.md) has key id TEST123456 and team id TEAMID1234.
 
             EXAMPLES
-              apns-bulk mock --listen 127.0.0.1:0 --port-file port --write-ca mock-ca.pem \\
-                --key samples/keys/AuthKey_TEST123456.p8 --key-id TEST123456 --team-id TEAMID1234 \\
-                --topic com.example.app --counters counters.json
-              curl --http2 --cacert mock-ca.pem -H "authorization: bearer $(apns-bulk token ...)" \\
+              apns-bulk mock --listen 127.0.0.1:0 --port-file port \\
+                --write-ca mock-ca.pem --key-id TEST123456 --team-id TEAMID1234 \\
+                --key samples/keys/AuthKey_TEST123456.p8 --topic com.example.app \\
+                --counters counters.json
+              curl --http2 --cacert mock-ca.pem \\
+                -H "authorization: bearer $(apns-bulk token ...)" \\
                 -H "apns-topic: com.example.app" -d '{"aps":{"alert":"hi"}}' \\
                 https://127.0.0.1:$(cat port)/3/device/<hex token>
-              apns-bulk mock --public-key samples/keys/AuthKey_TEST123456.pub.pem --key-id TEST123456 \\
-                --team-id TEAMID1234 --fault 429=0.05,goaway=after:500 --duration 60
+              apns-bulk mock --key-id TEST123456 --team-id TEAMID1234 \\
+                --public-key samples/keys/AuthKey_TEST123456.pub.pem \\
+                --fault 429=0.05,goaway=after:500 --duration 60
 
             \(ExitStatus.helpSection(ExitStatus.mockEntries))
             """
