@@ -22,7 +22,10 @@ enum CampaignRunner {
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
         let printer = ProgressPrinter(option: output.progress)
-        let timeline = TimelineRecorder(startedAt: Date().timeIntervalSince1970)
+        let shard = options.reader.shard
+        let timeline = TimelineRecorder(
+            startedAt: Date().timeIntervalSince1970,
+            label: shard.count > 1 ? "shard \(shard.description)" : (options.resultsPath as NSString).lastPathComponent)
         let outcome: SendRun.Outcome
         defer { printer.endLiveDisplay() }  // every way out erases the live lines (the normal one does it below)
         do {

@@ -93,6 +93,57 @@ struct CampaignReportTests {
         #expect(cut.points.last?.seconds == 2.5)
     }
 
+    @Test("shards run one after another: each its own labelled line, absent outside its run; the total beside them")
+    func shardsOneAfterAnother() throws {
+        func timeline(_ label: String, startedAt: Double, perSecond: Int, seconds: Int) -> CampaignTimeline {
+            var timeline = CampaignTimeline(startedAt: startedAt, samples: (1...seconds).map { second in
+                CampaignTimeline.Sample(elapsedSeconds: Double(second), records: second * perSecond, answered: second * perSecond,
+                                        delivered: second * perSecond, requests: second * perSecond, inFlight: 10)
+            })
+            timeline.label = label
+            return timeline
+        }
+        var report = CampaignReport()
+        report.add(timeline("shard 0/2", startedAt: 100, perSecond: 1000, seconds: 3))
+        report.add(timeline("shard 1/2", startedAt: 105, perSecond: 500, seconds: 3))
+        let series = try #require(report.series())
+        #expect(series.points.map(\.answersPerSecond) == [1000, 1000, 1000, 0, 0, 500, 500, 500])
+        #expect(series.runs.map(\.label) == ["shard 0/2", "shard 1/2"])
+        #expect(series.runs[0].answersPerSecond == [1000, 1000, 1000, nil, nil, nil, nil, nil])
+        #expect(series.runs[1].answersPerSecond == [nil, nil, nil, nil, nil, 500, 500, 500])
+
+        let page = CampaignReportHTML(report: report).render()
+        #expect(page.contains("shard 0/2 results/s") && page.contains("shard 1/2 results/s") && page.contains("all runs results/s"))
+        #expect(page.contains("Throughput of each run and of all together"))
+    }
+
+    @Test("each result file's run: inputs, topics, start, finish and duration from its campaign record and lines")
+    func runFacts() throws {
+        var report = twoShards()
+        let identity = CampaignIdentity(command: "send", inputs: [.init(path: "in/c <1>.ndjson", fingerprint: "x")],
+                                        settings: ["--topic": "com.example.app"])
+        var manifest = CampaignManifest(identity: identity, arguments: ["send"], startedAt: 1_795_842_000)
+        manifest.state = .finished
+        manifest.finishedAt = 1_795_842_000 + 754
+        report.runs["out/results-0.ndjson", default: CampaignReport.RunFacts()].take(manifest)
+        let facts = try #require(report.runs["out/results-0.ndjson"])
+        #expect(facts.inputs == ["in/c <1>.ndjson"])
+        #expect(facts.topics == ["com.example.app": 4])
+        #expect(facts.durationSeconds == 754)
+        #expect(report.runs["out/results 1.ndjson"]?.state == nil, "no campaign record: no state")
+
+        let page = CampaignReportHTML(report: report).render()
+        #expect(page.contains("<td><code>out/results-0.ndjson</code></td><td><code>in/c &lt;1&gt;.ndjson</code></td>"
+            + "<td><code>com.example.app</code> 4</td><td class=\"t\">2026-11-28T05:00:00Z</td><td class=\"t\">2026-11-28T05:12:34Z</td>"
+            + "<td class=\"n\">12m34s</td><td>finished</td><td class=\"n\">2</td></tr>"), "\(page)")
+        #expect(page.contains("ran from 2026-11-28T05:00:00Z, not finished"), "one file has no finish time")
+
+        var many = CampaignReport.RunFacts()
+        for number in 0..<20 { many.count(topic: "com.example.app\(number)") }
+        #expect(many.topics.count == CampaignReport.RunFacts.maximumTopics)
+        #expect(many.otherTopicRecords == 20 - CampaignReport.RunFacts.maximumTopics)
+    }
+
     @Test("the HTML is one self-contained page with the figures, the replay command and print CSS")
     func html() {
         var report = twoShards()

@@ -104,6 +104,50 @@ struct ReportEndToEndTests {
         #expect(missing.status == 1, "an unreadable result file: \(missing.stderr)")
     }
 
+    @Test("two shards sent one after the other: the report names each run's inputs, topic, times, and draws each shard as its own line",
+          .enabled(if: Self.chromium != nil, "chromium is not installed and could not be (scripts/test.sh runs apt-get install -y chromium)"))
+    func shardsInBrowser() throws {
+        let mock = try MockProcess()
+        let out = try TemporaryDirectory()
+        let campaign = Tool.path("samples/campaign.ndjson")
+        var reportArguments = ["report"]
+        var summaries = ["--summary"]
+        for shard in 0..<2 {
+            let results = out.file("results-\(shard).ndjson")
+            let send = try Tool.run(["send", campaign, "--results", results, "--shard", "\(shard)/2",
+                                     "--summary", out.file("summary-\(shard).json")] + mock.clientArguments)
+            #expect([0, 2].contains(send.status), "shard \(shard): exit \(send.status): \(send.stderr)")
+            reportArguments.append(results)
+            summaries.append(out.file("summary-\(shard).json"))
+            usleep(1_200_000)  // the second shard starts after a gap, as a shard retried later does
+        }
+        _ = try mock.stop()
+        let html = out.file("report.html")
+        let report = try Tool.run(reportArguments + summaries + ["--html", html, "--json", out.file("report.json")])
+        #expect(report.status == 0, "\(report.stderr)")
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json")))) as? [String: Any])
+        let runs = try #require(figures["runs"] as? [[String: Any]])
+        #expect(runs.count == 2)
+        for run in runs {
+            #expect(run["inputs"] as? [String] == [campaign], "\(run)")
+            #expect((run["topics"] as? [String: Int])?.keys.contains(MockProcess.topic) == true, "\(run)")
+            #expect(run["state"] as? String == "finished" && run["started_at"] is String && run["finished_at"] is String, "\(run)")
+            #expect((run["duration_seconds"] as? Double).map { $0 >= 0 && $0 < 60 } == true, "\(run)")
+        }
+        let series = try #require(figures["series"] as? [String: Any])
+        let lines = try #require(series["runs"] as? [[String: Any]])
+        #expect(lines.compactMap { $0["label"] as? String } == ["shard 0/2", "shard 1/2"])
+
+        let chromium = try #require(Self.chromium)
+        let dom = try Self.run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                                          "--user-data-dir=\(out.file("chromium-profile"))", "--dump-dom", "file://\(html)"])
+        #expect(dom.contains("shard 0/2 results/s") && dom.contains("shard 1/2 results/s"), "\(dom.prefix(600))")
+        #expect(dom.contains("<table id=\"runs\">"))
+        #expect(dom.contains("<code>\(campaign)</code>"), "the runs table names the input")
+        #expect(dom.contains("<code>\(MockProcess.topic)</code>"), "the runs table names the topic")
+        #expect(dom.contains("id=\"campaign-times\"") && dom.contains("ran from "), "the header says when the campaign ran")
+    }
+
     // MARK: - The browser
 
     static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {

@@ -4,7 +4,7 @@ extension CampaignTimeline {
     /// The key under which `send --summary` files carry the timeline.
     public static let summaryKey = "timeline"
 
-    /// The timeline as a JSON value: `{"started_at": …, "samples": [{"elapsed_seconds": …, …}, …]}`.
+    /// The timeline as a JSON value: `{"started_at": …, "label": …, "samples": [{"elapsed_seconds": …, …}, …]}`.
     public var jsonObject: [String: Any] {
         let rows: [[String: Any]] = samples.map { sample in
             var row: [String: Any] = [
@@ -16,7 +16,9 @@ extension CampaignTimeline {
             if let window = sample.window { row["window"] = window }
             return row
         }
-        return ["started_at": startedAt, "samples": rows]
+        var object: [String: Any] = ["started_at": startedAt, "samples": rows]
+        if let label { object["label"] = label }
+        return object
     }
 
     /// Reads the value `jsonObject` wrote; nil when it is not one.
@@ -34,6 +36,7 @@ extension CampaignTimeline {
                 inFlight: Self.int(row["in_flight"]), window: row["window"].flatMap { Self.double($0) }.map { Int($0) }))
         }
         self.init(startedAt: started, samples: samples)
+        label = object["label"] as? String
     }
 
     /// A summary JSON document (`CampaignSummary.json`) with this timeline added under `summaryKey`.

@@ -41,6 +41,8 @@ public struct CampaignTimeline: Sendable {
 
     /// Seconds since the epoch at which the run started: lines up the timelines of shards run side by side.
     public var startedAt: Double
+    /// What the report calls this run beside others (its shard, or its result file); nil when not named.
+    public var label: String?
     public private(set) var samples: [Sample] = []
     public let maximumSamples: Int
 

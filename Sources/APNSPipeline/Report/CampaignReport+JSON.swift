@@ -28,6 +28,18 @@ extension CampaignReport {
         object["rejected"] = rejected
         object["next_steps"] = next
         if !tornLines.isEmpty { object["torn_lines_skipped"] = tornLines }
+        object["runs"] = resultFiles.map { file -> [String: Any] in
+            let facts = runs[file] ?? RunFacts()
+            var row: [String: Any] = ["results": file, "inputs": facts.inputs, "topics": facts.topics]
+            if facts.otherTopicRecords > 0 { row["other_topic_records"] = facts.otherTopicRecords }
+            if let command = facts.command { row["command"] = command }
+            if let value = facts.startedAt { row["started_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value)) }
+            if let value = facts.finishedAt { row["finished_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value)) }
+            if let value = facts.durationSeconds { row["duration_seconds"] = value }
+            if let state = facts.state { row["state"] = state.rawValue }
+            if let why = facts.stoppedEarly { row["stopped_early"] = why }
+            return row
+        }
         if let series = series() {
             object["series"] = [
                 "bucket_seconds": series.bucketSeconds,
@@ -42,6 +54,9 @@ extension CampaignReport {
                     if let value = point.inFlight { row["in_flight"] = value }
                     if let value = point.window { row["window"] = value }
                     return row
+                },
+                "runs": series.runs.map { run -> [String: Any] in
+                    ["label": run.label, "answers_per_second": run.answersPerSecond.map { $0 as Any? ?? NSNull() }]
                 },
             ]
         }

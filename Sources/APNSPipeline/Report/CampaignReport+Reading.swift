@@ -4,6 +4,7 @@ extension CampaignReport {
     /// Adds every line of a result file (NDJSON or CSV, plain or gzip).
     public mutating func addResults(atPath path: String) throws(PipelineError) {
         addResultFile(path)
+        if let manifest = try? CampaignManifest.read(forResults: path) { runs[path, default: RunFacts()].take(manifest) }
         let reader = try ResultReader(path: path)
         while let record = try reader.next() { add(record, resultFile: path) }
         if let torn = reader.tornLine { tornLines.append("\(path):\(torn)") }
@@ -28,7 +29,8 @@ extension CampaignReport {
             throw PipelineError(.inputsInvalid, "\(path): not a summary JSON file (no object at the top)")
         }
         countSummary()
-        if let value = summary[CampaignTimeline.summaryKey], let timeline = CampaignTimeline(jsonObject: value) {
+        if let value = summary[CampaignTimeline.summaryKey], var timeline = CampaignTimeline(jsonObject: value) {
+            if timeline.label == nil { timeline.label = (path as NSString).lastPathComponent }
             add(timeline)
         }
     }

@@ -28,6 +28,55 @@ public struct CampaignReport: Sendable {
         public var totalWithFixes: Int { total + rejectedForTopic + rejectedForPushType }
     }
 
+    /// What one result file says about its run: the inputs, topics and times from its campaign record
+    /// (`<results>.campaign`), the topics from its lines. A file without a record (an older version) has no
+    /// inputs or times.
+    public struct RunFacts: Sendable, Equatable {
+        /// The campaign's inputs (for a replay: the result files it replays).
+        public var inputs: [String] = []
+        /// The command that ran it: `send` or `replay`.
+        public var command: String?
+        /// Records by topic, for the first `maximumTopics` topics seen.
+        public var topics: [String: Int] = [:]
+        /// Records whose topic was not counted: past `maximumTopics` distinct topics.
+        public var otherTopicRecords = 0
+        /// Seconds since the epoch: when the campaign's first run started, and when its last one finished.
+        public var startedAt: Double?
+        public var finishedAt: Double?
+        /// `finished`, `unfinished`, or nil without a campaign record.
+        public var state: CampaignManifest.State?
+        /// Why a finished campaign stopped early.
+        public var stoppedEarly: String?
+
+        /// How many distinct topics a file's facts name; more are counted together.
+        public static let maximumTopics = 8
+
+        /// Seconds from the first start to the finish, when both are known.
+        public var durationSeconds: Double? {
+            guard let startedAt, let finishedAt else { return nil }
+            return max(0, finishedAt - startedAt)
+        }
+
+        mutating func count(topic: String?) {
+            guard let topic else { return }
+            if topics[topic] != nil || topics.count < Self.maximumTopics {
+                topics[topic, default: 0] += 1
+            } else {
+                otherTopicRecords += 1
+            }
+        }
+
+        /// The facts of a campaign record.
+        mutating func take(_ manifest: CampaignManifest) {
+            inputs = manifest.identity.inputs.map(\.path)
+            command = manifest.identity.command
+            startedAt = manifest.startedAt
+            finishedAt = manifest.finishedAt
+            state = manifest.state
+            stoppedEarly = manifest.stoppedEarly
+        }
+    }
+
     /// The reasons of rejections a replay with `--topic` fixes.
     static let topicReasons: Set<String> = Set([APNSReason.badTopic, .topicDisallowed, .missingTopic].map(\.rawValue))
     /// The reasons of rejections a replay with `--push-type` fixes.
@@ -61,6 +110,8 @@ public struct CampaignReport: Sendable {
     public private(set) var timelines: [CampaignTimeline] = []
     /// Summary files read.
     public private(set) var summaryCount = 0
+    /// Per result file, what its campaign record and lines say about its run.
+    public var runs: [String: RunFacts] = [:]
 
     private var reasonCounts: [String: ReasonCount] = [:]
 
@@ -84,6 +135,7 @@ public struct CampaignReport: Sendable {
     /// Adds one result line of `resultFile`.
     public mutating func add(_ record: ResultRecord, resultFile: String) {
         addResultFile(resultFile)
+        runs[resultFile, default: RunFacts()].count(topic: record.topic)
         records += 1
         outcomes[record.outcome, default: 0] += 1
         attempts += record.attempts

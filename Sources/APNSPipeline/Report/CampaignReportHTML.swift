@@ -28,8 +28,18 @@ public struct CampaignReportHTML {
         let files = report.resultFiles.count
         var line = "\(files) result file\(files == 1 ? "" : "s")"
         if report.summaryCount > 0 { line += ", \(report.summaryCount) summar\(report.summaryCount == 1 ? "y" : "ies")" }
-        return "<header><h1>\(HTMLText.escaped(title))</h1><p class=\"muted\">\(line) · generated "
-            + "\(HTMLText.escaped(Self.timestamp(generatedAt)))</p></header>\n"
+        let facts = report.resultFiles.compactMap { report.runs[$0] }
+        if let start = facts.compactMap(\.startedAt).min() {
+            line += " · ran from \(Self.timestamp(Date(timeIntervalSince1970: start)))"
+            let ends = facts.map(\.finishedAt)
+            if !ends.isEmpty, ends.allSatisfy({ $0 != nil }), let end = ends.compactMap({ $0 }).max() {
+                line += " to \(Self.timestamp(Date(timeIntervalSince1970: end))) (\(SVGLineChart.duration(end - start)))"
+            } else {
+                line += ", not finished"
+            }
+        }
+        return "<header><h1>\(HTMLText.escaped(title))</h1><p class=\"muted\" id=\"campaign-times\">"
+            + "\(HTMLText.escaped(line))</p></header>\n"
     }
 
     private var keyFigures: String {
@@ -163,12 +173,25 @@ public struct CampaignReportHTML {
         out += "<p class=\"muted\">\(report.timelines.count) run\(report.timelines.count == 1 ? "" : "s") side by side, "
         out += "in \(Self.grouped(points.count)) steps of \(SVGLineChart.duration(series.bucketSeconds)).</p>"
         let peak = points.map(\.answersPerSecond).max() ?? 0
-        out += chart(SVGLineChart(
-            title: "Throughput", formatY: { Self.grouped(Int($0.rounded())) + "/s" },
-            series: [
+        var throughput: [SVGLineChart.Series]
+        if series.runs.count > 1 {
+            // Shards and runs each as a labelled line on the one time axis, drawn over the grey total of them all.
+            throughput = [.init(name: "all runs results/s", color: "#9aa0a6",
+                                points: points.map { ($0.seconds, $0.answersPerSecond) }, dashed: true)]
+            throughput += series.runs.enumerated().map { number, run in
+                .init(name: "\(run.label) results/s", color: Self.runColors[number % Self.runColors.count],
+                      points: zip(points, run.answersPerSecond).map { ($0.seconds, $1) })
+            }
+        } else {
+            throughput = [
                 .init(name: "results/s", color: "#1f77b4", points: points.map { ($0.seconds, $0.answersPerSecond) }),
                 .init(name: "requests/s", color: "#9aa0a6", points: points.map { ($0.seconds, $0.requestsPerSecond) }, dashed: true),
-            ]), caption: "Throughput (peak \(Self.grouped(Int(peak.rounded()))) results/s)")
+            ]
+        }
+        out += chart(SVGLineChart(title: "Throughput", formatY: { Self.grouped(Int($0.rounded())) + "/s" }, series: throughput),
+                     caption: series.runs.count > 1
+                        ? "Throughput of each run and of all together (peak \(Self.grouped(Int(peak.rounded()))) results/s)"
+                        : "Throughput (peak \(Self.grouped(Int(peak.rounded()))) results/s)")
         out += chart(SVGLineChart(
             title: "Latency", formatY: { Self.milliseconds($0 / 1000) },
             series: [
@@ -194,21 +217,41 @@ public struct CampaignReportHTML {
         return out + "</figcaption></figure>"
     }
 
+    /// One row per result file: its inputs, topics, when its campaign ran, how it ended, what is left to replay.
     private var files: String {
-        var out = "<section><h2>Files</h2><ul class=\"files\">"
+        var out = "<section><h2>Runs</h2><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
+        out += "<th>Started</th><th>Finished</th><th class=\"n\">Duration</th><th>State</th><th class=\"n\">To replay</th>"
+        out += "</tr></thead><tbody>"
         for file in report.resultFiles {
+            let facts = report.runs[file] ?? CampaignReport.RunFacts()
             let counts = report.replayable[file]
-            out += "<li><code>\(HTMLText.escaped(file))</code>"
-            if let counts, counts.total > 0 { out += " · \(Self.grouped(counts.total)) to replay" }
-            out += "</li>"
+            let inputs = facts.inputs.isEmpty ? "–"
+                : (facts.command == "replay" ? "replay of " : "") + facts.inputs.map { "<code>\(HTMLText.escaped($0))</code>" }.joined(separator: ", ")
+            var topics = facts.topics.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { "<code>\(HTMLText.escaped($0.key))</code> \(Self.grouped($0.value))" }.joined(separator: ", ")
+            if facts.otherTopicRecords > 0 { topics += ", other topics \(Self.grouped(facts.otherTopicRecords))" }
+            let state: String
+            switch facts.state {
+            case .finished?: state = facts.stoppedEarly.map { "stopped early: " + $0 } ?? "finished"
+            case .unfinished?: state = "unfinished"
+            case nil: state = "–"
+            }
+            out += "<tr><td><code>\(HTMLText.escaped(file))</code></td><td>\(inputs)</td><td>\(topics.isEmpty ? "–" : topics)</td>"
+            out += "<td class=\"t\">\(facts.startedAt.map { Self.timestamp(Date(timeIntervalSince1970: $0)) } ?? "–")</td>"
+            out += "<td class=\"t\">\(facts.finishedAt.map { Self.timestamp(Date(timeIntervalSince1970: $0)) } ?? "–")</td>"
+            out += "<td class=\"n\">\(facts.durationSeconds.map(SVGLineChart.duration) ?? "–")</td>"
+            out += "<td>\(HTMLText.escaped(state))</td><td class=\"n\">\(Self.grouped(counts?.total ?? 0))</td></tr>"
         }
-        out += "</ul>"
+        out += "</tbody></table>"
         if !report.tornLines.isEmpty {
             out += "<p>Torn last lines skipped (a crash while writing; <code>send --resume</code> redoes them): "
             out += report.tornLines.map { "<code>\(HTMLText.escaped($0))</code>" }.joined(separator: ", ") + "</p>"
         }
         return out + "</section>\n"
     }
+
+    /// Colours of the runs' lines, told apart from the totals' blue and the outcome colours' meaning.
+    static let runColors = ["#e377c2", "#17becf", "#bcbd22", "#8c564b", "#ff7f0e", "#2ca02c", "#9467bd", "#7f7f7f"]
 
     static func color(_ outcome: RecordOutcome) -> String {
         switch outcome {
@@ -253,7 +296,7 @@ public struct CampaignReportHTML {
         .card .value{font-size:1.6em;font-weight:600;font-variant-numeric:tabular-nums}.card .note{font-size:.75em}
         #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}
         table{border-collapse:collapse;margin-top:8px;min-width:50%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
-        th{font-weight:600;font-size:.9em;color:#444}.n{text-align:right;font-variant-numeric:tabular-nums}
+        th{font-weight:600;font-size:.9em;color:#444}.n{text-align:right;font-variant-numeric:tabular-nums}.t{white-space:nowrap}
         pre{background:#f5f5f7;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all}
         .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:baseline}
         .key{margin-right:12px;white-space:nowrap}figure{margin:12px 0 20px}figcaption{font-size:.9em;color:#444}

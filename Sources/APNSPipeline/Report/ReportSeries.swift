@@ -18,7 +18,16 @@ public struct ReportSeries: Sendable, Equatable {
         public var window: Int?
     }
 
+    /// One run's own results per second, in the same buckets as `points`; nil before the run started and
+    /// after it ended (shards run one after another are not drawn as one line that drops to nothing between them).
+    public struct Run: Sendable, Equatable {
+        public var label: String
+        public var answersPerSecond: [Double?]
+    }
+
     public private(set) var points: [Point]
+    /// Each run apart, in the order of the timelines.
+    public private(set) var runs: [Run] = []
     public let bucketSeconds: Double
     /// Seconds since the epoch at which the first run started.
     public let startedAt: Double
@@ -33,7 +42,8 @@ public struct ReportSeries: Sendable, Equatable {
         let width = max(1, (span / Double(max(1, maximumPoints))).rounded(.up))
         let count = max(1, Int((span / width).rounded(.up)))
         var buckets = [Accumulator](repeating: Accumulator(), count: count)
-        for timeline in used {
+        var runs: [(label: String, answers: [Double?])] = []
+        for (number, timeline) in used.enumerated() {
             var local = [Accumulator](repeating: Accumulator(), count: count)
             var previous = CampaignTimeline.Sample(elapsedSeconds: 0, records: 0, answered: 0, delivered: 0, requests: 0, inFlight: 0)
             for sample in timeline.samples {
@@ -60,15 +70,22 @@ public struct ReportSeries: Sendable, Equatable {
                 previous = sample
             }
             for index in buckets.indices { buckets[index].add(local[index]) }
+            let firstBucket = min(count - 1, max(0, Int((timeline.startedAt - start) / width)))
+            let lastBucket = min(count - 1, max(firstBucket, Int(((timeline.startedAt - start + previous.elapsedSeconds) / width).rounded(.up)) - 1))
+            runs.append((timeline.label ?? "run \(number + 1)",
+                         local.indices.map { (firstBucket...lastBucket).contains($0) ? local[$0].answers : nil }))
         }
         self.startedAt = start
         self.bucketSeconds = width
+        let covered = (0..<count).map { index in index == count - 1 ? max(span - Double(index) * width, width / 4) : width }
+        self.runs = runs.map { run in
+            Run(label: run.label, answersPerSecond: run.answers.enumerated().map { index, answers in answers.map { $0 / covered[index] } })
+        }
+        // The last bucket may be cut short by the end of the campaign: its rate is over the part it covers.
         self.points = buckets.enumerated().map { index, bucket in
-            // The last bucket may be cut short by the end of the campaign: its rate is over the part it covers.
-            let covered = index == count - 1 ? max(span - Double(index) * width, width / 4) : width
-            return Point(
-                seconds: min(Double(index + 1) * width, span), answersPerSecond: bucket.answers / covered,
-                requestsPerSecond: bucket.requests / covered,
+            Point(
+                seconds: min(Double(index + 1) * width, span), answersPerSecond: bucket.answers / covered[index],
+                requestsPerSecond: bucket.requests / covered[index],
                 latencyP50: bucket.p50Weight > 0 ? bucket.p50Sum / bucket.p50Weight : nil, latencyP99: bucket.p99,
                 inFlight: bucket.inFlight, window: bucket.window)
         }
