@@ -40,6 +40,6 @@ wait "$first" || status=$?
 cd - >/dev/null
 
 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
-    --user-data-dir="$WORK/chromium" --window-size=1000,2600 --screenshot="$PWD/docs/report.png" \
+    --user-data-dir="$WORK/chromium" --window-size=1000,2860 --screenshot="$PWD/docs/report.png" \
     "file://$WORK/report.html" 2>/dev/null
 echo "report-screenshot: docs/report.png ($(wc -c < docs/report.png) bytes)" >&2
