@@ -101,7 +101,7 @@ public struct HTTP2HeaderFieldList: Sendable {
         return literal.withUTF8Buffer { expected in
             var position = start
             for byte in expected {
-                if stored[unchecked: position] != byte { return false }  // within the guard's range
+                if stored[position] != byte { return false }  // within the guard's range
                 position &+= 1
             }
             return true
@@ -197,14 +197,14 @@ public struct HTTP2HeaderFieldList: Sendable {
         guard source.byteCount == Int(field.valueCount) - offset else { return false }
         var target = bytes.mutableSpan
         var raw = target.mutableBytes
-        var position = 0  // the loads stay inside `source` (the loop bounds), unchecked
+        var position = 0  // the loads stay inside `source` (the loop bounds), and check it
         while position &+ 8 <= source.byteCount {
-            let word = source.unsafeLoadUnaligned(fromUncheckedByteOffset: position, as: UInt64.self)
+            let word = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt64.self)
             raw.storeBytes(of: word, toByteOffset: start &+ position, as: UInt64.self)
             position &+= 8
         }
         while position < source.byteCount {
-            let byte = source.unsafeLoadUnaligned(fromUncheckedByteOffset: position, as: UInt8.self)
+            let byte = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt8.self)
             raw.storeBytes(of: byte, toByteOffset: start &+ position, as: UInt8.self)
             position &+= 1
         }

@@ -76,7 +76,7 @@ struct DispatcherWindowTests {
         configuration.window.maximum = 7
         let (run, _) = run(records: 50, configuration: configuration) { _ in Fixture.ok() }
         let summary = try #require(run.run())
-        #expect(summary.text(resultsPath: nil).contains("in flight: window 7 at the end, at most 7 at once"))
+        #expect(summary.text(resultsPath: nil).contains("in flight: at most 7 requests at once; the adaptive limit was 7 at the end"))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
         #expect(json["in_flight_window"] as? Int == 7)
         #expect(json["maximum_in_flight"] as? Int == 7)

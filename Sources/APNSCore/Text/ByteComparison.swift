@@ -5,15 +5,15 @@ public enum ByteComparison {
     public static func equal(_ a: RawSpan, _ b: RawSpan) -> Bool {
         guard a.byteCount == b.byteCount else { return false }
         var index = 0
-        // Every offset below is inside both spans (equal lengths, loop bounds), so the loads skip their checks.
+        // Every offset below is inside both spans (equal lengths, loop bounds); each load checks it again.
         while index &+ 8 <= a.byteCount {
-            if a.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self)
-                != b.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self) { return false }
+            if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
+                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
             index &+= 8
         }
         while index < a.byteCount {
-            if a.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt8.self)
-                != b.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt8.self) { return false }
+            if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
+                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self) { return false }
             index &+= 1
         }
         return true

@@ -8,7 +8,7 @@ public enum ByteSearch {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let pattern = ones &* UInt64(byte)
         var index = range.lowerBound
-        // The loads below skip their bounds checks: each loop keeps them inside `range`, checked above.
+        // Each loop keeps the loads below inside `range`, checked above; each load checks its bounds again.
         // Sixteen bytes a turn while they last (a record line is a hundred bytes or more), then eight, then one.
         while index &+ 16 <= range.upperBound {
             let x = word(raw, at: index) ^ pattern
@@ -38,6 +38,6 @@ public enum ByteSearch {
 
     @inline(__always)
     private static func word(_ raw: RawSpan, at offset: Int) -> UInt64 {
-        UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: offset, as: UInt64.self))
+        UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 }

@@ -197,8 +197,8 @@ public struct JSONScanner {
         var index = start &+ 1
         let raw = bytes.span.bytes
         while index &+ 8 <= end {
-            // Unchecked: `end` is inside `bytes` (the entry points check their ranges).
-            let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+            // `end` is inside `bytes` (the entry points check their ranges); the load checks its bounds too.
+            let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
             let mask = Self.specialByteMask(word)
             if mask != 0 {
                 let special = index &+ mask.trailingZeroBitCount &>> 3
@@ -221,8 +221,8 @@ public struct JSONScanner {
             if index &+ 8 <= end {
                 // Eight bytes at a time: a word with nothing to look at is skipped whole; otherwise the scan jumps
                 // straight to its first byte that needs a look.
-                // Unchecked: `end` is inside `bytes` (the entry points check their ranges).
-                let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+                // `end` is inside `bytes` (the entry points check their ranges); the load checks its bounds too.
+                let word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
                 let mask = Self.specialByteMask(word)
                 if mask == 0 {
                     index &+= 8
@@ -339,10 +339,10 @@ public struct JSONScanner {
 
     // MARK: - Bytes
 
-    /// The byte at `index`, without a second bounds check: every caller has checked `index` against its `end`,
-    /// and every `end` is inside `bytes` (the entry points check their ranges).
+    /// The byte at `index`: every caller has checked `index` against its `end`, and every `end` is inside `bytes`
+    /// (the entry points check their ranges); the read checks its bounds again, as every read here does.
     @inlinable @inline(__always)
-    func byte(at index: Int) -> UInt8 { bytes.span[unchecked: index] }
+    func byte(at index: Int) -> UInt8 { bytes.span[index] }
 
     /// The first index from `start` up to `end` that is not JSON white space, inside a scan: its positions are never
     /// negative and its `end` is inside `bytes` (the entry points check their ranges), so nothing is clamped and a

@@ -177,7 +177,7 @@ public struct DuplicateFilter {
         precondition(offset >= 0 && count >= 0 && offset + count + 8 <= bytes.count, "hash past its bytes")
         let raw = bytes.bytes
         @inline(__always) func word(_ index: Int) -> UInt64 {  // inside `bytes`: checked above
-            UInt64(littleEndian: raw.unsafeLoadUnaligned(fromUncheckedByteOffset: offset &+ index, as: UInt64.self))
+            UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset &+ index, as: UInt64.self))
         }
         let lane: UInt64 = 0x8EBC_6AF0_9C88_C6E3
         var state = fold(UInt64(truncatingIfNeeded: count) ^ 0xA076_1D64_78BD_642F,
@@ -208,16 +208,16 @@ public struct DuplicateFilter {
         let raw = hex.bytes
         var span = bytes.mutableSpan
         var out = span.mutableBytes
-        var index = 0  // the loads stay inside `hex` (the loop bounds), unchecked
+        var index = 0  // the loads stay inside `hex` (the loop bounds), and check it
         while index &+ 16 <= hex.count {
-            let digits = raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: SIMD16<UInt8>.self)
+            let digits = raw.unsafeLoadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
             let values = (digits & 0x0F) &+ ((digits &>> 6) & 1) &* 9
             let packed = values.evenHalf &<< 4 | values.oddHalf
             out.storeBytes(of: packed, toByteOffset: offset &+ index &>> 1, as: SIMD8<UInt8>.self)
             index &+= 16
         }
         if index &+ 8 <= hex.count {
-            let value = decodeEightDigits(raw.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+            let value = decodeEightDigits(raw.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
             out.storeBytes(of: value.littleEndian, toByteOffset: offset &+ index &>> 1, as: UInt32.self)
             index &+= 8
         }

@@ -57,20 +57,20 @@ enum JSONText {
     /// letter. Eight bytes at a time with the scanner's `JSONScanner.escapedByteMask`; a string of eight bytes or
     /// more ends with the word of its last eight.
     static func needsEscaping(_ bytes: RawSpan) -> Bool {
-        var index = 0  // each loop keeps its unchecked loads inside `bytes`
+        var index = 0  // each loop keeps its loads inside `bytes` (and each load checks it)
         while index &+ 8 <= bytes.byteCount {
-            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt64.self))
+            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
             if JSONScanner.escapedByteMask(word) != 0 { return true }
             index &+= 8
         }
         if index < bytes.byteCount, bytes.byteCount >= 8 {
             // The last few bytes as the tail of one more word, which overlaps bytes already found clean.
             let last = bytes.byteCount &- 8
-            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: last, as: UInt64.self))
+            let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: last, as: UInt64.self))
             return JSONScanner.escapedByteMask(word) != 0
         }
         while index < bytes.byteCount {
-            let byte = bytes.unsafeLoadUnaligned(fromUncheckedByteOffset: index, as: UInt8.self)
+            let byte = bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
             index &+= 1
         }

@@ -67,18 +67,18 @@ final class ScratchKeyFile {
         let input = bytes.span.bytes
         var span = buffer.mutableSpan
         var output = span.mutableBytes
-        // Unchecked from here: both ranges were checked above.
+        // Both ranges were checked above; the loads check their bounds again.
         let count = range.count
         guard count >= 8 else {
             for index in 0..<count {
-                let byte = input.unsafeLoadUnaligned(fromUncheckedByteOffset: range.lowerBound &+ index, as: UInt8.self)
+                let byte = input.unsafeLoadUnaligned(fromByteOffset: range.lowerBound &+ index, as: UInt8.self)
                 output.storeBytes(of: byte, toUncheckedByteOffset: offset &+ index, as: UInt8.self)
             }
             return
         }
         var index = 0
         while true {
-            let word = input.unsafeLoadUnaligned(fromUncheckedByteOffset: range.lowerBound &+ index, as: UInt64.self)
+            let word = input.unsafeLoadUnaligned(fromByteOffset: range.lowerBound &+ index, as: UInt64.self)
             output.storeBytes(of: word, toUncheckedByteOffset: offset &+ index, as: UInt64.self)
             if index &+ 8 == count { return }
             index = Swift.min(index &+ 8, count &- 8)
