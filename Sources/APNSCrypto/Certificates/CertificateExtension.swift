@@ -29,8 +29,6 @@ public struct CertificateExtension: Sendable, Hashable {
 
     /// Apple's "development (sandbox) APNs" marker, 1.2.840.113635.100.6.3.1, value NULL.
     public static let appleDevelopment = CertificateExtension(known: "1.2.840.113635.100.6.3.1", derValue: [0x05, 0x00])
-    /// Apple's "production APNs" marker, 1.2.840.113635.100.6.3.2, value NULL.
-    public static let appleProduction = CertificateExtension(known: "1.2.840.113635.100.6.3.2", derValue: [0x05, 0x00])
 
     /// Apple's topics extension, 1.2.840.113635.100.6.3.6: a SEQUENCE alternating each topic (UTF8String) and the
     /// SEQUENCE of UTF8String push kinds allowed for it (`kinds`, the same for every topic here).

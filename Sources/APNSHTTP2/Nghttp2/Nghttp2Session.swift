@@ -148,11 +148,6 @@ final class Nghttp2Session {
     /// The stream id the next request would get (`nghttp2_session_get_next_stream_id`).
     var nextStreamID: UInt32 { nghttp2_session_get_next_stream_id(session) }
 
-    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS as nghttp2 applies it.
-    var peerMaxConcurrentStreams: UInt32 {
-        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
-    }
-
     /// The highest peer-started stream id that reached a callback (a server's GOAWAY last-stream-id).
     var lastProcessedStreamID: Int32 { nghttp2_session_get_last_proc_stream_id(session) }
 

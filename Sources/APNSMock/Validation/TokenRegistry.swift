@@ -29,11 +29,11 @@ public struct TokenRegistry: Hashable, Sendable {
     }
 
     /// The suffix that makes a token answer 410 `Unregistered` under the suffix rules.
-    public static let unregisteredSuffix = "dead"
+    public static let unregisteredSuffix: StaticString = "dead"
     /// The suffix that makes a token answer 400 `BadDeviceToken` under the suffix rules.
-    public static let badDeviceTokenSuffix = "0bad"
+    public static let badDeviceTokenSuffix: StaticString = "0bad"
     /// The suffix that makes a token answer 400 `DeviceTokenNotForTopic` under the suffix rules.
-    public static let notForTopicSuffix = "f0f0"
+    public static let notForTopicSuffix: StaticString = "f0f0"
 
     /// The earliest timestamp `derivedTimestamp(for:)` returns: 2023-11-14T22:13:20Z in ms.
     public static let derivedTimestampBase: Int64 = 1_700_000_000_000
@@ -96,13 +96,13 @@ public struct TokenRegistry: Hashable, Sendable {
 
     private func suffixRejection(hex: Span<UInt8>) -> Rejection? {
         guard usesSuffixRules else { return nil }
-        if Self.hasSuffix(hex, "dead") {
+        if Self.hasSuffix(hex, Self.unregisteredSuffix) {
             return Rejection(reason: .unregistered, timestampMilliseconds: Self.derivedTimestamp(forHex: hex))
         }
-        if Self.hasSuffix(hex, "0bad") {
+        if Self.hasSuffix(hex, Self.badDeviceTokenSuffix) {
             return Rejection(reason: .badDeviceToken, timestampMilliseconds: nil)
         }
-        if Self.hasSuffix(hex, "f0f0") {
+        if Self.hasSuffix(hex, Self.notForTopicSuffix) {
             return Rejection(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil)
         }
         return nil

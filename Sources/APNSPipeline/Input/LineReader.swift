@@ -47,9 +47,6 @@ public final class LineReader {
         self.buffer = [UInt8](repeating: 0, count: self.maximumLineLength + 2 + max(1, chunkSize))
     }
 
-    /// How many lines have been returned so far (the number of the last one).
-    public var linesRead: Int { lineNumber }
-
     /// The next line, or nil at the end of the input.
     public func next() throws(PipelineError) -> Line? {
         while true {
