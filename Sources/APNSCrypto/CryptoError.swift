@@ -1,10 +1,12 @@
+import APNSCore
+
 /// A failure of APNSCrypto: which kind of failure (a private code with a short, stable summary) plus the context a
 /// person needs to act on it: the file path, the offending value, or OpenSSL's own error text.
 ///
 /// Two errors are equal when they are the same kind of failure; the context is detail for people and does not
 /// take part in `==`. Tests and callers therefore match kinds directly:
 /// `#expect(throws: CryptoError.keyNotOnP256) { try ProviderKey(pem: pem) }`.
-public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CryptoError: DetailedError, Sendable, Hashable {
     /// The kinds of failure; each raw value is the stable summary.
     private enum Code: String, Sendable, Hashable {
         case fileNotFound = "file not found"
@@ -45,8 +47,8 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The short, stable summary of this kind of failure, without context (for example `not an EC key`).
     public var summary: String { code.rawValue }
 
-    /// `summary: context`, or just the summary when there is no context.
-    public var description: String { context.isEmpty ? code.rawValue : "\(code.rawValue): \(context)" }
+    /// The context, as `DetailedError` names it.
+    public var detail: String { context }
 
     public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

@@ -1,65 +1,11 @@
-/// A failure of the transport below HTTP/2: sockets, name resolution, TLS, the proxy tunnel. A struct around a
-/// private code so that new kinds can be added without breaking callers; compare with the static members
-/// (`error.kind == .pinMismatch`) and show `description`, which is short and stable, plus the C library's own
-/// text where there is one (`detail`).
-public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong, without the detail text; compare errors by kind.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        fileprivate let code: Code
-        fileprivate init(_ code: Code) { self.code = code }
-        public var description: String { code.rawValue }
+import APNSCore
 
-        public static let connectionRefused = Kind(.connectionRefused)
-        public static let connectFailed = Kind(.connectFailed)
-        public static let nameResolutionFailed = Kind(.nameResolutionFailed)
-        public static let handshakeFailed = Kind(.handshakeFailed)
-        public static let certificateVerifyFailed = Kind(.certificateVerifyFailed)
-        public static let hostnameMismatch = Kind(.hostnameMismatch)
-        public static let clientCertificateRejected = Kind(.clientCertificateRejected)
-        public static let pinMismatch = Kind(.pinMismatch)
-        public static let alpnNotH2 = Kind(.alpnNotH2)
-        public static let proxyRefused = Kind(.proxyRefused)
-        public static let proxyProtocolError = Kind(.proxyProtocolError)
-        public static let closedByPeer = Kind(.closedByPeer)
-        public static let connectionReset = Kind(.connectionReset)
-        public static let timeout = Kind(.timeout)
-        public static let tlsFailure = Kind(.tlsFailure)
-        public static let invalidConfiguration = Kind(.invalidConfiguration)
-        public static let systemCallFailed = Kind(.systemCallFailed)
-        public static let eventLoopClosed = Kind(.eventLoopClosed)
-        public static let http2ProtocolError = Kind(.http2ProtocolError)
-        /// The server refused the TLS handshake: no TLS version or cipher suite in common, or a similar alert.
-        public static let handshakeRefused = Kind(.handshakeRefused)
-        /// APNs declared freshly signed provider tokens expired on arrival: this host's clock is probably wrong.
-        public static let providerTokenRejected = Kind(.providerTokenRejected)
-        /// We closed the connection ourselves (the pool shut down) before every answer arrived.
-        public static let shutdown = Kind(.shutdown)
-    }
-
-    fileprivate enum Code: String, Hashable, Sendable {
-        case connectionRefused = "connection refused"
-        case connectFailed = "connect failed"
-        case nameResolutionFailed = "name resolution failed"
-        case handshakeFailed = "TLS handshake failed"
-        case certificateVerifyFailed = "certificate verify failed"
-        case hostnameMismatch = "certificate does not match the host name"
-        case clientCertificateRejected = "server rejected the client certificate"
-        case pinMismatch = "no certificate in the server's chain matches a pinned key"
-        case alpnNotH2 = "server did not select HTTP/2 (ALPN h2)"
-        case proxyRefused = "proxy refused the CONNECT request"
-        case proxyProtocolError = "proxy sent an invalid response"
-        case closedByPeer = "connection closed by peer"
-        case connectionReset = "connection reset by peer"
-        case timeout = "timed out"
-        case tlsFailure = "TLS error"
-        case invalidConfiguration = "invalid TLS or transport configuration"
-        case systemCallFailed = "system call failed"
-        case eventLoopClosed = "event loop closed"
-        case http2ProtocolError = "HTTP/2 protocol error"
-        case handshakeRefused = "server refused the TLS handshake"
-        case providerTokenRejected = "provider tokens rejected as expired"
-        case shutdown = "closed at shutdown"
-    }
+/// A failure of the transport below HTTP/2: sockets, name resolution, TLS, the proxy tunnel. A kind (new kinds can
+/// be added without breaking callers) and a detail; compare with the static kinds (`error.kind == .pinMismatch`)
+/// and show `description`: the kind's short, stable text, plus the C library's own text where there is one.
+public struct TransportError: DetailedError, Hashable, Sendable {
+    /// What went wrong, without the detail text; compare errors by kind (the kinds are below).
+    public typealias Kind = ErrorKind<TransportError>
 
     /// The kind of failure.
     public let kind: Kind
@@ -71,23 +17,44 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         self.detail = detail
     }
 
-    /// `"<kind>: <detail>"`, or just the kind when there is no detail.
-    public var description: String {
-        detail.isEmpty ? kind.description : "\(kind.description): \(detail)"
-    }
+    public var summary: String { kind.description }
 
     /// Whether trying again (on a new connection, later) can help. Pin, certificate, hostname, client
     /// certificate, refused-handshake (TLS version, cipher suite), ALPN, provider-token and configuration
     /// failures will not go away by retrying; the pool should stop and report them.
-    public var isRetryable: Bool {
-        switch kind.code {
-        case .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .clientCertificateRejected, .alpnNotH2,
-             .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected, .shutdown:
-            return false
-        case .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .proxyRefused,
-             .proxyProtocolError, .closedByPeer, .connectionReset, .timeout, .tlsFailure, .systemCallFailed,
-             .http2ProtocolError:
-            return true
-        }
-    }
+    public var isRetryable: Bool { !Kind.permanent.contains(kind) }
+}
+
+extension ErrorKind where Owner == TransportError {
+    public static let connectionRefused = Self("connection refused")
+    public static let connectFailed = Self("connect failed")
+    public static let nameResolutionFailed = Self("name resolution failed")
+    public static let handshakeFailed = Self("TLS handshake failed")
+    public static let certificateVerifyFailed = Self("certificate verify failed")
+    public static let hostnameMismatch = Self("certificate does not match the host name")
+    public static let clientCertificateRejected = Self("server rejected the client certificate")
+    public static let pinMismatch = Self("no certificate in the server's chain matches a pinned key")
+    public static let alpnNotH2 = Self("server did not select HTTP/2 (ALPN h2)")
+    public static let proxyRefused = Self("proxy refused the CONNECT request")
+    public static let proxyProtocolError = Self("proxy sent an invalid response")
+    public static let closedByPeer = Self("connection closed by peer")
+    public static let connectionReset = Self("connection reset by peer")
+    public static let timeout = Self("timed out")
+    public static let tlsFailure = Self("TLS error")
+    public static let invalidConfiguration = Self("invalid TLS or transport configuration")
+    public static let systemCallFailed = Self("system call failed")
+    public static let eventLoopClosed = Self("event loop closed")
+    public static let http2ProtocolError = Self("HTTP/2 protocol error")
+    /// The server refused the TLS handshake: no TLS version or cipher suite in common, or a similar alert.
+    public static let handshakeRefused = Self("server refused the TLS handshake")
+    /// APNs declared freshly signed provider tokens expired on arrival: this host's clock is probably wrong.
+    public static let providerTokenRejected = Self("provider tokens rejected as expired")
+    /// We closed the connection ourselves (the pool shut down) before every answer arrived.
+    public static let shutdown = Self("closed at shutdown")
+
+    /// The kinds that trying again cannot mend.
+    static let permanent: Set<Self> = [
+        .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .clientCertificateRejected, .alpnNotH2,
+        .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected, .shutdown,
+    ]
 }

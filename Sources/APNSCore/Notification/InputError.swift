@@ -3,7 +3,7 @@
 /// The code's raw value is what result files print as the reason of an `input_error` line; it never changes
 /// once released. The detail says exactly what was wrong ("63 hex digits: odd length"), on one printable line:
 /// input it quotes has its control characters escaped (`PrintableText`), so it can be printed as it stands.
-public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct InputError: DetailedError, Hashable, Sendable {
     /// The stable reason codes of every record-level validation failure.
     public enum Code: String, Sendable, CaseIterable {
         // Device tokens.
@@ -50,5 +50,5 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
         self.detail = PrintableText.escaping(detail)
     }
 
-    public var description: String { "\(code.rawValue): \(detail)" }
+    public var summary: String { code.rawValue }
 }

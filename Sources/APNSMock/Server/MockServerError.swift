@@ -1,6 +1,8 @@
+import APNSCore
+
 /// Why a `MockServer` could not start: a bad configuration, unusable TLS material, or a socket that would not
 /// listen. The description is short and stable and carries the underlying library's own text.
-public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct MockServerError: DetailedError, Hashable, Sendable {
     private enum Code: String, Hashable, Sendable {
         case configuration = "invalid mock configuration"
         case certificate = "cannot prepare the server certificate"
@@ -29,5 +31,5 @@ public struct MockServerError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Whether binding or listening failed (address in use, no permission).
     public var isListenError: Bool { code == .listen }
 
-    public var description: String { detail.isEmpty ? code.rawValue : "\(code.rawValue): \(detail)" }
+    public var summary: String { code.rawValue }
 }

@@ -1,0 +1,22 @@
+/// An error told by the short, stable summary of its kind and the specifics a person needs to act on it (a path, a
+/// value, a library's own text): described as `summary: detail`, or the summary alone. The one description every
+/// error type of the project shares.
+public protocol DetailedError: Error, CustomStringConvertible {
+    /// The kind's short, stable text (`cannot open file`, `TokenOddLength`).
+    var summary: String { get }
+    /// The specifics, on one printable line; may be empty.
+    var detail: String { get }
+}
+
+extension DetailedError {
+    public var description: String { detail.isEmpty ? summary : "\(summary): \(detail)" }
+}
+
+/// A kind of failure of one error type (`Owner`): a short, stable text that names it. Errors compare by kind
+/// (`error.kind == .openFailed`); each error type declares its kinds as static members in an extension where
+/// `Owner` is that type, so new kinds can be added without breaking a caller's `switch`.
+public struct ErrorKind<Owner>: Hashable, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) { self.description = description }
+}
