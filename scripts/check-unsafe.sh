@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that unsafe pointer code stays in the files that wrap C modules: lists the Swift files under Sources/
 # that contain `Unsafe`, `Unmanaged` or `OpaquePointer`, and fails, naming each offender, when one is not matched
-# by the README's list of files allowed to hold unsafe code (the fenced block after the line
+# by docs/ARCHITECTURE.md's list of files allowed to hold unsafe code (the fenced block after the line
 # `<!-- unsafe-allowed -->`, one path or glob per line; `*` does not cross a `/`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,9 +11,9 @@ while IFS= read -r line; do
     [ -n "$line" ] && allowed+=("$line")
 done < <(awk '/<!-- unsafe-allowed -->/ { marker = 1; next }
               marker && /^```/ { if (inside) exit; inside = 1; next }
-              inside { sub(/#.*/, ""); gsub(/[ \t]+/, ""); print }' README.md)
+              inside { sub(/#.*/, ""); gsub(/[ \t]+/, ""); print }' docs/ARCHITECTURE.md)
 if [ ${#allowed[@]} -eq 0 ]; then
-    echo "check-unsafe: README.md has no list of files allowed to hold unsafe code" >&2
+    echo "check-unsafe: docs/ARCHITECTURE.md has no list of files allowed to hold unsafe code" >&2
     exit 2
 fi
 
@@ -37,7 +37,7 @@ for file in "${holders[@]}"; do
     [ "$permitted" -eq 1 ] || offenders+=("$file")
 done
 
-echo "check-unsafe: ${#holders[@]} files hold unsafe code, ${#offenders[@]} outside the README's list" >&2
+echo "check-unsafe: ${#holders[@]} files hold unsafe code, ${#offenders[@]} outside docs/ARCHITECTURE.md's list" >&2
 if [ ${#offenders[@]} -gt 0 ]; then
     for file in "${offenders[@]}"; do
         echo "check-unsafe: not allowed to hold unsafe code: $file" >&2

@@ -101,7 +101,7 @@ step "install the browser" install_browser
 step "install promtool and node_exporter" install_metrics_tools
 step "install bash-completion, zsh, fish and tmux" install_shells
 step "build" swift build --build-tests
-step "unsafe code only in the README's files" bash scripts/check-unsafe.sh
+step "unsafe code only in docs/ARCHITECTURE.md's files" bash scripts/check-unsafe.sh
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 step "tests" swift test --skip-build "$@"
 # Independent HTTP/2 clients (curl, h2load) against the mock.
