@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes docs/report.png, the report screenshot in the README: a 40,000-record campaign (1 % dead tokens, a few
+# Makes docs/report.png, the report screenshot in docs/RUNNING.md: a 40,000-record campaign (1 % dead tokens, a few
 # invalid records and a duplicate) sent as two shards, five seconds apart, to the mock with some latency and
 # 2 % 429s, then `apns-bulk report` over both shards, rendered by headless chromium. Takes about a minute.
 set -euo pipefail

@@ -70,8 +70,8 @@ struct CampaignOptions: ParsableArguments {
         }
     }
 
-    /// A default, checked exactly like a record's own value (README, "Header values"); a bad one is a usage error
-    /// that names its option. Input errors quote input escaped, so the message stays one printable line.
+    /// A default, checked exactly like a record's own value (docs/FILES.md, "Header values"); a bad one is a usage
+    /// error that names its option. Input errors quote input escaped, so the message stays one printable line.
     private static func parse<Value>(
         _ text: String?, _ option: String, _ parse: (String) throws(InputError) -> Value
     ) throws(ValidationError) -> Value? {

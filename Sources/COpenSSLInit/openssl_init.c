@@ -6,7 +6,7 @@
 // OpenSSL then runs on freed state, and a thread that ends after the cleanup never runs OpenSSL's thread-stop
 // handler, so its error queue and random generators are lost: LeakSanitizer reports them (scripts/test.sh's
 // AddressSanitizer step). Without the cleanup, a thread's state is freed when the thread ends and everything
-// else stays reachable until the kernel reclaims the process. See README "Layout".
+// else stays reachable until the kernel reclaims the process. See docs/ARCHITECTURE.md, "OpenSSL's initialisation".
 #include <openssl/crypto.h>
 
 __attribute__((constructor)) static void apns_openssl_init_without_atexit(void) {

@@ -1,5 +1,5 @@
 /// The rule every header value the tool sends must meet: RFC 9113 §8.2.1 plus a stricter line on control
-/// characters (README, "Header values"). A value that breaks it never reaches the wire: a strict HTTP/2 peer
+/// characters (docs/FILES.md, "Header values"). A value that breaks it never reaches the wire: a strict HTTP/2 peer
 /// answers it with a stream or connection error, which would put other requests in doubt.
 ///
 /// RFC 9113 §8.2.1: a field value must not contain NUL, CR or LF, and must not start or end with SP or HTAB.

@@ -1,6 +1,6 @@
 /// One notification ready for the wire: the device token, every APNs header value, and the payload bytes as they
 /// stood in the input (validated, never re-serialised). Immutable: with `var` fields the compiler copied each one
-/// built in `init` and released the original (see "Performance" in the README).
+/// built in `init` and released the original (docs/PERFORMANCE.md, "What made it faster").
 public struct PushNotification: Sendable, Hashable {
     public let token: DeviceToken
     public let topic: Topic

@@ -8,8 +8,8 @@ import Glibc
 /// lists, header-table entries and buffers), handed to nghttp2 as its `nghttp2_mem`. Blocks of up to 8 KiB are
 /// kept after nghttp2 frees them, in one free list per power-of-two size class, and handed out again: a request's
 /// five allocations and frees inside nghttp2 become list pops and pushes. glibc's per-thread cache holds seven
-/// blocks a size, so with a hundred streams in flight most of those calls went to its slower bins (README,
-/// "Performance").
+/// blocks a size, so with a hundred streams in flight most of those calls went to its slower bins
+/// (docs/PERFORMANCE.md, "HTTP/2").
 ///
 /// Every block starts with a 16-byte header (its size class and usable size), so `free` and `realloc` need no
 /// lookup, and the address nghttp2 gets stays 16-byte aligned like `malloc`'s. A free list keeps at most

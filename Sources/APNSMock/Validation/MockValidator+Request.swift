@@ -3,7 +3,7 @@ import APNSHTTP2
 
 /// The request-shape checks that need no credentials: method, path and device token, duplicate headers, and the
 /// syntax of `apns-id`, `apns-push-type`, `apns-priority`, `apns-expiration` and `apns-collapse-id` (each by the
-/// same core type the client validates with, so the two agree on every value, README "Header values").
+/// same core type the client validates with, so the two agree on every value; docs/FILES.md, "Header values").
 extension MockValidator {
     /// The headers of a request whose shape is valid, parsed.
     struct ShapedRequest {
