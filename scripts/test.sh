@@ -22,6 +22,16 @@ test_tmp="$(mktemp -d "${TMPDIR:-/tmp}/apns-bulk-test.XXXXXX")"
 trap 'status=$?; rm -rf "$test_tmp"; [ "$status" -eq 0 ] || echo "test.sh: FAILED (exit $status) after $SECONDS s" >&2' EXIT
 export TMPDIR="$test_tmp"
 
+# Installs Debian packages: straight from the package lists on hand, else after `apt-get update`. Prints nothing
+# on success; the status says whether every package was installed.
+apt_install() {
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+        { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq &&
+          DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >&2; }
+}
+
 # The report's browser test renders HTML in headless chromium and reads the screenshot with python3: installed
 # here when missing (chromium is large, so install-deps.sh leaves it out); without it that one test is skipped.
 install_browser() {
@@ -30,10 +40,7 @@ install_browser() {
     command -v python3 >/dev/null || browser+=(python3)
     [ ${#browser[@]} -gt 0 ] || return 0
     echo "test: installing ${browser[*]} for the report's browser test" >&2
-    local sudo=
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq &&
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${browser[@]}" >&2; } ||
+    apt_install "${browser[@]}" ||
         echo "test: could not install ${browser[*]}: the report's browser test will be skipped" >&2
 }
 
@@ -52,9 +59,7 @@ install_metrics_tools() {
     if [ ! -e "$policy" ]; then
         printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null && $sudo chmod 0755 "$policy" && made_policy=1
     fi
-    { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2 ||
-      { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq &&
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2; }; } ||
+    apt_install "${need[@]}" ||
         { echo "test: could not install ${need[*]}" >&2; [ -z "$made_policy" ] || $sudo rm -f "$policy"; return 1; }
     [ -z "$made_policy" ] || $sudo rm -f "$policy"
     # Stop anything an install started anyway: the tests run their own node_exporter on an ephemeral port.
@@ -74,12 +79,7 @@ install_shells() {
     command -v tmux >/dev/null || need+=(tmux)
     [ ${#need[@]} -gt 0 ] || return 0
     echo "test: installing ${need[*]} for the completion and terminal tests" >&2
-    local sudo=
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    { DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2 ||
-      { DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq &&
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >&2; }; } ||
-        { echo "test: could not install ${need[*]}" >&2; return 1; }
+    apt_install "${need[@]}" || echo "test: could not install ${need[*]}: their tests will be skipped" >&2
 }
 
 # Builds in its own scratch path with `--sanitize=$1` and runs every test there, end-to-end tests included: they

@@ -138,9 +138,7 @@ struct ReportEndToEndTests {
         let lines = try #require(series["runs"] as? [[String: Any]])
         #expect(lines.compactMap { $0["label"] as? String } == ["shard 0/2", "shard 1/2"])
 
-        let chromium = try #require(Self.chromium)
-        let dom = try Self.run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                                          "--user-data-dir=\(out.file("chromium-profile"))", "--dump-dom", "file://\(html)"])
+        let dom = try Self.domInBrowser(html: html, directory: out)
         #expect(dom.contains("shard 0/2 results/s") && dom.contains("shard 1/2 results/s"), "\(dom.prefix(600))")
         #expect(dom.contains("<table id=\"runs\">"))
         #expect(dom.contains("<code>\(campaign)</code>"), "the runs table names the input")
@@ -154,12 +152,22 @@ struct ReportEndToEndTests {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
+    /// Headless chromium's flags, its profile in `directory`.
+    static func chromiumFlags(_ directory: TemporaryDirectory) -> [String] {
+        ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+         "--user-data-dir=\(directory.file("chromium-profile"))"]
+    }
+
+    /// The page's DOM as headless chromium builds it.
+    static func domInBrowser(html: String, directory: TemporaryDirectory) throws -> String {
+        try run(try #require(Self.chromium), chromiumFlags(directory) + ["--dump-dom", "file://\(html)"])
+    }
+
     /// Renders the page headless: the DOM must hold the figures, the screenshot must be a real picture.
     static func checkInBrowser(html: String, directory: TemporaryDirectory) throws {
         let chromium = try #require(Self.chromium)
-        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                     "--user-data-dir=\(directory.file("chromium-profile"))"]
-        let dom = try run(chromium, flags + ["--dump-dom", "file://\(html)"])
+        let flags = chromiumFlags(directory)
+        let dom = try domInBrowser(html: html, directory: directory)
         #expect(dom.contains("<div class=\"label\">Records</div><div class=\"value\">17</div>"), "\(dom.prefix(400))")
         #expect(dom.contains("<div class=\"label\">Tokens to prune</div><div class=\"value\">3</div>"))
         #expect(dom.contains("<div class=\"label\">Duplicates</div><div class=\"value\">1</div>"))
