@@ -324,3 +324,31 @@ extension CampaignReport {
         }
     }
 }
+
+// MARK: - ReportFile
+
+/// Writes a run's report files (`--summary`) whole, created with mode 0600 (less if the umask says
+/// so), like the result file and journal: they name the campaign and its figures.
+public enum ReportFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(PipelineError) {
+        let file = try POSIXFile.openForReplacing(path)
+        try file.write(bytes, count: bytes.count)
+    }
+}
+
+// MARK: - ShellWord
+
+/// Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted as it stands.
+public enum ShellWord {
+    public static func quoted(_ word: String) -> String {
+        if !word.isEmpty, word.unicodeScalars.allSatisfy(isPlain) { return word }
+        return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+    }
+
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", "/", ":", "=", "+", ",", "@", "%": return true
+        default: return false
+        }
+    }
+}
