@@ -3,6 +3,7 @@ import APNSPipeline
 import APNSTransport
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// What `send` and `replay` share after parsing: the engine the run turns on (event loop, connection pool,
 /// signals), progress, the final summary, summary and metrics files, and the exit status. After a resumed or
@@ -102,5 +103,109 @@ enum CampaignRunner {
             if campaign.count(.inputError) > 0 { return .invalidRecords }
             return .success
         }
+    }
+}
+
+// MARK: - StopSignal
+
+/// How many times SIGINT/SIGTERM arrived, and the event loop each one wakes: raised on the signal queue, read on
+/// the loop after the turn the wake-up caused (`EventLoopSendEngine.run`). No polling: the loop sleeps until the
+/// eventfd write that `EventLoopHandle.execute` makes.
+final class StopSignal: Sendable {
+    private let count = Atomic<Int>(0)
+    private let loop = Mutex<EventLoopHandle?>(nil)
+
+    /// Records one signal and wakes the loop, if one is listening; the posted work is empty: the wake-up is the
+    /// message, the count its content. Signals raised before a loop listens are read on its first turn.
+    func raise() {
+        count.add(1, ordering: .relaxed)
+        let handle = loop.withLock { $0 }
+        handle?.execute { _ in }
+    }
+
+    /// How many signals arrived so far.
+    var received: Int { count.load(ordering: .relaxed) }
+
+    /// The loop to wake from now on (nil: none).
+    func wake(_ handle: EventLoopHandle?) {
+        loop.withLock { $0 = handle }
+    }
+}
+
+// MARK: - SignalWatcher
+
+/// Turns SIGINT and SIGTERM into a `StopSignal` for as long as it lives (the signals are ignored by the process
+/// and heard on a dispatch queue, which raises the stop signal and so wakes the campaign's event loop).
+final class SignalWatcher {
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ stop: StopSignal) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.raise() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    deinit {
+        for source in sources { source.cancel() }
+    }
+}
+
+// MARK: - StopHint
+
+/// The one line that says how to fix what stopped a campaign early, for the reasons a person must act on: which
+/// key id, team id, topic or endpoint was sent, where to check it, and the command that finishes the campaign.
+struct StopHint {
+    var keyID: String?
+    var teamID: String?
+    var topic: String?
+    var endpoint: String
+    var resultsPath: String
+
+    /// The hint for a stop reason (`CampaignHealth`'s "<Reason> on N requests in a row"), or nil for the others.
+    func line(forStop why: String) -> String? {
+        let reason = why.split(separator: " ").first.map(String.init) ?? ""
+        let replay = "then finish the campaign with: apns-bulk replay \(ShellWord.quoted(resultsPath)) --results <new file>"
+        let key = "--key-id \(keyID ?? "?") and --team-id \(teamID ?? "?")"
+        switch reason {
+        case "InvalidProviderToken", "MissingProviderToken":
+            return "APNs did not accept the provider token signed with \(key): check that the key id is the .p8 key's "
+                + "and the team id its team (App Store Connect, Users and Access, Integrations, Keys), \(replay) and the right ids"
+        case "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken":
+            return "the key named by \(key) is not this team's key for \(endpoint): check both ids and --endpoint, \(replay) "
+                + "and the right ones"
+        case "TopicDisallowed", "BadTopic", "MissingTopic":
+            return "APNs refused the topic \(topic ?? "(none)"): it must be the bundle id of an app of team \(teamID ?? "?") "
+                + "(plus .voip, .complication, .pushkit.fileprovider for those push types); finish the campaign with: "
+                + "apns-bulk replay \(ShellWord.quoted(resultsPath)) --topic <bundle id> --results <new file>"
+        case "InvalidPushType":
+            return "APNs refused the push type: finish the campaign with: apns-bulk replay \(ShellWord.quoted(resultsPath)) "
+                + "--push-type <alert|background|voip|…> --results <new file>"
+        case "BadCertificate", "BadCertificateEnvironment", "Forbidden":
+            return "APNs refused the client certificate for \(endpoint): check that it is an Apple Push certificate for "
+                + "this environment (development or production) and its app, \(replay)"
+        default:
+            return nil
+        }
+    }
+}
+
+// MARK: - TimelineRecorder
+
+/// Keeps the run's timeline while the progress callback feeds it.
+final class TimelineRecorder: @unchecked Sendable {
+    // @unchecked: fed only from the event-loop thread that runs the campaign, read after it returns.
+    private(set) var timeline: CampaignTimeline
+
+    init(startedAt: Double, label: String) {
+        timeline = CampaignTimeline(startedAt: startedAt)
+        timeline.label = label
+    }
+
+    func record(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
+        timeline.record(summary, inFlight: inFlight, window: window)
     }
 }

@@ -61,3 +61,12 @@ struct PruneCommand: ParsableCommand {
         FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))
     }
 }
+
+// MARK: - StandardOutputSink
+
+/// Standard output as a `ByteSink`, for commands that print data (`prune`).
+final class StandardOutputSink: ByteSink {
+    func write(_ bytes: [UInt8], count: Int) throws(PipelineError) {
+        FileHandle.standardOutput.write(Data(bytes[0..<count]))
+    }
+}

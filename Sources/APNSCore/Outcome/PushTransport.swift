@@ -42,3 +42,79 @@ public protocol PushTransportDelegate: AnyObject {
     /// The transport finished closing; nothing more will be reported.
     func transportDidClose()
 }
+
+// MARK: - PushOutcome
+
+/// What came back for one push request: an APNs answer, or a transport failure instead of one.
+public enum PushOutcome: Hashable, Sendable {
+    case answered(PushAnswer)
+    case failed(TransportFailure)
+
+    /// The answer, when APNs gave one.
+    public var answer: PushAnswer? {
+        if case .answered(let answer) = self { return answer }
+        return nil
+    }
+}
+
+// MARK: - PushAnswer
+
+/// An APNs answer as read off the wire: the status, the ids it carries and the parsed error body. Immutable, as
+/// `PushNotification` is, so that building one copies nothing.
+public struct PushAnswer: Sendable, Hashable {
+    public let status: Int
+    public let apnsID: String?
+    /// Sent by the development environment only.
+    public let apnsUniqueID: String?
+    public let reason: APNSReason?
+    /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
+    public let timestamp: Int64?
+
+    public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil, timestamp: Int64? = nil) {
+        self.status = status
+        self.apnsID = apnsID
+        self.apnsUniqueID = apnsUniqueID
+        self.reason = reason
+        self.timestamp = timestamp
+    }
+
+    /// An answer with its error body parsed by `APNSErrorBody`.
+    public init(status: Int, apnsID: String?, apnsUniqueID: String?, body: some Collection<UInt8>) {
+        let parsed = APNSErrorBody(parsing: body)
+        self.init(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID, reason: parsed.reason, timestamp: parsed.timestamp)
+    }
+}
+
+// MARK: - TransportFailure
+
+/// What can happen to a request on the wire instead of an APNs answer, split by whether APNs may have processed it.
+public enum TransportFailure: Hashable, Sendable, CustomStringConvertible {
+    /// The server refused the stream (`RST_STREAM REFUSED_STREAM`): not processed, safe to send again.
+    case refusedStream
+    /// The stream was above a GOAWAY's last-stream-id: not processed, safe to send again.
+    case unprocessedAfterGoaway
+    /// The request never left, or cannot have been processed: no connection could be made, it was still queued
+    /// when its connection died, or its connection died before the server's first HTTP/2 SETTINGS frame.
+    case notSent(String)
+    /// The request was sent, and its answer was lost: a GOAWAY at or below its stream, a dropped connection,
+    /// a reset other than REFUSED_STREAM, or a timeout. APNs may or may not have processed it.
+    case answerLost(String)
+
+    /// Whether the request certainly did not reach APNs, so sending it again cannot duplicate it: refused, above a
+    /// GOAWAY's last-stream-id, or not sent. An answer lost is in doubt.
+    public var isSafeToResend: Bool {
+        switch self {
+        case .refusedStream, .unprocessedAfterGoaway, .notSent: return true
+        case .answerLost: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .refusedStream: return "stream refused by the server"
+        case .unprocessedAfterGoaway: return "not processed before GOAWAY"
+        case .notSent(let why): return "not sent: \(why)"
+        case .answerLost(let why): return "answer lost: \(why)"
+        }
+    }
+}

@@ -176,3 +176,137 @@ public final class HTTP2ServerSession {
         for slot in streams.slotsInUse { streams.release(slot) }
     }
 }
+
+// MARK: - EventSink
+
+/// What the server records from inside nghttp2's callbacks: request fields and bodies into the stream slots,
+/// complete requests and everything else into `events`. Nothing here calls nghttp2.
+extension HTTP2ServerSession: Nghttp2EventSink {
+    func nghttp2BeginHeaders(streamID: Int32, slot: Int?, isRequest: Bool) -> Int? {
+        guard isRequest, slot == nil else { return nil }
+        return streams.claim(streamID: streamID)
+    }
+
+    func nghttp2Header(streamID: Int32, slot: Int?, name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
+        guard let slot, streams.isInUse(slot), streams[slot].streamID == streamID, streams[slot].phase == .receiving else { return }
+        streams[slot].fields.append(received: name, value: value)
+    }
+
+    func nghttp2DataChunk(streamID: Int32, slot: Int?, bytes: Nghttp2BorrowedBytes) {
+        guard let slot, streams.isInUse(slot), streams[slot].phase == .receiving else { return }
+        let room = configuration.maximumRequestBodyBytes - streams[slot].body.count
+        bytes.append(to: &streams[slot].body, limit: room)
+        streams[slot].bodyByteCount += bytes.count
+    }
+
+    func nghttp2FrameReceived(_ frame: Nghttp2FrameSummary, slot: Int?) {
+        switch frame {
+        case .headers(_, let endStream, _), .data(_, let endStream):
+            guard endStream, let slot, streams.isInUse(slot), streams[slot].phase == .receiving else { return }
+            streams[slot].phase = .received
+            events.append(.request(streams.takeRequest(slot)))
+        case .settings(let isAck, _):
+            if isAck { events.append(.settingsAcknowledged) }
+        case .ping(let isAck, let payload):
+            if isAck { events.append(.pingAcknowledged(payload: payload)) }
+        case .goaway(let lastStreamID, let errorCode, let debugData):
+            var bytes: [UInt8] = []
+            debugData.append(to: &bytes)
+            events.append(.goawayReceived(lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode), debugData: bytes))
+        case .resetStream, .other:
+            break
+        }
+    }
+
+    func nghttp2FrameSent(_ frame: Nghttp2FrameSummary, slot: Int?) {
+        switch frame {
+        case .headers(_, let endStream, _), .data(_, let endStream):
+            if endStream, let slot, streams.isInUse(slot), streams[slot].hasResponse { streams[slot].phase = .responded }
+        default:
+            break
+        }
+    }
+
+    func nghttp2StreamClosed(streamID: Int32, slot: Int?, errorCode: UInt32) {
+        guard let slot, streams.isInUse(slot) else { return }
+        if streams[slot].phase != .responded {
+            events.append(.streamClosed(streamID: streamID, errorCode: HTTP2ErrorCode(rawValue: errorCode)))
+        }
+        streams.release(slot)
+    }
+
+    func nghttp2ReadBody(streamID: Int32, slot: Int, into window: Nghttp2OutputWindow) -> (count: Int, isLast: Bool)? {
+        guard streams.isInUse(slot) else { return nil }
+        let count = window.fill(from: streams[slot].responseBody, offset: streams[slot].responseOffset)
+        streams[slot].responseOffset += count
+        return (count, streams[slot].responseOffset >= streams[slot].responseBody.count)
+    }
+
+    func nghttp2ConnectionFailed(_ error: HTTP2Error) {
+        events.append(.connectionError(error))
+    }
+}
+
+// MARK: - HTTP2ServerRequest
+
+/// One request as an `HTTP2ServerSession` received it: every header field raw and in arrival order (pseudo-header
+/// fields included, duplicates kept, so a mock can answer DuplicateHeaders), and the body. Owns its bytes.
+public struct HTTP2ServerRequest: Sendable {
+    /// The stream the request came on (answer it with `HTTP2ServerSession.respond(to:…)`).
+    public let streamID: Int32
+    /// All header fields as received, in order.
+    public let fields: HTTP2HeaderFieldList
+    /// The body (at most `maximumRequestBodyBytes` of it).
+    public let body: [UInt8]
+    /// The body's full length as received, which may exceed `body.count`.
+    public let bodyByteCount: Int
+
+    public init(streamID: Int32, fields: HTTP2HeaderFieldList, body: [UInt8], bodyByteCount: Int) {
+        self.streamID = streamID
+        self.fields = fields
+        self.body = body
+        self.bodyByteCount = bodyByteCount
+    }
+
+    /// `:method`
+    public var method: ArraySlice<UInt8>? { fields.firstValue(of: ":method") }
+    /// `:path`
+    public var path: ArraySlice<UInt8>? { fields.firstValue(of: ":path") }
+    /// `:authority`
+    public var authority: ArraySlice<UInt8>? { fields.firstValue(of: ":authority") }
+    /// `:scheme`
+    public var scheme: ArraySlice<UInt8>? { fields.firstValue(of: ":scheme") }
+
+    /// The regular (non-pseudo) header fields, in arrival order, duplicates included.
+    public var headers: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] {
+        (0..<fields.count).filter { !fields.isPseudo(at: $0) }.map { (fields.name(at: $0), fields.value(at: $0)) }
+    }
+
+    /// Calls `body` with each regular header field, in arrival order, without allocating.
+    public func forEachHeader(_ body: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void) {
+        for index in 0..<fields.count where !fields.isPseudo(at: index) {
+            body(fields.name(at: index), fields.value(at: index))
+        }
+    }
+}
+
+// MARK: - HTTP2ServerEvent
+
+/// Something that happened on a server session, delivered by `HTTP2ServerSession.drainEvents` after nghttp2 has
+/// returned.
+public enum HTTP2ServerEvent: Sendable {
+    /// A complete request (END_STREAM received). Answer it with `respond(to:…)` or `resetStream`.
+    case request(HTTP2ServerRequest)
+    /// A stream ended before its response was completely sent: the client reset it, a GOAWAY cut it off, or
+    /// nghttp2 reset a malformed request. `respond` to it now throws `streamNotFound`.
+    case streamClosed(streamID: Int32, errorCode: HTTP2ErrorCode)
+    /// The client sent GOAWAY.
+    case goawayReceived(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8])
+    /// The client acknowledged one of our SETTINGS frames (in order): the stream limit it carried is in force.
+    case settingsAcknowledged
+    /// The client acknowledged one of our PINGs.
+    case pingAcknowledged(payload: UInt64)
+    /// The connection failed: nghttp2 rejected the input (for example bytes that are not an HTTP/2 client
+    /// preface), or found a protocol violation and sent GOAWAY. The session is closed.
+    case connectionError(HTTP2Error)
+}

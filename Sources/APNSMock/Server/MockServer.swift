@@ -1,6 +1,8 @@
+import APNSCore
 import APNSCrypto
 import APNSTransport
 import Foundation
+import Synchronization
 
 /// A mock APNs server on its own thread and event loop: listens on `address`, speaks TLS (ALPN h2) and HTTP/2,
 /// answers every request as `MockValidator` decides, and carries out its connection actions (stream limits,
@@ -163,4 +165,192 @@ public final class MockServer: Sendable {
             if lifecycle.finalCounters != nil { return nil }  // stopped: the posted work will never run
         }
     }
+}
+
+// MARK: - ClientCertificate
+
+/// Reading what the validator needs from the client certificate of a TLS handshake (see `MockClientCertificate`):
+/// the subject UID, the topics of Apple's multi-topic extension, and the environment extensions.
+extension MockClientCertificate {
+    /// Apple's extension listing the topics of a multi-topic ("universal") push certificate.
+    static let topicsExtensionOID = "1.2.840.113635.100.6.3.6"
+    /// Present on certificates valid against the development (sandbox) environment.
+    static let developmentExtensionOID = "1.2.840.113635.100.6.3.1"
+    /// Present on certificates valid against the production environment.
+    static let productionExtensionOID = "1.2.840.113635.100.6.3.2"
+
+    /// The certificate's topics and environments. Without a subject UID, a common name in Apple's form
+    /// ("Apple Push Services: com.example.app") names the topic.
+    init(peer certificate: TLSPeerCertificate) {
+        var subjectTopic = certificate.subjectUserID
+        if subjectTopic == nil, let commonName = certificate.subjectCommonName,
+           let range = commonName.range(of: "Push Services: ") {
+            subjectTopic = String(commonName[range.upperBound...])
+        }
+        let extensionTopics = certificate.extensions[Self.topicsExtensionOID].map(Self.topics(inExtension:)) ?? []
+        self.init(
+            subjectUID: subjectTopic,
+            extensionTopics: extensionTopics,
+            hasDevelopmentExtension: certificate.extensions[Self.developmentExtensionOID] != nil,
+            hasProductionExtension: certificate.extensions[Self.productionExtensionOID] != nil
+        )
+    }
+
+    /// The topics in the DER value of Apple's topics extension: a SEQUENCE alternating a UTF8String topic and a
+    /// SEQUENCE of push kinds. Returns the top-level strings; malformed DER yields what was read before it.
+    static func topics(inExtension der: [UInt8]) -> [String] {
+        var outer = DERReader(der[...])
+        guard let sequence = outer.next(), sequence.tag == 0x30 else { return [] }
+        var inner = DERReader(sequence.content)
+        var topics: [String] = []
+        while let element = inner.next() {
+            // UTF8String, PrintableString or IA5String.
+            if element.tag == 0x0C || element.tag == 0x13 || element.tag == 0x16 {
+                topics.append(String(decoding: element.content, as: UTF8.self))
+            }
+        }
+        return topics
+    }
+}
+
+/// Walks DER elements (tag, definite length, content) in a byte range, stopping at the first malformed one.
+private struct DERReader {
+    private var bytes: ArraySlice<UInt8>
+
+    init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+    }
+
+    mutating func next() -> (tag: UInt8, content: ArraySlice<UInt8>)? {
+        var index = bytes.startIndex
+        guard index < bytes.endIndex else { return nil }
+        let tag = bytes[index]
+        index += 1
+        guard index < bytes.endIndex else { return nil }
+        let first = bytes[index]
+        index += 1
+        var length = 0
+        if first < 0x80 {
+            length = Int(first)
+        } else {
+            let count = Int(first & 0x7F)
+            guard count >= 1, count <= 4, bytes.endIndex - index >= count else { return nil }
+            for _ in 0..<count {
+                length = length << 8 | Int(bytes[index])
+                index += 1
+            }
+        }
+        guard bytes.endIndex - index >= length else { return nil }
+        let content = bytes[index..<index + length]
+        bytes = bytes[(index + length)...]
+        return (tag, content)
+    }
+}
+
+// MARK: - Threading
+
+/// The hand-over from a starting server's thread to `MockServer.start`: the bound address and loop handle, or
+/// why it could not start.
+final class MockServerStartup: Sendable {
+    struct Started: Sendable {
+        let address: SocketAddress
+        let handle: EventLoopHandle
+        let listener: EventLoopBound<MockListener>
+    }
+
+    private let result = Mutex<Result<Started, MockServerError>?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
+
+    func succeed(_ started: Started) {
+        result.withLock { $0 = .success(started) }
+        ready.signal()
+    }
+
+    func fail(_ error: MockServerError) {
+        result.withLock { $0 = .failure(error) }
+        ready.signal()
+    }
+
+    func wait() throws(MockServerError) -> Started {
+        ready.wait()
+        let outcome = result.withLock { $0 } ?? .failure(.eventLoop("the server thread ended without starting"))
+        return try outcome.get()
+    }
+}
+
+/// Whether a server's thread has ended, and the counters it ended with. Waiting is a latch: every waiter
+/// passes once the thread has finished.
+final class MockServerLifecycle: Sendable {
+    private let final = Mutex<MockCounters?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// The final counters, once the thread has finished.
+    var finalCounters: MockCounters? { final.withLock { $0 } }
+
+    func finish(_ counters: MockCounters) {
+        final.withLock { $0 = counters }
+        finished.signal()
+    }
+
+    /// Blocks until the thread has finished; returns the final counters.
+    @discardableResult
+    func waitUntilFinished() -> MockCounters {
+        if let counters = finalCounters { return counters }
+        finished.wait()
+        finished.signal()  // let the next waiter through too
+        return finalCounters ?? MockCounters()
+    }
+}
+
+/// One answer posted back from the loop's thread.
+final class MockServerReply<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+    private let delivered = DispatchSemaphore(value: 0)
+
+    func deliver(_ answer: Value) {
+        value.withLock { $0 = answer }
+        delivered.signal()
+    }
+
+    /// The answer, or nil when none arrived within `seconds`.
+    func wait(seconds: Double) -> Value? {
+        guard delivered.wait(timeout: .now() + seconds) == .success else { return nil }
+        return value.withLock { $0 }
+    }
+}
+
+// MARK: - MockServerError
+
+/// Why a `MockServer` could not start: a bad configuration, unusable TLS material, or a socket that would not
+/// listen. The description is short and stable and carries the underlying library's own text.
+public struct MockServerError: DetailedError, Hashable, Sendable {
+    private enum Code: String, Hashable, Sendable {
+        case configuration = "invalid mock configuration"
+        case certificate = "cannot prepare the server certificate"
+        case tls = "cannot set up TLS"
+        case listen = "cannot listen"
+        case eventLoop = "cannot start the event loop"
+    }
+
+    private let code: Code
+    /// The specifics: the offending setting, OpenSSL's text, `strerror`.
+    public let detail: String
+
+    private init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    static func configuration(_ detail: String) -> MockServerError { MockServerError(.configuration, detail) }
+    static func certificate(_ detail: String) -> MockServerError { MockServerError(.certificate, detail) }
+    static func tls(_ detail: String) -> MockServerError { MockServerError(.tls, detail) }
+    static func listen(_ detail: String) -> MockServerError { MockServerError(.listen, detail) }
+    static func eventLoop(_ detail: String) -> MockServerError { MockServerError(.eventLoop, detail) }
+
+    /// Whether the configuration itself was refused (as opposed to TLS material or the socket).
+    public var isConfigurationError: Bool { code == .configuration }
+    /// Whether binding or listening failed (address in use, no permission).
+    public var isListenError: Bool { code == .listen }
+
+    public var summary: String { code.rawValue }
 }

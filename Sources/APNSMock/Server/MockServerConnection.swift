@@ -141,3 +141,138 @@ final class MockServerConnection: TLSConnectionDelegate {
         listener.connectionEnded(self)
     }
 }
+
+// MARK: - InitialSettings
+
+/// The first stream limit. The server's first SETTINGS announces `initialConcurrentStreams` (1), but a client
+/// may open streams before that frame reaches it: RFC 9113 (sections 5.1.2 and 6.5.3) lets a limit bind only
+/// once the peer has it, and h2load or a pool that opens 100 streams right after the handshake would otherwise
+/// see them refused. So, under `.onceAcknowledged`, nghttp2 starts with the full limit (nothing is refused) while
+/// the frame on the wire is rewritten to say the initial limit; once the client acknowledges that frame, the
+/// initial limit is submitted to nghttp2 too (a second, identical SETTINGS) and enforced from then on, unless the
+/// validator has changed the limit meanwhile. Under `.immediately` nghttp2 refuses streams over the initial
+/// limit from the start (REFUSED_STREAM), which tests a client's resending.
+extension MockServerConnection {
+    /// What the HTTP/2 session announces to nghttp2 at start: the limit nghttp2 enforces before the first ACK.
+    static func startingLimit(_ configuration: MockConfiguration, _ enforcement: MockServer.InitialLimitEnforcement) -> Int {
+        switch enforcement {
+        case .onceAcknowledged: return configuration.maxConcurrentStreams
+        case .immediately: return configuration.initialConcurrentStreams
+        }
+    }
+
+    /// Rewrites SETTINGS_MAX_CONCURRENT_STREAMS in the first frame of `output` (the server's first SETTINGS) to
+    /// `limit`. False when the bytes are not the expected SETTINGS frame with that entry.
+    static func rewriteFirstSettings(_ output: inout [UInt8], maxConcurrentStreams limit: Int) -> Bool {
+        let headerLength = 9
+        guard output.count >= headerLength, output[3] == 0x04, output[4] & 0x01 == 0,
+              output[5] | output[6] | output[7] | output[8] == 0 else { return false }
+        let length = Int(output[0]) << 16 | Int(output[1]) << 8 | Int(output[2])
+        guard length % 6 == 0, output.count >= headerLength + length, let value = UInt32(exactly: limit) else { return false }
+        var entry = headerLength
+        var rewritten = false
+        while entry < headerLength + length {
+            if output[entry] == 0x00, output[entry + 1] == 0x03 {
+                output[entry + 2] = UInt8(truncatingIfNeeded: value >> 24)
+                output[entry + 3] = UInt8(truncatingIfNeeded: value >> 16)
+                output[entry + 4] = UInt8(truncatingIfNeeded: value >> 8)
+                output[entry + 5] = UInt8(truncatingIfNeeded: value)
+                rewritten = true
+            }
+            entry += 6
+        }
+        return rewritten
+    }
+
+    /// Called with the first output of the session: puts the initial limit on the wire.
+    func announceInitialLimit() {
+        initialLimitRewritePending = false
+        let initial = listener.validator.configuration.initialConcurrentStreams
+        guard !Self.rewriteFirstSettings(&output, maxConcurrentStreams: initial) else { return }
+        // Not the frame expected: announce and enforce the initial limit the plain way.
+        try? session.setMaxConcurrentStreams(initial)
+        initialLimitEnforced = true
+    }
+
+    /// The client acknowledged one of our SETTINGS frames (in order).
+    func settingsAcknowledged() {
+        acknowledgedSettingsCount += 1
+        guard acknowledgedSettingsCount == 1, !initialLimitEnforced, !streamLimitChanged else { return }
+        initialLimitEnforced = true
+        try? session.setMaxConcurrentStreams(listener.validator.configuration.initialConcurrentStreams)
+    }
+}
+
+// MARK: - Actions
+
+/// Carrying out a `MockDecision`: the answer (now, or after an injected delay) and each connection action, as
+/// `MockConnectionAction` documents them.
+extension MockServerConnection {
+    func carryOut(_ decision: MockDecision, for request: MockRequest) {
+        let streamID = request.streamID
+        if let response = decision.response {
+            var logLine: [UInt8]?
+            if response.status == 200, listener.acceptedLog != nil {
+                logLine = MockAcceptedLog.line(for: request, apnsID: response.apnsID, connection: state.id)
+            }
+            if let delay = Self.delay(in: decision.actions) {
+                answer(streamID, response, logging: logLine, afterMilliseconds: delay)
+            } else {
+                answer(streamID, response, logging: logLine)
+            }
+        }
+        for action in decision.actions {
+            switch action {
+            case .raiseStreamLimit(let limit), .lowerStreamLimit(let limit):
+                streamLimitChanged = true
+                try? session.setMaxConcurrentStreams(limit)  // fails only when the session has ended
+            case .goaway(let lastStreamID, let errorCode, let debugData):
+                // Graceful: streams at or below lastStreamID are still answered (delayed ones included); the
+                // session ends once they are, and `flush` then closes the connection with close_notify.
+                try? session.sendGoaway(
+                    lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode), debugData: debugData
+                )
+            case .dropConnection:
+                finish(gracefully: false)
+                return
+            case .refuseStream:
+                try? session.resetStream(streamID, errorCode: .refusedStream)
+            case .delay:
+                break  // applied to the answer above
+            }
+        }
+    }
+
+    /// Submits the answer to nghttp2: `:status`, `apns-id`, `apns-unique-id` when present, and the body. An
+    /// accepted answer is first logged (`--log-accepted`); if the log cannot be written it becomes a 500.
+    func answer(_ streamID: Int32, _ response: MockResponse, logging logLine: [UInt8]? = nil) {
+        var response = response
+        if let logLine, let log = listener.acceptedLog, !log.append(logLine) {
+            response = .rejected(.internalServerError, apnsID: response.apnsID)
+        }
+        responseFields.removeAll()
+        responseFields.append(name: "apns-id", value: response.apnsID.bytes)
+        if let uniqueID = response.uniqueID { responseFields.append(name: "apns-unique-id", value: uniqueID.bytes) }
+        // Throws only when the stream is gone (reset by the client, cut off by GOAWAY): nothing to answer.
+        try? session.respond(to: streamID, status: response.status, fields: responseFields, body: response.body)
+    }
+
+    /// Holds the answer back with a timer; other streams are served meanwhile. Equal delays fire in the order
+    /// they were scheduled, so a fixed latency keeps the answers in request order.
+    private func answer(_ streamID: Int32, _ response: MockResponse, logging logLine: [UInt8]?, afterMilliseconds milliseconds: Int) {
+        let timer = loop.schedule(after: Double(milliseconds) / 1000) { [weak self] in
+            guard let self, !self.isFinished else { return }
+            self.delayedAnswers.removeValue(forKey: streamID)
+            self.answer(streamID, response, logging: logLine)
+            self.scheduleFlush()
+        }
+        delayedAnswers[streamID] = timer
+    }
+
+    private static func delay(in actions: [MockConnectionAction]) -> Int? {
+        for action in actions {
+            if case .delay(let milliseconds) = action { return milliseconds }
+        }
+        return nil
+    }
+}

@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 
 /// How a campaign run ended and what it did: counts by outcome and reason, requests, retries and latencies.
 public struct CampaignSummary: Sendable {
@@ -60,4 +61,137 @@ public struct CampaignSummary: Sendable {
 
     /// Counts one more record with `outcome`.
     public mutating func add(_ outcome: RecordOutcome) { outcomeCounts[outcome.caseIndex] += 1 }
+}
+
+// MARK: - Report
+
+extension CampaignSummary {
+    /// Requests per second over the run.
+    public var requestRate: Double { elapsedSeconds > 0 ? Double(requests) / elapsedSeconds : 0 }
+
+    /// Whether this run continued earlier ones (`--resume`): the reports then show the campaign and this run.
+    public var isResumed: Bool { earlierRuns.records > 0 }
+
+    /// A few lines for stderr at the end of a run. Outcome counts are the whole campaign's; a resumed run adds a
+    /// line with its own. Text that can come from outside (a stop reason, an APNs reason, the results path) is
+    /// escaped (`PrintableText`): one line each, nothing a terminal acts on.
+    public func text(resultsPath: String?) -> String {
+        let campaign = self.campaign
+        var lines: [String] = []
+        let ofWhich = isResumed ? " (\(records) in this run)" : ""
+        if let finishedAt = finishedEarlierAt {
+            let when = Date(timeIntervalSince1970: finishedAt).formatted(.iso8601)
+            lines.append("already finished at \(when): nothing sent; the campaign's results stand as they were")
+        }
+        switch ending {
+        case .completed where finishedEarlierAt != nil:
+            lines.append("finished: \(campaign.records) records")
+        case .completed:
+            lines.append("finished: \(campaign.records) records\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
+        case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
+        case .interrupted: lines.append("interrupted: run the same command again to finish")
+        }
+        lines.append("  outcomes: " + Self.outcomeList(campaign))
+        for (reason, count) in campaign.reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
+            lines.append("    \(PrintableText.escaping(reason)): \(count)")
+        }
+        if let resultsPath, finishedEarlierAt != nil {
+            lines.append("  results: \(PrintableText.escaping(resultsPath))")
+            return lines.joined(separator: "\n")
+        }
+        if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
+        lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
+                            requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
+        lines.append("  in flight: at most \(maximumInFlight) requests at once; the adaptive limit was \(inFlightWindow) at the end")
+        if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func outcomeList(_ tally: CampaignTally) -> String {
+        let counts = RecordOutcome.allCases.filter { tally.count($0) > 0 }.map { "\($0.rawValue) \(tally.count($0))" }
+        return counts.isEmpty ? "none" : counts.joined(separator: ", ")
+    }
+
+    /// The summary as JSON (`--summary FILE`): `records`, `outcomes` and `reasons` describe the whole campaign
+    /// (every final line in the result file), `this_run` the same figures for this run alone; requests, retries,
+    /// timing and latency are this run's.
+    public func json(connections: Int) -> [UInt8] {
+        var ending: [String: Any] = [:]
+        switch self.ending {
+        case .completed: ending = ["state": "completed"]
+        case .stoppedEarly(let why): ending = ["state": "stopped_early", "reason": why]
+        case .interrupted: ending = ["state": "interrupted"]
+        }
+        func figures(_ tally: CampaignTally) -> [String: Any] {
+            ["records": tally.records,
+             "outcomes": Dictionary(uniqueKeysWithValues: RecordOutcome.allCases.map { ($0.rawValue, tally.count($0)) }),
+             "reasons": tally.reasons]
+        }
+        var object = figures(campaign)
+        object.merge([
+            "ending": ending,
+            "this_run": figures(thisRun),
+            "resumed": isResumed,
+            "requests": requests,
+            "retries": retries,
+            "elapsed_seconds": elapsedSeconds,
+            "requests_per_second": requestRate,
+            "latency_seconds": [
+                "p50": latencies.percentile(0.5), "p90": latencies.percentile(0.9),
+                "p99": latencies.percentile(0.99), "max": latencies.maximum,
+            ],
+            "connections": connections,
+            "in_flight_window": inFlightWindow,
+            "maximum_in_flight": maximumInFlight,
+        ]) { _, new in new }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+        return Array(data) + [0x0A]
+    }
+}
+
+// MARK: - CampaignTally
+
+/// Final result lines counted by outcome and by "outcome/reason" (e.g. "prune/Unregistered"): what one run wrote,
+/// what the runs before a `--resume` wrote, or the whole campaign's result file (their sum).
+public struct CampaignTally: Sendable, Equatable {
+    /// Records counted.
+    public var records = 0
+    public var outcomes: [RecordOutcome: Int] = [:]
+    public var reasons: [String: Int] = [:]
+
+    public init() {}
+
+    public init(records: Int, outcomes: [RecordOutcome: Int], reasons: [String: Int]) {
+        self.records = records
+        self.outcomes = outcomes
+        self.reasons = reasons
+    }
+
+    public func count(_ outcome: RecordOutcome) -> Int { outcomes[outcome, default: 0] }
+
+    /// Counts one final line.
+    public mutating func add(outcome: RecordOutcome, reason: String?) {
+        records += 1
+        outcomes[outcome, default: 0] += 1
+        if let reason { reasons["\(outcome.rawValue)/\(reason)", default: 0] += 1 }
+    }
+
+    /// The sum of two tallies.
+    public static func + (lhs: CampaignTally, rhs: CampaignTally) -> CampaignTally {
+        CampaignTally(
+            records: lhs.records + rhs.records,
+            outcomes: lhs.outcomes.merging(rhs.outcomes, uniquingKeysWith: +),
+            reasons: lhs.reasons.merging(rhs.reasons, uniquingKeysWith: +))
+    }
+
+    /// Records left to retry: retryable, in doubt or not sent (exit status 3 when the run completed).
+    public var leftToRetry: Int { count(.retryable) + count(.inDoubt) + count(.notSent) }
+}
+
+extension CampaignSummary {
+    /// What this run itself did: records it read and the final lines it wrote.
+    public var thisRun: CampaignTally { CampaignTally(records: records, outcomes: outcomes, reasons: reasons) }
+
+    /// The whole campaign: the final lines of the runs this one resumed, plus this run's.
+    public var campaign: CampaignTally { earlierRuns + thisRun }
 }

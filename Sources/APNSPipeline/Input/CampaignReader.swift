@@ -331,3 +331,23 @@ public final class CampaignReader: RecordReader {
         return true
     }
 }
+
+// MARK: - CheckedLine
+
+/// What a parser's `check` found in one record, for `CampaignReader.checkRecords`: a valid record's token and
+/// topic, or what the parser's `parse` puts in the invalid record (`CampaignRecord.Content.invalid`).
+enum CheckedLine {
+    case valid(CheckedToken, Topic)
+    case invalid(InputError, tokenText: String?, topicText: String?)
+}
+
+// MARK: - CheckedToken
+
+/// A valid record's device token as `validate` needs it: either still in the record's own bytes, already in the
+/// stored form (`DeviceToken.isStoredForm`: lowercase hex of an accepted length), so checking it made nothing; or
+/// parsed into a `DeviceToken` (upper case, grouped, written with escapes).
+enum CheckedToken {
+    /// The token's stored-form hex digits, at this range of the record's bytes (`RawHeaderFields.bytes`).
+    case inRecord(Range<Int>)
+    case parsed(DeviceToken)
+}

@@ -1,9 +1,10 @@
 import APNSCore
+import Foundation
 
 /// A campaign's figures, computed from its result lines (one run, or every shard of a split campaign) and the
 /// timelines of its summary files: records, outcomes by reason, tokens to prune, what `replay` should send
 /// next, duplicates, attempts, and throughput, latency and requests in flight over time. No I/O: lines and
-/// timelines are added one by one (`CampaignReport+Reading.swift` reads them from files).
+/// timelines are added one by one (the `Reading` section below reads them from files).
 public struct CampaignReport: Sendable {
     /// How many records ended with one reason (the APNs reason, or the input error code).
     public struct ReasonCount: Sendable, Equatable {
@@ -217,5 +218,137 @@ public struct CampaignReport: Sendable {
     /// The campaign's course over time, all runs together; nil without timelines.
     public func series(maximumPoints: Int = 120) -> ReportSeries? {
         ReportSeries(timelines: timelines, maximumPoints: maximumPoints)
+    }
+}
+
+// MARK: - JSON
+
+extension CampaignReport {
+    /// The figures as JSON (`report --json FILE`): what the HTML shows, for scripts and dashboards.
+    public func json(generatedAt: Date = Date()) -> [UInt8] {
+        var object: [String: Any] = [
+            "generated_at": ISO8601DateFormatter().string(from: generatedAt),
+            "result_files": resultFiles,
+            "summary_files": summaryCount,
+            "records": records,
+            "outcomes": Dictionary(uniqueKeysWithValues: RecordOutcome.allCases.map { ($0.rawValue, count($0)) }),
+            "reasons": reasons.map { ["outcome": $0.outcome.rawValue, "reason": $0.reason, "count": $0.count] },
+            "tokens_to_prune": tokensToPrune,
+            "replayable": ["retryable": count(.retryable), "in_doubt": count(.inDoubt), "not_sent": count(.notSent)],
+            "duplicates": count(.duplicate),
+            "attempts": [
+                "total": attempts,
+                "records_by_attempts": Dictionary(uniqueKeysWithValues: recordsByAttempts.map { (String($0.key), $0.value) }),
+            ],
+        ]
+        var next: [String: Any] = [:]
+        if let command = replayCommand() { next["replay"] = command }
+        if let command = replayCommandExcludingInDoubt() { next["replay_excluding_in_doubt"] = command }
+        if let command = pruneCommand() { next["prune"] = command }
+        if !unfinished.isEmpty { next["finish"] = unfinished.map { $0.command ?? "" } }
+        object["unfinished"] = unfinished.map(\.resultsPath)
+        object["rejected"] = rejected
+        object["next_steps"] = next
+        if !tornLines.isEmpty { object["torn_lines_skipped"] = tornLines }
+        object["runs"] = resultFiles.map { file -> [String: Any] in
+            let facts = runs[file] ?? RunFacts()
+            var row: [String: Any] = ["results": file, "inputs": facts.inputs, "topics": facts.topics]
+            if facts.otherTopicRecords > 0 { row["other_topic_records"] = facts.otherTopicRecords }
+            if let command = facts.command { row["command"] = command }
+            if let value = facts.startedAt { row["started_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value)) }
+            if let value = facts.finishedAt { row["finished_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value)) }
+            if let value = facts.durationSeconds { row["duration_seconds"] = value }
+            if let state = facts.state { row["state"] = state.rawValue }
+            if let why = facts.stoppedEarly { row["stopped_early"] = why }
+            return row
+        }
+        if let series = series() {
+            object["series"] = [
+                "bucket_seconds": series.bucketSeconds,
+                "started_at": series.startedAt,
+                "points": series.points.map { point -> [String: Any] in
+                    var row: [String: Any] = [
+                        "seconds": point.seconds, "answers_per_second": point.answersPerSecond,
+                        "requests_per_second": point.requestsPerSecond,
+                    ]
+                    if let value = point.latencyP50 { row["latency_p50_seconds"] = value }
+                    if let value = point.latencyP99 { row["latency_p99_seconds"] = value }
+                    if let value = point.inFlight { row["in_flight"] = value }
+                    if let value = point.window { row["window"] = value }
+                    return row
+                },
+                "runs": series.runs.map { run -> [String: Any] in
+                    ["label": run.label, "answers_per_second": run.answersPerSecond.map { $0 as Any? ?? NSNull() }]
+                },
+            ]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+        return Array(data) + [0x0A]
+    }
+}
+
+// MARK: - Reading
+
+extension CampaignReport {
+    /// Adds every line of a result file (NDJSON or CSV, plain or gzip).
+    public mutating func addResults(atPath path: String) throws(PipelineError) {
+        addResultFile(path)
+        if let manifest = try? CampaignManifest.read(forResults: path) { runs[path, default: RunFacts()].take(manifest) }
+        let reader = try ResultReader(path: path)
+        while let record = try reader.next() { add(record, resultFile: path) }
+        if let torn = reader.tornLine { tornLines.append("\(path):\(torn)") }
+        if let run = UnfinishedRun.find(resultsPath: path) { unfinished.append(run) }
+    }
+
+    /// Adds the timeline of a `send --summary` file; a summary without one (an older version) is counted only.
+    public mutating func addSummary(atPath path: String) throws(PipelineError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw PipelineError(.openFailed, "\(path): \(error.localizedDescription)")
+        }
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw PipelineError(.inputsInvalid, "\(path): not a summary JSON file: \(error.localizedDescription)")
+        }
+        guard let summary = object as? [String: Any] else {
+            throw PipelineError(.inputsInvalid, "\(path): not a summary JSON file (no object at the top)")
+        }
+        countSummary()
+        if let value = summary[CampaignTimeline.summaryKey], var timeline = CampaignTimeline(jsonObject: value) {
+            if timeline.label == nil { timeline.label = (path as NSString).lastPathComponent }
+            add(timeline)
+        }
+    }
+}
+
+// MARK: - ReportFile
+
+/// Writes a run's report files (`--summary`) whole, created with mode 0600 (less if the umask says
+/// so), like the result file and journal: they name the campaign and its figures.
+public enum ReportFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(PipelineError) {
+        let file = try POSIXFile.openForReplacing(path)
+        try file.write(bytes, count: bytes.count)
+    }
+}
+
+// MARK: - ShellWord
+
+/// Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted as it stands.
+public enum ShellWord {
+    public static func quoted(_ word: String) -> String {
+        if !word.isEmpty, word.unicodeScalars.allSatisfy(isPlain) { return word }
+        return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+    }
+
+    private static func isPlain(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", "/", ":", "=", "+", ",", "@", "%": return true
+        default: return false
+        }
     }
 }

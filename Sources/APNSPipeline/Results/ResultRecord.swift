@@ -96,3 +96,414 @@ extension ResultRecord {
         return notification
     }
 }
+
+// MARK: - Parsing
+
+extension ResultRecord {
+    /// Reads one NDJSON result line, `bytes[range]`; its `file` becomes an index into `inputFiles`.
+    init(ndjson bytes: [UInt8], range: Range<Int>, inputFiles: inout InputFileList) throws(ResultLineProblem) {
+        let scanner = JSONScanner(bytes)
+        let object: JSONScanner.Value
+        do {
+            object = try scanner.scanDocument(in: range)
+        } catch {
+            throw ResultLineProblem(
+                "not valid JSON: \(error.message) at column \(error.offset - range.lowerBound + 1)", .recordInvalidJSON
+            )
+        }
+        guard object.kind == .object else { throw ResultLineProblem("not a JSON object", .recordNotObject) }
+        var fields = ResultFieldValues()
+        scanner.forEachMember(of: object) { key, value in
+            guard value.kind != .null else { return }
+            guard let field = ResultFieldValues.index(ofKey: key, in: scanner) else { return }  // unknown: ignored
+            switch value.kind {
+            case .string where value.hasEscapes:
+                // An escaped lone surrogate names no character: the field is damaged, not silently U+FFFD.
+                fields.values[field] = scanner.decodeStringExactly(value).map { .text(Array($0.utf8)) } ?? .invalid(
+                    "holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character",
+                    ResultFieldValues.errorCode(of: ResultRecord.fieldNames[field]))
+            case .string:
+                fields.values[field] = .text(Array(bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]))
+            case .number:
+                fields.values[field] = .number(Array(bytes[value.range]))
+            case .object where field == ResultFieldValues.payloadIndex:
+                // Raw line breaks (a line not written by us) read as the writer writes them: as spaces.
+                fields.values[field] = .text(ResultRecord.oneLine(Array(bytes[value.range])))
+            default:
+                fields.values[field] = .invalid("has the wrong type", .recordFieldInvalid)
+            }
+        }
+        try self.init(fields, inputFiles: &inputFiles)
+    }
+
+    /// Builds a record from field values read from NDJSON or CSV. A problem found after the line's file, line and
+    /// outcome were read carries the record read so far, so `replay` can report it under that file and line.
+    fileprivate init(_ fields: ResultFieldValues, inputFiles: inout InputFileList) throws(ResultLineProblem) {
+        guard let file = try fields.text("file") else { throw ResultLineProblem("no 'file'") }
+        guard let line = try fields.integer("line"), line >= 1 else { throw ResultLineProblem("no valid 'line'") }
+        guard let outcomeText = try fields.text("outcome") else { throw ResultLineProblem("no 'outcome'") }
+        guard let outcome = RecordOutcome(rawValue: outcomeText) else {
+            throw ResultLineProblem("unknown outcome '\(outcomeText)'")
+        }
+        let key = RecordKey(fileIndex: inputFiles.index(adding: file), line: Int(line))
+        var record = ResultRecord(key: key, outcome: outcome)
+        do {
+            try record.readFields(fields)
+        } catch {
+            var problem = error
+            problem.record = record
+            throw problem
+        }
+        self = record
+    }
+
+    private mutating func readFields(_ fields: ResultFieldValues) throws(ResultLineProblem) {
+        token = try fields.text("token")
+        topic = try fields.text("topic")
+        status = try fields.integer("status").map { Int($0) }
+        reason = try fields.text("reason")
+        detail = try fields.text("detail")
+        apnsID = try fields.text("apns_id")
+        timestamp = try fields.integer("timestamp")
+        attempts = try fields.integer("attempts").map { Int($0) } ?? 0
+        if let text = try fields.text("push_type") {
+            guard let type = PushType(rawValue: text) else {
+                throw ResultLineProblem("unknown push_type '\(text)'", .pushTypeUnknown)
+            }
+            pushType = type
+        }
+        if let number = try fields.integer("priority") {
+            guard let value = Priority(rawValue: Int(number)) else {
+                throw ResultLineProblem("invalid priority \(number)", .priorityInvalid)
+            }
+            priority = value
+        }
+        expiration = try fields.integer("expiration")
+        collapseID = try fields.text("collapse_id")
+        payload = try fields.bytes("payload")
+    }
+}
+
+/// The raw values of one result line's known fields, by `ResultRecord.fieldNames` position.
+struct ResultFieldValues {
+    /// A field as read: text (a JSON string or object, a CSV cell), a JSON number, or a value that cannot be
+    /// used (why, and the input error it is), reported when the field is read.
+    enum Value {
+        case text([UInt8])
+        case number([UInt8])
+        case invalid(String, InputError.Code)
+    }
+
+    var values = [Value?](repeating: nil, count: ResultRecord.fieldNames.count)
+
+    private static let indexByName: [String: Int] = Dictionary(
+        uniqueKeysWithValues: ResultRecord.fieldNames.enumerated().map { ($0.element, $0.offset) }
+    )
+
+    private static let nameBytes: [[UInt8]] = ResultRecord.fieldNames.map { Array($0.utf8) }
+    static let payloadIndex = ResultRecord.fieldNames.count - 1
+
+    static func index(of name: String) -> Int? { indexByName[name] }
+
+    /// The field a JSON key names, compared on its bytes (no string is made unless the key has escapes).
+    static func index(ofKey key: JSONScanner.Value, in scanner: JSONScanner) -> Int? {
+        if key.hasEscapes { return indexByName[scanner.decodeString(key)] }
+        let content = (key.range.lowerBound + 1)..<(key.range.upperBound - 1)
+        for (index, name) in nameBytes.enumerated() where name.count == content.count {
+            if name.elementsEqual(scanner.bytes[content]) { return index }
+        }
+        return nil
+    }
+
+    /// The input error a bad value of the field is, as `send` names it for a campaign record.
+    static func errorCode(of name: String) -> InputError.Code {
+        switch name {
+        case "push_type": return .pushTypeUnknown
+        case "priority": return .priorityInvalid
+        case "expiration": return .expirationInvalid
+        case "collapse_id": return .collapseIDInvalid
+        case "apns_id": return .apnsIDInvalid
+        default: return .recordFieldInvalid
+        }
+    }
+
+    private func value(_ name: String) -> Value? {
+        guard let index = Self.indexByName[name] else { return nil }
+        return values[index]
+    }
+
+    func text(_ name: String) throws(ResultLineProblem) -> String? {
+        switch value(name) {
+        case .text(let bytes)?: return String(decoding: bytes, as: UTF8.self)
+        case .number?: throw ResultLineProblem("field '\(name)' must be a string", .recordFieldInvalid)
+        case .invalid(let why, let code)?: throw ResultLineProblem("field '\(name)' \(why)", code)
+        case nil: return nil
+        }
+    }
+
+    func bytes(_ name: String) throws(ResultLineProblem) -> [UInt8]? {
+        switch value(name) {
+        case .text(let bytes)?, .number(let bytes)?: return bytes
+        case .invalid(let why, let code)?: throw ResultLineProblem("field '\(name)' \(why)", code)
+        case nil: return nil
+        }
+    }
+
+    /// An integer field (in CSV every cell is text, so digits in text count too).
+    func integer(_ name: String) throws(ResultLineProblem) -> Int64? {
+        guard let bytes = try bytes(name) else { return nil }
+        var digits = bytes[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.count <= 18,
+              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { throw ResultLineProblem("field '\(name)' must be an integer", Self.errorCode(of: name)) }
+        let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+        return negative ? -magnitude : magnitude
+    }
+}
+
+/// Maps a CSV result file's header to the known fields.
+struct ResultCSVColumns {
+    /// The known field each column holds (by `ResultRecord.fieldNames` position), nil for unknown columns.
+    private let fieldByColumn: [Int?]
+
+    init(header: [String]) throws(ResultLineProblem) {
+        fieldByColumn = header.map { ResultFieldValues.index(of: $0.trimmingCharactersInSpaces()) }
+        for required in ["file", "line", "outcome"] where !fieldByColumn.contains(ResultFieldValues.index(of: required)) {
+            throw ResultLineProblem("the CSV header has no '\(required)' column")
+        }
+    }
+
+    func record(
+        from csv: CSVReader, row: CSVReader.Record, inputFiles: inout InputFileList
+    ) throws(ResultLineProblem) -> ResultRecord {
+        guard row.fieldCount == fieldByColumn.count else {
+            throw ResultLineProblem("\(row.fieldCount) fields, the header has \(fieldByColumn.count)", .csvColumnCount)
+        }
+        var fields = ResultFieldValues()
+        for (column, field) in fieldByColumn.enumerated() {
+            guard let field else { continue }
+            let range = csv.field(column)
+            guard !range.isEmpty else { continue }
+            // A cell that is not UTF-8 is damaged: read as text it would come back changed (U+FFFD) when written.
+            let cell = Array(csv.fieldBytes[range])
+            fields.values[field] = UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
+                ? .text(cell) : .invalid("is not valid UTF-8", .recordInvalidUTF8)
+        }
+        return try ResultRecord(fields, inputFiles: &inputFiles)
+    }
+}
+
+extension String {
+    func trimmingCharactersInSpaces() -> String { String(Substring(self).trimmingSpaces()) }
+}
+
+// MARK: - Serialization
+
+/// How result lines are written: hand-made into a reusable byte buffer, no `JSONEncoder`.
+extension ResultRecord {
+    /// Appends the record as one NDJSON line (with its `\n`); absent fields are left out. `file` is the path
+    /// of the key's input file (the writer's to resolve).
+    func appendNDJSON(file: String, to out: inout [UInt8]) {
+        appendNDJSON(opening: Self.ndjsonOpening(file: file), to: &out)
+    }
+
+    /// The start every NDJSON line of one input file shares, `{"file":"<path>","line":`: a writer makes it once
+    /// per file and passes it to `appendNDJSON(opening:to:)`.
+    static func ndjsonOpening(file: String) -> [UInt8] {
+        var opening: [UInt8] = []
+        append(#"{"file":"#, to: &opening)
+        JSONText.appendString(file, to: &opening)
+        append(#","line":"#, to: &opening)
+        return opening
+    }
+
+    /// The same line, after an `opening` from `ndjsonOpening(file:)` for the key's file.
+    func appendNDJSON(opening: [UInt8], to out: inout [UInt8]) {
+        var middle = DeliveryLineMiddle()
+        appendNDJSON(opening: opening, deliveryMiddle: &middle, to: &out)
+    }
+
+    /// The same line, with a plain delivery's middle (its topic to its status) from `deliveryMiddle`, which a writer
+    /// keeps from line to line.
+    func appendNDJSON(opening: [UInt8], deliveryMiddle: inout DeliveryLineMiddle, to out: inout [UInt8]) {
+        out.append(contentsOf: opening)
+        DecimalText.append(key.line, to: &out)
+        if let token, let topic, isPlainDelivery {
+            // The commonest line: the same bytes as below, each string's closing quote in the literal after it.
+            Self.append(#","token":""#, to: &out)
+            JSONText.appendStringContents(token, to: &out)
+            deliveryMiddle.update(for: topic)
+            out.append(contentsOf: deliveryMiddle.bytes)
+            if let apnsID {
+                Self.append(#","apns_id":""#, to: &out)
+                JSONText.appendStringContents(apnsID, to: &out)
+                Self.append("\",\"attempts\":1}\n", to: &out)
+            } else {
+                Self.append(",\"attempts\":1}\n", to: &out)
+            }
+            return
+        }
+        if let token { Self.appendMember(#","token":""#, token, to: &out) }
+        if let topic { Self.appendMember(#","topic":""#, topic, to: &out) }
+        // Other deliveries with 200 (more attempts, an apns-id without a topic, the replay fields) still take their
+        // outcome and status from one literal, and lines in one attempt with nothing after take their end from one.
+        if outcome == .delivered, status == 200 {
+            Self.append(Self.deliveredWith200, to: &out)
+        } else {
+            Self.append(outcome.ndjsonMember, to: &out)
+            if let status { Self.appendMember(#","status":"#, status, to: &out) }
+        }
+        if let reason { Self.appendMember(#","reason":""#, reason, to: &out) }
+        if let detail { Self.appendMember(#","detail":""#, detail, to: &out) }
+        if let apnsID { Self.appendMember(#","apns_id":""#, apnsID, to: &out) }
+        if let timestamp { Self.appendMember(#","timestamp":"#, timestamp, to: &out) }
+        if attempts == 1, pushType == nil, priority == nil, expiration == nil, collapseID == nil, payload == nil {
+            Self.append(",\"attempts\":1}\n", to: &out)
+            return
+        }
+        Self.appendMember(#","attempts":"#, attempts, to: &out)
+        if let pushType { Self.appendMember(#","push_type":""#, pushType.rawValue, to: &out) }
+        if let priority { Self.appendMember(#","priority":"#, priority.rawValue, to: &out) }
+        if let expiration { Self.appendMember(#","expiration":"#, expiration, to: &out) }
+        if let collapseID { Self.appendMember(#","collapse_id":""#, collapseID, to: &out) }
+        if let payload {
+            Self.append(#","payload":"#, to: &out)
+            Self.appendPayload(payload, to: &out)
+        }
+        Self.append("}\n", to: &out)
+    }
+
+    /// Appends the CSV header row.
+    static func appendCSVHeader(to out: inout [UInt8]) {
+        out.append(contentsOf: fieldNames.joined(separator: ",").utf8)
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order; `file` as for NDJSON.
+    func appendCSV(file: String, to out: inout [UInt8]) {
+        CSVText.appendCell(file, to: &out)
+        out.append(UInt8(ascii: ","))
+        DecimalText.append(key.line, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(token, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(topic, to: &out)
+        out.append(UInt8(ascii: ","))
+        out.append(contentsOf: outcome.rawValue.utf8)
+        out.append(UInt8(ascii: ","))
+        if let status { DecimalText.append(status, to: &out) }
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(reason, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(detail, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(apnsID, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let timestamp { DecimalText.append(timestamp, to: &out) }
+        out.append(UInt8(ascii: ","))
+        DecimalText.append(attempts, to: &out)
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(pushType?.rawValue, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let priority { DecimalText.append(priority.rawValue, to: &out) }
+        out.append(UInt8(ascii: ","))
+        if let expiration { DecimalText.append(expiration, to: &out) }
+        out.append(UInt8(ascii: ","))
+        CSVText.appendCell(collapseID, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let payload { CSVText.appendQuotedCell(payload, to: &out) }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    /// Delivered with 200 in one attempt, with nothing to say but its apns-id: the line `appendNDJSON` writes in
+    /// the fewest appends.
+    private var isPlainDelivery: Bool {
+        outcome == .delivered && status == 200 && reason == nil && detail == nil && timestamp == nil && attempts == 1
+            && pushType == nil && priority == nil && expiration == nil && collapseID == nil && payload == nil
+    }
+
+    /// The outcome and status members of a delivery answered 200, as one literal.
+    static let deliveredWith200: StaticString = #","outcome":"delivered","status":200"#
+
+    /// A literal's bytes, in one append (a `String` literal's `utf8` took the collection-generic path).
+    private static func append(_ literal: StaticString, to out: inout [UInt8]) {
+        literal.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// `key` is the member's whole lead-in with the string's opening quote, `,"name":"`, so it goes in with one
+    /// append.
+    private static func appendMember(_ key: StaticString, _ value: String, to out: inout [UInt8]) {
+        append(key, to: &out)
+        JSONText.appendStringContents(value, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendMember<T: BinaryInteger>(_ key: StaticString, _ value: T, to out: inout [UInt8]) {
+        append(key, to: &out)
+        DecimalText.append(value, to: &out)
+    }
+
+    /// A payload that is a JSON object goes in as it stands (line breaks, which can only be white space between
+    /// tokens, become spaces so the line stays one line); anything else goes in as a JSON string.
+    private static func appendPayload(_ payload: [UInt8], to out: inout [UInt8]) {
+        let isObject = (try? JSONScanner(payload).scanDocument(in: 0..<payload.count))?.kind == .object
+        guard isObject else {
+            out.append(UInt8(ascii: "\""))
+            JSONText.appendEscaped(payload, 0..<payload.count, to: &out)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        out.append(contentsOf: oneLine(payload))
+    }
+
+    /// A payload object as a result line holds it: its line breaks (JSON white space there, since strings cannot
+    /// hold them raw) as spaces, so the line stays whole. The writer writes it so and the reader reads it so, so a
+    /// line read and written again reads back the same. The same array when there is none.
+    static func oneLine(_ payload: [UInt8]) -> [UInt8] {
+        guard payload.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return payload }
+        return payload.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
+    }
+}
+
+extension RecordOutcome {
+    /// The `outcome` member of a result line, `,"outcome":"<raw value>"`, as one literal (the raw values are
+    /// plain ASCII, with nothing to escape).
+    var ndjsonMember: StaticString {
+        switch self {
+        case .delivered: #","outcome":"delivered""#
+        case .prune: #","outcome":"prune""#
+        case .retryable: #","outcome":"retryable""#
+        case .inputError: #","outcome":"input_error""#
+        case .duplicate: #","outcome":"duplicate""#
+        case .notSent: #","outcome":"not_sent""#
+        case .inDoubt: #","outcome":"in_doubt""#
+        }
+    }
+}
+
+// MARK: - CSVText
+
+/// Hand-written CSV output: a cell is quoted (with `""` for a quote) only when it holds a comma, a quote or a
+/// line break, so plain values stay readable.
+enum CSVText {
+    static func appendCell(_ text: String?, to out: inout [UInt8]) {
+        guard let text, !text.isEmpty else { return }
+        let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        if needsQuotes {
+            appendQuotedCell(Array(text.utf8), to: &out)
+        } else {
+            out.append(contentsOf: text.utf8)
+        }
+    }
+
+    static func appendQuotedCell(_ bytes: [UInt8], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { out.append(byte) }
+            out.append(byte)
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -245,3 +245,171 @@ public final class EventLoop {
         return flags
     }
 }
+
+// MARK: - Registration
+
+extension EventLoop {
+    /// Starts watching `fd` for `interest`, calling `handler` (retained until `deregister`) on readiness.
+    /// Throws when `fd` is already registered or epoll refuses it.
+    public func register(_ fd: Int32, interest: EventLoopInterest, handler: any EventLoopHandler)
+        throws(TransportError) {
+        guard fd >= 0 else { throw TransportError(.invalidConfiguration, "cannot register descriptor \(fd)") }
+        if Int(fd) >= registrations.count {
+            registrations.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - registrations.count))
+        }
+        guard registrations[Int(fd)] == nil else {
+            throw TransportError(.invalidConfiguration, "descriptor \(fd) is already registered")
+        }
+        let generation = nextGeneration
+        nextGeneration = nextGeneration == UInt32.max ? 1 : nextGeneration + 1  // 0 is the mailbox's
+        var event = epoll_event()
+        event.events = Self.epollFlags(interest)
+        event.data.u64 = Self.eventData(fd: fd, generation: generation)
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            throw TransportError.system("epoll_ctl(ADD, \(fd))", errno)
+        }
+        registrations[Int(fd)] = Registration(handler: handler, interest: interest, generation: generation)
+    }
+
+    /// Changes what `fd` is watched for; does nothing when the interest is unchanged (no system call). Returns
+    /// false when `fd` is not registered or epoll refuses the change.
+    @discardableResult
+    public func setInterest(_ interest: EventLoopInterest, for fd: Int32) -> Bool {
+        guard fd >= 0, Int(fd) < registrations.count, var registration = registrations[Int(fd)] else { return false }
+        if registration.interest == interest { return true }
+        var event = epoll_event()
+        event.events = Self.epollFlags(interest)
+        event.data.u64 = Self.eventData(fd: fd, generation: registration.generation)
+        guard epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) == 0 else { return false }
+        registration.interest = interest
+        registrations[Int(fd)] = registration
+        return true
+    }
+
+    /// The interest `fd` is registered with, or nil when it is not registered.
+    public func interest(for fd: Int32) -> EventLoopInterest? {
+        guard fd >= 0, Int(fd) < registrations.count else { return nil }
+        return registrations[Int(fd)]?.interest
+    }
+
+    /// Stops watching `fd` and releases its handler. Events already collected for it in this turn are dropped.
+    /// Call before closing the descriptor.
+    public func deregister(_ fd: Int32) {
+        guard fd >= 0, Int(fd) < registrations.count, registrations[Int(fd)] != nil else { return }
+        var event = epoll_event()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
+        registrations[Int(fd)] = nil
+    }
+
+    /// How many descriptors are registered (for tests and diagnostics).
+    public var registeredCount: Int { registrations.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+}
+
+// MARK: - Timers
+
+extension EventLoop {
+    /// Runs `action` on this loop at `deadline` (or on the next turn if it has passed). Keep the returned token to
+    /// cancel it.
+    @discardableResult
+    public func schedule(at deadline: EventLoopInstant, _ action: @escaping () -> Void) -> EventLoopTimer {
+        timerSequence &+= 1
+        let entry = EventLoopTimerEntry(deadline: deadline, sequence: timerSequence, action: action)
+        timerHeap.push(entry)
+        return EventLoopTimer(entry: entry, loop: self)
+    }
+
+    /// Runs `action` on this loop `seconds` from now.
+    @discardableResult
+    public func schedule(after seconds: Double, _ action: @escaping () -> Void) -> EventLoopTimer {
+        schedule(at: now().advanced(bySeconds: seconds), action)
+    }
+
+    /// Cancels `timer` so its action never runs. Cancelled entries leave the heap lazily; when they outnumber the
+    /// live ones the heap is rebuilt, so short-lived timeouts that are nearly always cancelled do not pile up.
+    public func cancelTimer(_ timer: EventLoopTimer) {
+        guard timer.entry.action != nil else { return }
+        timer.entry.action = nil
+        cancelledTimers += 1
+        if timerHeap.count > 64 && cancelledTimers * 2 > timerHeap.count {
+            timerHeap.removeCancelled()
+            cancelledTimers = 0
+        }
+    }
+
+    /// How many timers are pending (for tests and diagnostics).
+    public var pendingTimerCount: Int { timerHeap.entries.reduce(0) { $0 + ($1.action == nil ? 0 : 1) } }
+
+    /// Fires the timers due now, in deadline order. Timers scheduled while firing wait for the next turn, so a
+    /// timer that re-arms itself for "now" cannot starve I/O.
+    func fireDueTimers() -> Int {
+        guard let first = timerHeap.first else { return 0 }
+        let now = self.now()
+        guard first.deadline <= now else { return 0 }
+        let lastSequence = timerSequence
+        var fired = 0
+        while let next = timerHeap.first, next.deadline <= now, next.sequence <= lastSequence {
+            _ = timerHeap.popFirst()
+            guard let action = next.action else {
+                cancelledTimers = max(0, cancelledTimers - 1)
+                continue
+            }
+            next.action = nil
+            action()
+            fired += 1
+        }
+        return fired
+    }
+}
+
+// MARK: - EventLoopHandler
+
+/// What an `EventLoop` calls when a registered file descriptor is ready. Implemented by the objects that own a
+/// socket (a listener, a TLS connection); called only on the loop's thread, never concurrently.
+///
+/// The loop is level-triggered: a handler that leaves data unread is called again on the next turn. Hang-ups and
+/// socket errors (`EPOLLHUP`, `EPOLLERR`) arrive as `readable()` and/or `writable()` according to the interest,
+/// so the handler finds the cause in its next `read`/`write`/`SO_ERROR`; only when it has no interest at all
+/// does the loop call `hangup()`.
+public protocol EventLoopHandler: AnyObject {
+    /// The descriptor has data to read, or end-of-file, or an error pending.
+    func readable()
+    /// The descriptor can take more data (or a non-blocking connect finished, successfully or not).
+    func writable()
+    /// The peer hung up or the descriptor is in error while the handler had no read or write interest.
+    func hangup()
+}
+
+/// Which readiness a registered descriptor wants to hear about.
+public struct EventLoopInterest: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let read = EventLoopInterest(rawValue: 1)
+    public static let write = EventLoopInterest(rawValue: 2)
+    public static let none: EventLoopInterest = []
+}
+
+// MARK: - EventLoopBound
+
+/// Carries a loop-confined value (a pool, a server, a connection) through `EventLoopHandle.execute`, which only
+/// accepts Sendable closures: the value may be taken out only on its own loop's thread, which is checked.
+/// A signal handler on a dispatch queue can thus reach the pool: `handle.execute { bound.value(in: $0).close() }`.
+public struct EventLoopBound<Value>: @unchecked Sendable {
+    // Sendable by construction: `value` is read only on the loop's thread (checked in `value(in:)`).
+    private let value: Value
+    private let loop: ObjectIdentifier
+
+    /// Wraps `value`, which belongs to `loop`; call on the loop's thread.
+    public init(_ value: Value, loop: EventLoop) {
+        precondition(loop.isInLoopThread, "EventLoopBound created off its loop's thread")
+        self.value = value
+        self.loop = ObjectIdentifier(loop)
+    }
+
+    /// The value, from inside work running on its loop (the `EventLoop` that `execute` passes in).
+    public func value(in loop: EventLoop) -> Value {
+        precondition(ObjectIdentifier(loop) == self.loop && loop.isInLoopThread,
+                     "EventLoopBound value taken off its loop")
+        return value
+    }
+}

@@ -108,3 +108,231 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         run(machine.closeRequested(gracePeriod: gracePeriod))
     }
 }
+
+// MARK: - Connections
+
+extension APNSClientPool {
+    /// Runs the machine's actions in order. A connection closing during one of them reports back at once; its
+    /// event's actions run before the rest of these.
+    func run(_ actions: [ConnectionPoolStateMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .open(let id):
+                open(id)
+            case .schedule(let timer, let delay):
+                timers[timer]?.cancel()
+                timers[timer] = loop.schedule(after: delay) { [weak self] in self?.timerFired(timer) }
+            case .cancel(let timer):
+                timers.removeValue(forKey: timer)?.cancel()
+            case .drain(let id):
+                connections[id]?.drain()
+            case .close(let id):
+                connections[id]?.close()
+            case .abort(let id):
+                connections[id]?.abort(TransportError(.shutdown, "the pool closed before its answer"))
+            case .reportFreeStreams:
+                delegate?.transportHasFreeSlots()
+            case .reportFailure(let error):
+                reportFailure(error)
+            case .reportClosed:
+                loop.executeNextTurn { [weak self] in self?.delegate?.transportDidClose() }
+            }
+        }
+    }
+
+    private func timerFired(_ timer: ConnectionPoolStateMachine.Timer) {
+        timers[timer] = nil
+        run(machine.timerFired(timer))
+    }
+
+    private func open(_ id: ConnectionPoolStateMachine.ConnectionID) {
+        let timing = ClientConnectionStateMachine.Timing(
+            requestTimeout: configuration.requestTimeout, pingInterval: configuration.pingInterval,
+            pingTimeout: configuration.pingTimeout, settingsTimeout: configuration.settingsTimeout,
+            stallTimeout: configuration.stallTimeout)
+        let http2 = HTTP2ClientConfiguration(
+            maximumConcurrentStreams: configuration.maximumStreamsPerConnection, lastStreamID: configuration.lastStreamID)
+        do {
+            connections[id] = try APNSClientConnection(
+                id: id, endpoint: configuration.endpoint, proxy: configuration.proxy, context: context,
+                http2: http2, timing: timing, loop: loop, owner: self)
+        } catch {
+            reportFailure(error)
+            run(machine.openFailed(id))
+        }
+    }
+
+    /// Reports a request that never reached a connection, on the next loop turn (never from inside `submit`).
+    func fail(_ tag: UInt64, _ failure: TransportFailure) {
+        loop.executeNextTurn { [weak self] in
+            self?.delegate?.transport(completed: tag, outcome: .failed(failure))
+        }
+    }
+
+    /// Tells the delegate the transport cannot work, once, on the next loop turn.
+    func reportFailure(_ error: any Error) {
+        guard !reportedFailure else { return }
+        reportedFailure = true
+        loop.executeNextTurn { [weak self] in self?.delegate?.transportFailed(error) }
+    }
+
+    // MARK: - APNSClientConnectionOwner
+
+    func connection(
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome,
+        tokenSerial: Int
+    ) {
+        if case .answered(let answer) = outcome { noteTokenAnswer(answer.reason, tokenSerial: tokenSerial) }
+        run(machine.requestStartedOrEnded(connection.id, load: connection.load))
+        delegate?.transport(completed: tag, outcome: outcome)
+    }
+
+    func connectionAnswered(_ connection: APNSClientConnection) {
+        run(machine.connectionAnswered(connection.id))
+    }
+
+    func connectionBecameReady(_ connection: APNSClientConnection) {
+        run(machine.connectionReady(connection.id, load: connection.load))
+    }
+
+    func connectionLoadChanged(_ connection: APNSClientConnection) {
+        run(machine.loadChanged(connection.id, load: connection.load))
+    }
+
+    func connectionStoppedTakingStreams(_ connection: APNSClientConnection) {
+        run(machine.connectionStoppedTakingStreams(
+            connection.id, hadAnswer: connection.machine.hadAnswer, inFlight: connection.load.inFlight))
+    }
+
+    func connection(_ connection: APNSClientConnection, closedWith error: TransportError?) {
+        connections[connection.id] = nil
+        dirty.removeAll { $0 === connection }
+        run(machine.connectionClosed(
+            connection.id, error: error, hadAnswer: connection.machine.hadAnswer,
+            serverSpoke: connection.machine.serverSpoke))
+    }
+}
+
+// MARK: - Headers
+
+extension APNSClientPool {
+    /// Re-signs the provider token when the cache says it is time, and rebuilds the shared header blocks then.
+    func refreshHeaders() throws {
+        var jwt: String?
+        if let tokenCache {
+            // The serial names a signing: comparing it, not the whole token, keeps this per-request check cheap.
+            if try tokenCache.currentSerial() == token?.serial, baseBlock != nil { return }
+            let current = try tokenCache.currentToken()
+            token = current
+            jwt = current.jwt
+        } else if baseBlock != nil {
+            return
+        }
+        baseBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: configuration.endpoint, providerToken: jwt)
+        if let campaignTopic, let campaignPushType {
+            campaignBlock = try HTTP2HeaderBlock.apnsRequests(
+                endpoint: configuration.endpoint, providerToken: jwt, topic: campaignTopic, pushType: campaignPushType)
+        }
+    }
+
+    /// Takes the first notification's topic and push type as the campaign's, so their header fields are laid out
+    /// once and shared by every request that matches.
+    func adoptCampaign(_ notification: PushNotification) {
+        guard let block = try? HTTP2HeaderBlock.apnsRequests(
+            endpoint: configuration.endpoint, providerToken: token?.jwt, topic: notification.topic,
+            pushType: notification.pushType)
+        else { return }
+        campaignTopic = notification.topic
+        campaignPushType = notification.pushType
+        campaignBlock = block
+    }
+
+    /// Acts on what an answer says about the provider token the request carried: an `ExpiredProviderToken` for
+    /// the token in use re-signs it at once (once per token); any other answer shows the token was accepted. Gives
+    /// up when fresh tokens keep being declared expired on first use (the clock is wrong).
+    func noteTokenAnswer(_ reason: APNSReason?, tokenSerial: Int) {
+        guard let tokenCache, tokenSerial > 0 else { return }
+        guard reason == .expiredProviderToken else {
+            tokenCache.accepted(serial: tokenSerial)
+            return
+        }
+        do {
+            if case .refreshed = try tokenCache.invalidate(serial: tokenSerial) { try refreshHeaders() }
+        } catch {
+            reportFailure(error)
+        }
+        if let problem = tokenCache.clockProblem(limit: configuration.stopAfterTokensExpiredOnFirstUse) {
+            reportFailure(TransportError(.providerTokenRejected, problem))
+        }
+    }
+}
+
+// MARK: - PoolConnectionTable
+
+/// The pool's open connections by id, in a small array searched in order: a pool holds a handful of connections,
+/// and comparing a few ids costs less than hashing one, which every submitted request would pay.
+struct PoolConnectionTable {
+    private var connections: [APNSClientConnection] = []
+
+    subscript(id: ConnectionPoolStateMachine.ConnectionID) -> APNSClientConnection? {
+        get {
+            for connection in connections where connection.id == id { return connection }
+            return nil
+        }
+        set {
+            connections.removeAll { $0.id == id }
+            if let newValue { connections.append(newValue) }
+        }
+    }
+}
+
+// MARK: - HTTP2HeaderFieldList+APNS
+
+/// APNs request headers in the two halves the client session takes: the shared block built once per campaign and
+/// credential, and the per-request fields refilled for every notification.
+extension HTTP2HeaderBlock {
+    /// The fields every push to `endpoint` shares: `:method POST`, `:scheme https`, `:authority`, then
+    /// `authorization: bearer <jwt>` (token-based trust; nil with a client certificate), and `apns-topic` /
+    /// `apns-push-type` when the whole campaign uses one topic and push type (then leave them out of the
+    /// per-request fields). Build a new block when the provider token is re-signed.
+    public static func apnsRequests(
+        endpoint: APNSEndpoint, providerToken: String?, topic: Topic? = nil, pushType: PushType? = nil
+    ) throws(HTTP2Error) -> HTTP2HeaderBlock {
+        var fields: [(name: String, value: String)] = []
+        if let providerToken { fields.append(("authorization", "bearer " + providerToken)) }
+        if let topic { fields.append(("apns-topic", topic.value)) }
+        if let pushType { fields.append(("apns-push-type", pushType.rawValue)) }
+        return try HTTP2HeaderBlock(authority: endpoint.authority, fields: fields)
+    }
+}
+
+extension HTTP2HeaderFieldList {
+    /// The `:path` before the device token.
+    static var devicePathPrefix: StaticString { "/3/device/" }
+
+    /// Replaces the list with one notification's per-request fields: `:path /3/device/<token>`, then `apns-id`,
+    /// `apns-expiration`, `apns-priority` and `apns-collapse-id` when set, and `apns-topic` / `apns-push-type`
+    /// unless the shared block carries them. Allocates nothing once the list has grown.
+    public mutating func setAPNSRequestFields(for notification: PushNotification, topicAndPushTypeInBlock: Bool) {
+        // The commonest request has nothing but its `:path`, like the one before: overwrite the token in place
+        // when it is as long as the last one (a list of one field here is always that `:path`).
+        let pathOnly = topicAndPushTypeInBlock && notification.apnsID == nil && notification.expiration == nil
+            && notification.priority == nil && notification.collapseID == nil
+        if pathOnly, count == 1, nameCount(at: 0) == 5,
+           replaceValueTail(ofField: 0, from: Self.devicePathPrefix.utf8CodeUnitCount, with: notification.token.hex) {
+            return
+        }
+        removeAll()
+        append(name: ":path", prefix: Self.devicePathPrefix, value: notification.token.hex)
+        if !topicAndPushTypeInBlock {
+            append(name: "apns-topic", value: notification.topic.value, indexable: true)
+            append(name: "apns-push-type", value: notification.pushType.rawValue, indexable: true)
+        }
+        if let apnsID = notification.apnsID { append(name: "apns-id", value: apnsID.bytes) }
+        if let expiration = notification.expiration { append(name: "apns-expiration", decimal: expiration.epochSeconds) }
+        if let priority = notification.priority {
+            append(name: "apns-priority", decimal: Int64(priority.rawValue), indexable: true)
+        }
+        if let collapseID = notification.collapseID { append(name: "apns-collapse-id", value: collapseID.value) }
+    }
+}

@@ -189,3 +189,261 @@ public protocol TLSConnectionDelegate: AnyObject {
     /// failure, certificate, pin or ALPN refusal, EOF without close_notify, reset, timeout).
     func tlsConnection(_ connection: TLSConnection, didCloseWith error: TransportError?)
 }
+
+// MARK: - Connect
+
+extension TLSConnection {
+    /// Opens a client connection to `host:port`: resolves the name off the loop, connects over TCP (each
+    /// address in turn, within the configured connect timeout), tunnels through `proxy` with CONNECT when given,
+    /// then runs the TLS handshake verifying `host`. Returns at once; the delegate hears
+    /// `didCompleteHandshake` or `didCloseWith(error)` on a later turn. Writes made before the handshake are
+    /// sent right after it.
+    public static func connect(host: String, port: Int, proxy: ProxyConfiguration? = nil,
+                               context: TLSClientContext, loop: EventLoop,
+                               delegate: (any TLSConnectionDelegate)?) -> TLSConnection {
+        let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let connection = TLSConnection(loop: loop, context: context.context, serverName: literal, delegate: delegate)
+        connection.startConnecting(host: literal, port: port, proxy: proxy)
+        return connection
+    }
+
+    private func startConnecting(host: String, port: Int, proxy: ProxyConfiguration?) {
+        let dialHost = proxy?.host ?? host
+        let dialPort = proxy?.port ?? port
+        loop.resolve(host: dialHost, port: dialPort) { result in
+            guard self.state == .connecting else { return }
+            switch result {
+            case .failure(let error):
+                self.fail(proxy == nil ? error : TransportError(error.kind, "proxy \(proxy?.description ?? ""): \(error.detail)"))
+            case .success(let addresses):
+                let connector = SocketConnector(loop: self.loop, addresses: addresses,
+                                                timeout: self.context.connectTimeout) { result in
+                    self.stage = nil
+                    self.connected(result, host: host, port: port, proxy: proxy)
+                }
+                self.stage = connector
+                connector.start()
+            }
+        }
+    }
+
+    private func connected(_ result: Result<Socket, TransportError>, host: String, port: Int, proxy: ProxyConfiguration?) {
+        guard state == .connecting else { return }
+        switch result {
+        case .failure(let error):
+            fail(error)
+        case .success(let socket):
+            guard let proxy else {
+                startTLS(on: socket)
+                return
+            }
+            let tunnel = ProxyTunnel(loop: loop, socket: socket, proxy: proxy, host: host, port: port,
+                                     timeout: context.handshakeTimeout) { result in
+                self.stage = nil
+                guard self.state == .connecting else { return }
+                switch result {
+                case .failure(let error): self.fail(error)
+                case .success(let socket): self.startTLS(on: socket)
+                }
+            }
+            stage = tunnel
+            tunnel.start()
+        }
+    }
+
+    private func startTLS(on socket: Socket) {
+        do throws(TransportError) {
+            try attach(socket)
+        } catch {
+            fail(error)
+        }
+    }
+}
+
+// MARK: - IO
+
+extension TLSConnection {
+    /// Most bytes delivered per readiness event before yielding to other connections for a turn.
+    static let readBudget = 1 << 20
+
+    public func readable() {
+        switch state {
+        case .handshaking:
+            continueHandshake()
+        case .established, .closing:
+            if writeWaitsForReadable {
+                writeWaitsForReadable = false
+                drainOutput()
+            }
+            readAvailable()
+        case .connecting, .closed:
+            break
+        }
+    }
+
+    public func writable() {
+        switch state {
+        case .handshaking:
+            continueHandshake()
+        case .established, .closing:
+            if readWaitsForWritable {
+                readWaitsForWritable = false
+                readAvailable()
+            }
+            if writeWaitsForWritable {
+                writeWaitsForWritable = false
+                drainOutput()
+            }
+            updateInterest()
+        case .connecting, .closed:
+            break
+        }
+    }
+
+    public func hangup() {
+        readable()
+    }
+
+    func continueHandshake() {
+        guard let session else { return }
+        switch session.handshake() {
+        case .transferred:
+            completeHandshake(session)
+        case .wantRead:
+            handshakeInterest = .read
+            updateInterest()
+        case .wantWrite:
+            handshakeInterest = [.read, .write]
+            updateInterest()
+        case .failed(let error):
+            fail(error)
+        case .closeNotify, .endOfFile:
+            fail(TransportError(.handshakeFailed, "the peer closed the connection"))
+        }
+    }
+
+    private func completeHandshake(_ session: TLSSessionOpenSSL) {
+        timer?.cancel()
+        timer = nil
+        let info = session.handshakeInfo()
+        if !isServer {
+            if let refusal = refusal(of: info, session) {
+                fail(refusal)
+                return
+            }
+        }
+        handshakeInfo = info
+        state = .established
+        updateInterest()
+        delegate?.tlsConnection(self, didCompleteHandshake: info)
+        guard state == .established else { return }
+        if !output.isEmpty { drainOutput() }
+        // Read-ahead may have pulled application data in with the last handshake message.
+        readAvailable()
+    }
+
+    /// Why a client must refuse a completed handshake: ALPN not among ours, or no pinned key in the chain.
+    private func refusal(of info: TLSHandshakeInfo, _ session: TLSSessionOpenSSL) -> TransportError? {
+        let required = context.requiredProtocols
+        if !required.isEmpty {
+            guard let selected = info.applicationProtocol else {
+                return TransportError(.alpnNotH2, "the server selected no protocol (offered \(required.joined(separator: ", ")))")
+            }
+            guard required.contains(selected) else {
+                return TransportError(.alpnNotH2, "the server selected '\(selected)'")
+            }
+        }
+        if !context.pins.isEmpty {
+            let chain = session.peerCertificates(includeVerified: true)
+            guard chain.contains(where: { context.pins.contains($0.spkiSHA256Base64) }) else {
+                let presented = chain.map { "\($0.spkiSHA256Base64) (\($0.subject))" }.joined(separator: ", ")
+                return TransportError(.pinMismatch, "presented: \(presented); pinned: \(context.pins.sorted().joined(separator: ", "))")
+            }
+        }
+        return nil
+    }
+
+    /// Decrypts and delivers what is available, up to the read budget.
+    func readAvailable() {
+        guard let session else { return }
+        var budget = Self.readBudget
+        loop.withReadBuffer { buffer in
+            while state == .established || state == .closing {
+                switch session.read(into: &buffer) {
+                case .transferred(let count):
+                    if state == .established {
+                        delegate?.tlsConnection(self, didReceive: buffer.span.extracting(..<count).bytes)
+                    }  // while closing, what still arrives is dropped
+                    budget -= count
+                    if budget <= 0 {
+                        continueReadingNextTurn()
+                        return
+                    }
+                case .wantRead:
+                    return
+                case .wantWrite:
+                    readWaitsForWritable = true
+                    updateInterest()
+                    return
+                case .closeNotify:
+                    session.sendCloseNotify()
+                    fail(nil)
+                    return
+                case .endOfFile:
+                    fail(TransportError(.closedByPeer, "TCP closed without TLS close_notify"))
+                    return
+                case .failed(let error):
+                    fail(error)
+                    return
+                }
+            }
+        }
+    }
+
+    /// Level-triggered epoll will not report bytes OpenSSL already holds: come back next turn to keep reading.
+    private func continueReadingNextTurn() {
+        guard !readContinuesNextTurn else { return }
+        readContinuesNextTurn = true
+        loop.executeNextTurn { [weak self] in
+            guard let self else { return }
+            self.readContinuesNextTurn = false
+            self.readAvailable()
+        }
+    }
+
+    /// Writes queued output until it is gone or the socket pushes back.
+    func drainOutput() {
+        guard let session else { return }
+        while !output.isEmpty {
+            switch output.withUnsentBytes({ session.write($0) }) {
+            case .transferred(let count):
+                output.consume(count)
+            case .wantWrite:
+                writeWaitsForWritable = true
+                owesDrainNotice = true
+                updateInterest()
+                return
+            case .wantRead:
+                writeWaitsForReadable = true
+                owesDrainNotice = true
+                return
+            case .closeNotify, .endOfFile:
+                fail(TransportError(.closedByPeer, "while writing"))
+                return
+            case .failed(let error):
+                fail(error)
+                return
+            }
+        }
+        if state == .closing {
+            session.sendCloseNotify()
+            teardown()
+            return
+        }
+        updateInterest()
+        if owesDrainNotice {
+            owesDrainNotice = false
+            delegate?.tlsConnectionDidDrainOutput(self)
+        }
+    }
+}

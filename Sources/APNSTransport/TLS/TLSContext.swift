@@ -35,3 +35,140 @@ public final class TLSServerContext: Sendable {
         context = try TLSContextOpenSSL(server: configuration)
     }
 }
+
+// MARK: - TLSClientConfiguration
+
+/// How a client connects: what it trusts, what it pins, what it presents, what it offers. The policy follows
+/// App Transport Security: TLS 1.2 or later, forward-secret AEAD cipher suites, certificate and host name
+/// verification, optional SPKI pins; plus ALPN `h2`, which APNs requires. Plain values: build a
+/// `TLSClientContext` from it once and share that across connections.
+public struct TLSClientConfiguration: Sendable, Hashable {
+    /// The TLS 1.2 cipher suites App Transport Security accepts: ECDHE key exchange (forward secrecy) with AES-GCM
+    /// or ChaCha20-Poly1305. TLS 1.3 suites are all forward-secret and keep OpenSSL's defaults.
+    public static let forwardSecretCipherList =
+        "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:"
+        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305"
+
+    /// What server certificates must chain to. Default: the system store.
+    public var trustRoots: TLSTrustRoots
+    /// `SPKI-SHA256-BASE64` pins (the base64 SHA-256 of a certificate's DER SubjectPublicKeyInfo, on the leaf
+    /// or a CA). Empty: no pinning. Otherwise a connection is refused unless some certificate in the server's
+    /// presented or verified chain matches one of them. Pin more than one key so a rotation cannot lock you out.
+    public var pinnedSPKISHA256: [String]
+    /// A client certificate (certificate-based trust), or nil.
+    public var identity: TLSIdentity?
+    /// Offered with ALPN; the server must select one of them, or the connection fails. Default `["h2"]`.
+    public var applicationProtocols: [String]
+    public var minimumVersion: TLSVersion
+    public var maximumVersion: TLSVersion
+    /// TLS 1.2 cipher suites, in OpenSSL syntax.
+    public var cipherList: String
+    /// Seconds allowed for the TCP connect (per attempt over all addresses).
+    public var connectTimeout: Double
+    /// Seconds allowed for the proxy CONNECT exchange and the TLS handshake, each.
+    public var handshakeTimeout: Double
+
+    public init(
+        trustRoots: TLSTrustRoots = .system,
+        pinnedSPKISHA256: [String] = [],
+        identity: TLSIdentity? = nil,
+        applicationProtocols: [String] = ["h2"],
+        minimumVersion: TLSVersion = .tls1_2,
+        maximumVersion: TLSVersion = .tls1_3,
+        cipherList: String = TLSClientConfiguration.forwardSecretCipherList,
+        connectTimeout: Double = 10,
+        handshakeTimeout: Double = 10
+    ) {
+        self.trustRoots = trustRoots
+        self.pinnedSPKISHA256 = pinnedSPKISHA256
+        self.identity = identity
+        self.applicationProtocols = applicationProtocols
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+        self.cipherList = cipherList
+        self.connectTimeout = connectTimeout
+        self.handshakeTimeout = handshakeTimeout
+    }
+}
+
+// MARK: - TLSServerConfiguration
+
+/// How a server (the mock APNs) accepts TLS: its identity, the protocols it selects with ALPN, whether it asks
+/// for client certificates. Build a `TLSServerContext` from it once.
+public struct TLSServerConfiguration: Sendable, Hashable {
+    /// The server's certificate chain and key.
+    public var identity: TLSIdentity
+    /// Protocols the server selects with ALPN, in preference order. Default `["h2"]`. Empty: the server ignores
+    /// ALPN, like a server that does not speak HTTP/2 (clients requiring h2 must refuse it).
+    public var applicationProtocols: [String]
+    public var clientCertificates: TLSClientCertificatePolicy
+    public var minimumVersion: TLSVersion
+    public var maximumVersion: TLSVersion
+    /// TLS 1.2 cipher suites, in OpenSSL syntax.
+    public var cipherList: String
+    /// Seconds a client gets to complete the handshake.
+    public var handshakeTimeout: Double
+
+    public init(
+        identity: TLSIdentity,
+        applicationProtocols: [String] = ["h2"],
+        clientCertificates: TLSClientCertificatePolicy = .none,
+        minimumVersion: TLSVersion = .tls1_2,
+        maximumVersion: TLSVersion = .tls1_3,
+        cipherList: String = TLSClientConfiguration.forwardSecretCipherList,
+        handshakeTimeout: Double = 10
+    ) {
+        self.identity = identity
+        self.applicationProtocols = applicationProtocols
+        self.clientCertificates = clientCertificates
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+        self.cipherList = cipherList
+        self.handshakeTimeout = handshakeTimeout
+    }
+}
+
+// MARK: - TLSCredentials
+
+/// Where the certificates that anchor verification come from.
+public enum TLSTrustRoots: Sendable, Hashable {
+    /// The system trust store (`SSL_CTX_set_default_verify_paths`): the default, and what real APNs needs.
+    case system
+    /// Only the CA certificates in this PEM file (`--ca-file`), instead of the system store.
+    case pemFile(path: String)
+    /// Only the CA certificates in this PEM text (generated test CAs).
+    case pem(String)
+}
+
+/// A certificate chain and its private key, presented to the peer (a server's identity, or a client
+/// certificate for APNs certificate-based trust). Loaded once, when a context is built.
+public enum TLSIdentity: Sendable, Hashable {
+    /// PEM files: the chain (leaf first, then intermediates) and the key (optionally encrypted).
+    case pemFiles(certificateChainPath: String, privateKeyPath: String, passphrase: String? = nil)
+    /// PEM text.
+    case pem(certificateChain: String, privateKey: String, passphrase: String? = nil)
+    /// A PKCS#12 (.p12) file, as Keychain Access exports it (legacy RC2/3DES encryption is supported).
+    case pkcs12File(path: String, password: String)
+    /// PKCS#12 bytes.
+    case pkcs12(bytes: [UInt8], password: String)
+}
+
+/// A TLS protocol version.
+public enum TLSVersion: Int, Sendable, Hashable, Comparable, CustomStringConvertible {
+    case tls1_2 = 0x0303
+    case tls1_3 = 0x0304
+
+    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { self == .tls1_2 ? "TLSv1.2" : "TLSv1.3" }
+}
+
+/// Whether a server asks for a client certificate, and what it verifies it against.
+public enum TLSClientCertificatePolicy: Sendable, Hashable {
+    /// No client certificate is requested.
+    case none
+    /// Requested; when presented it must verify against `trustRoots`; a client without one is accepted.
+    case optional(trustRoots: TLSTrustRoots)
+    /// Required, and it must verify against `trustRoots`; a client without one fails the handshake.
+    case required(trustRoots: TLSTrustRoots)
+}

@@ -6,7 +6,7 @@ import Glibc
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzResultLine))
 
-/// libFuzzer target for the result-line parser (`ResultRecord+Parsing`, through `ResultReader`, NDJSON or CSV by
+/// libFuzzer target for the result-line parser (`ResultRecord.swift`, "Parsing", through `ResultReader`, NDJSON or CSV by
 /// the first byte): reading never crashes, and every record read, written again as an NDJSON line, reads back
 /// equal.
 @_cdecl("LLVMFuzzerTestOneInput")
