@@ -66,7 +66,7 @@ struct ConnectionPoolStateMachine {
         case reportClosed
     }
 
-    // The state below changes only through the machine's own methods (here and in `+Lifecycle`).
+    // The state below changes only through the machine's own methods (here and in its Lifecycle section).
     var slots: [ConnectionState]
     /// Connections that left their slot (GOAWAY, stream ids used up) and finish their open requests: in flight on each.
     var retired: [ConnectionID: Int] = [:]
