@@ -45,6 +45,15 @@ struct PendingSendTests {
         #expect(send.unprocessed == 0)
     }
 
+    @Test("ended without an answer: not sent while no request reached the server, retryable once one did")
+    func outcomeWithoutAnswer() throws {
+        var send = try send()
+        send.unprocessed = 3  // refused or above a GOAWAY: never processed, so never on the server
+        #expect(send.outcomeWithoutAnswer == .notSent)
+        send.attempts = 1
+        #expect(send.outcomeWithoutAnswer == .retryable)
+    }
+
     @Test("it fits in 128 bytes, the largest value Swift moves without calling memcpy")
     func size() {
         #expect(MemoryLayout<PendingSend>.size <= 128, "\(MemoryLayout<PendingSend>.size) bytes")

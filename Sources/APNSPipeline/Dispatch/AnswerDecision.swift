@@ -51,13 +51,12 @@ struct AnswerDecision {
     private func retry(_ send: PendingSend, kind: SendAction.Retry, using generator: inout some RandomNumberGenerator) -> Effect {
         if stopCause == .interrupted { return .leaveForResume(send.key) }
         if stopCause != nil {
-            let outcome: RecordOutcome = send.attempts == 0 ? .notSent : .retryable
-            return .writeFinalResult(send.finalResult(outcome, detail: send.lastDetail ?? "campaign stopped"))
+            return .writeFinalResult(send.finalResult(send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
         }
         if kind == .immediately {
             guard send.unprocessed <= configuration.maximumUnprocessedResends else {
                 let detail = "not processed after \(send.unprocessed) tries: \(send.lastDetail ?? "")"
-                return .writeFinalResult(send.finalResult(send.attempts == 0 ? .notSent : .retryable, detail: detail))
+                return .writeFinalResult(send.finalResult(send.outcomeWithoutAnswer, detail: detail))
             }
             return .resendUnprocessed(send)
         }

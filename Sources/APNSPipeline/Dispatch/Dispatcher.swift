@@ -327,8 +327,7 @@ extension Dispatcher {
                 if ending == .interrupted {
                     try sink.journalRetryable(send.key)
                 } else {
-                    let outcome: RecordOutcome = send.attempts == 0 ? .notSent : .retryable
-                    try writeFinalResult(result(for: send, outcome: outcome, detail: send.lastDetail ?? "campaign stopped"))
+                    try writeFinalResult(result(for: send, outcome: send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
                 }
             }
             try sink.flush()

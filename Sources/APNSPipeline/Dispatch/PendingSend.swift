@@ -34,6 +34,11 @@ struct PendingSend {
         set { storedUnprocessed = UInt32(clamping: newValue) }
     }
 
+    /// What the record is when the run ends it without an answer (stopped early, resends of unprocessed requests
+    /// used up): `not_sent` when no request of it ever reached the server, else `retryable`. The one place that
+    /// tells the two apart.
+    var outcomeWithoutAnswer: RecordOutcome { attempts == 0 ? .notSent : .retryable }
+
     /// The last answer's status; nil before any answer and after a transport failure.
     var lastStatus: Int? { storedStatus == 0 ? nil : Int(storedStatus) }
 
