@@ -66,13 +66,25 @@ struct ConnectionPoolStateMachine {
         case reportClosed
     }
 
+    /// Where the pool stands as a whole:
+    ///
+    ///     running ──closeRequested──▶ closing(deadlineScheduled) ──every connection closed──▶ closed
+    ///                                   │  ▲ a grace period: the closeDeadline timer runs
+    ///                                   └──┘ its end, or a second closeRequested(0): what is open is aborted
+    enum Lifecycle: Hashable, Sendable {
+        /// Taking requests, replacing connections that end.
+        case running
+        /// Taking no new requests; connections drain. `deadlineScheduled`: the closeDeadline timer runs.
+        case closing(deadlineScheduled: Bool)
+        /// Every connection closed and `reportClosed` returned.
+        case closed
+    }
+
     // The state below changes only through the machine's own methods (here and in its Lifecycle section).
+    var lifecycle = Lifecycle.running
     var slots: [ConnectionState]
     /// Connections that left their slot (GOAWAY, stream ids used up) and finish their open requests: in flight on each.
     var retired: [ConnectionID: Int] = [:]
-    var isClosing = false
-    var closeDeadlineScheduled = false
-    var reportedClosed = false
     /// Connections that ended without an answer, over the whole pool, since the last answer anywhere: the count
     /// that gives up (`reconnect.maximumAttempts`, once `failureWindow` has passed), whatever slot they were in.
     var failuresInARow = 0
@@ -100,6 +112,9 @@ struct ConnectionPoolStateMachine {
     }
 
     // MARK: - Queries
+
+    /// Whether the pool has been asked to close (it takes no new requests and opens no connection).
+    var isClosing: Bool { lifecycle != .running }
 
     /// Connections that are ready and not draining.
     var activeConnectionCount: Int {
@@ -199,7 +214,8 @@ struct ConnectionPoolStateMachine {
             guard slots.indices.contains(slot), !isClosing, case .backingOff(let attempts) = slots[slot] else { return [] }
             return open(slot, attempts: attempts)
         case .closeDeadline:
-            closeDeadlineScheduled = false
+            guard case .closing = lifecycle else { return [] }
+            lifecycle = .closing(deadlineScheduled: false)
             return closeRequested(gracePeriod: 0)
         case .failureWindow:
             guard failuresInARow > 0 else { return [] }
@@ -282,18 +298,21 @@ extension ConnectionPoolStateMachine {
     /// `gracePeriod` seconds (at once for 0) whatever is still open is aborted and reported in doubt.
     mutating func closeRequested(gracePeriod: Double) -> [Action] {
         var actions: [Action] = []
-        if !isClosing {
-            isClosing = true
+        switch lifecycle {
+        case .running:
             for slot in slots.indices {
                 guard case .backingOff = slots[slot] else { continue }
                 slots[slot] = .closed
                 actions.append(.cancel(.open(slot: slot)))
             }
-        }
-        if closeDeadlineScheduled {
-            closeDeadlineScheduled = false
+        case .closing(deadlineScheduled: true):
             actions.append(.cancel(.closeDeadline))
+        case .closing(deadlineScheduled: false):
+            break
+        case .closed:
+            return []
         }
+        lifecycle = .closing(deadlineScheduled: false)
         let now = gracePeriod <= 0
         for slot in slots.indices {
             switch slots[slot] {
@@ -313,7 +332,7 @@ extension ConnectionPoolStateMachine {
             actions.append(inFlight == 0 ? .close(id) : .abort(id))
         }
         if !now {
-            closeDeadlineScheduled = true
+            lifecycle = .closing(deadlineScheduled: true)
             actions.append(.schedule(.closeDeadline, after: gracePeriod))
         }
         return actions + reportClosedIfDone()
@@ -378,11 +397,10 @@ extension ConnectionPoolStateMachine {
     }
 
     private mutating func reportClosedIfDone() -> [Action] {
-        guard isClosing, !reportedClosed, retired.isEmpty, slots.allSatisfy({ $0 == .closed }) else { return [] }
-        reportedClosed = true
-        guard closeDeadlineScheduled else { return [.reportClosed] }
-        closeDeadlineScheduled = false
-        return [.cancel(.closeDeadline), .reportClosed]
+        guard case .closing(let deadlineScheduled) = lifecycle, retired.isEmpty, slots.allSatisfy({ $0 == .closed })
+        else { return [] }
+        lifecycle = .closed
+        return deadlineScheduled ? [.cancel(.closeDeadline), .reportClosed] : [.reportClosed]
     }
 
     /// Errors a reconnect cannot cure, when they end a connection before the server's HTTP/2 preface: the
