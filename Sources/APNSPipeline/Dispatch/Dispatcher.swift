@@ -305,7 +305,7 @@ extension Dispatcher {
     /// Writes a record's final line and counts it.
     func writeFinalResult(_ result: ResultRecord) throws {
         summary.add(result.outcome)
-        if result.outcome == .inputError, result.attempts > 0 { summary.rejected += 1 }
+        if result.isRejectedByAPNs { summary.rejected += 1 }
         if let reason = result.reason {
             summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1
         }

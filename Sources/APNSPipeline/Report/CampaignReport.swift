@@ -150,7 +150,7 @@ public struct CampaignReport: Sendable {
         case .retryable: replayable[resultFile, default: ReplayableCounts()].retryable += 1
         case .inDoubt: replayable[resultFile, default: ReplayableCounts()].inDoubt += 1
         case .notSent: replayable[resultFile, default: ReplayableCounts()].notSent += 1
-        case .inputError where record.attempts > 0:
+        case .inputError where record.isRejectedByAPNs:
             rejected += 1
             guard record.status != nil, let reason = record.reason else { break }
             if Self.topicReasons.contains(reason) { replayable[resultFile, default: ReplayableCounts()].rejectedForTopic += 1 }

@@ -66,6 +66,10 @@ extension ResultRecord {
             collapseID: replayed?.collapseID?.value, payload: replayed?.payload)
     }
 
+    /// Whether APNs refused the record as a bad request: an `input_error` that reached the wire (the others were
+    /// invalid in the file and never sent). The live progress and the report count these as "rejected".
+    public var isRejectedByAPNs: Bool { outcome == .inputError && attempts > 0 }
+
     /// Whether a line carries its notification's headers and payload: every line `replay` sends by default
     /// (retryable, not sent, in doubt), and requests APNs rejected (`input_error` with a status), which
     /// `replay --topic` or `--push-type` sends again when the rejection was the campaign's setting's fault.
