@@ -1,3 +1,4 @@
+import APNSCore
 import Testing
 @testable import APNSTransport
 
@@ -20,34 +21,73 @@ struct ClientConnectionStateMachineTests {
         func callAsFunction<T>(_ call: (inout Machine) -> T) -> T { call(&machine) }
     }
 
+    /// An answer: 200.
+    let ok = PushOutcome.answered(PushAnswer(status: 200))
+
+    /// The action that aborts with this timeout reason.
+    func abort(_ reason: String) -> Machine.Action { .end(.abort(TransportError(.timeout, reason))) }
+
     /// A machine whose handshake completed at 0 and whose server sent its SETTINGS.
     func readyMachine() -> Machine {
         var machine = Machine(timing: timing, now: at(0))
         _ = machine.handshakeCompleted(now: at(0))
-        machine.settingsReceived()
+        _ = machine.settingsReceived()
         return machine
     }
 
-    @Test("connecting, awaiting the server's SETTINGS, ready, draining, closed")
+    @Test("connecting, awaiting the server's SETTINGS, ready, draining, closed: each event returns what to do")
     func lifecycle() {
         let m = Box(Machine(timing: timing, now: at(0)))
         #expect(m.machine.state == .connecting && !m.machine.takesRequests)
         #expect(m { $0.tick(now: at(100)) }.isEmpty, "no PING before HTTP/2 is up")
-        #expect(m { $0.handshakeCompleted(now: at(1)) })
-        #expect(!m { $0.handshakeCompleted(now: at(1)) }, "once")
-        #expect(m.machine.state == .awaitingSettings && m.machine.takesRequests && !m.machine.serverSpoke)
-        m.machine.settingsReceived()
-        #expect(m.machine.state == .ready && m.machine.serverSpoke)
+        #expect(m { $0.settingsReceived() } == nil, "no SETTINGS before HTTP/2 is up")
+        #expect(m { $0.handshakeCompleted(now: at(1)) } == .announceReady)
+        #expect(m { $0.handshakeCompleted(now: at(1)) } == nil, "once")
+        #expect(m.machine.state == .awaitingSettings(.init(handshakeCompletedAt: at(1))))
+        #expect(m.machine.takesRequests && !m.machine.serverSpoke)
+        #expect(m { $0.settingsReceived() } == .reportLoad)
+        #expect(m.machine.state == .ready(.init(handshakeCompletedAt: at(1), server: .sentSettings)) && m.machine.serverSpoke)
         m.machine.requestStarted(tag: 7, streamID: 1, tokenSerial: 3, now: at(2))
-        #expect(m { $0.drain() })
-        #expect(!m { $0.drain() }, "once")
-        #expect(m.machine.state == .draining && !m.machine.takesRequests && !m.machine.isDrained)
-        #expect(m { $0.requestEnded(tag: 7, answered: true, now: at(0)) } == 3)
-        #expect(m { $0.requestEnded(tag: 7, answered: true, now: at(0)) } == nil, "reported once")
-        #expect(m.machine.isDrained && m.machine.hadAnswer && m.machine.serverSpoke)
-        #expect(m { $0.close() })
-        #expect(!m { $0.close() }, "once")
-        #expect(m.machine.state == .closed && m { $0.takeUnreportedRequests() }.isEmpty)
+        #expect(m { $0.drain(.goaway) } == .reportDraining(thenClose: false))
+        #expect(m { $0.drain(.goaway) } == nil, "once")
+        #expect(!m.machine.takesRequests)
+        #expect(m { $0.sessionProgressed(sessionError: nil, sessionClosed: false) } == nil, "a request is open")
+        #expect(m { $0.requestEnded(tag: 7, outcome: ok, now: at(0)) }
+            == .reportEnd(tag: 7, outcome: ok, tokenSerial: 3, firstAnswer: true))
+        #expect(m { $0.requestEnded(tag: 7, outcome: ok, now: at(0)) } == nil, "reported once")
+        #expect(m.machine.hadAnswer && m.machine.serverSpoke)
+        #expect(m { $0.sessionProgressed(sessionError: nil, sessionClosed: false) } == .end(.close), "drained")
+        #expect(m.machine.state == .closed(.answered))
+        #expect(m { $0.end(.close) } == nil, "once")
+        #expect(m { $0.takeUnreportedRequests() }.isEmpty)
+    }
+
+    @Test("a second answer is not the first; a connection still connecting closes when drained")
+    func firstAnswerAndEarlyDrain() {
+        let m = Box(readyMachine())
+        m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
+        m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(1))
+        let failed = PushOutcome.failed(.refusedStream)
+        #expect(m { $0.requestEnded(tag: 1, outcome: failed, now: at(2)) }
+            == .reportEnd(tag: 1, outcome: failed, tokenSerial: 0, firstAnswer: false), "a failure proves nothing")
+        #expect(!m.machine.hadAnswer)
+        #expect(m { $0.requestEnded(tag: 2, outcome: ok, now: at(2)) }
+            == .reportEnd(tag: 2, outcome: ok, tokenSerial: 0, firstAnswer: true))
+        m.machine.requestStarted(tag: 3, streamID: 5, tokenSerial: 0, now: at(3))
+        #expect(m { $0.requestEnded(tag: 3, outcome: ok, now: at(3)) }
+            == .reportEnd(tag: 3, outcome: ok, tokenSerial: 0, firstAnswer: false))
+        #expect(m { $0.drain(.streamIDsUsedUp) } == .reportDraining(thenClose: true))
+
+        let connecting = Box(Machine(timing: timing, now: at(0)))
+        #expect(connecting { $0.drain(.poolClosing) } == .end(.close))
+        #expect(connecting.machine.state == .closed(.silent))
+        #expect(connecting { $0.handshakeCompleted(now: at(1)) } == nil, "ended")
+
+        let closing = Box(readyMachine())
+        closing.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
+        #expect(closing { $0.drain(.poolClosing) } == nil, "the pool knows; a request is open")
+        #expect(closing { $0.sessionProgressed(sessionError: nil, sessionClosed: true) } == .end(.close))
+        #expect(closing { $0.takeUnreportedRequests() }.map(\.outcome) == [.failed(.answerLost("connection closed"))])
     }
 
     @Test("a request unanswered past the timeout is cancelled alone, oldest first; the connection waits for a sign of life")
@@ -56,12 +96,12 @@ struct ClientConnectionStateMachineTests {
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(5))
         m.machine.requestStarted(tag: 3, streamID: 5, tokenSerial: 0, now: at(6))
-        _ = m.machine.requestEnded(tag: 2, answered: true, now: at(0))
-        #expect(m { $0.received(now: at(15)) } == false)
+        _ = m.machine.requestEnded(tag: 2, outcome: ok, now: at(0))
+        #expect(m { $0.received(now: at(15)) } == nil)
         #expect(m { $0.tick(now: at(31)) }.isEmpty, "exactly at the timeout is not past it")
         #expect(m { $0.tick(now: at(31.5)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend])
         #expect(!m.machine.takesRequests)
-        #expect(m { $0.received(now: at(32)) }, "the first bytes end the suspension")
+        #expect(m { $0.received(now: at(32)) } == .reportLoad, "the first bytes end the suspension")
         #expect(m.machine.takesRequests)
         m.machine.pingAcknowledged()
         // Tag 2 was answered: only tag 3 is overdue next; a PING goes out again with it.
@@ -73,8 +113,8 @@ struct ClientConnectionStateMachineTests {
     func drainedByTimeout() {
         let m = Box(readyMachine())
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
-        _ = m.machine.drain()
-        #expect(m { $0.tick(now: at(40)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend, .close])
+        _ = m.machine.drain(.poolClosing)
+        #expect(m { $0.tick(now: at(40)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend, .end(.close)])
     }
 
     @Test("a PING after the interval of silence; acknowledged, nothing happens; unanswered, the connection is aborted")
@@ -88,7 +128,7 @@ struct ClientConnectionStateMachineTests {
         #expect(m { $0.tick(now: at(40)) }.isEmpty)
         #expect(m { $0.tick(now: at(46)) } == [.sendPing(2)])
         #expect(m { $0.tick(now: at(56)) }.isEmpty)
-        #expect(m { $0.tick(now: at(56.5)) } == [.abort("PING not answered within 10s")])
+        #expect(m { $0.tick(now: at(56.5)) } == [abort("PING not answered within 10s")])
     }
 
     @Test("a PING that could not be sent is not waited for")
@@ -105,7 +145,7 @@ struct ClientConnectionStateMachineTests {
         let m = Box(readyMachine())
         m.machine.requestStarted(tag: 9, streamID: 1, tokenSerial: 2, now: at(1))
         m.machine.requestStarted(tag: 4, streamID: 3, tokenSerial: 2, now: at(1))
-        #expect(m { $0.close() })
+        #expect(m { $0.end(.transportClosed(nil)) } == .end(.transportClosed(nil)))
         #expect(m { $0.takeUnreportedRequests() }.map(\.tag) == [4, 9])
         #expect(m { $0.takeUnreportedRequests() }.isEmpty)
         #expect(m { $0.tick(now: at(100)) }.isEmpty)
@@ -118,24 +158,24 @@ struct ClientConnectionStateMachineTests {
         _ = m { $0.handshakeCompleted(now: at(1)) }
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         #expect(m { $0.tick(now: at(6)) }.isEmpty, "exactly at the timeout is not past it")
-        #expect(m { $0.tick(now: at(6.5)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        #expect(m { $0.tick(now: at(6.5)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // A request started a moment before the handshake's own instant (the loop's turn time): before the server
         // spoke, the settings timeout names the cause, never a stall.
         let early = Box(Machine(timing: Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 5), now: at(0)))
         _ = early { $0.handshakeCompleted(now: at(1.2)) }
         early.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         #expect(early { $0.tick(now: at(6.1)) }.isEmpty)
-        #expect(early { $0.tick(now: at(6.3)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        #expect(early { $0.tick(now: at(6.3)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // Told to drain before the server spoke (the pool closing): still a server that never sent its SETTINGS.
         let drained = Box(Machine(timing: quick, now: at(0)))
         _ = drained { $0.handshakeCompleted(now: at(1)) }
         drained.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(2))
-        #expect(drained { $0.drain() })
-        #expect(drained { $0.tick(now: at(6.5)) } == [.abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        #expect(drained { $0.drain(.poolClosing) } == nil)
+        #expect(drained { $0.tick(now: at(6.5)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // SETTINGS in time: no abort, ever.
         let n = Box(Machine(timing: quick, now: at(0)))
         _ = n { $0.handshakeCompleted(now: at(1)) }
-        n.machine.settingsReceived()
+        _ = n.machine.settingsReceived()
         #expect(n { $0.tick(now: at(100)) } == [.sendPing(1)])
     }
 
@@ -144,17 +184,17 @@ struct ClientConnectionStateMachineTests {
         let stalling = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 10)
         let m = Box(Machine(timing: stalling, now: at(0)))
         _ = m { $0.handshakeCompleted(now: at(0)) }
-        m.machine.settingsReceived()
+        _ = m.machine.settingsReceived()
         // Idle for long: no requests, no stall.
         #expect(m { $0.tick(now: at(15)) } == [])
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(16))
         m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(17))
         _ = m { $0.received(now: at(24)) }
         #expect(m { $0.tick(now: at(25)) }.isEmpty)
-        _ = m { $0.requestEnded(tag: 1, answered: true, now: at(25)) }  // progress
+        _ = m { $0.requestEnded(tag: 1, outcome: ok, now: at(25)) }  // progress
         #expect(m { $0.tick(now: at(35)) }.isEmpty, "10 s after the answer is not past it")
         // Bytes arriving are no progress: a server dripping its answers stalls too.
         _ = m { $0.received(now: at(35.2)) }
-        #expect(m { $0.tick(now: at(35.5)) } == [.abort("the server answered none of 1 waiting requests (nor took their bodies) in 10 s")])
+        #expect(m { $0.tick(now: at(35.5)) } == [abort("the server answered none of 1 waiting requests (nor took their bodies) in 10 s")])
     }
 }

@@ -114,7 +114,7 @@ struct ConnectionPoolStateMachineTests {
         pool.refused(try #require(pool.lastOpened))
         pool.advance(60)
         let last = pool.refused(try #require(pool.lastOpened))
-        #expect(last == [.reportFailure(TransportError(.connectionRefused, "connect: refused, 3 connections in a row"))])
+        #expect(last == [.reportFailure(.transport(TransportError(.connectionRefused, "connect: refused, 3 connections in a row")))])
         #expect(pool.machine.slots == [.closed])
         #expect(pool.timers.isEmpty)
         #expect(pool.opened.count == 3)
@@ -143,7 +143,7 @@ struct ConnectionPoolStateMachineTests {
         early.apply(early.machine.start())
         let actions = early.apply(early.machine.connectionClosed(
             try #require(early.lastOpened), error: refused, hadAnswer: false, serverSpoke: false))
-        #expect(actions == [.reportFailure(refused)])
+        #expect(actions == [.reportFailure(.transport(refused))])
 
         var late = PoolMachineHarness()
         late.apply(late.machine.start())
@@ -188,8 +188,8 @@ struct ConnectionPoolStateMachineTests {
             pool.advance(60)
         }
         #expect(results[0] == [.schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
-        #expect(results[1] == [.reportFailure(TransportError(
-            .closedByPeer, "every connection ended without an answer, 2 connections in a row"))])
+        #expect(results[1] == [.reportFailure(.transport(TransportError(
+            .closedByPeer, "every connection ended without an answer, 2 connections in a row")))])
     }
 
     @Test("SETTINGS raise and lower a connection's free streams; requests go to the least loaded, ties in turn")
@@ -292,8 +292,8 @@ struct ConnectionPoolStateMachineTests {
                 if !gaveUp.isEmpty { break }
             }
         }
-        #expect(gaveUp == [.reportFailure(TransportError(
-            .timeout, "the server completed TLS but sent no HTTP/2 SETTINGS in 5 s, \(failures) connections in a row"))])
+        #expect(gaveUp == [.reportFailure(.transport(TransportError(
+            .timeout, "the server completed TLS but sent no HTTP/2 SETTINGS in 5 s, \(failures) connections in a row")))])
         #expect(failures >= 12, "gave up after \(failures)")
         #expect(pool.now >= 30 && pool.now < 60, "gave up at \(pool.now) s")
     }

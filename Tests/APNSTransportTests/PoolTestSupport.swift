@@ -117,10 +117,12 @@ final class PoolProbe: PushTransportDelegate {
     private(set) var failedAfter: Double?
     /// Whether the pool reported `transportDidClose`.
     private(set) var closed = false
-    private let started = EventLoopInstant.now()
+    /// When the probe was made, on the loop's clock (a manual one in the tests that move time by hand).
+    private let started: EventLoopInstant
 
     init(_ configuration: APNSClientConfiguration, loop: EventLoop, count: Int) throws {
         self.loop = loop
+        started = loop.now()
         pool = try APNSClientPool(configuration: configuration, loop: loop)
         pending = Self.notifications(count).enumerated().map { (UInt64($0.offset + 1), $0.element) }.reversed()
         pool.delegate = self
@@ -157,6 +159,22 @@ final class PoolProbe: PushTransportDelegate {
         spin(loop, seconds: 2) { false }
     }
 
+    /// On a loop with a manual clock: handles the I/O that is ready (a few short turns), then moves the clock on by
+    /// `step` seconds, until `done`, the pool fails, or `virtualSeconds` have passed on the clock. Timeouts of
+    /// seconds take a few milliseconds of real time, and what the test sees does not hang on the host's speed.
+    func advance(virtualSeconds: Double, step: Double = 0.25, until done: () -> Bool = { false }) {
+        var moved = 0.0
+        while true {
+            for _ in 0..<Self.turnsPerStep { loop.runOnce(timeout: 0.002) }
+            if done() || failure != nil || moved >= virtualSeconds { return }
+            loop.advanceTime(bySeconds: step)
+            moved += step
+        }
+    }
+
+    /// Loop turns between two moves of a manual clock: enough for a request and its answer over loopback.
+    static let turnsPerStep = 20
+
     private func pump() {
         var submitted = false
         while pool.freeSlots > 0, let (tag, notification) = pending.popLast() {
@@ -178,7 +196,7 @@ final class PoolProbe: PushTransportDelegate {
     func transportFailed(_ error: any Error) {
         guard failure == nil else { return }
         failure = error
-        failedAfter = EventLoopInstant.now().seconds(since: started)
+        failedAfter = loop.now().seconds(since: started)
     }
 
     func transportDidClose() { closed = true }

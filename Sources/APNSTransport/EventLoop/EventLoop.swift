@@ -34,6 +34,8 @@ public final class EventLoop {
     private var readBufferLent = false
     private var turnInstant: EventLoopInstant?
     private var turnCount: UInt64 = 0
+    /// The time a loop with a manual clock reads (nil: the monotonic clock).
+    private var manualTime: EventLoopInstant?
 
     var timerHeap = EventLoopTimerHeap()
     var cancelledTimers = 0
@@ -43,7 +45,11 @@ public final class EventLoop {
 
     /// Creates the loop for the calling thread. Also makes the process ignore `SIGPIPE`: a write to a socket the
     /// peer closed must fail with `EPIPE`, not kill the process (OpenSSL writes with plain `write(2)`).
-    public init() throws(TransportError) {
+    ///
+    /// - Parameter clock: where the loop reads the time; tests pass `.manual` to move time on by hand
+    ///   (`advanceTime(bySeconds:)`), so timeouts of seconds take none.
+    public init(clock: Clock = .monotonic) throws(TransportError) {
+        if case .manual(let start) = clock { manualTime = start }
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { throw TransportError.system("epoll_create1", errno) }
         let mailbox: EventLoopMailbox
@@ -80,13 +86,26 @@ public final class EventLoop {
     /// Whether the caller is on the thread that created or last ran this loop.
     public var isInLoopThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
 
-    /// The current monotonic time.
-    public func now() -> EventLoopInstant { .now() }
+    /// Where a loop reads the time.
+    public enum Clock: Sendable {
+        /// The system's monotonic clock.
+        case monotonic
+        /// A clock that starts at this instant and moves only through `advanceTime(bySeconds:)`.
+        case manual(EventLoopInstant)
+    }
+
+    /// The current time: monotonic, or the manual clock's.
+    public func now() -> EventLoopInstant { manualTime ?? .now() }
+
+    /// Moves a manual clock on; the timers it makes due fire on the next turn. Does nothing on a monotonic clock.
+    public func advanceTime(bySeconds seconds: Double) {
+        manualTime = manualTime?.advanced(bySeconds: seconds)
+    }
 
     /// The time the current turn woke from its wait, read once per turn; outside a turn, the current time. Stamps
     /// that many requests of one turn take (when each was sent, when its answer came) need no clock read each:
     /// an answer handled in this turn arrived by this time at the latest, and one turn lasts milliseconds.
-    public var turnTime: EventLoopInstant { turnInstant ?? .now() }
+    public var turnTime: EventLoopInstant { turnInstant ?? now() }
 
     /// The number of the turn running now (the first is 1); nil outside a turn. Work that needs doing once a turn
     /// rather than once a request keys on it.
@@ -137,7 +156,7 @@ public final class EventLoop {
     public func runOnce(timeout: Double?) -> Int {
         ownerThread = pthread_self()
         let ready = wait(milliseconds: waitMilliseconds(timeout: timeout))
-        turnInstant = .now()
+        turnInstant = now()
         turnCount &+= 1
         defer { turnInstant = nil }
         var handled = 0
@@ -182,7 +201,7 @@ public final class EventLoop {
         if !nextTurnWork.isEmpty { return 0 }
         var limit: Double? = timeout.map { max(0, $0) }
         if let first = timerHeap.first {
-            let untilTimer = max(0, first.deadline.seconds(since: .now()))
+            let untilTimer = max(0, first.deadline.seconds(since: now()))
             limit = min(limit ?? untilTimer, untilTimer)
         }
         guard let limit else { return -1 }

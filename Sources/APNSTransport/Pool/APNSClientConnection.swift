@@ -16,8 +16,6 @@ import APNSHTTP2
 /// When its stream ids near their end (`HTTP2ClientConfiguration.lastStreamID`) it stops taking new streams and
 /// drains, like after a GOAWAY, and the pool opens a replacement.
 final class APNSClientConnection: TLSConnectionDelegate {
-    /// How often the machine is ticked (request timeouts and PINGs are checked), in seconds.
-    static let tickInterval = 1.0
     /// How long a graceful close waits for the peer's close_notify before dropping the socket, in seconds.
     static let closeNotifyGracePeriod = 2.0
     /// The most bytes taken from the HTTP/2 session per TLS write.
@@ -40,7 +38,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
         self.id = id
         self.loop = loop
         self.owner = owner
-        self.machine = ClientConnectionStateMachine(timing: timing, now: .now())
+        self.machine = ClientConnectionStateMachine(timing: timing, now: loop.now())
         self.session = try HTTP2ClientSession(configuration: http2)
         output.reserveCapacity(Self.outputChunkBytes)
         tls = TLSConnection.connect(
@@ -63,58 +61,43 @@ final class APNSClientConnection: TLSConnectionDelegate {
         machine.requestStarted(tag: tag, streamID: streamID, tokenSerial: tokenSerial, now: loop.turnTime)
     }
 
-    /// Hands what the session has to send to TLS and sends it.
+    /// Hands what the session has to send to TLS and sends it. Stream ids near their end: no new streams here;
+    /// the pool opens a replacement, this one drains.
     func flush() {
-        guard let tls, machine.state != .closed else { return }
+        guard let tls else { return }  // ended
         writeSessionOutput(to: tls)
         tls.flush()
         if session.isClosed {
-            finish(error: nil)
-        } else if !session.acceptsNewStreams, machine.drain() {
-            // Stream ids near their end: no new streams here; the pool opens a replacement, this one drains.
-            owner?.connectionStoppedTakingStreams(self)
-            if machine.isDrained { close() }
+            run(machine.sessionProgressed(sessionError: HTTP2Error?.none, sessionClosed: true))
+        } else if !session.acceptsNewStreams {
+            run(machine.drain(.streamIDsUsedUp))
         }
     }
 
     /// Takes no new requests and closes once the open ones have ended (the pool is closing).
     func drain() {
-        _ = machine.drain()
-        if machine.isDrained { close() }
+        run(machine.drain(.poolClosing))
     }
 
     /// Ends the connection after telling the server (GOAWAY, close_notify). Requests still open are reported as
     /// not sent or in doubt.
     func close() {
-        guard machine.state != .closed else { return }
-        let connection = tls
-        tls = nil  // finish() must not abort it: the GOAWAY and close_notify go out first
-        if let connection {
-            session.terminate()
-            writeSessionOutput(to: connection)
-            connection.close(gracePeriod: Self.closeNotifyGracePeriod)
-        }
-        finish(error: nil)
+        run(machine.end(.close))
     }
 
     /// Ends the connection at once; requests still open are reported as not sent or in doubt.
     func abort(_ error: TransportError) {
-        guard machine.state != .closed else { return }
-        tls?.abort()
-        tls = nil
-        finish(error: error)
+        run(machine.end(.abort(error)))
     }
 
     // MARK: - TLSConnectionDelegate
 
     func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo) {
-        guard machine.handshakeCompleted(now: .now()) else { return }
-        flush()  // the connection preface and our SETTINGS
-        owner?.connectionBecameReady(self)
+        run(machine.handshakeCompleted(now: loop.now()))
     }
 
     func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
-        if machine.received(now: loop.turnTime) { owner?.connectionLoadChanged(self) }
+        run(machine.received(now: loop.turnTime))
         session.receive(bytes)
         deliverEvents()
         flush()  // WINDOW_UPDATEs, SETTINGS and PING acknowledgements
@@ -125,11 +108,73 @@ final class APNSClientConnection: TLSConnectionDelegate {
     }
 
     func tlsConnection(_ connection: TLSConnection, didCloseWith error: TransportError?) {
-        tls = nil
-        finish(error: error)
+        run(machine.end(.transportClosed(error)))
     }
 
-    // MARK: - Internals
+    // MARK: - Actions
+
+    /// Runs what the machine decided; each action's own events go back through the machine.
+    private func run(_ action: ClientConnectionStateMachine.Action?) {
+        switch action {
+        case nil:
+            break
+        case .announceReady:
+            flush()  // the connection preface and our SETTINGS
+            owner?.connectionBecameReady(self)
+        case .reportLoad:
+            owner?.connectionLoadChanged(self)
+        case .reportDraining(let thenClose):
+            owner?.connectionStoppedTakingStreams(self)
+            if thenClose { close() }
+        case .reportEnd(let tag, let outcome, let serial, let firstAnswer):
+            if firstAnswer { owner?.connectionAnswered(self) }
+            owner?.connection(self, completed: tag, outcome: outcome, tokenSerial: serial)
+        case .cancelRequest(let tag, let streamID, let serial):
+            let wasSent = session.cancelRequest(streamID: streamID) ?? true
+            let why = "no answer within \(Int(machine.timing.requestTimeout))s; stream cancelled"
+            owner?.connection(
+                self, completed: tag, outcome: .failed(wasSent ? .answerLost(why) : .notSent(why)), tokenSerial: serial)
+        case .suspend:
+            flush()  // the RST_STREAMs
+            owner?.connectionLoadChanged(self)
+        case .sendPing(let payload):
+            if (try? session.submitPing(payload: payload)) == nil { machine.pingNotSent() }
+            flush()
+        case .end(let how):
+            end(how)
+        }
+    }
+
+    /// Ends the connection `how`, then reports every request still open and the close, once (the machine returns
+    /// `.end` once).
+    private func end(_ how: ClientConnectionStateMachine.Ending) {
+        ticker?.cancel()
+        ticker = nil
+        let error: TransportError?
+        switch how {
+        case .close:
+            error = nil
+            if let connection = tls {  // the GOAWAY and close_notify go out first
+                tls = nil
+                session.terminate()
+                writeSessionOutput(to: connection)
+                connection.close(gracePeriod: Self.closeNotifyGracePeriod)
+            }
+        case .abort(let reason):
+            error = reason
+            tls?.abort()
+        case .transportClosed(let reason):
+            error = reason
+        }
+        tls = nil
+        session.connectionClosed()
+        deliverEvents()
+        // Anything the session did not report (it always should) is in doubt rather than lost.
+        for (tag, outcome, serial) in machine.takeUnreportedRequests() {
+            owner?.connection(self, completed: tag, outcome: outcome, tokenSerial: serial)
+        }
+        owner?.connection(self, closedWith: error)
+    }
 
     private func writeSessionOutput(to connection: TLSConnection) {
         while true {
@@ -139,85 +184,37 @@ final class APNSClientConnection: TLSConnectionDelegate {
         }
     }
 
+    /// Feeds what the session reports to the machine and runs what it decides.
     private func deliverEvents() {
         var sessionError: HTTP2Error?
         session.drainEvents { event in
             switch event {
             case .response(let response):
-                let first = !machine.hadAnswer
-                guard let serial = machine.requestEnded(tag: response.tag, answered: true, now: loop.turnTime) else { return }
-                if first { owner?.connectionAnswered(self) }
-                owner?.connection(self, completed: response.tag, outcome: .answered(response.answer), tokenSerial: serial)
+                run(machine.requestEnded(tag: response.tag, outcome: .answered(response.answer), now: loop.turnTime))
             case .streamFailed(let tag, _, let failure):
-                guard let serial = machine.requestEnded(tag: tag, answered: false, now: loop.turnTime) else { return }
-                owner?.connection(self, completed: tag, outcome: .failed(failure), tokenSerial: serial)
+                run(machine.requestEnded(tag: tag, outcome: .failed(failure), now: loop.turnTime))
             case .goawayReceived:
-                if machine.drain() { owner?.connectionStoppedTakingStreams(self) }
+                run(machine.drain(.goaway))
             case .remoteSettingsChanged:
-                machine.settingsReceived()
-                owner?.connectionLoadChanged(self)
+                run(machine.settingsReceived())
             case .pingAcknowledged:
                 machine.pingAcknowledged()
             case .connectionError(let error):
                 sessionError = error  // the session is closed; its streams follow as .streamFailed
             }
         }
-        guard machine.state != .closed else { return }
-        if let sessionError {
-            abort(TransportError(.http2ProtocolError, "\(sessionError)"))
-        } else if session.isClosed || machine.isDrained {
-            close()
-        }
+        run(machine.sessionProgressed(sessionError: sessionError, sessionClosed: session.isClosed))
     }
 
-    /// Reports every open request and the close, once.
-    private func finish(error: TransportError?) {
-        guard machine.close() else { return }
-        ticker?.cancel()
-        ticker = nil
-        tls?.abort()
-        tls = nil
-        session.connectionClosed()
-        deliverEvents()
-        // Anything the session did not report (it always should) is in doubt rather than lost.
-        for (tag, serial) in machine.takeUnreportedRequests() {
-            let failure: TransportFailure = machine.serverSpoke
-                ? .answerLost("connection closed") : .notSent("the connection ended before the server's SETTINGS")
-            owner?.connection(self, completed: tag, outcome: .failed(failure), tokenSerial: serial)
-        }
-        owner?.connection(self, closedWith: error)
-    }
-
+    /// The next tick is scheduled before this one's actions run, so an action that ends the connection cancels it.
     private func scheduleTick() {
-        ticker = loop.schedule(after: Self.tickInterval) { [weak self] in self?.tick() }
+        ticker = loop.schedule(after: machine.timing.tickInterval) { [weak self] in self?.tick() }
     }
 
-    /// Runs what the machine decides once a second: overdue requests cancelled, PINGs, a dead connection dropped.
+    /// Runs what the machine decides every tick: overdue requests cancelled, PINGs, a dead connection dropped.
     private func tick() {
-        ticker = nil
-        for action in machine.tick(now: .now()) {
-            guard machine.state != .closed else { return }
-            switch action {
-            case .cancelRequest(let tag, let streamID, let serial):
-                let wasSent = session.cancelRequest(streamID: streamID) ?? true
-                let why = "no answer within \(Int(machine.timing.requestTimeout))s; stream cancelled"
-                owner?.connection(
-                    self, completed: tag, outcome: .failed(wasSent ? .answerLost(why) : .notSent(why)), tokenSerial: serial)
-            case .suspend:
-                flush()  // the RST_STREAMs
-                guard machine.state != .closed else { return }
-                owner?.connectionLoadChanged(self)
-            case .sendPing(let payload):
-                if (try? session.submitPing(payload: payload)) == nil { machine.pingNotSent() }
-                flush()
-            case .close:
-                close()
-            case .abort(let reason):
-                abort(TransportError(.timeout, reason))
-            }
-        }
-        guard machine.state != .closed else { return }
         scheduleTick()
+        for action in machine.tick(now: loop.now()) { run(action) }
     }
 }
 

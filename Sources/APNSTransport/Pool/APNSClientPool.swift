@@ -19,7 +19,6 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     var timers: [ConnectionPoolStateMachine.Timer: EventLoopTimer] = [:]
     /// Connections with submits not yet flushed (a few at most: searched, not hashed).
     var dirty: [APNSClientConnection] = []
-    var reportedFailure = false
 
     // Header state, rebuilt only when the provider token changes or a new campaign topic appears.
     var token: ProviderToken?
@@ -47,7 +46,11 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         machine = ConnectionPoolStateMachine(
             connectionCount: configuration.connectionCount, stagger: configuration.connectionStagger,
             reconnect: configuration.reconnect, failureWindow: configuration.failureWindow)
-        try refreshHeaders()
+        do {
+            try refreshHeaders()
+        } catch {
+            throw error.error
+        }
     }
 
     /// Opens the connections, `connectionStagger` seconds apart.
@@ -63,15 +66,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     public var freeSlots: Int { machine.freeStreams }
 
     public func submit(_ notification: PushNotification, tag: UInt64) {
-        // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
-        // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
-        // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
-        guard !reportedFailure else {
-            fail(tag, .notSent("the client stopped after a fatal error"))
-            return
-        }
         guard let id = machine.pickConnection(), let connection = connections[id] else {
-            fail(tag, .notSent("no connection has a free stream"))
+            fail(tag, .notSent(machine.whyNoConnection))
             return
         }
         let turn = loop.currentTurn
@@ -79,7 +75,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             do {
                 try refreshHeaders()
             } catch {
-                reportFailure(error)
+                run(machine.failed(error))
                 fail(tag, .notSent("provider token: \(error)"))
                 return
             }
@@ -132,8 +128,8 @@ extension APNSClientPool {
                 connections[id]?.abort(TransportError(.shutdown, "the pool closed before its answer"))
             case .reportFreeStreams:
                 delegate?.transportHasFreeSlots()
-            case .reportFailure(let error):
-                reportFailure(error)
+            case .reportFailure(let failure):
+                loop.executeNextTurn { [weak self] in self?.delegate?.transportFailed(failure.error) }
             case .reportClosed:
                 loop.executeNextTurn { [weak self] in self?.delegate?.transportDidClose() }
             }
@@ -157,7 +153,7 @@ extension APNSClientPool {
                 id: id, endpoint: configuration.endpoint, proxy: configuration.proxy, context: context,
                 http2: http2, timing: timing, loop: loop, owner: self)
         } catch {
-            reportFailure(error)
+            run(machine.failed(.http2(error)))
             run(machine.openFailed(id))
         }
     }
@@ -167,13 +163,6 @@ extension APNSClientPool {
         loop.executeNextTurn { [weak self] in
             self?.delegate?.transport(completed: tag, outcome: .failed(failure))
         }
-    }
-
-    /// Tells the delegate the transport cannot work, once, on the next loop turn.
-    func reportFailure(_ error: any Error) {
-        guard !reportedFailure else { return }
-        reportedFailure = true
-        loop.executeNextTurn { [weak self] in self?.delegate?.transportFailed(error) }
     }
 
     // MARK: - APNSClientConnectionOwner
@@ -217,21 +206,29 @@ extension APNSClientPool {
 
 extension APNSClientPool {
     /// Re-signs the provider token when the cache says it is time, and rebuilds the shared header blocks then.
-    func refreshHeaders() throws {
+    func refreshHeaders() throws(ConnectionPoolStateMachine.Failure) {
         var jwt: String?
         if let tokenCache {
-            // The serial names a signing: comparing it, not the whole token, keeps this per-request check cheap.
-            if try tokenCache.currentSerial() == token?.serial, baseBlock != nil { return }
-            let current = try tokenCache.currentToken()
-            token = current
-            jwt = current.jwt
+            do {
+                // The serial names a signing: comparing it, not the whole token, keeps this per-request check cheap.
+                if try tokenCache.currentSerial() == token?.serial, baseBlock != nil { return }
+                let current = try tokenCache.currentToken()
+                token = current
+                jwt = current.jwt
+            } catch {
+                throw .providerToken(error)
+            }
         } else if baseBlock != nil {
             return
         }
-        baseBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: configuration.endpoint, providerToken: jwt)
-        if let campaignTopic, let campaignPushType {
-            campaignBlock = try HTTP2HeaderBlock.apnsRequests(
-                endpoint: configuration.endpoint, providerToken: jwt, topic: campaignTopic, pushType: campaignPushType)
+        do {
+            baseBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: configuration.endpoint, providerToken: jwt)
+            if let campaignTopic, let campaignPushType {
+                campaignBlock = try HTTP2HeaderBlock.apnsRequests(
+                    endpoint: configuration.endpoint, providerToken: jwt, topic: campaignTopic, pushType: campaignPushType)
+            }
+        } catch {
+            throw .http2(error)
         }
     }
 
@@ -256,13 +253,19 @@ extension APNSClientPool {
             tokenCache.accepted(serial: tokenSerial)
             return
         }
-        do {
-            if case .refreshed = try tokenCache.invalidate(serial: tokenSerial) { try refreshHeaders() }
+        do throws(ConnectionPoolStateMachine.Failure) {
+            let invalidation: ProviderTokenInvalidation
+            do {
+                invalidation = try tokenCache.invalidate(serial: tokenSerial)
+            } catch {
+                throw .providerToken(error)
+            }
+            if case .refreshed = invalidation { try refreshHeaders() }
         } catch {
-            reportFailure(error)
+            run(machine.failed(error))
         }
         if let problem = tokenCache.clockProblem(limit: configuration.stopAfterTokensExpiredOnFirstUse) {
-            reportFailure(TransportError(.providerTokenRejected, problem))
+            run(machine.failed(.transport(TransportError(.providerTokenRejected, problem))))
         }
     }
 }

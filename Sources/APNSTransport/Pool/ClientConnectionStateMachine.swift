@@ -1,19 +1,70 @@
+import APNSCore
+import APNSHTTP2
+
 /// The lifecycle of one client connection and the timing of its requests, without I/O: which phase it is in, which
 /// requests are open (and which provider token each carries), which are overdue, when a PING goes out and when an
-/// unanswered one ends the connection. `APNSClientConnection` feeds it events with the time they happened and runs
-/// what it returns; tests drive it with instants of their own.
+/// unanswered one ends the connection. `APNSClientConnection` feeds it every event with the time it happened and
+/// runs the actions it returns, after it returns; tests drive it with instants of their own.
+///
+///     connecting ──handshakeCompleted──▶ awaitingSettings ──settingsReceived──▶ ready
+///         │                                  │                                  │
+///         │                                  └──drain (GOAWAY, stream ids used up, pool closing)──┐
+///         │                                                                     ▼                 ▼
+///         │ drain                                                            draining ──last request ended──┐
+///         ▼                                                                                                 ▼
+///       closed ◀──── ended: closed gracefully, aborted, or the transport went away (from any phase) ─── (close)
+///
+/// An open connection (awaiting settings, ready, draining) carries its `Activity`: what its server has shown of
+/// itself (its SETTINGS, an answer) and its liveness (a PING out, or suspended after a request timed out).
 struct ClientConnectionStateMachine {
-    /// The connection's phase.
+    /// The connection's phase, each with what it knows.
     enum State: Hashable, Sendable {
         /// TCP connect, proxy tunnel, TLS handshake.
         case connecting
         /// HTTP/2 is up and our preface sent; the server's first SETTINGS frame (its preface) has not arrived, so it
         /// cannot have processed any request yet.
-        case awaitingSettings
-        case ready
+        case awaitingSettings(Activity)
+        case ready(Activity)
         /// Takes no new requests (GOAWAY, stream ids used up, the pool closing); closes once its requests end.
-        case draining
-        case closed
+        case draining(Activity)
+        /// Ended, with what the server had shown by then (after its SETTINGS, requests it was sent may have been
+        /// processed; after an answer, the connection had worked).
+        case closed(ServerSigns)
+    }
+
+    /// What an open connection's server has shown of itself, and whether it is being checked.
+    struct Activity: Hashable, Sendable {
+        /// When the TLS handshake completed: the server's SETTINGS are due from then.
+        var handshakeCompletedAt: EventLoopInstant
+        /// What the server has said: nothing yet, its SETTINGS, or an answer to a request (then it works, and only
+        /// then may the pool reset its reconnect back-off).
+        var server: ServerSigns = .silent
+        var liveness: Liveness = .quiet
+    }
+
+    /// How far the server has shown it speaks HTTP/2 and APNs, in the order it happens.
+    enum ServerSigns: Int, Hashable, Comparable, Sendable {
+        case silent, sentSettings, answered
+        static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Whether the connection is being checked for life.
+    enum Liveness: Hashable, Sendable {
+        /// Nothing outstanding.
+        case quiet
+        /// A PING went out at this instant and is unanswered.
+        case pinged(at: EventLoopInstant)
+        /// A request timed out: no new requests until something arrives from the server. `pingedAt`: the PING
+        /// sent then (nil when it could not be sent).
+        case suspended(pingedAt: EventLoopInstant?)
+
+        var pingSentAt: EventLoopInstant? {
+            switch self {
+            case .quiet: nil
+            case .pinged(let at): at
+            case .suspended(let at): at
+            }
+        }
     }
 
     struct Timing: Hashable, Sendable {
@@ -30,40 +81,52 @@ struct ClientConnectionStateMachine {
         /// the connection: a server that stalls, drips its answers or never opens its flow-control window.
         /// Requests whose END_STREAM never left are then sent again elsewhere; the others are in doubt.
         var stallTimeout: Double = 5
+        /// How often `tick` runs (request timeouts, PINGs and the timeouts above are checked), in seconds.
+        var tickInterval: Double = 1
     }
 
-    /// What `tick` decided, in order.
-    enum TickAction: Hashable, Sendable {
+    /// How a connection ends.
+    enum Ending: Hashable, Sendable {
+        /// We close it, telling the server (GOAWAY, close_notify).
+        case close
+        /// We drop it at once, for this reason.
+        case abort(TransportError)
+        /// The transport went away under it (the peer closed, a socket or TLS error; nil: a clean close).
+        case transportClosed(TransportError?)
+    }
+
+    /// What the connection does next; events return them and the connection runs them in order.
+    enum Action: Hashable, Sendable {
+        /// Hand our HTTP/2 preface to TLS, then tell the pool the connection is up.
+        case announceReady
+        /// Tell the pool the connection's load changed (streams it takes, requests open).
+        case reportLoad
+        /// Tell the pool the connection stopped taking new streams and drains; `thenClose`: nothing is open, close.
+        case reportDraining(thenClose: Bool)
+        /// Tell the pool a request ended with this outcome; `firstAnswer`: the connection's first answer (it works).
+        case reportEnd(tag: UInt64, outcome: PushOutcome, tokenSerial: Int, firstAnswer: Bool)
         /// Cancel the stream (RST_STREAM CANCEL) and report its request failed: its answer is overdue.
         case cancelRequest(tag: UInt64, streamID: Int32, tokenSerial: Int)
-        /// It takes no new requests until something arrives from the server (flush the cancels, report the load).
+        /// Flush the cancels and tell the pool the connection takes no requests until the server shows it is alive.
         case suspend
         /// Send a PING with this payload.
         case sendPing(UInt64)
-        /// Draining and nothing open: close gracefully.
-        case close
-        /// The PING went unanswered: drop the connection with this reason.
-        case abort(String)
+        /// End the connection this way: stop its timer, end its session (whose open streams are reported as they
+        /// end), report the requests `takeUnreportedRequests()` hands over, then tell the pool it closed.
+        case end(Ending)
     }
 
     let timing: Timing
     private(set) var state: State = .connecting
-    /// Whether the server answered at least one request on this connection: only then does it count as working
-    /// (a server that ends every connection right after the handshake must not reset the reconnect back-off).
-    private(set) var hadAnswer = false
-    /// Set when a request timed out: no new requests until something arrives from the server.
-    private(set) var awaitingSignOfLife = false
     /// The requests started and not yet reported, each with the serial of the provider token it carries.
     private(set) var openRequests = OpenRequestTable()
     /// Tags in the order their requests started, with when and on which stream; ended ones are skipped lazily.
     private var started: [(tag: UInt64, at: EventLoopInstant, streamID: Int32)] = []
     private var startedHead = 0
     private var lastReadAt: EventLoopInstant
-    /// When the handshake completed (the server's SETTINGS are due from then), or when a request last ended
-    /// (answered, or failed by the server), or started while none was open: the last sign of progress.
+    /// When the handshake completed, or when a request last ended (answered, or failed by the server), or started
+    /// while none was open: the last sign of progress.
     private var lastProgressAt: EventLoopInstant
-    private var handshakeCompletedAt: EventLoopInstant?
-    private(set) var pingSentAt: EventLoopInstant?
     private var pingCounter: UInt64 = 0
 
     init(timing: Timing, now: EventLoopInstant) {
@@ -72,38 +135,77 @@ struct ClientConnectionStateMachine {
         lastProgressAt = now
     }
 
+    // MARK: - Queries
+
+    /// The open connection's activity; nil while connecting and once closed.
+    var activity: Activity? {
+        switch state {
+        case .awaitingSettings(let activity), .ready(let activity), .draining(let activity): activity
+        case .connecting, .closed: nil
+        }
+    }
+
     /// Whether requests may start: HTTP/2 is up, it is not draining, and no request timed out since the server
     /// last sent anything.
-    var takesRequests: Bool { (state == .awaitingSettings || state == .ready) && !awaitingSignOfLife }
+    var takesRequests: Bool {
+        switch state {
+        case .awaitingSettings(let activity), .ready(let activity):
+            if case .suspended = activity.liveness { return false }
+            return true
+        case .connecting, .draining, .closed:
+            return false
+        }
+    }
 
     /// Whether the server's first SETTINGS frame (its HTTP/2 preface) arrived: only then can it have processed a
     /// request, and only then is a TLS alert no longer part of the handshake. Stays true while draining and closed.
-    private(set) var serverSpoke = false
+    var serverSpoke: Bool { serverSigns >= .sentSettings }
+
+    /// Whether the server answered at least one request on this connection: only then does it count as working (a
+    /// server that ends every connection right after the handshake must not reset the reconnect back-off).
+    var hadAnswer: Bool { serverSigns == .answered }
+
+    /// What the server has shown of itself so far, in any phase.
+    var serverSigns: ServerSigns {
+        if case .closed(let signs) = state { return signs }
+        return activity?.server ?? .silent
+    }
+
+    /// When the PING in flight went out, if one is.
+    var pingSentAt: EventLoopInstant? { activity?.liveness.pingSentAt }
 
     // MARK: - Events
 
-    /// The TLS handshake is done; HTTP/2 starts. Returns false if the connection was not connecting.
-    mutating func handshakeCompleted(now: EventLoopInstant) -> Bool {
-        guard state == .connecting else { return false }
-        state = .awaitingSettings
+    /// The TLS handshake is done; HTTP/2 starts.
+    mutating func handshakeCompleted(now: EventLoopInstant) -> Action? {
+        guard case .connecting = state else { return nil }
+        state = .awaitingSettings(Activity(handshakeCompletedAt: now))
         lastReadAt = now
         lastProgressAt = now
-        handshakeCompletedAt = now
-        return true
+        return .announceReady
     }
 
-    /// Bytes arrived. Returns true when this ends a suspension (the connection takes requests again).
-    mutating func received(now: EventLoopInstant) -> Bool {
+    /// Bytes arrived: they end a suspension (the connection takes requests again).
+    mutating func received(now: EventLoopInstant) -> Action? {
         lastReadAt = now
-        guard awaitingSignOfLife else { return false }
-        awaitingSignOfLife = false
-        return true
+        guard case .suspended(let pingedAt) = activity?.liveness else { return nil }
+        updateActivity { $0.liveness = pingedAt.map { .pinged(at: $0) } ?? .quiet }
+        return .reportLoad
     }
 
-    /// The server's SETTINGS arrived: from now on it may have processed what it was sent.
-    mutating func settingsReceived() {
-        serverSpoke = true
-        if state == .awaitingSettings { state = .ready }
+    /// The server's SETTINGS arrived (its first: from now on it may have processed what it was sent; a later one:
+    /// its stream limit may have changed).
+    mutating func settingsReceived() -> Action? {
+        switch state {
+        case .awaitingSettings(var activity):
+            activity.server = max(activity.server, .sentSettings)
+            state = .ready(activity)
+        case .ready, .draining:
+            updateActivity { $0.server = max($0.server, .sentSettings) }
+        case .connecting, .closed:
+            return nil
+        }
+        return .reportLoad
     }
 
     mutating func requestStarted(tag: UInt64, streamID: Int32, tokenSerial: Int, now: EventLoopInstant) {
@@ -112,51 +214,102 @@ struct ClientConnectionStateMachine {
         started.append((tag, now, streamID))
     }
 
-    /// The request ended; returns its token serial, or nil for a tag not open (already reported). An answer proves
-    /// the connection works.
-    mutating func requestEnded(tag: UInt64, answered: Bool, now: EventLoopInstant) -> Int? {
+    /// The request ended with `outcome` (answered, or failed as the session saw it); nothing for a tag not open
+    /// (already reported). An answer proves the connection works.
+    mutating func requestEnded(tag: UInt64, outcome: PushOutcome, now: EventLoopInstant) -> Action? {
         guard let serial = openRequests.remove(tag) else { return nil }
-        if answered { hadAnswer = true }
         lastProgressAt = now
-        return serial
+        var first = false
+        if case .answered = outcome, !hadAnswer {
+            first = true
+            switch state {
+            case .closed: state = .closed(.answered)
+            default: updateActivity { $0.server = .answered }
+            }
+        }
+        return .reportEnd(tag: tag, outcome: outcome, tokenSerial: serial, firstAnswer: first)
     }
 
-    /// Stops taking new streams (GOAWAY, stream ids used up, the pool closing). Returns false if it already had.
-    mutating func drain() -> Bool {
-        guard state == .connecting || state == .awaitingSettings || state == .ready else { return false }
-        state = .draining
-        return true
+    /// Why a connection stops taking new streams.
+    enum DrainCause: Hashable, Sendable {
+        /// The server sent GOAWAY; whether it is done is decided once the session's events are in
+        /// (`sessionProgressed`).
+        case goaway
+        /// Its stream ids near their end: the pool opens a replacement.
+        case streamIDsUsedUp
+        /// The pool is closing (it knows; nothing to report).
+        case poolClosing
     }
 
-    /// Whether a draining connection has nothing open any more and should close.
-    var isDrained: Bool { state == .draining && openRequests.isEmpty }
+    /// Stops taking new streams. A connection still connecting has nothing open and closes.
+    mutating func drain(_ cause: DrainCause) -> Action? {
+        switch state {
+        case .connecting:
+            // Nothing can be open before the handshake.
+            return cause == .poolClosing ? ending(.close) : .reportDraining(thenClose: true)
+        case .awaitingSettings(let activity), .ready(let activity):
+            state = .draining(activity)
+            switch cause {
+            case .goaway: return .reportDraining(thenClose: false)
+            case .streamIDsUsedUp: return .reportDraining(thenClose: openRequests.isEmpty)
+            case .poolClosing: return openRequests.isEmpty ? ending(.close) : nil
+            }
+        case .draining, .closed:
+            return nil
+        }
+    }
 
-    mutating func pingAcknowledged() { pingSentAt = nil }
+    /// The session handed over what it had to say after input or a flush: `sessionError` ended it (its streams
+    /// have been reported failed), or it `isClosed` (both sides said GOAWAY and nothing is open). The one place
+    /// that decides a connection is done: also a draining connection whose last request ended closes here.
+    mutating func sessionProgressed(sessionError: HTTP2Error?, sessionClosed: Bool) -> Action? {
+        if case .closed = state { return nil }
+        if let sessionError { return ending(.abort(TransportError(.http2ProtocolError, "\(sessionError)"))) }
+        if sessionClosed { return ending(.close) }
+        if case .draining = state, openRequests.isEmpty { return ending(.close) }
+        return nil
+    }
+
+    mutating func pingAcknowledged() {
+        pingSettled()
+    }
 
     /// The PING `tick` asked for could not be submitted (the session is ending).
-    mutating func pingNotSent() { pingSentAt = nil }
-
-    /// The connection ended. Returns false if it had already. Requests the session still reports end as usual;
-    /// `takeUnreportedRequests()` hands over the rest.
-    mutating func close() -> Bool {
-        guard state != .closed else { return false }
-        state = .closed
-        return true
+    mutating func pingNotSent() {
+        pingSettled()
     }
 
-    /// The requests still open after the connection ended, by tag: the session did not report them (it always
-    /// should), so they are reported in doubt (or not sent, if the server never spoke).
-    mutating func takeUnreportedRequests() -> [(tag: UInt64, tokenSerial: Int)] {
-        openRequests.removeAllSorted()
+    /// No PING is in flight any more (a suspension stays until bytes arrive).
+    private mutating func pingSettled() {
+        switch activity?.liveness {
+        case .pinged: updateActivity { $0.liveness = .quiet }
+        case .suspended: updateActivity { $0.liveness = .suspended(pingedAt: nil) }
+        case .quiet, nil: break
+        }
     }
 
-    /// Called about once a second: cancels, oldest first, every request started more than `requestTimeout` ago and
-    /// still open (each timeout is per request, the connection carries on), suspends the connection and sends a PING
-    /// when it did, and checks liveness: a PING after `pingInterval` of silence, an abort when one is unanswered
-    /// after `pingTimeout`.
-    mutating func tick(now: EventLoopInstant) -> [TickAction] {
-        guard state != .closed, state != .connecting else { return [] }
-        var actions: [TickAction] = []
+    /// Ends the connection `how`; nothing if it has ended already. Requests the session still reports end as
+    /// usual (`requestEnded`); `takeUnreportedRequests()` hands over the rest.
+    mutating func end(_ how: Ending) -> Action? {
+        if case .closed = state { return nil }
+        return ending(how)
+    }
+
+    /// The requests still open after the connection ended, by tag, each with its outcome: the session did not
+    /// report them (it always should), so they are in doubt (or not sent, if the server never spoke).
+    mutating func takeUnreportedRequests() -> [(tag: UInt64, outcome: PushOutcome, tokenSerial: Int)] {
+        let failure: TransportFailure = serverSpoke
+            ? .answerLost("connection closed") : .notSent("the connection ended before the server's SETTINGS")
+        return openRequests.removeAllSorted().map { ($0.tag, .failed(failure), $0.tokenSerial) }
+    }
+
+    /// Called every `timing.tickInterval`: cancels, oldest first, every request started more than `requestTimeout`
+    /// ago and still open (each timeout is per request, the connection carries on), suspends the connection and
+    /// sends a PING when it did, and checks liveness: a PING after `pingInterval` of silence, an abort when one is
+    /// unanswered after `pingTimeout`, the settings and stall timeouts.
+    mutating func tick(now: EventLoopInstant) -> [Action] {
+        guard let activity else { return [] }
+        var actions: [Action] = []
         while startedHead < started.count {
             let (tag, at, streamID) = started[startedHead]
             if let serial = openRequests.tokenSerial(of: tag) {
@@ -171,41 +324,71 @@ struct ClientConnectionStateMachine {
             startedHead = 0
         }
         if !actions.isEmpty {
-            awaitingSignOfLife = true
-            if pingSentAt == nil { actions.append(nextPing(now: now)) }
+            let pingedAt = activity.liveness.pingSentAt
+            if pingedAt == nil { actions.append(nextPing(now: now)) }
+            updateActivity { $0.liveness = .suspended(pingedAt: pingedAt ?? now) }
             actions.append(.suspend)
-            if isDrained {
-                actions.append(.close)
+            if case .draining = state, openRequests.isEmpty {
+                actions.append(ending(.close))
                 return actions
             }
         }
         // Checked whatever the phase: a connection told to drain before its server ever spoke is still one whose
         // server never sent its SETTINGS.
-        if !serverSpoke, let handshake = handshakeCompletedAt, now.seconds(since: handshake) > timing.settingsTimeout {
-            actions.append(.abort("the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))"))
-            return actions
+        if !serverSpoke, now.seconds(since: activity.handshakeCompletedAt) > timing.settingsTimeout {
+            return actions + abort("the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))")
         }
         // Before the server spoke, the settings timeout governs (and names the cause); a stall needs a server that did.
         if serverSpoke, !openRequests.isEmpty, now.seconds(since: lastProgressAt) > timing.stallTimeout {
-            actions.append(.abort(
+            return actions + abort(
                 "the server answered none of \(openRequests.count) waiting requests (nor took their bodies) in "
-                    + Self.seconds(timing.stallTimeout)))
-            return actions
+                    + Self.seconds(timing.stallTimeout))
         }
-        if let sent = pingSentAt {
+        if let sent = self.activity?.liveness.pingSentAt {
             if now.seconds(since: sent) > timing.pingTimeout {
-                actions.append(.abort("PING not answered within \(Int(timing.pingTimeout))s"))
+                actions += abort("PING not answered within \(Int(timing.pingTimeout))s")
             }
-        } else if state == .ready || state == .awaitingSettings, now.seconds(since: lastReadAt) > timing.pingInterval {
+        } else if case .draining = state {
+            // a draining connection is not pinged: it closes once its requests end
+        } else if now.seconds(since: lastReadAt) > timing.pingInterval {
             actions.append(nextPing(now: now))
         }
         return actions
     }
 
-    private mutating func nextPing(now: EventLoopInstant) -> TickAction {
+    // MARK: - Internals
+
+    /// Moves to `closed`, keeping what the server had shown, and says how to end.
+    private mutating func ending(_ how: Ending) -> Action {
+        state = .closed(serverSigns)
+        return .end(how)
+    }
+
+    private mutating func abort(_ reason: String) -> [Action] {
+        end(.abort(TransportError(.timeout, reason))).map { [$0] } ?? []
+    }
+
+    private mutating func nextPing(now: EventLoopInstant) -> Action {
         pingCounter += 1
-        pingSentAt = now
+        if case .suspended = activity?.liveness {} else { updateActivity { $0.liveness = .pinged(at: now) } }
         return .sendPing(pingCounter)
+    }
+
+    /// Changes the open connection's activity in place, whatever its phase.
+    private mutating func updateActivity(_ change: (inout Activity) -> Void) {
+        switch state {
+        case .awaitingSettings(var activity):
+            change(&activity)
+            state = .awaitingSettings(activity)
+        case .ready(var activity):
+            change(&activity)
+            state = .ready(activity)
+        case .draining(var activity):
+            change(&activity)
+            state = .draining(activity)
+        case .connecting, .closed:
+            break
+        }
     }
 
     /// "5 s", "0.5 s".

@@ -1,4 +1,6 @@
 import APNSCore
+import APNSCrypto
+import APNSHTTP2
 
 /// The pool's decisions without I/O: the state of each of its connections, which one takes the next request, when a
 /// connection is replaced and after what delay, when the pool gives up, and when it has closed. `APNSClientPool`
@@ -60,20 +62,46 @@ struct ConnectionPoolStateMachine {
         case abort(ConnectionID)
         /// Streams may have become free: the delegate hears `transportHasFreeSlots`.
         case reportFreeStreams
-        /// The transport cannot work: the delegate hears `transportFailed`.
-        case reportFailure(TransportError)
+        /// The transport cannot work: the delegate hears `transportFailed`, once.
+        case reportFailure(Failure)
         /// Everything is closed: the delegate hears `transportDidClose`.
         case reportClosed
     }
 
+    /// Why the pool cannot go on.
+    enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// Its connections: a handshake no reconnect can cure, too many failed in a row, or APNs declaring fresh
+        /// provider tokens expired (the clock is wrong).
+        case transport(TransportError)
+        /// The provider token could not be signed.
+        case providerToken(CryptoError)
+        /// A header block or an HTTP/2 session could not be built.
+        case http2(HTTP2Error)
+
+        /// The error the delegate hears.
+        var error: any Error {
+            switch self {
+            case .transport(let error): error
+            case .providerToken(let error): error
+            case .http2(let error): error
+            }
+        }
+
+        var description: String { "\(error)" }
+    }
+
     /// Where the pool stands as a whole:
     ///
-    ///     running ──closeRequested──▶ closing(deadlineScheduled) ──every connection closed──▶ closed
-    ///                                   │  ▲ a grace period: the closeDeadline timer runs
-    ///                                   └──┘ its end, or a second closeRequested(0): what is open is aborted
+    ///     running ──failed──▶ failed(Failure)
+    ///        │                   │ (connections still replaced; no new requests)
+    ///        ├───────────────────┴──closeRequested──▶ closing(deadlineScheduled) ──every connection closed──▶ closed
+    ///        │                                           │  ▲ a grace period: the closeDeadline timer runs
+    ///        │                                           └──┘ its end, or a second closeRequested(0): what is open is aborted
     enum Lifecycle: Hashable, Sendable {
         /// Taking requests, replacing connections that end.
         case running
+        /// It cannot go on (reported once, by `reportFailure`): it takes no new request and waits to be closed.
+        case failed(Failure)
         /// Taking no new requests; connections drain. `deadlineScheduled`: the closeDeadline timer runs.
         case closing(deadlineScheduled: Bool)
         /// Every connection closed and `reportClosed` returned.
@@ -114,7 +142,18 @@ struct ConnectionPoolStateMachine {
     // MARK: - Queries
 
     /// Whether the pool has been asked to close (it takes no new requests and opens no connection).
-    var isClosing: Bool { lifecycle != .running }
+    var isClosing: Bool {
+        switch lifecycle {
+        case .running, .failed: false
+        case .closing, .closed: true
+        }
+    }
+
+    /// Why `pickConnection()` found no connection for a request.
+    var whyNoConnection: String {
+        if case .failed = lifecycle { return "the client stopped after a fatal error" }
+        return "no connection has a free stream"
+    }
 
     /// Connections that are ready and not draining.
     var activeConnectionCount: Int {
@@ -139,7 +178,10 @@ struct ConnectionPoolStateMachine {
     /// lets the server raise the limit. The pool then starts the request there and reports the connection's new
     /// load (`requestStartedOrEnded`).
     mutating func pickConnection() -> ConnectionID? {
-        guard !isClosing else { return nil }
+        // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
+        // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
+        // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
+        guard case .running = lifecycle else { return nil }
         var best: Int?
         var bestLoad = Int.max
         for offset in 0..<slots.count {
@@ -294,12 +336,20 @@ extension ConnectionPoolStateMachine {
         return reportClosedIfDone()
     }
 
+    /// The pool cannot go on: it takes no new request, and the delegate hears why, once. Ignored once closing (the
+    /// run is ending anyway).
+    mutating func failed(_ failure: Failure) -> [Action] {
+        guard case .running = lifecycle else { return [] }
+        lifecycle = .failed(failure)
+        return [.reportFailure(failure)]
+    }
+
     /// Stops taking new requests. Connections with nothing open close now; the others drain, and after
     /// `gracePeriod` seconds (at once for 0) whatever is still open is aborted and reported in doubt.
     mutating func closeRequested(gracePeriod: Double) -> [Action] {
         var actions: [Action] = []
         switch lifecycle {
-        case .running:
+        case .running, .failed:
             for slot in slots.indices {
                 guard case .backingOff = slots[slot] else { continue }
                 slots[slot] = .closed
@@ -352,7 +402,7 @@ extension ConnectionPoolStateMachine {
         slots[slot] = .backingOff(attempts: attempts)
         if case .closed(let error?, serverSpoke: false) = ending, Self.isPermanent(error) {
             slots[slot] = .closed
-            return [.reportFailure(error)]
+            return failed(.transport(error))
         }
         var actions: [Action] = []
         if !hadAnswer {
@@ -366,10 +416,9 @@ extension ConnectionPoolStateMachine {
                 failureWindowOver = false
                 actions.append(.schedule(.failureWindow, after: failureWindow))
             }
-            let gaveUp = giveUpIfFailing()
-            if !gaveUp.isEmpty {
+            if let failure = givingUp {
                 slots[slot] = .closed
-                return actions + gaveUp
+                return actions + failed(.transport(failure))
             }
         }
         let delay: Double
@@ -383,9 +432,14 @@ extension ConnectionPoolStateMachine {
     /// Gives up when `reconnect.maximumAttempts` connections in a row have failed over at least `failureWindow`
     /// seconds and no open connection answers: the failure names what the last one met and how many there were.
     mutating func giveUpIfFailing() -> [Action] {
+        givingUp.map { failed(.transport($0)) } ?? []
+    }
+
+    /// The failure to give up with, if the pool should: the last one met, and how many there were.
+    private var givingUp: TransportError? {
         guard !reconnect.allowsRetry(afterAttempts: failuresInARow), failureWindowOver, !anyConnectionAnswering,
-              let last = lastFailure else { return [] }
-        return [.reportFailure(TransportError(last.kind, "\(last.detail), \(failuresInARow) connections in a row"))]
+              let last = lastFailure else { return nil }
+        return TransportError(last.kind, "\(last.detail), \(failuresInARow) connections in a row")
     }
 
     /// Whether an open connection has answered: the pool works, whatever the other slots meet.
