@@ -6,13 +6,14 @@ import APNSHTTP2
 /// unanswered one ends the connection. `APNSClientConnection` feeds it every event with the time it happened and
 /// runs the actions it returns, after it returns; tests drive it with instants of their own.
 ///
-///     connecting ──handshakeCompleted──▶ awaitingSettings ──settingsReceived──▶ ready
-///         │                                  │                                  │
-///         │                                  └──drain (GOAWAY, stream ids used up, pool closing)──┐
-///         │                                                                     ▼                 ▼
-///         │ drain                                                            draining ──last request ended──┐
-///         ▼                                                                                                 ▼
-///       closed ◀──── ended: closed gracefully, aborted, or the transport went away (from any phase) ─── (close)
+///     connecting ──handshakeCompleted──▶ awaitingSettings(Activity) ──settingsReceived──▶ ready(Activity)
+///         │                                         │                                        │
+///         │                                         └───drain: GOAWAY, stream ids used up,───┘
+///         │ drain                                            the pool closing
+///         │                                                         ▼
+///         │                                                draining(Activity) ──its last request ended──┐
+///         ▼                                                                                              │
+///     closed(ServerSigns) ◀── end(close | abort | transportClosed), from any phase ◀─────────────────────┘
 ///
 /// An open connection (awaiting settings, ready, draining) carries its `Activity`: what its server has shown of
 /// itself (its SETTINGS, an answer) and its liveness (a PING out, or suspended after a request timed out).
