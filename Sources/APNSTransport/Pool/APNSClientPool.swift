@@ -19,6 +19,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     var timers: [ConnectionPoolStateMachine.Timer: EventLoopTimer] = [:]
     /// Connections with submits not yet flushed (a few at most: searched, not hashed).
     var dirty: [APNSClientConnection] = []
+    /// The machine's actions not run yet, in order (see `run`).
+    private var queuedActions: [ConnectionPoolStateMachine.Action] = []
 
     // Header state, rebuilt only when the provider token changes or a new campaign topic appears.
     var token: ProviderToken?
@@ -108,31 +110,43 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
 // MARK: - Connections
 
 extension APNSClientPool {
-    /// Runs the machine's actions in order. A connection closing during one of them reports back at once; its
-    /// event's actions run before the rest of these.
+    /// Runs the machine's actions in order, after it has returned. An action can make a connection report back at
+    /// once (a close reports the connection closed); the actions of that event join the queue and run after the
+    /// ones before them, by the call already running the queue: the pool never acts inside another action.
     func run(_ actions: [ConnectionPoolStateMachine.Action]) {
-        for action in actions {
-            switch action {
-            case .open(let id):
-                open(id)
-            case .schedule(let timer, let delay):
-                timers[timer]?.cancel()
-                timers[timer] = loop.schedule(after: delay) { [weak self] in self?.timerFired(timer) }
-            case .cancel(let timer):
-                timers.removeValue(forKey: timer)?.cancel()
-            case .drain(let id):
-                connections[id]?.drain()
-            case .close(let id):
-                connections[id]?.close()
-            case .abort(let id):
-                connections[id]?.abort(TransportError(.shutdown, "the pool closed before its answer"))
-            case .reportFreeStreams:
-                delegate?.transportHasFreeSlots()
-            case .reportFailure(let failure):
-                loop.executeNextTurn { [weak self] in self?.delegate?.transportFailed(failure.error) }
-            case .reportClosed:
-                loop.executeNextTurn { [weak self] in self?.delegate?.transportDidClose() }
-            }
+        guard !actions.isEmpty else { return }
+        let idle = queuedActions.isEmpty  // else an outer call is running the queue and runs these too
+        queuedActions += actions
+        guard idle else { return }
+        var next = 0
+        while next < queuedActions.count {
+            perform(queuedActions[next])
+            next += 1
+        }
+        queuedActions.removeAll(keepingCapacity: true)
+    }
+
+    private func perform(_ action: ConnectionPoolStateMachine.Action) {
+        switch action {
+        case .open(let id):
+            open(id)
+        case .schedule(let timer, let delay):
+            timers[timer]?.cancel()
+            timers[timer] = loop.schedule(after: delay) { [weak self] in self?.timerFired(timer) }
+        case .cancel(let timer):
+            timers.removeValue(forKey: timer)?.cancel()
+        case .drain(let id):
+            connections[id]?.drain()
+        case .close(let id):
+            connections[id]?.close()
+        case .abort(let id):
+            connections[id]?.abort(TransportError(.shutdown, "the pool closed before its answer"))
+        case .reportFreeStreams:
+            delegate?.transportHasFreeSlots()
+        case .reportFailure(let failure):
+            loop.executeNextTurn { [weak self] in self?.delegate?.transportFailed(failure.error) }
+        case .reportClosed:
+            loop.executeNextTurn { [weak self] in self?.delegate?.transportDidClose() }
         }
     }
 
