@@ -8,7 +8,17 @@ import APNSHTTP2
 ///
 /// The pool has `connectionCount` places (slots), each holding one connection or waiting to open one. A connection
 /// that stops taking new streams (GOAWAY, stream ids used up) leaves its slot, finishes what it has among the
-/// `retired` ones, and its slot opens a replacement.
+/// `retired` ones, and its slot opens a replacement. A slot's states (`ConnectionState`):
+///
+///     backingOff(attempts) ──open timer──▶ starting(id, attempts) ──connectionReady──▶ active(id, load, attempts)
+///        ▲   ▲                                   │                                        │        │
+///        │   └───────connectionClosed: back off and reopen, unless the pool gives up ─────┘        │
+///        └──────────connectionStoppedTakingStreams (GOAWAY, ids used up): the connection retires ──┘
+///
+///     closeRequested: backingOff ──▶ closed; starting, active ──▶ draining(id, inFlight) ──connectionClosed──▶ closed
+///
+/// The pool as a whole is its `Lifecycle` (running, failed, closing, closed), drawn on that type; the rules are in
+/// docs/ARCHITECTURE.md, "The connection pool".
 struct ConnectionPoolStateMachine {
     /// Names one connection for its whole life; a replacement gets a new id.
     struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
