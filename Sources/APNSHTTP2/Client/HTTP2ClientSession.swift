@@ -74,7 +74,7 @@ public final class HTTP2ClientSession: HTTP2Session {
         guard acceptsNewStreams else { throw .sessionClosing }
         guard slots.available > 0 else { throw .noStreamSlot }
         let slot = streams.claim(tag: tag)
-        streams[slot].body = body
+        streams[slot].body = HTTP2OutgoingBody(bytes: body)
         streams[slot].block = block
         let streamID = nghttp2.submitRequest(block: block?.storage, fields: fields, slot: slot, hasBody: !body.isEmpty)
         guard streamID > 0 else {
@@ -252,9 +252,7 @@ extension HTTP2ClientSession: Nghttp2EventSink {
 
     func nghttp2ReadBody(streamID: Int32, slot: Int, into window: Nghttp2OutputWindow) -> (count: Int, isLast: Bool)? {
         guard streams.isInUse(slot) else { return nil }
-        let count = window.fill(from: streams[slot].body, offset: streams[slot].bodyOffset)
-        streams[slot].bodyOffset += count
-        return (count, streams[slot].bodyOffset >= streams[slot].body.count)
+        return streams[slot].body.fill(window)
     }
 
     func nghttp2ConnectionFailed(_ error: HTTP2Error) {

@@ -26,8 +26,7 @@ struct HTTP2ClientStream {
     /// The owner gave up on it (`cancelRequest`) and has reported it already: nothing more is recorded for it.
     var cancelled = false
     /// The request body, kept alive (not copied) until the stream ends.
-    var body: [UInt8] = []
-    var bodyOffset = 0
+    var body = HTTP2OutgoingBody()
     /// The shared header block the HEADERS frame points into (NO_COPY), kept alive until the stream ends.
     var block: HTTP2HeaderBlock?
     var status = 0
@@ -52,8 +51,7 @@ extension HTTP2ClientStream: HTTP2SlotStream {
         unprocessedByGoaway = false
         peerResetCode = nil
         cancelled = false
-        body = []
-        bodyOffset = 0
+        body = HTTP2OutgoingBody()
         block = nil
         status = 0
         hasAPNSID = false

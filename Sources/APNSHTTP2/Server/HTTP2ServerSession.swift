@@ -43,11 +43,11 @@ public final class HTTP2ServerSession: HTTP2Session {
             throw .streamNotFound
         }
         streams[slot].hasResponse = true
-        streams[slot].responseBody = body
+        streams[slot].responseBody = HTTP2OutgoingBody(bytes: body)
         let result = nghttp2.submitResponse(streamID: streamID, status: status, fields: fields, slot: slot, hasBody: !body.isEmpty)
         guard result == 0 else {
             streams[slot].hasResponse = false
-            streams[slot].responseBody = []
+            streams[slot].responseBody = HTTP2OutgoingBody()
             throw Nghttp2Session.error(result)
         }
         streams[slot].phase = .responding
@@ -191,9 +191,7 @@ extension HTTP2ServerSession: Nghttp2EventSink {
 
     func nghttp2ReadBody(streamID: Int32, slot: Int, into window: Nghttp2OutputWindow) -> (count: Int, isLast: Bool)? {
         guard streams.isInUse(slot) else { return nil }
-        let count = window.fill(from: streams[slot].responseBody, offset: streams[slot].responseOffset)
-        streams[slot].responseOffset += count
-        return (count, streams[slot].responseOffset >= streams[slot].responseBody.count)
+        return streams[slot].responseBody.fill(window)
     }
 
     func nghttp2ConnectionFailed(_ error: HTTP2Error) {

@@ -20,8 +20,7 @@ struct HTTP2ServerStream {
     var bodyByteCount = 0
     var hasResponse = false
     /// The response body, kept alive (not copied) until the stream ends.
-    var responseBody: [UInt8] = []
-    var responseOffset = 0
+    var responseBody = HTTP2OutgoingBody()
 }
 
 extension HTTP2ServerStream: HTTP2SlotStream {
@@ -35,7 +34,6 @@ extension HTTP2ServerStream: HTTP2SlotStream {
         body.removeAllKeepingStorage()
         bodyByteCount = 0
         hasResponse = false
-        responseBody = []
-        responseOffset = 0
+        responseBody = HTTP2OutgoingBody()
     }
 }
