@@ -19,4 +19,16 @@ enum FileBytes {
         }
         return [UInt8](data)
     }
+
+    /// What `decode` makes of the file at `path`; a failure of either names the path (`CryptoError.inFile`).
+    static func decode<Value>(
+        _ path: String, _ decode: ([UInt8]) throws(CryptoError) -> Value
+    ) throws(CryptoError) -> Value {
+        let bytes = try read(path)
+        do {
+            return try decode(bytes)
+        } catch {
+            throw error.inFile(path)
+        }
+    }
 }

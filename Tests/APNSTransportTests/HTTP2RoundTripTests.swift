@@ -137,7 +137,7 @@ struct HTTP2RoundTripTests {
                 #expect(request.headers.sorted() == expected.sorted(), "round \(round) request \(index)")
             }
             // Every request's storage came back for the next batch, not only the first 64.
-            #expect(pair.server.streams.spareFieldListCount == batch, "round \(round)")
+            #expect(pair.server.requestStorage.spareFieldListCount == batch, "round \(round)")
         }
     }
 

@@ -12,12 +12,7 @@ public struct CertificateChain: Sendable, Hashable {
 
     /// Every certificate of a PEM file (see `init(pem:)`); errors name the path.
     public init(contentsOfFile path: String) throws(CryptoError) {
-        let bytes = try FileBytes.read(path)
-        do {
-            try self.init(pemBytes: bytes)
-        } catch {
-            throw error.inFile(path)
-        }
+        self = try FileBytes.decode(path) { bytes throws(CryptoError) in try CertificateChain(pemBytes: bytes) }
     }
 
     /// A chain of already parsed certificates; throws `noCertificates` for an empty list.

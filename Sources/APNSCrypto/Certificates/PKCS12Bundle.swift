@@ -24,11 +24,6 @@ public struct PKCS12Bundle: Sendable {
 
     /// Opens a `.p12` file; errors name the path.
     public init(contentsOfFile path: String, password: String) throws(CryptoError) {
-        let bytes = try FileBytes.read(path)
-        do {
-            try self.init(der: bytes, password: password)
-        } catch {
-            throw error.inFile(path)
-        }
+        self = try FileBytes.decode(path) { bytes throws(CryptoError) in try PKCS12Bundle(der: bytes, password: password) }
     }
 }

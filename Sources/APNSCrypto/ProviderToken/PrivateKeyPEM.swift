@@ -13,11 +13,8 @@ public struct PrivateKeyPEM: Sendable {
 
     /// Loads the first private key of a PEM file; errors name the path.
     public init(contentsOfFile path: String, password: String? = nil) throws(CryptoError) {
-        let bytes = try FileBytes.read(path)
-        do {
-            try self.init(key: PEMKeyReader.privateKey(pem: bytes, password: password))
-        } catch {
-            throw error.inFile(path)
+        self = try FileBytes.decode(path) { bytes throws(CryptoError) in
+            try Self(key: PEMKeyReader.privateKey(pem: bytes, password: password))
         }
     }
 

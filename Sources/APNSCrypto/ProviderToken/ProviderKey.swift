@@ -9,12 +9,7 @@ public struct ProviderKey: Sendable {
 
     /// Loads the key from a `.p8` file.
     public init(contentsOfFile path: String) throws(CryptoError) {
-        let bytes = try FileBytes.read(path)
-        do {
-            self = try ProviderKey(pemBytes: bytes)
-        } catch {
-            throw error.inFile(path)
-        }
+        self = try FileBytes.decode(path) { bytes throws(CryptoError) in try ProviderKey(pemBytes: bytes) }
     }
 
     /// Loads the key from PEM text (`-----BEGIN PRIVATE KEY-----`; SEC 1 `EC PRIVATE KEY` is accepted too).

@@ -14,12 +14,7 @@ public struct ProviderPublicKey: Sendable {
 
     /// Loads a public key from a PEM file; it must be EC on P-256.
     public init(contentsOfFile path: String) throws(CryptoError) {
-        let bytes = try FileBytes.read(path)
-        do {
-            try self.init(pemBytes: bytes)
-        } catch {
-            throw error.inFile(path)
-        }
+        self = try FileBytes.decode(path) { bytes throws(CryptoError) in try ProviderPublicKey(pemBytes: bytes) }
     }
 
     private init(pemBytes: [UInt8]) throws(CryptoError) {

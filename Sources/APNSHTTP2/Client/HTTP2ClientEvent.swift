@@ -4,15 +4,25 @@ import APNSCore
 /// returned. Every tag passed to `submitRequest` comes back in exactly one `.response` or `.streamFailed`.
 /// Byte fields are slices of the session's event buffer: free to read or copy inside the handler, not meant to be
 /// kept (keeping one makes the session allocate a new buffer).
-public enum HTTP2ClientEvent: Sendable {
+public typealias HTTP2ClientEvent = HTTP2ClientEventOf<ArraySlice<UInt8>>
+/// One complete response, matched to its request by `tag`.
+public typealias HTTP2Response = HTTP2ResponseOf<ArraySlice<UInt8>>
+/// A GOAWAY from the server, with what it means for the streams open at that moment.
+public typealias HTTP2Goaway = HTTP2GoawayOf<ArraySlice<UInt8>>
+/// A client event as recorded inside callbacks: byte fields are spans of the session's event buffer, turned into
+/// slices only when the event is delivered (so recording never makes that buffer shared and copied).
+typealias HTTP2ClientEventRecord = HTTP2ClientEventOf<HTTP2ByteSpan>
+
+/// A client session's event (`HTTP2ClientEvent`), its byte fields held as `Bytes`.
+public enum HTTP2ClientEventOf<Bytes: Sendable>: Sendable {
     /// A complete response (END_STREAM received).
-    case response(HTTP2Response)
+    case response(HTTP2ResponseOf<Bytes>)
     /// A stream ended without a complete response.
     case streamFailed(tag: UInt64, streamID: Int32, failure: TransportFailure)
     /// The server sent GOAWAY: no new streams on this connection. Streams above its last-stream-id follow as
     /// `.streamFailed(…, .unprocessedAfterGoaway)`; the in-doubt ones may still be answered, else they end as
     /// `.streamFailed(…, .connectionEndedBeforeAnswer)` when the connection does.
-    case goawayReceived(HTTP2Goaway)
+    case goawayReceived(HTTP2GoawayOf<Bytes>)
     /// The server's first SETTINGS frame arrived, or a later one changed the number of streams that may be open
     /// at once (already capped by our `maximumConcurrentStreams`); `availableStreamSlots` follows it.
     case remoteSettingsChanged(maxConcurrentStreams: Int)
@@ -23,32 +33,22 @@ public enum HTTP2ClientEvent: Sendable {
     case connectionError(HTTP2Error)
 }
 
-/// One complete response, matched to its request by `tag`.
-public struct HTTP2Response: Sendable {
+/// One complete response (`HTTP2Response`), its byte fields held as `Bytes`. Made by the client session only.
+public struct HTTP2ResponseOf<Bytes: Sendable>: Sendable {
     /// The tag given to `submitRequest`.
     public let tag: UInt64
     public let streamID: Int32
     /// `:status`
     public let status: Int
     /// The `apns-id` header's bytes, if present.
-    public let apnsID: ArraySlice<UInt8>?
+    public let apnsID: Bytes?
     /// The `apns-unique-id` header's bytes (development environment), if present.
-    public let apnsUniqueID: ArraySlice<UInt8>?
+    public let apnsUniqueID: Bytes?
     /// The body (at most `maximumResponseBodyBytes`).
-    public let body: ArraySlice<UInt8>
+    public let body: Bytes
+}
 
-    public init(
-        tag: UInt64, streamID: Int32, status: Int, apnsID: ArraySlice<UInt8>?, apnsUniqueID: ArraySlice<UInt8>?,
-        body: ArraySlice<UInt8>
-    ) {
-        self.tag = tag
-        self.streamID = streamID
-        self.status = status
-        self.apnsID = apnsID
-        self.apnsUniqueID = apnsUniqueID
-        self.body = body
-    }
-
+extension HTTP2ResponseOf<ArraySlice<UInt8>> {
     /// The answer in the dispatcher's terms, with the body's reason and timestamp parsed (allocates).
     public var answer: PushAnswer {
         // Ids that are no UUID (a broken or hostile server's text) are dropped, never carried to a result file.
@@ -60,44 +60,49 @@ public struct HTTP2Response: Sendable {
     }
 }
 
-/// A GOAWAY from the server, with what it means for the streams open at that moment.
-public struct HTTP2Goaway: Sendable {
+/// A GOAWAY from the server (`HTTP2Goaway`), its debug data held as `Bytes`. Made by the client session only.
+public struct HTTP2GoawayOf<Bytes: Sendable>: Sendable {
     /// The highest stream id the server may have processed.
     public let lastStreamID: Int32
     public let errorCode: HTTP2ErrorCode
     /// The debug data (APNs sends `{"reason":"Shutdown"}`-style JSON here).
-    public let debugData: ArraySlice<UInt8>
+    public let debugData: Bytes
     /// Open streams above `lastStreamID`: not processed, safe to send again.
     public let unprocessedTags: [UInt64]
     /// Open streams at or below `lastStreamID` without a complete answer yet: in doubt unless answered later.
     public let inDoubtTags: [UInt64]
+}
 
-    public init(
-        lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: ArraySlice<UInt8>, unprocessedTags: [UInt64],
-        inDoubtTags: [UInt64]
-    ) {
-        self.lastStreamID = lastStreamID
-        self.errorCode = errorCode
-        self.debugData = debugData
-        self.unprocessedTags = unprocessedTags
-        self.inDoubtTags = inDoubtTags
-    }
-
+extension HTTP2GoawayOf<ArraySlice<UInt8>> {
     /// The APNs reason in the debug data (`{"reason":"Shutdown"}`), if it holds one.
     public var reason: APNSReason? {
         APNSErrorBody(parsing: debugData).reason
     }
 }
 
-/// A client event as recorded inside callbacks: byte fields are spans of the session's event buffer, turned into
-/// slices only when the event is delivered (so recording never makes that buffer shared and copied).
-enum HTTP2ClientEventRecord {
-    case response(tag: UInt64, streamID: Int32, status: Int, apnsID: HTTP2ByteSpan?, apnsUniqueID: HTTP2ByteSpan?, body: HTTP2ByteSpan)
-    case streamFailed(tag: UInt64, streamID: Int32, failure: TransportFailure)
-    case goaway(lastStreamID: Int32, errorCode: UInt32, debugData: HTTP2ByteSpan, unprocessed: [UInt64], inDoubt: [UInt64])
-    case remoteSettingsChanged(Int)
-    case pingAcknowledged(UInt64)
-    case connectionError(HTTP2Error)
+extension HTTP2ClientEventOf {
+    /// The same event with each byte field converted by `transform` (a recorded event's spans into slices).
+    func mapBytes<Other: Sendable>(_ transform: (Bytes) -> Other) -> HTTP2ClientEventOf<Other> {
+        switch self {
+        case .response(let response):
+            return .response(HTTP2ResponseOf(
+                tag: response.tag, streamID: response.streamID, status: response.status,
+                apnsID: response.apnsID.map(transform), apnsUniqueID: response.apnsUniqueID.map(transform),
+                body: transform(response.body)))
+        case let .streamFailed(tag, streamID, failure):
+            return .streamFailed(tag: tag, streamID: streamID, failure: failure)
+        case .goawayReceived(let goaway):
+            return .goawayReceived(HTTP2GoawayOf(
+                lastStreamID: goaway.lastStreamID, errorCode: goaway.errorCode, debugData: transform(goaway.debugData),
+                unprocessedTags: goaway.unprocessedTags, inDoubtTags: goaway.inDoubtTags))
+        case .remoteSettingsChanged(let limit):
+            return .remoteSettingsChanged(maxConcurrentStreams: limit)
+        case .pingAcknowledged(let payload):
+            return .pingAcknowledged(payload: payload)
+        case .connectionError(let error):
+            return .connectionError(error)
+        }
+    }
 }
 
 /// Where some bytes lie in an event buffer.

@@ -11,9 +11,8 @@ import APNSCore
 /// Stream limit: `availableStreamSlots` follows the server's SETTINGS_MAX_CONCURRENT_STREAMS, capped by
 /// `maximumConcurrentStreams`, and assumes `assumedPeerMaxConcurrentStreams` (1) until the server's first SETTINGS
 /// frame: see `HTTP2StreamSlots`.
-public final class HTTP2ClientSession {
+public final class HTTP2ClientSession: HTTP2Session {
     public let configuration: HTTP2ClientConfiguration
-    let nghttp2: Nghttp2Session
     var slots: HTTP2StreamSlots
     var streams: HTTP2ClientStreamTable
     /// Events recorded and not yet delivered, and the bytes they refer to.
@@ -25,10 +24,6 @@ public final class HTTP2ClientSession {
     private var deliveringRecords: [HTTP2ClientEventRecord] = []
     private var deliveringBytes: [UInt8] = []
     private var isDraining = false
-    /// Set by `terminate`: the session is over once its output is drained.
-    private var closesWhenOutputDrained = false
-    /// Whether the session has ended: nothing more is read or written, every stream has been reported.
-    public private(set) var isClosed = false
 
     public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTP2Error) {
         try configuration.validate()
@@ -37,7 +32,7 @@ public final class HTTP2ClientSession {
             localLimit: configuration.maximumConcurrentStreams,
             assumedPeerLimit: configuration.assumedPeerMaxConcurrentStreams)
         self.streams = HTTP2ClientStreamTable(reservingCapacity: min(configuration.maximumConcurrentStreams, 1024))
-        self.nghttp2 = try Nghttp2Session(Nghttp2Session.Start(
+        try super.init(Nghttp2Session.Start(
             role: .client,
             enablePush: false,
             maxConcurrentStreams: nil,
@@ -50,10 +45,6 @@ public final class HTTP2ClientSession {
         deliveringBytes.reserveCapacity(16 << 10)
         nghttp2.attach(self)
         nghttp2.headerNameLengths = 1 << 7 | 1 << 14  // `:status`, `apns-id`; `apns-unique-id`: all it reads
-    }
-
-    deinit {
-        nghttp2.detach()
     }
 
     /// How many requests may start now.
@@ -69,10 +60,6 @@ public final class HTTP2ClientSession {
     public var openStreamCount: Int { slots.open }
     /// The stream accounting (limit, peer limit, whether the server's SETTINGS arrived).
     public var streamSlots: HTTP2StreamSlots { slots }
-    /// Whether nghttp2 still expects input.
-    public var wantsRead: Bool { !isClosed && nghttp2.wantsRead }
-    /// Whether `produceOutput` has something to produce.
-    public var wantsWrite: Bool { !isClosed && nghttp2.wantsWrite }
     /// Whether events wait for `drainEvents`.
     public var hasEvents: Bool { !records.isEmpty }
 
@@ -87,7 +74,7 @@ public final class HTTP2ClientSession {
         guard acceptsNewStreams else { throw .sessionClosing }
         guard slots.available > 0 else { throw .noStreamSlot }
         let slot = streams.claim(tag: tag)
-        streams[slot].body = body
+        streams[slot].body = HTTP2OutgoingBody(bytes: body)
         streams[slot].block = block
         let streamID = nghttp2.submitRequest(block: block?.storage, fields: fields, slot: slot, hasBody: !body.isEmpty)
         guard streamID > 0 else {
@@ -116,13 +103,6 @@ public final class HTTP2ClientSession {
         return wasSent
     }
 
-    /// Queues a PING; its acknowledgement comes back as `.pingAcknowledged(payload)`.
-    public func submitPing(payload: UInt64) throws(HTTP2Error) {
-        guard !isClosed else { throw .sessionClosing }
-        let status = nghttp2.submitPing(payload: payload)
-        guard status == 0 else { throw Nghttp2Session.error(status) }
-    }
-
     /// Ends the connection: queues GOAWAY and takes no new streams. Once `produceOutput` has drained the output
     /// the session is closed, and streams still open are reported (not sent, or in doubt).
     public func terminate(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) {
@@ -130,49 +110,6 @@ public final class HTTP2ClientSession {
         slots.stopAccepting()
         closesWhenOutputDrained = true
         _ = nghttp2.submitGoaway(lastStreamID: 0, errorCode: errorCode, debugData: debugData)
-    }
-
-    /// Feeds bytes read from the connection. What they cause is recorded as events; a connection failure is a
-    /// `.connectionError` event and closes the session.
-    public func receive(_ bytes: RawSpan) {
-        guard !isClosed else { return }
-        if let error = nghttp2.receive(bytes) {
-            fail(with: error)
-            return
-        }
-        for streamID in oversizedAnswers { _ = nghttp2.submitReset(streamID: streamID, errorCode: .cancel) }
-        oversizedAnswers.removeAll(keepingCapacity: true)
-        closeIfFinished()
-    }
-
-    /// `receive` for an array.
-    public func receive(_ bytes: [UInt8]) {
-        receive(bytes.span.bytes)
-    }
-
-    /// Appends what is ready to send to `buffer` (a buffer the caller reuses), up to about `limit` bytes (a frame
-    /// may overshoot it). Returns the number of bytes appended.
-    @discardableResult
-    public func produceOutput(into buffer: inout [UInt8], limit: Int = Int.max) -> Int {
-        guard !isClosed else { return 0 }
-        switch nghttp2.produceOutput(into: &buffer, limit: limit) {
-        case .success(let count):
-            if closesWhenOutputDrained, !nghttp2.wantsWrite {
-                finish()
-            } else {
-                closeIfFinished()
-            }
-            return count
-        case .failure(let error):
-            fail(with: error)
-            return 0
-        }
-    }
-
-    /// The connection is gone (the peer closed it, the socket failed, the owner gave up): every open stream is
-    /// reported now, as not sent or in doubt, and the session is closed.
-    public func connectionClosed() {
-        finish()
     }
 
     /// Delivers the recorded events in order, then empties the event buffer. Events recorded while the handler
@@ -185,7 +122,7 @@ public final class HTTP2ClientSession {
         while !records.isEmpty {
             swap(&records, &deliveringRecords)
             swap(&eventBytes, &deliveringBytes)
-            for record in deliveringRecords { handler(event(for: record, bytes: deliveringBytes)) }
+            for record in deliveringRecords { handler(record.mapBytes { $0.slice(of: deliveringBytes) }) }
             deliveringRecords.removeAll(keepingCapacity: true)
             deliveringBytes.removeAll(keepingCapacity: true)
         }
@@ -198,43 +135,18 @@ public final class HTTP2ClientSession {
         return events
     }
 
-    private func event(for record: HTTP2ClientEventRecord, bytes eventBytes: [UInt8]) -> HTTP2ClientEvent {
-        switch record {
-        case let .response(tag, streamID, status, apnsID, apnsUniqueID, body):
-            return .response(HTTP2Response(
-                tag: tag, streamID: streamID, status: status, apnsID: apnsID?.slice(of: eventBytes),
-                apnsUniqueID: apnsUniqueID?.slice(of: eventBytes), body: body.slice(of: eventBytes)))
-        case let .streamFailed(tag, streamID, failure):
-            return .streamFailed(tag: tag, streamID: streamID, failure: failure)
-        case let .goaway(lastStreamID, errorCode, debugData, unprocessed, inDoubt):
-            return .goawayReceived(HTTP2Goaway(
-                lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode),
-                debugData: debugData.slice(of: eventBytes), unprocessedTags: unprocessed, inDoubtTags: inDoubt))
-        case .remoteSettingsChanged(let limit):
-            return .remoteSettingsChanged(maxConcurrentStreams: limit)
-        case .pingAcknowledged(let payload):
-            return .pingAcknowledged(payload: payload)
-        case .connectionError(let error):
-            return .connectionError(error)
-        }
+    /// Resets the streams whose answers were cut short, once nghttp2 has returned.
+    override func inputProcessed() {
+        for streamID in oversizedAnswers { _ = nghttp2.submitReset(streamID: streamID, errorCode: .cancel) }
+        oversizedAnswers.removeAll(keepingCapacity: true)
     }
 
-    /// nghttp2 failed for good: report it, then end the session.
-    private func fail(with error: HTTP2Error) {
+    override func recordConnectionError(_ error: HTTP2Error) {
         records.append(.connectionError(error))
-        finish()
     }
 
-    /// Closes the session when nghttp2 neither reads nor writes any more (GOAWAY exchanged and streams done, or
-    /// a terminating GOAWAY sent).
-    private func closeIfFinished() {
-        if !nghttp2.wantsRead, !nghttp2.wantsWrite { finish() }
-    }
-
-    /// Ends the session: no new streams, every open stream reported.
-    func finish() {
-        guard !isClosed else { return }
-        isClosed = true
+    /// No new streams; every open stream is reported, as not sent or in doubt.
+    override func sessionEnded() {
         slots.stopAccepting()
         for slot in streams.slotsInUse {
             let phase = streams[slot].phase
@@ -302,10 +214,10 @@ extension HTTP2ClientSession: Nghttp2EventSink {
             if let slot, streams.isInUse(slot) { streams[slot].peerResetCode = errorCode }
         case .settings(let isAck, let maxConcurrentStreams):
             if !isAck, let limit = slots.peerSettingsReceived(maxConcurrentStreams: maxConcurrentStreams) {
-                records.append(.remoteSettingsChanged(limit))
+                records.append(.remoteSettingsChanged(maxConcurrentStreams: limit))
             }
         case .ping(let isAck, let payload):
-            if isAck { records.append(.pingAcknowledged(payload)) }
+            if isAck { records.append(.pingAcknowledged(payload: payload)) }
         case .goaway(let lastStreamID, let errorCode, let debugData):
             recordGoaway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
         case .other:
@@ -340,13 +252,11 @@ extension HTTP2ClientSession: Nghttp2EventSink {
 
     func nghttp2ReadBody(streamID: Int32, slot: Int, into window: Nghttp2OutputWindow) -> (count: Int, isLast: Bool)? {
         guard streams.isInUse(slot) else { return nil }
-        let count = window.fill(from: streams[slot].body, offset: streams[slot].bodyOffset)
-        streams[slot].bodyOffset += count
-        return (count, streams[slot].bodyOffset >= streams[slot].body.count)
+        return streams[slot].body.fill(window)
     }
 
     func nghttp2ConnectionFailed(_ error: HTTP2Error) {
-        records.append(.connectionError(error))
+        recordConnectionError(error)
     }
 
     /// How a stream that ended without a complete response is classified. `serverSpoke`: whether the server's
@@ -372,9 +282,9 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         let apnsID = streams[slot].hasAPNSID ? appendEventBytes(streams[slot].apnsID) : nil
         let uniqueID = streams[slot].hasAPNSUniqueID ? appendEventBytes(streams[slot].apnsUniqueID) : nil
         let body = appendEventBytes(streams[slot].responseBody)
-        records.append(.response(
+        records.append(.response(HTTP2ResponseOf(
             tag: streams[slot].tag, streamID: streams[slot].streamID, status: streams[slot].status, apnsID: apnsID,
-            apnsUniqueID: uniqueID, body: body))
+            apnsUniqueID: uniqueID, body: body)))
     }
 
     private func appendEventBytes(_ bytes: [UInt8]) -> HTTP2ByteSpan {
@@ -402,8 +312,8 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         }
         let start = eventBytes.count
         debugData.append(to: &eventBytes)
-        records.append(.goaway(
-            lastStreamID: lastStreamID, errorCode: errorCode, debugData: HTTP2ByteSpan(start: start, count: debugData.count),
-            unprocessed: unprocessed, inDoubt: inDoubt))
+        records.append(.goawayReceived(HTTP2GoawayOf(
+            lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode),
+            debugData: HTTP2ByteSpan(start: start, count: debugData.count), unprocessedTags: unprocessed, inDoubtTags: inDoubt)))
     }
 }

@@ -75,22 +75,27 @@ enum Nghttp2Callbacks {
     }
 
     private static let frameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
-        guard let frame else { return failure }
-        return withContext(userData, failing: failure) { session, sink in
-            let summary = summarize(frame)
-            sink.nghttp2FrameReceived(summary, slot: session.slot(of: summary.streamID))
-            return 0
-        }
+        withFrame(frame, userData) { _, sink, summary, slot in sink.nghttp2FrameReceived(summary, slot: slot) }
     }
 
     private static let frameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
-        guard let frame else { return failure }
-        return withContext(userData, failing: failure) { session, sink in
-            let summary = summarize(frame)
-            sink.nghttp2FrameSent(summary, slot: session.slot(of: summary.streamID))
+        withFrame(frame, userData) { session, sink, summary, slot in
+            sink.nghttp2FrameSent(summary, slot: slot)
             if case .goaway(_, let errorCode, let debugData) = summary, let error = session.goawaySent(errorCode, debugData) {
                 sink.nghttp2ConnectionFailed(error)
             }
+        }
+    }
+
+    /// `withContext` for the frame callbacks: `body` gets the frame's summary and the slot of its stream.
+    private static func withFrame(
+        _ frame: UnsafePointer<nghttp2_frame>?, _ userData: UnsafeMutableRawPointer?,
+        _ body: (Nghttp2Session, any Nghttp2EventSink, Nghttp2FrameSummary, Int?) -> Void
+    ) -> Int32 {
+        guard let frame else { return failure }
+        return withContext(userData, failing: failure) { session, sink in
+            let summary = summarize(frame)
+            body(session, sink, summary, session.slot(of: summary.streamID))
             return 0
         }
     }

@@ -2,15 +2,13 @@
 /// (`produceOutput`), complete requests out (`drainEvents`), responses in (`respond`), plus the levers a mock
 /// pulls: the stream limit, GOAWAY, RST_STREAM, PING. It owns the nghttp2 session and the stream slots; it does
 /// no I/O and is used from one thread.
-public final class HTTP2ServerSession {
+public final class HTTP2ServerSession: HTTP2Session {
     public let configuration: HTTP2ServerConfiguration
-    let nghttp2: Nghttp2Session
-    var streams = HTTP2ServerStreamTable()
+    var streams = HTTP2StreamSlotTable<HTTP2ServerStream>()
+    /// Field lists and bodies of answered requests, for the next ones.
+    var requestStorage = HTTP2ServerRequestStorage()
     var events: [HTTP2ServerEvent] = []
     private var isDraining = false
-    private var closesWhenOutputDrained = false
-    /// Whether the session has ended: nothing more is read or written.
-    public private(set) var isClosed = false
     /// The SETTINGS_MAX_CONCURRENT_STREAMS most recently announced (it applies once the client acknowledges it,
     /// see `.settingsAcknowledged`; nghttp2 refuses streams over it from the moment it is queued).
     public private(set) var announcedMaxConcurrentStreams: Int
@@ -19,7 +17,7 @@ public final class HTTP2ServerSession {
         try configuration.validate()
         self.configuration = configuration
         self.announcedMaxConcurrentStreams = configuration.maxConcurrentStreams
-        self.nghttp2 = try Nghttp2Session(Nghttp2Session.Start(
+        try super.init(Nghttp2Session.Start(
             role: .server,
             enablePush: nil,
             maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
@@ -29,49 +27,11 @@ public final class HTTP2ServerSession {
         nghttp2.attach(self)
     }
 
-    deinit {
-        nghttp2.detach()
-    }
-
     /// Streams the client opened that have not closed.
     public var openStreamCount: Int { streams.count }
     /// The highest client stream id nghttp2 has passed to us (the natural GOAWAY last-stream-id).
     public var lastProcessedStreamID: Int32 { nghttp2.lastProcessedStreamID }
-    public var wantsRead: Bool { !isClosed && nghttp2.wantsRead }
-    public var wantsWrite: Bool { !isClosed && nghttp2.wantsWrite }
     public var hasEvents: Bool { !events.isEmpty }
-
-    /// Feeds bytes read from the connection; what they cause is recorded as events. A connection failure is a
-    /// `.connectionError` event and closes the session.
-    public func receive(_ bytes: RawSpan) {
-        guard !isClosed else { return }
-        if let error = nghttp2.receive(bytes) {
-            events.append(.connectionError(error))
-            finish()
-            return
-        }
-        if !nghttp2.wantsRead, !nghttp2.wantsWrite { finish() }
-    }
-
-    /// `receive` for an array.
-    public func receive(_ bytes: [UInt8]) {
-        receive(bytes.span.bytes)
-    }
-
-    /// Appends what is ready to send to `buffer`, up to about `limit` bytes. Returns the number of bytes appended.
-    @discardableResult
-    public func produceOutput(into buffer: inout [UInt8], limit: Int = Int.max) -> Int {
-        guard !isClosed else { return 0 }
-        switch nghttp2.produceOutput(into: &buffer, limit: limit) {
-        case .success(let count):
-            if !nghttp2.wantsWrite, closesWhenOutputDrained || !nghttp2.wantsRead { finish() }
-            return count
-        case .failure(let error):
-            events.append(.connectionError(error))
-            finish()
-            return 0
-        }
-    }
 
     /// Answers the request on `streamID`: `:status`, then `fields` (copied now), then `body` (kept, not copied,
     /// until the stream ends; empty sends no DATA). Throws `streamNotFound` when the stream has closed (reset by
@@ -83,11 +43,11 @@ public final class HTTP2ServerSession {
             throw .streamNotFound
         }
         streams[slot].hasResponse = true
-        streams[slot].responseBody = body
+        streams[slot].responseBody = HTTP2OutgoingBody(bytes: body)
         let result = nghttp2.submitResponse(streamID: streamID, status: status, fields: fields, slot: slot, hasBody: !body.isEmpty)
         guard result == 0 else {
             streams[slot].hasResponse = false
-            streams[slot].responseBody = []
+            streams[slot].responseBody = HTTP2OutgoingBody()
             throw Nghttp2Session.error(result)
         }
         streams[slot].phase = .responding
@@ -132,18 +92,6 @@ public final class HTTP2ServerSession {
         guard result == 0 else { throw Nghttp2Session.error(result) }
     }
 
-    /// Queues a PING; its acknowledgement comes back as `.pingAcknowledged(payload)`.
-    public func submitPing(payload: UInt64) throws(HTTP2Error) {
-        guard !isClosed else { throw .sessionClosing }
-        let result = nghttp2.submitPing(payload: payload)
-        guard result == 0 else { throw Nghttp2Session.error(result) }
-    }
-
-    /// The connection is gone: the session closes and forgets its streams.
-    public func connectionClosed() {
-        finish()
-    }
-
     /// Delivers the recorded events in order, then empties the list (events recorded meanwhile are delivered too).
     public func drainEvents(_ handler: (HTTP2ServerEvent) -> Void) {
         guard !isDraining else { return }
@@ -161,7 +109,7 @@ public final class HTTP2ServerSession {
     /// become the storage of a later request, so a busy connection stops allocating per request. Optional. Up to
     /// the stream limit's worth are kept (a client cannot have more out at once).
     public func recycle(_ request: HTTP2ServerRequest) {
-        streams.recycle(request, keepingAtMost: max(64, announcedMaxConcurrentStreams))
+        requestStorage.recycle(request, keepingAtMost: max(64, announcedMaxConcurrentStreams))
     }
 
     /// The recorded events as an array.
@@ -170,9 +118,12 @@ public final class HTTP2ServerSession {
         return events
     }
 
-    private func finish() {
-        guard !isClosed else { return }
-        isClosed = true
+    override func recordConnectionError(_ error: HTTP2Error) {
+        events.append(.connectionError(error))
+    }
+
+    /// Forgets the open streams.
+    override func sessionEnded() {
         for slot in streams.slotsInUse { streams.release(slot) }
     }
 }
@@ -184,7 +135,10 @@ public final class HTTP2ServerSession {
 extension HTTP2ServerSession: Nghttp2EventSink {
     func nghttp2BeginHeaders(streamID: Int32, slot: Int?, isRequest: Bool) -> Int? {
         guard isRequest, slot == nil else { return nil }
-        return streams.claim(streamID: streamID)
+        let claimed = streams.claim()
+        streams[claimed].phase = .receiving
+        streams[claimed].streamID = streamID
+        return claimed
     }
 
     func nghttp2Header(streamID: Int32, slot: Int?, name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
@@ -204,7 +158,7 @@ extension HTTP2ServerSession: Nghttp2EventSink {
         case .headers(_, let endStream, _), .data(_, let endStream):
             guard endStream, let slot, streams.isInUse(slot), streams[slot].phase == .receiving else { return }
             streams[slot].phase = .received
-            events.append(.request(streams.takeRequest(slot)))
+            events.append(.request(requestStorage.takeRequest(from: &streams[slot])))
         case .settings(let isAck, _):
             if isAck { events.append(.settingsAcknowledged) }
         case .ping(let isAck, let payload):
@@ -237,13 +191,11 @@ extension HTTP2ServerSession: Nghttp2EventSink {
 
     func nghttp2ReadBody(streamID: Int32, slot: Int, into window: Nghttp2OutputWindow) -> (count: Int, isLast: Bool)? {
         guard streams.isInUse(slot) else { return nil }
-        let count = window.fill(from: streams[slot].responseBody, offset: streams[slot].responseOffset)
-        streams[slot].responseOffset += count
-        return (count, streams[slot].responseOffset >= streams[slot].responseBody.count)
+        return streams[slot].responseBody.fill(window)
     }
 
     func nghttp2ConnectionFailed(_ error: HTTP2Error) {
-        events.append(.connectionError(error))
+        recordConnectionError(error)
     }
 }
 

@@ -31,29 +31,21 @@ public final class CampaignReader: RecordReader {
         case csv(OpenCSVFile)
     }
 
-    /// An open NDJSON input: its line reader and its parser.
-    private final class OpenNDJSONFile {
+    /// An open input: its position in the list of inputs, its reader (a `LineReader` for NDJSON, a `CSVReader` for
+    /// CSV) and its parser (for CSV, made from its header).
+    private final class OpenFile<Reader, Parser> {
         let index: Int
-        let lines: LineReader
-        var parser: NDJSONRecordParser
-        init(index: Int, lines: LineReader, parser: NDJSONRecordParser) {
-            self.index = index
-            self.lines = lines
-            self.parser = parser
-        }
-    }
-
-    /// An open CSV input: its reader and the parser made from its header.
-    private final class OpenCSVFile {
-        let index: Int
-        let reader: CSVReader
-        var parser: CSVRecordParser
-        init(index: Int, reader: CSVReader, parser: CSVRecordParser) {
+        let reader: Reader
+        var parser: Parser
+        init(index: Int, reader: Reader, parser: Parser) {
             self.index = index
             self.reader = reader
             self.parser = parser
         }
     }
+
+    private typealias OpenNDJSONFile = OpenFile<LineReader, NDJSONRecordParser>
+    private typealias OpenCSVFile = OpenFile<CSVReader, CSVRecordParser>
 
     public init(inputs: [CampaignInput], options: CampaignReaderOptions) {
         self.inputs = inputs
@@ -173,7 +165,7 @@ public final class CampaignReader: RecordReader {
         valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
         invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
     ) throws(PipelineError) {
-        let lines = file.lines
+        let lines = file.reader
         while let line = try lines.next() {
             let key = RecordKey(fileIndex: file.index, line: line.number)
             if line.isTooLong {
@@ -231,7 +223,7 @@ public final class CampaignReader: RecordReader {
     /// The largest buffer the reader of the current file holds, for memory checks.
     public var currentBufferCapacity: Int {
         switch current {
-        case .ndjson(let file): return file.lines.buffer.count
+        case .ndjson(let file): return file.reader.buffer.count
         case .csv(let file): return file.reader.bufferedCapacity
         case nil: return 0
         }
@@ -262,21 +254,21 @@ public final class CampaignReader: RecordReader {
                 current = try open(index: nextInput)
                 nextInput += 1
             case .ndjson(let file)?:
-                guard let line = try file.lines.next() else {
+                guard let line = try file.reader.next() else {
                     current = nil
                     currentSource = nil
                     continue
                 }
                 if line.isTooLong {
-                    let error = InputError(.recordTooLong, "line is longer than \(file.lines.maximumLineLength) bytes")
+                    let error = InputError(.recordTooLong, "line is longer than \(file.reader.maximumLineLength) bytes")
                     let key = RecordKey(fileIndex: file.index, line: line.number)
                     return CampaignRecord(key: key, content: .invalid(error, tokenText: nil, topicText: nil))
                 }
                 var range = line.range
-                if line.number == 1 { range = Self.droppingByteOrderMark(file.lines.buffer, range) }
-                if Self.isBlank(file.lines.buffer, range) { continue }
+                if line.number == 1 { range = Self.droppingByteOrderMark(file.reader.buffer, range) }
+                if Self.isBlank(file.reader.buffer, range) { continue }
                 let key = RecordKey(fileIndex: file.index, line: line.number)
-                return file.parser.parse(file.lines.buffer, range: range, key: key)
+                return file.parser.parse(file.reader.buffer, range: range, key: key)
             case .csv(let file)?:
                 guard let row = try file.reader.next() else {
                     current = nil
@@ -297,7 +289,7 @@ public final class CampaignReader: RecordReader {
             let lines = LineReader(source: source, maximumLineLength: options.maximumRecordLength)
             var parser = NDJSONRecordParser(defaults: options.defaults, template: options.template)
             parser.keepsPayloads = options.keepsPayloads
-            return .ndjson(OpenNDJSONFile(index: index, lines: lines, parser: parser))
+            return .ndjson(OpenNDJSONFile(index: index, reader: lines, parser: parser))
         case .csv:
             let reader = CSVReader(source: source, maximumRecordLength: options.maximumRecordLength)
             guard let header = try reader.next() else {

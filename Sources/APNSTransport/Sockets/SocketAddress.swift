@@ -21,21 +21,18 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         guard (0...65535).contains(port) else { return nil }
         var literal = text
         if literal.hasPrefix("[") && literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        var v4 = sockaddr_in()
-        if inet_pton(AF_INET, literal, &v4.sin_addr) == 1 {
-            v4.sin_family = sa_family_t(AF_INET)
-            v4.sin_port = in_port_t(UInt16(port).bigEndian)
-            self.init(family: AF_INET, raw: SocketSystemCalls.bytes(of: v4), host: literal, port: port)
-            return
-        }
-        var v6 = sockaddr_in6()
-        if inet_pton(AF_INET6, literal, &v6.sin6_addr) == 1 {
-            v6.sin6_family = sa_family_t(AF_INET6)
-            v6.sin6_port = in_port_t(UInt16(port).bigEndian)
-            self.init(family: AF_INET6, raw: SocketSystemCalls.bytes(of: v6), host: literal, port: port)
-            return
-        }
-        return nil
+        guard let address = Self(literal, port: port, as: sockaddr_in.self) ?? Self(literal, port: port, as: sockaddr_in6.self)
+        else { return nil }
+        self = address
+    }
+
+    /// The address `literal` names in the family of `Address`; nil when it is no such literal.
+    private init?<Address: IPSocketAddressStorage>(_ literal: String, port: Int, as _: Address.Type) {
+        var address = Address()
+        guard address.setIP(literal) else { return nil }
+        address.family = sa_family_t(Address.family)
+        address.port = in_port_t(UInt16(port).bigEndian)
+        self.init(family: Address.family, raw: SocketSystemCalls.bytes(of: address), host: literal, port: port)
     }
 
     /// Whether `text` is an IPv4 or IPv6 literal (then no SNI is sent and the certificate must name the IP).
@@ -50,27 +47,59 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// The address in a `sockaddr_in`.
-    init?(_ v4: sockaddr_in) {
-        var address = v4.sin_addr
-        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN) + 1)
-        guard inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil else { return nil }
-        self.init(family: AF_INET, raw: SocketSystemCalls.bytes(of: v4), host: Self.string(text),
-                  port: Int(UInt16(bigEndian: v4.sin_port)))
-    }
-
-    /// The address in a `sockaddr_in6`.
-    init?(_ v6: sockaddr_in6) {
-        var address = v6.sin6_addr
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return nil }
-        self.init(family: AF_INET6, raw: SocketSystemCalls.bytes(of: v6), host: Self.string(text),
-                  port: Int(UInt16(bigEndian: v6.sin6_port)))
+    /// The address in a `sockaddr_in` or `sockaddr_in6`.
+    init?<Address: IPSocketAddressStorage>(_ storage: Address) {
+        var text = [CChar](repeating: 0, count: Int(Address.textLength) + 1)
+        guard storage.ipText(into: &text) else { return nil }
+        self.init(family: Address.family, raw: SocketSystemCalls.bytes(of: storage), host: Self.string(text),
+                  port: Int(UInt16(bigEndian: storage.port)))
     }
 
     private static func string(_ text: [CChar]) -> String {
         String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+// MARK: - IPSocketAddressStorage
+
+/// What `SocketAddress` reads and writes in a `sockaddr_in` or a `sockaddr_in6`, so one piece of code serves both.
+protocol IPSocketAddressStorage {
+    /// `AF_INET` or `AF_INET6`.
+    static var family: Int32 { get }
+    /// The longest text `inet_ntop` makes of an address of the family.
+    static var textLength: Int32 { get }
+    init()
+    var family: sa_family_t { get set }
+    /// Sets the address to the one `literal` names (`inet_pton`); false when it names none of this family.
+    mutating func setIP(_ literal: String) -> Bool
+    /// The address as text (`inet_ntop`) in `text`; false on failure.
+    func ipText(into text: inout [CChar]) -> Bool
+    /// Network byte order.
+    var port: in_port_t { get set }
+}
+
+extension sockaddr_in: IPSocketAddressStorage {
+    static var family: Int32 { AF_INET }
+    static var textLength: Int32 { INET_ADDRSTRLEN }
+    var family: sa_family_t { get { sin_family } set { sin_family = newValue } }
+    mutating func setIP(_ literal: String) -> Bool { inet_pton(AF_INET, literal, &sin_addr) == 1 }
+    func ipText(into text: inout [CChar]) -> Bool {
+        var ip = sin_addr
+        return inet_ntop(AF_INET, &ip, &text, socklen_t(text.count)) != nil
+    }
+    var port: in_port_t { get { sin_port } set { sin_port = newValue } }
+}
+
+extension sockaddr_in6: IPSocketAddressStorage {
+    static var family: Int32 { AF_INET6 }
+    static var textLength: Int32 { INET6_ADDRSTRLEN }
+    var family: sa_family_t { get { sin6_family } set { sin6_family = newValue } }
+    mutating func setIP(_ literal: String) -> Bool { inet_pton(AF_INET6, literal, &sin6_addr) == 1 }
+    func ipText(into text: inout [CChar]) -> Bool {
+        var ip = sin6_addr
+        return inet_ntop(AF_INET6, &ip, &text, socklen_t(text.count)) != nil
+    }
+    var port: in_port_t { get { sin6_port } set { sin6_port = newValue } }
 }
 
 // MARK: - Resolve
