@@ -9,7 +9,8 @@ import APNSCore
 /// one loop (`handleEvents`) hands them to the machine in order and runs each one's action before the next. A
 /// transport callback only queues its event; the loop runs on a later loop turn, never inside the transport's
 /// callback, so the transport is only ever called from the loop. A callback the transport makes from inside such
-/// a call (`close` answers what it holds at once) is handled after the call returns.
+/// a call (`close` answers what it holds at once) is handled after the call returns. The queue itself says whether
+/// a loop is running or due (it is empty only when neither is): no flag or depth counter beside it.
 ///
 /// Crash safety: a record is journaled as sent before the bytes that carry it are flushed to the network, and
 /// every answer is written to the result sink, which is flushed once per loop turn. After a `kill -9` the result

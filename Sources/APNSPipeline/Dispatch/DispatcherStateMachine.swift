@@ -1,6 +1,6 @@
-import APNSCore
-
-// The run's lifecycle (`state`); every event is a mutating method that returns what the dispatcher does next.
+// The run's lifecycle (`state`). Every event is a mutating method that returns what the dispatcher does next: a
+// `DispatcherAction`, or for the steps inside a pump turn what the pump needs next (its budget, the next send
+// waiting, the effect of a record read, a tag).
 //
 //                   stop(cause)                            transport to close
 //    +-----------+ -------------> +-------------------+ ---------------------> +---------------------------+
@@ -25,6 +25,8 @@ import APNSCore
 //
 // Besides the lifecycle the machine keeps the pump's budget (free slots, the in-flight window, the rate limit),
 // the work waiting (in flight, retries, resends) and the loop turns it asked for (`LoopTimers`).
+
+import APNSCore
 
 /// The dispatcher's decisions without I/O: its lifecycle, what may be sent and read each loop turn, when the loop
 /// wakes next, what each answer leads to, how a stop and the end go. `Dispatcher` feeds it events and runs the
