@@ -51,7 +51,7 @@ struct DispatcherStateMachineTests {
     @Test("a run to completion: pump, answer, the transport closed once settled, the end reported once")
     func completion() {
         var machine = Machine(configuration: DispatcherConfiguration())
-        #expect(machine.start(now: 0).schedulePumpTurn)
+        #expect(machine.start(now: 0).pumpTurn == .nextLoopTurn)
         let budget = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0)
         #expect(budget?.requests == 4, "the budget is the free slots within the window")
         let tags = submit(&machine, lines: 1...2)
@@ -63,10 +63,10 @@ struct DispatcherStateMachineTests {
 
         let first = machine.completed(tag: tags[0], outcome: Fixture.ok(), now: 0.1)
         #expect(outcomes(first.writes) == [.delivered])
-        #expect(first.schedulePumpTurn)
+        #expect(first.pumpTurn == .afterQueuedEvents, "an answer's slot waits a loop turn")
         let second = machine.completed(tag: tags[1], outcome: Fixture.ok(), now: 0.1)
         #expect(outcomes(second.writes) == [.delivered])
-        #expect(!second.schedulePumpTurn, "a second pump turn asked for while one is scheduled")
+        #expect(second.pumpTurn == .none, "a second pump turn asked for while one is scheduled")
         let again = machine.completed(tag: tags[1], outcome: Fixture.ok(), now: 0.1)
         #expect(again.isEmpty, "an answer for a tag no longer in flight did something")
 
@@ -82,6 +82,18 @@ struct DispatcherStateMachineTests {
         #expect(machine.summary.latencies.count == 2)
         #expect(machine.transportClosed(now: 0.3).isEmpty, "the end is reported once")
         #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0.3) == nil, "a pump turn after the end")
+    }
+
+    @Test("answers refill their slots after the events queued with them, but a loop turn pumps in a loop never")
+    func pumpTurnAfterAnswers() {
+        var machine = Machine(configuration: DispatcherConfiguration())
+        let tags = submit(&machine, lines: 1...3, now: 1)  // the pump turn at 1
+        let sameTurn = machine.completed(tag: tags[0], outcome: Fixture.ok(), now: 1)
+        #expect(sameTurn.pumpTurn == .nextLoopTurn, "a second pump in the loop turn that pumped already")
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 2)
+        let laterTurn = machine.completed(tag: tags[1], outcome: Fixture.ok(), now: 3)
+        #expect(laterTurn.pumpTurn == .afterQueuedEvents)
+        #expect(machine.slotsFreed(now: 3).pumpTurn == .none, "asked for twice")
     }
 
     @Test("the budget is the free slots within the window and the rate; none while the transport closes")

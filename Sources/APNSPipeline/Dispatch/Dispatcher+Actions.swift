@@ -2,8 +2,9 @@ import APNSCore
 
 // The I/O the machine's actions stand for; called only from the event loop (`handleEvents`).
 extension Dispatcher {
-    /// Runs `action` in the order of its fields. A write or flush that fails ends the run (`runFailed`): the
-    /// writes, flushes and close after it are not done; its timers are still scheduled, as the machine counts on.
+    /// Runs `action` in the order of its fields. A write or flush that fails ends the run (`runFailed`): the writes
+    /// and flushes after it are not done (no request leaves unjournaled), but its timers, the close and the end's
+    /// report are, since the machine has already moved on to them.
     func run(_ action: DispatcherAction) {
         var failure: (any Error)?
         do {
@@ -14,15 +15,16 @@ extension Dispatcher {
             failure = error
         }
         if failure == nil, action.flushTransport { transport.flush() }
-        if action.schedulePumpTurn { scheduler.schedule(after: 0) { [weak self] in self?.post(.pumpTurn) } }
+        switch action.pumpTurn {
+        case .none: break
+        case .afterQueuedEvents: postAfterQueuedEvents(.pumpTurn)  // asked for while the loop handles the queue
+        case .nextLoopTurn: scheduler.schedule(after: 0) { [weak self] in self?.post(.pumpTurn) }
+        }
         if let delay = action.wakeUpAfter { scheduler.schedule(after: delay) { [weak self] in self?.post(.wakeUp) } }
         if let delay = action.gracePeriodAfter {
             scheduler.schedule(after: delay) { [weak self] in self?.post(.gracePeriodEnded) }
         }
-        if let failure {
-            fail(failure)
-            return
-        }
+        if let failure { fail(failure) }
         switch action.closeTransport {
         case .no: break
         case .now: transport.close(gracePeriod: 0)  // what is still in flight comes back

@@ -130,6 +130,12 @@ extension Dispatcher {
         if events.count == 1 { scheduler.schedule(after: 0) { [weak self] in self?.handleEvents() } }
     }
 
+    /// Queues an event behind those queued now, for the loop that is handling them (`DispatcherAction.PumpTurn`'s
+    /// `afterQueuedEvents`).
+    func postAfterQueuedEvents(_ event: DispatcherEvent) {
+        events.append(event)
+    }
+
     /// Hands the queued events to the machine in order, running each one's action before the next; events
     /// queued meanwhile are handled in the same loop.
     private func handleEvents() {
@@ -150,7 +156,7 @@ extension Dispatcher {
         case .interrupt: run(machine.stop(.interrupted))
         case .abortInFlight: run(machine.abortInFlight())
         case .completed(let tag, let outcome, let at): run(machine.completed(tag: tag, outcome: outcome, now: at))
-        case .slotsFreed: run(machine.slotsFreed())
+        case .slotsFreed: run(machine.slotsFreed(now: scheduler.now))
         case .transportFailed(let error): run(machine.stop(.stoppedEarly("transport failed: \(error)")))
         case .transportClosed: run(machine.transportClosed(now: scheduler.now))
         }

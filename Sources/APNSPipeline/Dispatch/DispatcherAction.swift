@@ -2,8 +2,8 @@ import APNSCore
 
 /// What the dispatcher does after one event of its `DispatcherStateMachine`, run in the order of the fields. A
 /// plain value with no array on the hot path (an answer is one write and one pump turn), so deciding costs no
-/// allocation. The writes and the sink's flush can fail: a failure ends the run (`runFailed`), and what follows it
-/// in the same action is not done.
+/// allocation. The writes and the sink's flush can fail: a failure ends the run (`runFailed`), and the writes and
+/// flushes that follow it in the same action are not done; its timers, close and end's report still are.
 struct DispatcherAction {
     /// One write to the result sink.
     enum RecordWrite {
@@ -19,6 +19,16 @@ struct DispatcherAction {
         case one(RecordWrite)
         /// The writes a stop does for the sends that were waiting (a retry's back-off, a resend).
         case many([RecordWrite])
+    }
+
+    /// When the next pump turn runs.
+    enum PumpTurn: Equatable {
+        case none
+        /// Once the events queued now are handled, in the same loop turn: slots freed by answers are refilled in
+        /// the turn that read the answers, as many as that turn brought.
+        case afterQueuedEvents
+        /// On the next loop turn (the network gets its turn first).
+        case nextLoopTurn
     }
 
     /// How the transport is closed.
@@ -39,8 +49,8 @@ struct DispatcherAction {
     var flushSink = false
     /// Hand what was submitted this turn to the network (after the sink's flush: journal before network).
     var flushTransport = false
-    /// Pump on the next loop turn.
-    var schedulePumpTurn = false
+    /// Pump again, and when.
+    var pumpTurn = PumpTurn.none
     /// Wake the loop (a pump turn) after this many seconds.
     var wakeUpAfter: Double?
     /// End the grace period for requests in flight after this many seconds (`gracePeriodEnded`).
@@ -51,7 +61,7 @@ struct DispatcherAction {
 
     /// Whether it does nothing at all.
     var isEmpty: Bool {
-        if case .none = writes, thenStop == nil, !flushSink, !flushTransport, !schedulePumpTurn, wakeUpAfter == nil,
+        if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,
            gracePeriodAfter == nil, closeTransport == .no, !reportEnd {
             return true
         }

@@ -5,7 +5,7 @@ import APNSCore
 enum DispatcherEvent {
     /// `start` was called.
     case start
-    /// The pump turn the machine asked for (`schedulePumpTurn`) is due.
+    /// The pump turn the machine asked for (`DispatcherAction.pumpTurn`) is due.
     case pumpTurn
     /// The wake-up the machine asked for (`wakeUpAfter`) is due.
     case wakeUp

@@ -39,7 +39,7 @@ extension DispatcherStateMachine {
         }
         // The stop begins once the record's own line is written: if that write fails, the failure ends the run.
         if case .stop(let why) = verdict { action.thenStop = .stoppedEarly(why) }
-        requestPumpTurn(&action)
+        requestPumpTurn(&action, afterQueuedEventsAt: now)
         return action
     }
 }

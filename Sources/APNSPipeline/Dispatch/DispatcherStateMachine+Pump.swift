@@ -2,7 +2,7 @@ import APNSCore
 
 /// Which timer started a pump turn.
 enum PumpTrigger {
-    /// The pump turn asked for by `schedulePumpTurn`.
+    /// The pump turn asked for by `DispatcherAction.pumpTurn`.
     case pumpTurn
     /// The wake-up asked for by `wakeUpAfter`.
     case wakeUp
@@ -24,6 +24,7 @@ extension DispatcherStateMachine {
         switch trigger {
         case .pumpTurn:
             timers.pumpTurnScheduled = false
+            timers.lastPumpAt = now
         case .wakeUp:
             if let due = timers.wakeUpAt, due <= now { timers.wakeUpAt = nil }
         }

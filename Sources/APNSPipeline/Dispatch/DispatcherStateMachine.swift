@@ -51,8 +51,11 @@ struct DispatcherStateMachine {
     /// The loop turns the machine asked the dispatcher to schedule and has not yet seen run: not a phase of the
     /// run but bookkeeping of timers, so that requests for the same turn are merged into one.
     struct LoopTimers {
-        /// A pump turn is scheduled for the next loop turn.
+        /// A pump turn is asked for and has not begun yet.
         var pumpTurnScheduled = false
+        /// The loop turn (its instant) the last pump turn began in: answers that come back in it ask for the
+        /// next pump on the next loop turn, so one loop turn never pumps in a loop.
+        var lastPumpAt: Double?
         /// When the scheduled wake-up falls due, if one is.
         var wakeUpAt: Double?
     }
@@ -96,10 +99,10 @@ struct DispatcherStateMachine {
         return action
     }
 
-    /// The transport has free slots: a pump turn is scheduled (once).
-    mutating func slotsFreed() -> DispatcherAction {
+    /// The transport has free slots, at `now`: a pump turn (once), after the events queued now.
+    mutating func slotsFreed(now: Double) -> DispatcherAction {
         var action = DispatcherAction()
-        requestPumpTurn(&action)
+        requestPumpTurn(&action, afterQueuedEventsAt: now)
         return action
     }
 
@@ -126,11 +129,17 @@ struct DispatcherStateMachine {
         summary.readProgress = readProgress
     }
 
-    /// Asks for a pump turn on the next loop turn, unless one is scheduled already or the run has ended.
-    mutating func requestPumpTurn(_ action: inout DispatcherAction) {
+    /// Asks for a pump turn, unless one is asked for already or the run has ended: on the next loop turn, or
+    /// with `afterQueuedEventsAt` (the transport's events, handled on a loop turn after they came) once the events
+    /// queued now are handled, unless this loop turn (`now`) has pumped already.
+    mutating func requestPumpTurn(_ action: inout DispatcherAction, afterQueuedEventsAt now: Double? = nil) {
         guard !hasEnded, !timers.pumpTurnScheduled else { return }
         timers.pumpTurnScheduled = true
-        action.schedulePumpTurn = true
+        if let now, timers.lastPumpAt != now {
+            action.pumpTurn = .afterQueuedEvents
+        } else {
+            action.pumpTurn = .nextLoopTurn
+        }
     }
 
     // MARK: - The lifecycle
