@@ -24,10 +24,10 @@ extension DispatcherStateMachine {
         switch trigger {
         case .pumpTurn:
             timers.pumpTurnScheduled = false
-            timers.lastPumpAt = now
         case .wakeUp:
             if let due = timers.wakeUpAt, due <= now { timers.wakeUpAt = nil }
         }
+        timers.lastPumpAt = now
         guard !hasEnded else { return nil }
         let freeSlots = closingTransport ? 0 : transportSlots
         var budget = min(freeSlots, max(0, window.size - inFlight.count))
