@@ -118,21 +118,21 @@ public final class Dispatcher: PushTransportDelegate {
 extension Dispatcher {
     /// Queues an event of the dispatcher's own (a timer, a signal, the start); handles it now when nothing else
     /// is queued. These never arrive from inside a transport call.
-    func post(_ event: DispatcherEvent) {
+    func post(_ event: consuming DispatcherEvent) {
         events.append(event)
         if events.count == 1 { handleEvents() }
     }
 
     /// Queues an event from the transport. It is handled by the loop already running (the callback came from
     /// inside a transport call the loop made), or by one on the next loop turn: never from inside the callback.
-    private func postFromTransport(_ event: DispatcherEvent) {
+    private func postFromTransport(_ event: consuming DispatcherEvent) {
         events.append(event)
         if events.count == 1 { scheduler.schedule(after: 0) { [weak self] in self?.handleEvents() } }
     }
 
     /// Queues an event behind those queued now, for the loop that is handling them (`DispatcherAction.PumpTurn`'s
     /// `afterQueuedEvents`).
-    func postAfterQueuedEvents(_ event: DispatcherEvent) {
+    func postAfterQueuedEvents(_ event: consuming DispatcherEvent) {
         events.append(event)
     }
 
@@ -141,7 +141,9 @@ extension Dispatcher {
     private func handleEvents() {
         var index = 0
         while index < events.count {
-            handle(events[index])
+            var event = DispatcherEvent.slotsFreed  // moved out, a payload-free event left in its place: no copy
+            swap(&event, &events[index])
+            handle(event)
             index += 1
         }
         events.removeAll(keepingCapacity: true)

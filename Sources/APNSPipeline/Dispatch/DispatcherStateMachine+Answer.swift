@@ -5,8 +5,9 @@ extension DispatcherStateMachine {
     /// window and the campaign's health told, and `AnswerDecision` decides what becomes of the record. Then a pump
     /// turn, since a slot freed up. A tag not in flight (already reported) leads to nothing.
     mutating func completed(tag: UInt64, outcome: PushOutcome, now: Double) -> DispatcherAction {
-        var action = DispatcherAction()
-        guard let sentAt = inFlight.sentAt(tag: tag), var send = inFlight.remove(tag: tag) else { return action }
+        guard let sentAt = inFlight.sentAt(tag: tag), var send = inFlight.remove(tag: tag) else {
+            return DispatcherAction()
+        }
         summary.latencies.record(max(0, now - sentAt))
         if case .answered = outcome { window.answered(sentAt: sentAt, now: now) }
 
@@ -24,22 +25,26 @@ extension DispatcherStateMachine {
         let verdict = health.record(sendAction, reason: reason)
         let decision = AnswerDecision(configuration: configuration, stopCause: stopCause, sends: sends)
         let effect = decision.effect(of: sendAction, answer: outcome.answer, send: send, using: &generator)
+        let writes: DispatcherAction.RecordWrites
         switch consume effect {  // what it holds moves out, not copied
         case .writeFinalResult(let result):
-            action.writes = .one(.finalResult(result))
+            writes = .one(.finalResult(result))
         case .retryLater(let send, let delay):
             summary.retries += 1
-            action.writes = .one(.journalRetryable(send.key))
+            writes = .one(.journalRetryable(send.key))
             retries.push(send, due: now + delay)
         case .leaveForResume(let key):
-            action.writes = .one(.journalRetryable(key))  // `send --resume` sends it again
+            writes = .one(.journalRetryable(key))  // `send --resume` sends it again
         case .resendUnprocessed(let send):
             summary.retries += 1  // a resend is a retry, whether or not the server processed the first request
             unprocessedResends.append(send)
+            writes = .none
         }
         // The stop begins once the record's own line is written: if that write fails, the failure ends the run.
-        if case .stop(let why) = verdict { action.thenStop = .stoppedEarly(why) }
-        requestPumpTurn(&action, afterQueuedEventsAt: now)
-        return action
+        var thenStop: Ending?
+        if case .stop(let why) = verdict { thenStop = .stoppedEarly(why) }
+        // Built where it is returned, so the line moves into it and out of here without a copy.
+        return DispatcherAction(
+            writes: writes, thenStop: thenStop, pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
     }
 }

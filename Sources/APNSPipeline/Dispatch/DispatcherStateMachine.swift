@@ -133,13 +133,16 @@ struct DispatcherStateMachine {
     /// with `afterQueuedEventsAt` (the transport's events, handled on a loop turn after they came) once the events
     /// queued now are handled, unless this loop turn (`now`) has pumped already.
     mutating func requestPumpTurn(_ action: inout DispatcherAction, afterQueuedEventsAt now: Double? = nil) {
-        guard !hasEnded, !timers.pumpTurnScheduled else { return }
+        let turn = pumpTurnRequested(afterQueuedEventsAt: now)
+        if turn != .none { action.pumpTurn = turn }
+    }
+
+    /// The pump turn `requestPumpTurn` asks for (`none` when one is asked for already or the run has ended).
+    mutating func pumpTurnRequested(afterQueuedEventsAt now: Double? = nil) -> DispatcherAction.PumpTurn {
+        guard !hasEnded, !timers.pumpTurnScheduled else { return .none }
         timers.pumpTurnScheduled = true
-        if let now, timers.lastPumpAt != now {
-            action.pumpTurn = .afterQueuedEvents
-        } else {
-            action.pumpTurn = .nextLoopTurn
-        }
+        if let now, timers.lastPumpAt != now { return .afterQueuedEvents }
+        return .nextLoopTurn
     }
 
     // MARK: - The lifecycle
