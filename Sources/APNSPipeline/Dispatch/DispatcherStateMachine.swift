@@ -237,3 +237,299 @@ struct DispatcherStateMachine {
         action.closeTransport = .now
     }
 }
+
+// MARK: - Events
+
+/// Something that happened to a running dispatcher, queued until its loop hands it to the machine: a transport
+/// callback, one of its own timers, a signal.
+enum DispatcherEvent {
+    /// `start` was called.
+    case start
+    /// The pump turn the machine asked for (`DispatcherAction.pumpTurn`) is due.
+    case pumpTurn
+    /// The wake-up the machine asked for (`wakeUpAfter`) is due.
+    case wakeUp
+    /// The grace period after a stop is over (`gracePeriodAfter`).
+    case gracePeriodEnded
+    /// SIGINT/SIGTERM.
+    case interrupt
+    /// A second SIGINT/SIGTERM.
+    case abortInFlight
+    /// The transport reported the outcome of the request under `tag`, at `at`.
+    case completed(tag: UInt64, outcome: PushOutcome, at: Double)
+    /// The transport has free slots.
+    case slotsFreed
+    /// The transport cannot work at all.
+    case transportFailed(any Error)
+    /// The transport finished closing.
+    case transportClosed
+}
+
+// MARK: - Pump
+
+/// Which timer started a pump turn.
+enum PumpTrigger {
+    /// The pump turn asked for by `DispatcherAction.pumpTurn`.
+    case pumpTurn
+    /// The wake-up asked for by `wakeUpAfter`.
+    case wakeUp
+}
+
+/// What one pump turn may do, as decided when it began.
+struct PumpBudget {
+    /// Requests it may start: the transport's free slots, within the window and the rate limit.
+    let requests: Int
+    /// The free slots the transport offered (0 while it closes).
+    let freeSlots: Int
+}
+
+extension DispatcherStateMachine {
+    /// A pump turn begins: the budget for its requests, or nil when the run has ended and there is nothing to do.
+    /// The dispatcher then submits `nextWaitingSend`s and reads records while `readsRecord`, and reports back with
+    /// `pumpTurnEnded` once its sink is flushed.
+    mutating func pumpTurnBegan(_ trigger: PumpTrigger, freeSlots transportSlots: Int, now: Double) -> PumpBudget? {
+        switch trigger {
+        case .pumpTurn:
+            timers.pumpTurnScheduled = false
+        case .wakeUp:
+            if let due = timers.wakeUpAt, due <= now { timers.wakeUpAt = nil }
+        }
+        timers.lastPumpAt = now
+        guard !hasEnded else { return nil }
+        let freeSlots = closingTransport ? 0 : transportSlots
+        var budget = min(freeSlots, max(0, window.size - inFlight.count))
+        if var rate = limiter, budget > 0 {
+            budget = rate.take(upTo: budget, now: now)
+            limiter = rate
+        }
+        return PumpBudget(requests: budget, freeSlots: freeSlots)
+    }
+
+    /// The next send waiting to go again: a resend of what the server never processed, else a retry now due.
+    mutating func nextWaitingSend(now: Double) -> PendingSend? {
+        if let resend = unprocessedResends.popLast() { return resend }
+        return retries.popDue(now: now)
+    }
+
+    /// Whether the pump reads another record, having read `read` and submitted `submitted` this turn: while the
+    /// source is read, within the records per turn, and (while sending) within the budget.
+    func readsRecord(read: Int, submitted: Int, budget: PumpBudget) -> Bool {
+        readsSource && read < configuration.maximumRecordsPerTurn && (!sends || budget.requests > submitted)
+    }
+
+    /// A record was read: what to do with it, as `RecordDecision` decides (counted as a record unless skipped).
+    /// Consumes `record`, so its notification moves on into the pending send without a copy.
+    mutating func recordRead(
+        _ record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool
+    ) -> RecordDecision.Effect {
+        let decision = RecordDecision(configuration: configuration, stopCause: stopCause)
+        let effect = decision.effect(
+            for: consume record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence)
+        summary.records += effect.recordCountChange
+        return effect
+    }
+
+    /// The tag the next submitted send goes under.
+    mutating func reserveTag() -> UInt64 {
+        inFlight.reserveTag()
+    }
+
+    /// `send` was journaled and handed to the transport under `tag`: it is in flight from `now`.
+    mutating func submitted(_ send: consuming PendingSend, tag: UInt64, now: Double) {
+        inFlight.file(send, under: tag, sentAt: now)
+    }
+
+    /// The pump turn read `read` records and submitted `submitted` requests, and its sink is flushed: the
+    /// transport is flushed, the window told how full it is, the next wake-up scheduled, and the run settled.
+    /// `transportFreeSlots` is what the transport offers now, after the submits.
+    mutating func pumpTurnEnded(
+        read: Int, submitted: Int, budget: PumpBudget, transportFreeSlots: Int, now: Double
+    ) -> DispatcherAction {
+        var action = DispatcherAction()
+        if read == configuration.maximumRecordsPerTurn { requestPumpTurn(&action) }
+        if submitted > 0 {
+            summary.requests += submitted
+            action.flushTransport = true
+        }
+        if !closingTransport {
+            window.observe(inFlight: inFlight.count, capacity: inFlight.count + budget.freeSlots - submitted)
+            summary.inFlightWindow = window.size
+            summary.maximumInFlight = max(summary.maximumInFlight, inFlight.count)
+        }
+        action.wakeUpAfter = wakeUpDelay(now: now, transportFreeSlots: transportFreeSlots)
+        settle(&action, now: now)
+        return action
+    }
+
+    /// When the loop should wake for waiting work, in seconds from `now`: when the next retry falls due, and no
+    /// sooner than the rate limiter allows. Nil when no wake-up is needed: work that waits only for a stream slot
+    /// needs none (a slot freeing up pumps), a wake-up that could not send anything would only spin, and one
+    /// already scheduled no later is enough.
+    private mutating func wakeUpDelay(now: Double, transportFreeSlots: Int) -> Double? {
+        guard !closingTransport else { return nil }
+        var readyAt: Double?
+        if !unprocessedResends.isEmpty || (inputOpen && sends) { readyAt = now }
+        if let due = retries.nextDue { readyAt = min(readyAt ?? due, max(now, due)) }
+        guard var wakeAt = readyAt else { return nil }
+        if wakeAt <= now, transportFreeSlots == 0 || inFlight.count >= window.size { return nil }
+        if var rate = limiter {
+            wakeAt = max(wakeAt, now + rate.delayUntilNext(now: now))
+            limiter = rate
+        }
+        if let scheduled = timers.wakeUpAt, scheduled <= wakeAt, scheduled > now { return nil }
+        timers.wakeUpAt = wakeAt
+        return wakeAt - now
+    }
+}
+
+// MARK: - Answers
+
+extension DispatcherStateMachine {
+    /// The transport reported the outcome of the request under `tag`, at `now`: its latency is recorded, the
+    /// window and the campaign's health told, and `AnswerDecision` decides what becomes of the record. Then a pump
+    /// turn, since a slot freed up. A tag not in flight (already reported) leads to nothing.
+    mutating func completed(tag: UInt64, outcome: PushOutcome, now: Double) -> DispatcherAction {
+        guard let sentAt = inFlight.sentAt(tag: tag), var send = inFlight.remove(tag: tag) else {
+            return DispatcherAction()
+        }
+        summary.latencies.record(max(0, now - sentAt))
+        if case .answered = outcome { window.answered(sentAt: sentAt, now: now) }
+
+        let sendAction = OutcomePolicy.action(for: outcome)
+        var reason: APNSReason?
+        switch outcome {
+        case .answered(let answer):
+            send.attempts += 1
+            send.recordAnswer(status: answer.status, reason: answer.reason?.rawValue)
+            reason = answer.reason
+        case .failed(let failure):
+            if sendAction == .retry(.immediately) { send.unprocessed += 1 } else { send.attempts += 1 }
+            send.recordFailure(detail: failure.description)
+        }
+        let verdict = health.record(sendAction, reason: reason)
+        let decision = AnswerDecision(configuration: configuration, stopCause: stopCause, sends: sends)
+        let effect = decision.effect(of: sendAction, answer: outcome.answer, send: send, using: &generator)
+        let writes: DispatcherAction.RecordWrites
+        switch consume effect {  // what it holds moves out, not copied
+        case .writeFinalResult(let result):
+            writes = .one(.finalResult(result))
+        case .retryLater(let send, let delay):
+            summary.retries += 1
+            writes = .one(.journalRetryable(send.key))
+            retries.push(send, due: now + delay)
+        case .leaveForResume(let key):
+            writes = .one(.journalRetryable(key))  // `send --resume` sends it again
+        case .resendUnprocessed(let send):
+            summary.retries += 1  // a resend is a retry, whether or not the server processed the first request
+            unprocessedResends.append(send)
+            writes = .none
+        }
+        // The stop begins once the record's own line is written: if that write fails, the failure ends the run.
+        var thenStop: Ending?
+        if case .stop(let why) = verdict { thenStop = .stoppedEarly(why) }
+        // Built where it is returned, so the line moves into it and out of here without a copy.
+        return DispatcherAction(
+            writes: writes, thenStop: thenStop, pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
+    }
+}
+
+// MARK: - Stop
+
+extension DispatcherStateMachine {
+    /// A stop begins (`--stop-after` rejections in a row, the transport failing, an interrupt): no new requests.
+    /// Sends waiting for a retry or a resend get their final lines (`PendingSend.outcomeWithoutAnswer`), or after
+    /// an interrupt are journaled as safe to resend; requests in flight are awaited until the grace period ends.
+    /// The first cause wins: a later stop (an interrupt during an early stop) does nothing.
+    mutating func stop(_ ending: Ending) -> DispatcherAction {
+        var action = DispatcherAction()
+        guard enterStop(ending) else { return action }
+        var waiting = retries.drain()
+        waiting += unprocessedResends
+        unprocessedResends = []
+        if !waiting.isEmpty {
+            action.writes = .many(waiting.map { send in
+                if ending == .interrupted { return .journalRetryable(send.key) }
+                return .finalResult(send.finalResult(
+                    send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
+            })
+        }
+        action.flushSink = true
+        if !inFlight.isEmpty { action.gracePeriodAfter = configuration.drainGracePeriod }
+        requestPumpTurn(&action)
+        return action
+    }
+
+    /// The grace period after a stop is over: the transport closes, and what is still in flight comes back as
+    /// answer lost.
+    mutating func gracePeriodEnded() -> DispatcherAction {
+        var action = DispatcherAction()
+        closeTransport(&action)
+        return action
+    }
+
+    /// A second signal: stop waiting for answers; the transport closes now and what is in flight is in doubt.
+    mutating func abortInFlight() -> DispatcherAction {
+        var action = stop(.interrupted)
+        closeTransport(&action)
+        return action
+    }
+
+    /// The files themselves failed (unreadable input, a full disk): nothing new is read or sent, sends waiting
+    /// are dropped (the next run resends them), and the transport closes now, reporting requests that never left
+    /// as not sent. The first failure is the one reported at the end.
+    mutating func runFailed(_ error: any Error, now: Double) -> DispatcherAction {
+        if runFailure == nil { runFailure = error }
+        _ = enterStop(.stoppedEarly("\(error)"))
+        inputExhausted()
+        retries = RetryQueue()
+        unprocessedResends = []
+        var action = DispatcherAction()
+        closeTransport(&action)
+        settle(&action, now: now)
+        return action
+    }
+
+    /// The transport said it closed: the run ends once settled.
+    mutating func transportClosed(now: Double) -> DispatcherAction {
+        switch state {
+        case .closingTransport(let ending, let open, _):
+            state = .closingTransport(ending, inputOpen: open, closed: true)
+        case .sending(let open):
+            state = .closingTransport(nil, inputOpen: open, closed: true)
+        case .stopping(let ending, let open):
+            state = .closingTransport(ending, inputOpen: open, closed: true)
+        case .ended:
+            break
+        }
+        var action = DispatcherAction()
+        settle(&action, now: now)
+        return action
+    }
+
+    /// Ends the run once every record read is accounted for: closes the transport when the work is done, and
+    /// once the transport said it closed, moves to `ended` and has the end reported (once).
+    mutating func settle(_ action: inout DispatcherAction, now: Double) {
+        guard !hasEnded, !readsSource else { return }
+        guard inFlight.isEmpty, retries.isEmpty, unprocessedResends.isEmpty else { return }
+        if !closingTransport {
+            closeTransport(&action)
+            action.closeTransport = .afterFlushingSink  // `transportClosed` comes back here
+            return
+        }
+        guard transportClosed else { return }
+        summary.ending = stopCause ?? .completed
+        summary.elapsedSeconds = now - startedAt
+        state = .ended
+        action.reportEnd = true
+    }
+
+    /// The end is being reported: its last flush failed with `flushFailure`, if it did. Returns the summary and
+    /// the failure that ended the run, if any.
+    mutating func endReported(
+        flushFailure: (any Error)?, readProgress: ReadProgress?
+    ) -> (summary: CampaignSummary, failure: (any Error)?) {
+        if runFailure == nil, let flushFailure { runFailure = flushFailure }
+        noteProgressFacts(readProgress: readProgress)
+        return (summary, runFailure)
+    }
+}
