@@ -1,7 +1,8 @@
-/// A fixed buffer of bytes read from a `ByteSource`: the bytes not yet used are `bytes[start..<end]`, and
+/// A fixed buffer of the bytes read from a `ByteSource`: the bytes not yet used are `bytes[start..<end]`, and
 /// `refill` moves them to the front and reads more after them. The one chunk-reading loop of `LineReader` and
 /// `CSVReader`; the buffer is allocated once and never grows.
 struct ByteWindow {
+    private let source: any ByteSource
     /// The buffer; only `start..<end` holds bytes still to be used.
     private(set) var bytes: [UInt8]
     /// The first byte not yet used.
@@ -11,7 +12,8 @@ struct ByteWindow {
     /// Whether the source has ended (a read returned no bytes).
     private(set) var atEnd = false
 
-    init(capacity: Int) {
+    init(source: any ByteSource, capacity: Int) {
+        self.source = source
         bytes = [UInt8](repeating: 0, count: capacity)
     }
 
@@ -27,7 +29,7 @@ struct ByteWindow {
     /// Moves the bytes not yet used to the front and reads more after them, as much as fits; nothing once the
     /// source has ended. Returns how many places the unused bytes moved back, for indexes kept into them.
     @discardableResult
-    mutating func refill(from source: any ByteSource) throws(PipelineError) -> Int {
+    mutating func refill() throws(PipelineError) -> Int {
         guard !atEnd else { return 0 }
         let shift = start
         if shift > 0 {

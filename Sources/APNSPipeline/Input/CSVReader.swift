@@ -34,7 +34,6 @@ public final class CSVReader {
     /// The current record's unescaped field contents, back to back.
     public var fieldBytes: [UInt8] { machine.fieldBytes }
     private var machine: CSVStateMachine
-    private let source: any ByteSource
     private var chunk: ByteWindow
     private var checkedByteOrderMark = false
 
@@ -43,9 +42,8 @@ public final class CSVReader {
         maximumRecordLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
-        self.source = source
         machine = CSVStateMachine(maximumRecordLength: max(1, maximumRecordLength))
-        chunk = ByteWindow(capacity: max(4, chunkSize))
+        chunk = ByteWindow(source: source, capacity: max(4, chunkSize))
     }
 
     /// The bytes of field `index` of the current record in `fieldBytes`.
@@ -70,7 +68,7 @@ public final class CSVReader {
         machine.beginRecord()
         while true {
             if chunk.isEmpty {
-                try chunk.refill(from: source)
+                try chunk.refill()
                 if chunk.isEmpty { return machine.finishAtEndOfInput() }
             }
             let (next, record) = machine.feed(chunk.bytes, from: chunk.start, to: chunk.end)
@@ -81,7 +79,7 @@ public final class CSVReader {
 
     private func skipByteOrderMark() throws(PipelineError) {
         checkedByteOrderMark = true
-        while chunk.end - chunk.start < 3, !chunk.atEnd { try chunk.refill(from: source) }
+        while chunk.end - chunk.start < 3, !chunk.atEnd { try chunk.refill() }
         if chunk.bytes[chunk.start..<chunk.end].starts(with: [0xEF, 0xBB, 0xBF]) { chunk.start += 3 }
     }
 }

@@ -29,7 +29,6 @@ public final class LineReader {
     /// The reader's buffer; its size is fixed at `maximumLineLength + 2 + chunkSize`.
     public var buffer: [UInt8] { window.bytes }
 
-    private let source: any ByteSource
     /// The buffer; `window.start` is where the unfinished line starts.
     private var window: ByteWindow
     private var scanFrom = 0
@@ -41,9 +40,8 @@ public final class LineReader {
         maximumLineLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
-        self.source = source
         self.maximumLineLength = max(1, maximumLineLength)
-        self.window = ByteWindow(capacity: self.maximumLineLength + 2 + max(1, chunkSize))
+        self.window = ByteWindow(source: source, capacity: self.maximumLineLength + 2 + max(1, chunkSize))
     }
 
     /// The next line, or nil at the end of the input.
@@ -108,6 +106,6 @@ public final class LineReader {
 
     /// Moves the unfinished line to the front and reads more after it.
     private func refill() throws(PipelineError) {
-        scanFrom -= try window.refill(from: source)
+        scanFrom -= try window.refill()
     }
 }
