@@ -84,7 +84,11 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         }
     }
 
-    /// `send` and `replay`: every status.
+    /// The entries of a command that ends in success, in failure or with a usage error, and in nothing else.
+    static func entries(success: String, failure: String, usage: String = "usage error") -> [Entry] {
+        [Entry(.success, success), Entry(.failure, failure), Entry(.usage, usage)]
+    }
+
     /// `send` and `replay`: every status. Running the same command again is safe after any of them: a finished
     /// campaign sends nothing, an unfinished one continues.
     static let campaignEntries: [Entry] = [
@@ -109,35 +113,26 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.usage, "usage error"),
     ]
 
-    static let pruneEntries: [Entry] = [
-        Entry(.success, "the list was written (possibly empty)"),
-        Entry(.failure, "a result file could not be read, or the list could not be written"),
-        Entry(.usage, "usage error"),
-    ]
+    static let pruneEntries = entries(
+        success: "the list was written (possibly empty)",
+        failure: "a result file could not be read, or the list could not be written")
 
-    static let reportEntries: [Entry] = [
-        Entry(.success, "the report was written"),
-        Entry(.failure, "a result or summary file is unreadable, or the report unwritable"),
-        Entry(.usage, "usage error"),
-    ]
+    static let reportEntries = entries(
+        success: "the report was written",
+        failure: "a result or summary file is unreadable, or the report unwritable")
 
-    static let tokenEntries: [Entry] = [
-        Entry(.success, "the token was printed"),
-        Entry(.failure, "the key file is missing, unreadable, or not an EC P-256 private key"),
-        Entry(.usage, "usage error: a missing option, or an id that is not 10 letters or digits"),
-    ]
+    static let tokenEntries = entries(
+        success: "the token was printed",
+        failure: "the key file is missing, unreadable, or not an EC P-256 private key",
+        usage: "usage error: a missing option, or an id that is not 10 letters or digits")
 
-    static let pinEntries: [Entry] = [
-        Entry(.success, "every file was read"),
-        Entry(.failure, "some file is missing, unreadable, or holds no readable certificate"),
-        Entry(.usage, "usage error"),
-    ]
+    static let pinEntries = entries(
+        success: "every file was read",
+        failure: "some file is missing, unreadable, or holds no readable certificate")
 
-    static let mockEntries: [Entry] = [
-        Entry(.success, "stopped by SIGINT/SIGTERM or after --duration"),
-        Entry(.failure, "could not start (unreadable key, certificate or registry, address in use)"),
-        Entry(.usage, "usage error"),
-    ]
+    static let mockEntries = entries(
+        success: "stopped by SIGINT/SIGTERM or after --duration",
+        failure: "could not start (unreadable key, certificate or registry, address in use)")
 
     /// The widest EXIT STATUS line. argument-parser wraps the discussion at the terminal width (80 columns when it
     /// is not a terminal) with no indent, and the man pages show it indented by 5 columns: 72 keeps every line whole

@@ -41,9 +41,7 @@ struct ReplayCommand: ParsableCommand {
     var resultFiles: [String]
 
     @OptionGroup var output: OutputOptions
-    @OptionGroup var authentication: AuthenticationOptions
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var delivery: DeliveryOptions
+    @OptionGroup var sending: SendingOptions
 
     @Flag(name: .customLong("exclude-in-doubt"), help: "Leave out in_doubt records (they may have been delivered).")
     var excludeInDoubt = false
@@ -70,30 +68,25 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let overrides = try self.overrides()
         let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
-        var client = try connection.clientConfiguration(authentication: authentication)
-        var options = SendRunOptions(
-            inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), resultsPath: output.results,
-            resultsFormat: output.format)
-        options.resume = resume
-        options.overwrite = output.overwrite
+        try sending.runCampaign(
+            inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), output: output, resume: resume,
+            topic: topic, identity: { try identity(overrides: overrides) }
+        ) { options, engine, progress, onStart in
+            try SendRun.run(
+                options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
+        }
+    }
+
+    /// The replay these options describe, for the result file's campaign record: the result files it replays by
+    /// content and the settings that change what is sent.
+    private func identity(overrides: ReplayReader.Overrides) throws -> CampaignIdentity {
         var settings = ["--results-format": output.format.rawValue]
         settings["--topic"] = overrides.topic?.value
         settings["--push-type"] = overrides.pushType?.rawValue
         if excludeInDoubt { settings["--exclude-in-doubt"] = "" }
-        if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
-        options.identity = CampaignIdentity(
+        if sending.delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
+        return CampaignIdentity(
             command: "replay", inputs: try resultFiles.map(CampaignIdentity.Input.reading), settings: settings)
-        options.arguments = Array(CommandLine.arguments.dropFirst())
-        options.durable = output.durable
-        options.dispatch = delivery.configuration
-        client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
-        let hint = StopHint(
-            keyID: authentication.keyID, teamID: authentication.teamID, topic: topic,
-            endpoint: client.endpoint.description, resultsPath: output.results)
-        try CampaignRunner.run(options, client: client, output: output, hint: hint) { options, engine, progress, onStart in
-            try SendRun.run(
-                options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
-        }
     }
 
     /// `--topic` and `--push-type`, checked like a campaign's defaults: a bad value is a usage error naming its option.

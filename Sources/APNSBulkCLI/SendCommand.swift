@@ -51,9 +51,7 @@ struct SendCommand: ParsableCommand {
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var campaign: CampaignOptions
-    @OptionGroup var authentication: AuthenticationOptions
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var delivery: DeliveryOptions
+    @OptionGroup var sending: SendingOptions
 
     @Flag(name: .customLong("resume"), help: "Finish the unfinished run recorded in the result file and its journal (the same command does it on its own; this also continues a result file without a campaign record).")
     var resume = false
@@ -66,22 +64,12 @@ struct SendCommand: ParsableCommand {
 
     func run() throws {
         let reader = try campaign.readerOptions()
-        var client = try connection.clientConfiguration(authentication: authentication)
-        var options = SendRunOptions(
-            inputs: CampaignOptions.inputs(files), reader: reader, resultsPath: output.results, resultsFormat: output.format)
-        options.resume = resume
-        options.overwrite = output.overwrite
-        options.identity = try campaign.identity(files: files, delivery: delivery, output: output)
-        options.arguments = Array(CommandLine.arguments.dropFirst())
-        options.durable = output.durable
-        options.dispatch = delivery.configuration
-        client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
-        if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }
-        let hint = StopHint(
-            keyID: authentication.keyID, teamID: authentication.teamID, topic: campaign.topic,
-            endpoint: client.endpoint.description, resultsPath: output.results)
-        try CampaignRunner.run(options, client: client, output: output, hint: hint) { options, engine, progress, onStart in
-            try SendRun.run(options, engine: engine, progress: progress, onStart: onStart)
+        try sending.runCampaign(
+            inputs: CampaignOptions.inputs(files), reader: reader, output: output, resume: resume, topic: campaign.topic,
+            identity: { try campaign.identity(files: files, delivery: sending.delivery, output: output) }
+        ) { options, engine, progress, onStart in
+            if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }
+            return try SendRun.run(options, engine: engine, progress: progress, onStart: onStart)
         }
     }
 }

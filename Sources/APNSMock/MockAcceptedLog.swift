@@ -18,7 +18,7 @@ public final class MockAcceptedLog: Sendable {
     public init(path: String) throws(MockServerError) {
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
-            throw .configuration("\(path): cannot create the accepted-notification log")
+            throw MockServerError(.configuration, "\(path): cannot create the accepted-notification log")
         }
         self.path = path
         self.handle = handle

@@ -4,7 +4,7 @@ internal import Glibc
 /// A failure of the transport below HTTP/2: sockets, name resolution, TLS, the proxy tunnel. A kind (new kinds can
 /// be added without breaking callers) and a detail; compare with the static kinds (`error.kind == .pinMismatch`)
 /// and show `description`: the kind's short, stable text, plus the C library's own text where there is one.
-public struct TransportError: DetailedError, Hashable, Sendable {
+public struct TransportError: KindedError, Hashable, Sendable {
     /// What went wrong, without the detail text; compare errors by kind (the kinds are below).
     public typealias Kind = ErrorKind<TransportError>
 
@@ -17,8 +17,6 @@ public struct TransportError: DetailedError, Hashable, Sendable {
         self.kind = kind
         self.detail = detail
     }
-
-    public var summary: String { kind.description }
 
     /// Whether trying again (on a new connection, later) can help. Pin, certificate, hostname, client
     /// certificate, refused-handshake (TLS version, cipher suite), ALPN, provider-token and configuration

@@ -20,3 +20,14 @@ public struct ErrorKind<Owner>: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ description: String) { self.description = description }
 }
+
+/// A `DetailedError` told by an `ErrorKind` of its own type: the summary is the kind's text, written here once
+/// for every such error type (`PipelineError`, `TransportError`, `CryptoError`, `MockServerError`).
+public protocol KindedError: DetailedError {
+    /// The kind of failure; compare errors by it (`error.kind == .openFailed`).
+    var kind: ErrorKind<Self> { get }
+}
+
+extension KindedError {
+    public var summary: String { kind.description }
+}

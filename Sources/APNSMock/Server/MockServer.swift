@@ -56,7 +56,7 @@ public final class MockServer: Sendable {
         do throws(MockConfigurationError) {
             validator = try MockValidator(configuration: configuration)
         } catch {
-            throw .configuration(error.description)
+            throw MockServerError(.configuration, error.description)
         }
         let (context, authority) = try tls.makeContext()
         let acceptedLog = try configuration.acceptedLogPath.map { path throws(MockServerError) in try MockAcceptedLog(path: path) }
@@ -68,7 +68,7 @@ public final class MockServer: Sendable {
             do throws(TransportError) {
                 loop = try EventLoop()
             } catch {
-                startup.fail(.eventLoop(error.description))
+                startup.fail(MockServerError(.eventLoop, error.description))
                 lifecycle.finish(MockCounters())
                 return
             }
@@ -78,12 +78,12 @@ public final class MockServer: Sendable {
                     initialLimitEnforcement: initialLimitEnforcement, host: host, port: port, acceptedLog: acceptedLog
                 )
             } catch {
-                startup.fail(.listen("\(host):\(port): \(error.description)"))
+                startup.fail(MockServerError(.listen, "\(host):\(port): \(error.description)"))
                 lifecycle.finish(MockCounters())
                 return
             }
             guard let address = listener.address else {
-                startup.fail(.listen("\(host):\(port): no bound address"))
+                startup.fail(MockServerError(.listen, "\(host):\(port): no bound address"))
                 lifecycle.finish(listener.shutdown())
                 return
             }
@@ -273,7 +273,7 @@ final class MockServerStartup: Sendable {
 
     func wait() throws(MockServerError) -> Started {
         ready.wait()
-        let outcome = result.withLock { $0 } ?? .failure(.eventLoop("the server thread ended without starting"))
+        let outcome = result.withLock { $0 } ?? .failure(MockServerError(.eventLoop, "the server thread ended without starting"))
         return try outcome.get()
     }
 }
@@ -323,34 +323,30 @@ final class MockServerReply<Value: Sendable>: Sendable {
 
 /// Why a `MockServer` could not start: a bad configuration, unusable TLS material, or a socket that would not
 /// listen. The description is short and stable and carries the underlying library's own text.
-public struct MockServerError: DetailedError, Hashable, Sendable {
-    private enum Code: String, Hashable, Sendable {
-        case configuration = "invalid mock configuration"
-        case certificate = "cannot prepare the server certificate"
-        case tls = "cannot set up TLS"
-        case listen = "cannot listen"
-        case eventLoop = "cannot start the event loop"
-    }
+public struct MockServerError: KindedError, Hashable, Sendable {
+    /// What went wrong, without the detail text; compare errors by kind (the kinds are below).
+    public typealias Kind = ErrorKind<MockServerError>
 
-    private let code: Code
+    /// The kind of failure.
+    public let kind: Kind
     /// The specifics: the offending setting, OpenSSL's text, `strerror`.
     public let detail: String
 
-    private init(_ code: Code, _ detail: String) {
-        self.code = code
+    init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
         self.detail = detail
     }
 
-    static func configuration(_ detail: String) -> MockServerError { MockServerError(.configuration, detail) }
-    static func certificate(_ detail: String) -> MockServerError { MockServerError(.certificate, detail) }
-    static func tls(_ detail: String) -> MockServerError { MockServerError(.tls, detail) }
-    static func listen(_ detail: String) -> MockServerError { MockServerError(.listen, detail) }
-    static func eventLoop(_ detail: String) -> MockServerError { MockServerError(.eventLoop, detail) }
-
     /// Whether the configuration itself was refused (as opposed to TLS material or the socket).
-    public var isConfigurationError: Bool { code == .configuration }
+    public var isConfigurationError: Bool { kind == .configuration }
     /// Whether binding or listening failed (address in use, no permission).
-    public var isListenError: Bool { code == .listen }
+    public var isListenError: Bool { kind == .listen }
+}
 
-    public var summary: String { code.rawValue }
+extension ErrorKind where Owner == MockServerError {
+    public static let configuration = Self("invalid mock configuration")
+    public static let certificate = Self("cannot prepare the server certificate")
+    public static let tls = Self("cannot set up TLS")
+    public static let listen = Self("cannot listen")
+    public static let eventLoop = Self("cannot start the event loop")
 }

@@ -73,7 +73,7 @@ public struct MockServerTLS: Sendable {
                 tlsIdentity = .pem(certificateChain: leaf.chainPEM, privateKey: leaf.privateKeyPEM)
                 issuer = ca
             } catch {
-                throw .certificate(error.description)
+                throw MockServerError(.certificate, error.description)
             }
         }
         let policy: TLSClientCertificatePolicy = clientCertificateTrust.map { .optional(trustRoots: $0) } ?? .none
@@ -86,7 +86,7 @@ public struct MockServerTLS: Sendable {
         do throws(TransportError) {
             return (try TLSServerContext(configuration), issuer)
         } catch {
-            throw .tls(error.description)
+            throw MockServerError(.tls, error.description)
         }
     }
 }

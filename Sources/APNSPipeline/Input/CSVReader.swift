@@ -34,11 +34,7 @@ public final class CSVReader {
     /// The current record's unescaped field contents, back to back.
     public var fieldBytes: [UInt8] { machine.fieldBytes }
     private var machine: CSVStateMachine
-    private let source: any ByteSource
-    private var chunk: [UInt8]
-    private var position = 0
-    private var end = 0
-    private var atEnd = false
+    private var chunk: ByteWindow
     private var checkedByteOrderMark = false
 
     public init(
@@ -46,9 +42,8 @@ public final class CSVReader {
         maximumRecordLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
-        self.source = source
         machine = CSVStateMachine(maximumRecordLength: max(1, maximumRecordLength))
-        chunk = [UInt8](repeating: 0, count: max(4, chunkSize))
+        chunk = ByteWindow(source: source, capacity: max(4, chunkSize))
     }
 
     /// The bytes of field `index` of the current record in `fieldBytes`.
@@ -64,7 +59,7 @@ public final class CSVReader {
 
     /// Bytes the reader holds in buffers (the chunk plus the field buffers' capacity), for memory checks.
     public var bufferedCapacity: Int {
-        chunk.count + machine.fieldBytes.capacity + machine.fieldEnds.capacity * MemoryLayout<Int>.stride
+        chunk.bytes.count + machine.fieldBytes.capacity + machine.fieldEnds.capacity * MemoryLayout<Int>.stride
     }
 
     /// The next record, or nil at the end of the input.
@@ -72,31 +67,19 @@ public final class CSVReader {
         if !checkedByteOrderMark { try skipByteOrderMark() }
         machine.beginRecord()
         while true {
-            if position == end {
-                try refill()
-                if position == end { return machine.finishAtEndOfInput() }
+            if chunk.isEmpty {
+                try chunk.refill()
+                if chunk.isEmpty { return machine.finishAtEndOfInput() }
             }
-            let (next, record) = machine.feed(chunk, from: position, to: end)
-            position = next
+            let (next, record) = machine.feed(chunk.bytes, from: chunk.start, to: chunk.end)
+            chunk.start = next
             if let record { return record }
         }
     }
 
-    private func refill() throws(PipelineError) {
-        guard !atEnd else { return }
-        if position == end {
-            position = 0
-            end = 0
-        }
-        let n = try source.read(into: &chunk, at: end, count: chunk.count - end)
-        if n == 0 { atEnd = true } else { end += n }
-    }
-
     private func skipByteOrderMark() throws(PipelineError) {
         checkedByteOrderMark = true
-        while end - position < 3, !atEnd { try refill() }
-        if end - position >= 3, chunk[position] == 0xEF, chunk[position + 1] == 0xBB, chunk[position + 2] == 0xBF {
-            position += 3
-        }
+        while chunk.end - chunk.start < 3, !chunk.atEnd { try chunk.refill() }
+        if chunk.bytes[chunk.start..<chunk.end].starts(with: [0xEF, 0xBB, 0xBF]) { chunk.start += 3 }
     }
 }

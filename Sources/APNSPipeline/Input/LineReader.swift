@@ -27,24 +27,21 @@ public final class LineReader {
 
     public let maximumLineLength: Int
     /// The reader's buffer; its size is fixed at `maximumLineLength + 2 + chunkSize`.
-    public private(set) var buffer: [UInt8]
+    public var buffer: [UInt8] { window.bytes }
 
-    private let source: any ByteSource
-    private var start = 0
-    private var end = 0
+    /// The buffer; `window.start` is where the unfinished line starts.
+    private var window: ByteWindow
     private var scanFrom = 0
     private var lineNumber = 0
     private var skipping = false
-    private var atEnd = false
 
     public init(
         source: any ByteSource,
         maximumLineLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
         chunkSize: Int = LineReader.defaultChunkSize
     ) {
-        self.source = source
         self.maximumLineLength = max(1, maximumLineLength)
-        self.buffer = [UInt8](repeating: 0, count: self.maximumLineLength + 2 + max(1, chunkSize))
+        self.window = ByteWindow(source: source, capacity: self.maximumLineLength + 2 + max(1, chunkSize))
     }
 
     /// The next line, or nil at the end of the input.
@@ -52,16 +49,15 @@ public final class LineReader {
         while true {
             if skipping {
                 // Inside a line that is too long: drop bytes up to its newline, then report it.
-                if let newline = firstNewline(from: start) {
-                    start = newline + 1
-                    scanFrom = start
+                if let newline = firstNewline(from: window.start) {
+                    window.start = newline + 1
+                    scanFrom = window.start
                     skipping = false
                     return Line(number: lineNumber, range: 0..<0, isTooLong: true, isTerminated: true)
                 }
-                start = 0
-                end = 0
+                window.discard()
                 scanFrom = 0
-                if atEnd {
+                if window.atEnd {
                     skipping = false
                     return Line(number: lineNumber, range: 0..<0, isTooLong: true, isTerminated: false)
                 }
@@ -69,24 +65,24 @@ public final class LineReader {
                 continue
             }
             if let newline = firstNewline(from: scanFrom) {
-                let line = makeLine(start..<newline, terminated: true)
-                start = newline + 1
-                scanFrom = start
+                let line = makeLine(window.start..<newline, terminated: true)
+                window.start = newline + 1
+                scanFrom = window.start
                 return line
             }
-            scanFrom = end
-            if end - start > maximumLineLength + 1 {
+            scanFrom = window.end
+            if window.end - window.start > maximumLineLength + 1 {
                 // Longer than any line can be even with a trailing "\r": drop what is buffered, skip the rest.
                 lineNumber += 1
                 skipping = true
-                start = end
+                window.start = window.end
                 continue
             }
-            if atEnd {
-                guard start < end else { return nil }
-                let line = makeLine(start..<end, terminated: false)
-                start = end
-                scanFrom = end
+            if window.atEnd {
+                guard window.start < window.end else { return nil }
+                let line = makeLine(window.start..<window.end, terminated: false)
+                window.start = window.end
+                scanFrom = window.end
                 return line
             }
             try refill()
@@ -96,7 +92,7 @@ public final class LineReader {
     private func makeLine(_ raw: Range<Int>, terminated: Bool) -> Line {
         lineNumber += 1
         var upper = raw.upperBound
-        if upper > raw.lowerBound, buffer[upper - 1] == UInt8(ascii: "\r") { upper -= 1 }
+        if upper > raw.lowerBound, window.bytes[upper - 1] == UInt8(ascii: "\r") { upper -= 1 }
         guard upper - raw.lowerBound <= maximumLineLength else {
             return Line(number: lineNumber, range: 0..<0, isTooLong: true, isTerminated: terminated)
         }
@@ -105,21 +101,11 @@ public final class LineReader {
 
     @inline(__always)
     private func firstNewline(from index: Int) -> Int? {
-        index < end ? ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer, range: index..<end) : nil
+        index < window.end ? ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: window.bytes, range: index..<window.end) : nil
     }
 
     /// Moves the unfinished line to the front and reads more after it.
     private func refill() throws(PipelineError) {
-        if start > 0 {
-            let pending = end - start
-            if pending > 0 {
-                for index in 0..<pending { buffer[index] = buffer[start + index] }
-            }
-            scanFrom -= start
-            start = 0
-            end = pending
-        }
-        let n = try source.read(into: &buffer, at: end, count: buffer.count - end)
-        if n == 0 { atEnd = true } else { end += n }
+        scanFrom -= try window.refill()
     }
 }

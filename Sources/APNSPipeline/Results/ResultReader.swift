@@ -88,23 +88,33 @@ public final class ResultReader {
             record: problem.record))
     }
 
+    /// The record `record` reads from line `line`, or the line as damaged; nil for a torn last line (one without
+    /// its line end that cannot be read, as a crash leaves it), which is skipped and noted in `tornLine`.
+    private func read(
+        line: Int, terminated: Bool, _ record: () throws(ResultLineProblem) -> ResultRecord
+    ) -> Result<ResultRecord, DamagedResultLine>? {
+        do throws(ResultLineProblem) {
+            if strictLastLine, !terminated { throw ResultLineProblem("no line end") }
+            let record = try record()
+            lineNumber = line
+            return .success(record)
+        } catch {
+            if !terminated {
+                tornLine = line
+                return nil
+            }
+            return damaged(error, line: line)
+        }
+    }
+
     private func nextNDJSON(_ lines: LineReader) throws(PipelineError) -> Result<ResultRecord, DamagedResultLine>? {
         while let line = try lines.next() {
             var range = line.range
             if line.number == 1 { range = CampaignReader.droppingByteOrderMark(lines.buffer, range) }
             if !line.isTooLong, CampaignReader.isBlank(lines.buffer, range) { continue }
-            do throws(ResultLineProblem) {
+            return read(line: line.number, terminated: line.isTerminated) { () throws(ResultLineProblem) in
                 if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes", .recordTooLong) }
-                if strictLastLine, !line.isTerminated { throw ResultLineProblem("no line end") }
-                let record = try ResultRecord(ndjson: lines.buffer, range: range, inputFiles: &inputFiles)
-                lineNumber = line.number
-                return .success(record)
-            } catch {
-                if !line.isTerminated {
-                    tornLine = line.number
-                    return nil
-                }
-                return damaged(error, line: line.number)
+                return try ResultRecord(ndjson: lines.buffer, range: range, inputFiles: &inputFiles)
             }
         }
         return nil
@@ -126,18 +136,9 @@ public final class ResultReader {
                     throw PipelineError(.resultLineInvalid, "\(name):\(row.line): \(error.message)")
                 }
             }
-            do throws(ResultLineProblem) {
+            return read(line: row.line, terminated: row.isTerminated) { () throws(ResultLineProblem) in
                 if let problem = row.problem { throw ResultLineProblem("malformed CSV (\(problem))", .csvMalformed) }
-                if strictLastLine, !row.isTerminated { throw ResultLineProblem("no line end") }
-                let record = try columns.record(from: csv, row: row, inputFiles: &inputFiles)
-                lineNumber = row.line
-                return .success(record)
-            } catch {
-                if !row.isTerminated {
-                    tornLine = row.line
-                    return nil
-                }
-                return damaged(error, line: row.line)
+                return try columns.record(from: csv, row: row, inputFiles: &inputFiles)
             }
         }
         return nil

@@ -8,7 +8,7 @@ import APNSCore
 ///
 /// A kind and a detail; compare with the static kinds (`error.kind == .csvHeaderInvalid`) and show `description`,
 /// which names the file and, where it applies, the line.
-public struct PipelineError: DetailedError, Hashable, Sendable {
+public struct PipelineError: KindedError, Hashable, Sendable {
     /// What went wrong, without the detail text; compare errors by kind (the kinds are below).
     public typealias Kind = ErrorKind<PipelineError>
 
@@ -22,8 +22,6 @@ public struct PipelineError: DetailedError, Hashable, Sendable {
         self.kind = kind
         self.detail = PrintableText.escaping(detail)
     }
-
-    public var summary: String { kind.description }
 }
 
 extension ErrorKind where Owner == PipelineError {

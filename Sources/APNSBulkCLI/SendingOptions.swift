@@ -1,0 +1,33 @@
+import APNSPipeline
+import APNSTransport
+import ArgumentParser
+
+/// The options `send` and `replay` both take after their own: how to authenticate, where and how to connect, how
+/// to deliver; and what both do with them: build the client and the run's shared options, then run the campaign.
+struct SendingOptions: ParsableArguments {
+    @OptionGroup var authentication: AuthenticationOptions
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var delivery: DeliveryOptions
+
+    /// Runs a campaign of `inputs` read with `reader`, written as `output` says; `identity` names the campaign for
+    /// its campaign record (called once the client configuration is known to be usable), and `topic` is the one the
+    /// stop hint names.
+    func runCampaign(
+        inputs: [CampaignInput], reader: CampaignReaderOptions, output: OutputOptions, resume: Bool, topic: String?,
+        identity: () throws -> CampaignIdentity, body: CampaignRunner.Body
+    ) throws {
+        var client = try connection.clientConfiguration(authentication: authentication)
+        var options = SendRunOptions(inputs: inputs, reader: reader, resultsPath: output.results, resultsFormat: output.format)
+        options.resume = resume
+        options.overwrite = output.overwrite
+        options.identity = try identity()
+        options.arguments = Array(CommandLine.arguments.dropFirst())
+        options.durable = output.durable
+        options.dispatch = delivery.configuration
+        client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        let hint = StopHint(
+            keyID: authentication.keyID, teamID: authentication.teamID, topic: topic,
+            endpoint: client.endpoint.description, resultsPath: output.results)
+        try CampaignRunner.run(options, client: client, output: output, hint: hint, body: body)
+    }
+}
