@@ -28,7 +28,7 @@ public protocol PushTransportDelegate: AnyObject {
     /// One submitted request ended: APNs answered or the transport failed it.
     /// For `.answered` outcomes the transport has already acted on connection-level meaning (for example it has
     /// re-signed the provider token after `ExpiredProviderToken`).
-    func transport(completed tag: UInt64, outcome: PushOutcome)
+    func transport(completed tag: UInt64, outcome: consuming PushOutcome)
 
     /// Slots became free (a connection became ready, the server raised its stream limit, streams closed).
     func transportHasFreeSlots()

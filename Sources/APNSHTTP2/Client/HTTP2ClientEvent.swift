@@ -80,9 +80,11 @@ extension HTTP2GoawayOf<ArraySlice<UInt8>> {
     }
 }
 
-extension HTTP2ClientEventOf {
-    /// The same event with each byte field converted by `transform` (a recorded event's spans into slices).
-    func mapBytes<Other: Sendable>(_ transform: (Bytes) -> Other) -> HTTP2ClientEventOf<Other> {
+extension HTTP2ClientEventOf where Bytes == HTTP2ByteSpan {
+    /// The same event with each recorded span turned into the slice of `bytes` it names. Written for these two
+    /// types, not as a generic map: the generic form copies and destroys the events through calls, per answer.
+    func sliced(of bytes: [UInt8]) -> HTTP2ClientEvent {
+        let transform = { (span: HTTP2ByteSpan) in span.slice(of: bytes) }
         switch self {
         case .response(let response):
             return .response(HTTP2ResponseOf(

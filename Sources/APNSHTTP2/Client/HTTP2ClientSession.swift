@@ -122,7 +122,7 @@ public final class HTTP2ClientSession: HTTP2Session {
         while !records.isEmpty {
             swap(&records, &deliveringRecords)
             swap(&eventBytes, &deliveringBytes)
-            for record in deliveringRecords { handler(record.mapBytes { $0.slice(of: deliveringBytes) }) }
+            for record in deliveringRecords { handler(record.sliced(of: deliveringBytes)) }
             deliveringRecords.removeAll(keepingCapacity: true)
             deliveringBytes.removeAll(keepingCapacity: true)
         }

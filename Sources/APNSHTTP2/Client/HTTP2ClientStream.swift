@@ -41,8 +41,6 @@ struct HTTP2ClientStream {
 }
 
 extension HTTP2ClientStream: HTTP2SlotStream {
-    var isFree: Bool { phase == .free }
-
     /// Drops the body and block references and keeps the buffers' capacity.
     mutating func clear() {
         phase = .free

@@ -24,8 +24,6 @@ struct HTTP2ServerStream {
 }
 
 extension HTTP2ServerStream: HTTP2SlotStream {
-    var isFree: Bool { phase == .free }
-
     /// Keeps the buffers' capacity for the next request.
     mutating func clear() {
         phase = .free

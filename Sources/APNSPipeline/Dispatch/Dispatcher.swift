@@ -96,8 +96,8 @@ public final class Dispatcher: PushTransportDelegate {
 
     // MARK: - PushTransportDelegate
 
-    public func transport(completed tag: UInt64, outcome: PushOutcome) {
-        postFromTransport(.completed(tag: tag, outcome: outcome, at: scheduler.now))
+    public func transport(completed tag: UInt64, outcome: consuming PushOutcome) {
+        postFromTransport(.completed(tag: tag, outcome: consume outcome, at: scheduler.now))
     }
 
     public func transportHasFreeSlots() {

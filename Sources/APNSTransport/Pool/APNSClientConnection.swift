@@ -114,8 +114,8 @@ final class APNSClientConnection: TLSConnectionDelegate {
     // MARK: - Actions
 
     /// Runs what the machine decided; each action's own events go back through the machine.
-    private func run(_ action: ClientConnectionStateMachine.Action?) {
-        switch action {
+    private func run(_ action: consuming ClientConnectionStateMachine.Action?) {
+        switch consume action {
         case nil:
             break
         case .announceReady:
@@ -128,7 +128,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
             if thenClose { close() }
         case .reportEnd(let tag, let outcome, let serial, let firstAnswer):
             if firstAnswer { owner?.connectionAnswered(self) }
-            owner?.connection(self, completed: tag, outcome: outcome, tokenSerial: serial)
+            owner?.connection(self, completed: tag, outcome: consume outcome, tokenSerial: serial)
         case .cancelRequest(let tag, let streamID, let serial):
             let wasSent = session.cancelRequest(streamID: streamID) ?? true
             let why = "no answer within \(Int(machine.timing.requestTimeout))s; stream cancelled"
@@ -223,7 +223,7 @@ protocol APNSClientConnectionOwner: AnyObject {
     /// A request ended: answered, or failed with what the connection knows about it. `tokenSerial` is the serial of
     /// the provider token the request carried (0 without one).
     func connection(
-        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome,
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: consuming PushOutcome,
         tokenSerial: Int)
     /// The handshake is done and HTTP/2 is up.
     func connectionBecameReady(_ connection: APNSClientConnection)

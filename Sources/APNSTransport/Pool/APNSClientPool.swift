@@ -182,12 +182,12 @@ extension APNSClientPool {
     // MARK: - APNSClientConnectionOwner
 
     func connection(
-        _ connection: APNSClientConnection, completed tag: UInt64, outcome: PushOutcome,
+        _ connection: APNSClientConnection, completed tag: UInt64, outcome: consuming PushOutcome,
         tokenSerial: Int
     ) {
         if case .answered(let answer) = outcome { noteTokenAnswer(answer.reason, tokenSerial: tokenSerial) }
         run(machine.requestStartedOrEnded(connection.id, load: connection.load))
-        delegate?.transport(completed: tag, outcome: outcome)
+        delegate?.transport(completed: tag, outcome: consume outcome)
     }
 
     func connectionAnswered(_ connection: APNSClientConnection) {

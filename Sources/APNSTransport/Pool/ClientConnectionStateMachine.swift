@@ -217,7 +217,7 @@ struct ClientConnectionStateMachine {
 
     /// The request ended with `outcome` (answered, or failed as the session saw it); nothing for a tag not open
     /// (already reported). An answer proves the connection works.
-    mutating func requestEnded(tag: UInt64, outcome: PushOutcome, now: EventLoopInstant) -> Action? {
+    mutating func requestEnded(tag: UInt64, outcome: consuming PushOutcome, now: EventLoopInstant) -> Action? {
         guard let serial = openRequests.remove(tag) else { return nil }
         lastProgressAt = now
         var first = false
@@ -228,7 +228,7 @@ struct ClientConnectionStateMachine {
             default: updateActivity { $0.server = .answered }
             }
         }
-        return .reportEnd(tag: tag, outcome: outcome, tokenSerial: serial, firstAnswer: first)
+        return .reportEnd(tag: tag, outcome: consume outcome, tokenSerial: serial, firstAnswer: first)
     }
 
     /// Why a connection stops taking new streams.
