@@ -136,6 +136,12 @@ struct MockCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
+    @Flag(
+        name: .customLong("strict-iat"),
+        help: "Refuse tokens whose iat is a string (\"1700000000\") rather than a number; APNs accepts them."
+    )
+    var strictIAT = false
+
     mutating func validate() throws {
         try validateOptions()
     }
@@ -300,6 +306,7 @@ extension MockCommand {
         )
         if let seed { configuration.seed = seed }
         configuration.acceptedLogPath = logAccepted
+        configuration.strictIssuedAt = strictIAT
         return configuration
     }
 
