@@ -143,7 +143,8 @@ public final class HTTP2ServerSession: HTTP2Session {
         _ = nghttp2.terminate(errorCode: error.code, reason: error.reason)
     }
 
-    /// A client that reset unanswered streams too fast (rapid reset) loses the connection: GOAWAY
+    /// Once nghttp2 has read the input: the RST_STREAM STREAM_CLOSED owed for frames on streams the client had
+    /// reset; and a client that reset unanswered streams too fast (rapid reset) loses the connection: GOAWAY
     /// ENHANCE_YOUR_CALM, reported as a `.connectionError` when it goes out.
     override func inputProcessed() {
         // DATA or HEADERS on a stream the client had reset (nghttp2 read and ignored them, HPACK kept in step).
