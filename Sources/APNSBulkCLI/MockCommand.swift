@@ -31,8 +31,9 @@ struct MockCommand: ParsableCommand {
             lower-streams=after:100:to:10.
 
             On exit prints the counters to stderr and writes them as JSON to --counters FILE. With \
-            --log-accepted FILE, each notification answered 200 is logged there as one JSON line (token, topic, \
-            apns_id, connection, stream), written before its answer leaves, for audits against a result file.
+            --log-accepted FILE, each notification accepted with a 200 is logged there as one JSON line (token, \
+            topic, apns_id, connection, stream, answered), written before its answer leaves, for audits against a \
+            result file; a 200 held back by latency when its connection ends is logged with "answered":false.
 
             Keys: each --key-id goes with the --team-id and the --key (.p8) or --public-key file in the same \
             position; one --team-id serves every key. --key, --key-id and --team-id may also come from \
@@ -135,6 +136,12 @@ struct MockCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
+
+    @Flag(
+        name: .customLong("strict-iat"),
+        help: "Refuse tokens whose iat is a string (\"1700000000\") rather than a number; APNs accepts them."
+    )
+    var strictIAT = false
 
     mutating func validate() throws {
         try validateOptions()
@@ -300,6 +307,7 @@ extension MockCommand {
         )
         if let seed { configuration.seed = seed }
         configuration.acceptedLogPath = logAccepted
+        configuration.strictIssuedAt = strictIAT
         return configuration
     }
 

@@ -3,13 +3,17 @@ import APNSHTTP2
 import Foundation
 
 /// The mock's log of accepted notifications (`apns-bulk mock --log-accepted FILE`): one JSON line per request
-/// answered 200, written with write(2) (no buffering) before the answer is handed to HTTP/2, so the file always
-/// holds every notification whose acceptance a client could have seen. An audit compares it with a result file:
-/// every `delivered` line must be in it, and no device token may be in it twice.
+/// accepted (answered 200), written with write(2) (no buffering), so the file holds every notification APNs would
+/// have processed. An audit compares it with a result file: every `delivered` line must be in it, and no device
+/// token may be in it twice.
 ///
-///     {"token":"<hex>","topic":"com.example.app","apns_id":"<uuid>","connection":1,"stream":3}
+///     {"token":"<hex>","topic":"com.example.app","apns_id":"<uuid>","connection":1,"stream":3,"answered":true}
 ///
 /// `topic` is the request's `apns-topic` header (empty when a certificate's only topic stood in for it).
+/// `answered` says whether the 200 was handed to HTTP/2: an answer sent at once is logged before it is handed over
+/// (`true`, so the line is on disk before the client can see the answer); an answer held back by injected latency
+/// is logged when it is handed over (`true`) or, when the connection ends first, then (`false`: the notification
+/// was accepted, as APNs would have processed it, but the client never saw the answer: for it, in doubt).
 public final class MockAcceptedLog: Sendable {
     public let path: String
     private let handle: FileHandle
@@ -28,7 +32,8 @@ public final class MockAcceptedLog: Sendable {
         try? handle.close()
     }
 
-    /// The line for an accepted request: its token (from `:path`), `apns-topic` and answer's `apns-id`.
+    /// The line for an accepted request: its token (from `:path`), `apns-topic` and answer's `apns-id`, marked
+    /// answered (see `unanswered` for the other mark).
     static func line(for request: MockRequest, apnsID: APNSID, connection: Int) -> [UInt8] {
         let prefix = Array("/3/device/".utf8)
         let token = request.path.starts(with: prefix) ? request.path.dropFirst(prefix.count) : request.path[...]
@@ -39,9 +44,18 @@ public final class MockAcceptedLog: Sendable {
         ResponseBodies.appendEscaped(String(decoding: topic, as: UTF8.self), to: &line)
         line.append(contentsOf: #"","apns_id":""#.utf8)
         line.append(contentsOf: apnsID.bytes)
-        line.append(contentsOf: #"","connection":\#(connection),"stream":\#(request.streamID)}"#.utf8)
+        line.append(contentsOf: #"","connection":\#(connection),"stream":\#(request.streamID),"answered":true}"#.utf8)
         line.append(UInt8(ascii: "\n"))
         return line
+    }
+
+    private static let answeredEnd = Array(#"true}"#.utf8) + [UInt8(ascii: "\n")]
+    private static let unansweredEnd = Array(#"false}"#.utf8) + [UInt8(ascii: "\n")]
+
+    /// A line from `line(for:…)`, marked `"answered":false`.
+    static func unanswered(_ line: [UInt8]) -> [UInt8] {
+        guard line.count >= answeredEnd.count, line.suffix(answeredEnd.count).elementsEqual(answeredEnd) else { return line }
+        return line.dropLast(answeredEnd.count) + unansweredEnd
     }
 
     /// Appends one line; false when it could not be written (the caller must then not answer 200).

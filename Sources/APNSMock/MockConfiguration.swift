@@ -31,6 +31,9 @@ public struct MockConfiguration: Sendable {
     public var allowedClockSkewSeconds: Int64
     /// Where to log every accepted notification (see `MockAcceptedLog`); nil for no log.
     public var acceptedLogPath: String?
+    /// Refuse (403 `InvalidProviderToken`) a token whose `iat` is a JSON string of digits rather than a number.
+    /// Off by default: APNs accepts such tokens (APNSwift signed them from 2022 to mid-2026).
+    public var strictIssuedAt: Bool
 
     public init(
         keys: [MockProviderKey] = [],
@@ -44,7 +47,8 @@ public struct MockConfiguration: Sendable {
         seed: UInt64 = 0x00A9_1500_5EED,
         tokenLifetimeSeconds: Int64 = 3600,
         tokenUpdateIntervalSeconds: Int64 = 1200,
-        allowedClockSkewSeconds: Int64 = 60
+        allowedClockSkewSeconds: Int64 = 60,
+        strictIssuedAt: Bool = false
     ) {
         self.keys = keys
         self.allowedBundleIDs = allowedBundleIDs
@@ -58,6 +62,7 @@ public struct MockConfiguration: Sendable {
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
         self.tokenUpdateIntervalSeconds = tokenUpdateIntervalSeconds
         self.allowedClockSkewSeconds = allowedClockSkewSeconds
+        self.strictIssuedAt = strictIssuedAt
     }
 
     /// The bundle ids a team may push to (empty: any).

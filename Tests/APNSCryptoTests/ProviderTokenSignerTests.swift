@@ -136,8 +136,11 @@ struct ProviderTokenSignerTests {
         #expect(throws: CryptoError.malformedToken) {
             try ProviderTokenVerifier.parse([segment(#"{"alg":"ES256"}"#), parts[1], parts[2]].joined(separator: "."))
         }
+        // A string of digits is an iat (APNSwift wrote it so from 2022 to mid-2026; APNs accepts it); nothing else is.
+        let quoted = try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":"1700000000"}"#), parts[2]].joined(separator: "."))
+        #expect(quoted.issuedAt == 1_700_000_000 && quoted.issuedAtIsString)
         #expect(throws: CryptoError.malformedToken) {
-            try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":"1700000000"}"#), parts[2]].joined(separator: "."))
+            try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":"17e8"}"#), parts[2]].joined(separator: "."))
         }
         #expect(throws: CryptoError.malformedToken) {
             try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":1.5}"#), parts[2]].joined(separator: "."))
@@ -148,6 +151,7 @@ struct ProviderTokenSignerTests {
         #expect(throws: CryptoError.malformedToken) { try ProviderTokenVerifier.parse(parts[0] + "." + parts[1] + "." + der) }
 
         let parsed = try ProviderTokenVerifier.parse(token)
+        #expect(!parsed.issuedAtIsString)
         #expect(parsed.keyID == Self.keyID && parsed.teamID == Self.teamID && parsed.issuedAt == 1_700_000_000)
         #expect(parsed.signingInput == Array((parts[0] + "." + parts[1]).utf8))
         #expect(parsed.signature == raw)

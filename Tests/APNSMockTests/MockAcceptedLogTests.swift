@@ -33,6 +33,7 @@ struct MockAcceptedLogTests {
         #expect(line["token"] as? String == MockServerFixture.goodToken)
         #expect(line["topic"] as? String == MockServerFixture.topic)
         #expect(line["apns_id"] as? String == accepted.headers["apns-id"])
+        #expect(line["answered"] as? Bool == true)
 
         let rejected = try fixture.curl(token: MockServerFixture.deadToken)
         #expect(rejected.status == 410)
@@ -53,6 +54,44 @@ struct MockAcceptedLogTests {
         let logged = try Self.lines(path).compactMap { $0["token"] as? String }
         #expect(logged.sorted() == tokens.sorted())
         #expect(fixture.server.counters().byStatus[200] == 40)
+    }
+
+    @Test("latency, then the connection drops: the held-back 200 is logged anyway, marked answered false")
+    func heldBackAnswerOfDroppedConnection() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fixture = try MockServerFixture {
+            $0.acceptedLogPath = path
+            $0.faults = try FaultPlan(parsing: ["latency=300ms", "drop=after:2"])
+        }
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        let first = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[first] != nil && client.session.availableStreamSlots > 1 }
+        let heldToken = String(repeating: "cd", count: 32)
+        let held = try client.send(token: heldToken, authorization: fixture.authorization, flush: false)
+        let dropped = try client.send(authorization: fixture.authorization)
+        client.spin { client.isClosed }
+        #expect(client.answers[first]?.status == 200)
+        #expect(client.answers[held] == nil, "the held-back answer never left")
+        #expect(client.answers[dropped] == nil)
+
+        let lines = try Self.lines(path)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines.first?["token"] as? String == MockServerFixture.goodToken)
+        #expect(lines.first?["answered"] as? Bool == true)
+        let heldLine = try #require(lines.last)
+        #expect(heldLine["token"] as? String == heldToken)
+        #expect(heldLine["answered"] as? Bool == false)
+        #expect(heldLine["stream"] as? Int == 3)
+        #expect((heldLine["apns_id"] as? String)?.count == 36)
+    }
+
+    @Test("a line is marked unanswered by its last field only")
+    func unansweredMark() throws {
+        let request = MockTestSupport.request(streamID: 5, headers: [("apns-topic", "com.example.app")])
+        let line = MockAcceptedLog.line(for: request, apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"), connection: 2)
+        let text = String(decoding: MockAcceptedLog.unanswered(line), as: UTF8.self)
+        #expect(text.hasSuffix(#","connection":2,"stream":5,"answered":false}"# + "\n"), "\(text)")
     }
 
     @Test("a log that cannot be created stops the server from starting")

@@ -29,6 +29,8 @@ final class MockServerRawClient: TLSConnectionDelegate {
     private(set) var closeError: TransportError?
     private var output: [UInt8] = []
     private var nextTag: UInt64 = 0
+    /// Every byte the server sent, in order (`serverFrames` reads the frame headers).
+    private(set) var received: [UInt8] = []
 
     init(port: Int, caPEM: String, identity: TLSIdentity? = nil, assumedPeerLimit: Int = 1) throws {
         loop = try EventLoop()
@@ -61,6 +63,40 @@ final class MockServerRawClient: TLSConnectionDelegate {
     }
 
     var finishedCount: Int { answers.count + failures.count }
+
+    /// The server's frames so far, as "SETTINGS", "SETTINGS ACK", "SETTINGS MCS=<n>", "HEADERS 1", ... (the
+    /// frame headers of `received`, read from the start: a server sends no preface).
+    var serverFrames: [String] {
+        var frames: [String] = []
+        var offset = 0
+        while received.count - offset >= 9 {
+            let length = Int(received[offset]) << 16 | Int(received[offset + 1]) << 8 | Int(received[offset + 2])
+            guard received.count - offset >= 9 + length else { break }
+            let type = received[offset + 3], flags = received[offset + 4]
+            let streamID = received[offset + 5..<offset + 9].reduce(0) { $0 << 8 | Int($1) } & 0x7FFF_FFFF
+            let payload = received[offset + 9..<offset + 9 + length]
+            switch type {
+            case 4 where flags & 1 != 0:
+                frames.append("SETTINGS ACK")
+            case 4:
+                var text = "SETTINGS"
+                for entry in stride(from: payload.startIndex, to: payload.endIndex - 5, by: 6)
+                where payload[entry] == 0 && payload[entry + 1] == 3 {
+                    text += " MCS=\(payload[entry + 2..<entry + 6].reduce(0) { $0 << 8 | Int($1) })"
+                }
+                frames.append(text)
+            case 0: frames.append("DATA \(streamID)")
+            case 1: frames.append("HEADERS \(streamID)")
+            case 3: frames.append("RST_STREAM \(streamID)")
+            case 6: frames.append(flags & 1 != 0 ? "PING ACK" : "PING")
+            case 7: frames.append("GOAWAY")
+            case 8: frames.append("WINDOW_UPDATE \(streamID)")
+            default: frames.append("type \(type)")
+            }
+            offset += 9 + length
+        }
+        return frames
+    }
 
     /// Runs the loop until `done` or `seconds` pass.
     func spin(seconds: Double = 10, until done: () -> Bool) {
@@ -103,6 +139,7 @@ final class MockServerRawClient: TLSConnectionDelegate {
     }
 
     func tlsConnection(_ connection: TLSConnection, didReceive bytes: RawSpan) {
+        bytes.withUnsafeBytes { received.append(contentsOf: $0) }
         session.receive(bytes)
         record()
         pushOutput()
@@ -150,6 +187,23 @@ struct MockServerStreamTests {
         let counters = fixture.server.counters()
         #expect(counters.streamLimitRaises == 1)
         #expect(counters.byStatus == [200: 301, 403: 1])
+    }
+
+    @Test("the raise after authentication: the SETTINGS ACK owed to the client goes out before the new limit (RFC 9113 6.5.3)",
+          arguments: [false, true], [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
+    func acknowledgementBeforeRaise(waitForServerSettings: Bool, enforcement: MockServer.InitialLimitEnforcement) throws {
+        let fixture = try MockServerFixture(enforcement: enforcement) { $0.maxConcurrentStreams = 700 }
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        if waitForServerSettings { client.spin { client.session.streamSlots.hasReceivedPeerSettings } }
+        let tag = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[tag] != nil && client.limits.last == 700 }
+        #expect(client.answers[tag]?.status == 200)
+        let frames = client.serverFrames
+        let settings = frames.filter { $0.hasPrefix("SETTINGS") }
+        let acknowledgement = try #require(settings.firstIndex(of: "SETTINGS ACK"), "\(frames)")
+        let raise = try #require(settings.firstIndex(of: "SETTINGS MCS=700"), "\(frames)")
+        #expect(acknowledgement < raise, "\(frames)")
+        #expect(settings.first == "SETTINGS MCS=1", "\(frames)")
     }
 
     @Test("streams opened before the client saw the initial limit are served (default) or refused (.immediately)",

@@ -1,5 +1,5 @@
 import APNSCore
-import APNSCrypto
+@testable import APNSCrypto
 import Foundation
 import Testing
 @testable import APNSMock
@@ -35,6 +35,14 @@ struct MockTokenAuthTests {
         /// `bearer <jwt>` signed by `key`, naming `keyID` and `teamID`.
         func bearer(_ key: ProviderKey, keyID: String, teamID: String, issuedAt: Int64) throws -> String {
             try "bearer " + ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID).sign(issuedAt: issuedAt)
+        }
+
+        /// `bearer <jwt>` for key A whose claims are exactly `claims` (to write `iat` as APNSwift 2022-2026 did).
+        func bearerA(claims: String) throws -> String {
+            var token = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyA)"}"#.utf8)) + "."
+            token += Base64URL.encode(Array(claims.utf8))
+            let signature = try privateA.key.signES256(Array(token.utf8))
+            return "bearer " + token + "." + Base64URL.encode(signature)
         }
 
         func bearerA(issuedAt: Int64) throws -> String { try bearer(privateA, keyID: keyA, teamID: teamA, issuedAt: issuedAt) }
@@ -154,6 +162,32 @@ struct MockTokenAuthTests {
         #expect(Support.outcome(validator.handle(Self.request(edge), connection: &connection)) == "200")
         validator.clock = validator.clock.advanced(by: 1)
         #expect(Support.outcome(validator.handle(Self.request(edge), connection: &connection)) == "403 ExpiredProviderToken")
+    }
+
+    @Test("an iat written as a string of digits is accepted with the usual age rules, refused under strictIssuedAt")
+    func stringIssuedAt() throws {
+        let keys = try Keys()
+        var (validator, connection) = try setup(keys)
+        let quoted = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(Support.now - 60)"}"#)
+        #expect(Support.outcome(validator.handle(Self.request(quoted), connection: &connection)) == "200", "string iat by default")
+        #expect(connection.currentTokenIssuedAt == Support.now - 60)
+        var fresh = validator.openConnection()
+        let old = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(Support.now - 3601)"}"#)
+        #expect(Support.outcome(validator.handle(Self.request(old), connection: &fresh)) == "403 ExpiredProviderToken")
+        let ahead = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(Support.now + 61)"}"#)
+        #expect(Support.outcome(validator.handle(Self.request(ahead), connection: &fresh)) == "403 InvalidProviderToken")
+        for bad in ["", " 1750000000", "+1750000000", "-5", "1.75e9", "0x1a", "1750000000 ", "9999999999999999999"] {
+            let token = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(bad)"}"#)
+            #expect(Support.outcome(validator.handle(Self.request(token), connection: &fresh)) == "403 InvalidProviderToken", "iat [\(bad)]")
+        }
+
+        var strict = keys.configuration
+        strict.strictIssuedAt = true
+        var strictValidator = try MockValidator(configuration: strict, clock: .fixed(epochSeconds: Support.now))
+        var strictConnection = strictValidator.openConnection()
+        #expect(Support.outcome(strictValidator.handle(Self.request(quoted), connection: &strictConnection)) == "403 InvalidProviderToken")
+        let numeric = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":\#(Support.now - 60)}"#)
+        #expect(Support.outcome(strictValidator.handle(Self.request(numeric), connection: &strictConnection)) == "200")
     }
 
     @Test("iat in the future beyond the allowed skew is InvalidProviderToken")

@@ -6,6 +6,9 @@ public struct ParsedProviderToken: Sendable, Hashable {
     public let keyID: String
     public let teamID: String
     public let issuedAt: Int64
+    /// Whether `iat` came as a JSON string of decimal digits (`"1700000000"`) rather than a number: APNSwift
+    /// signed it so from 2022 to mid-2026, and APNs accepted those tokens.
+    public let issuedAtIsString: Bool
     /// `base64url(header).base64url(claims)`: the bytes the signature covers.
     public let signingInput: [UInt8]
     /// The raw 64-byte `r||s` signature.
@@ -21,7 +24,8 @@ public struct ProviderTokenVerification: Sendable, Hashable {
 /// Reads and checks APNs provider tokens (compact ES256 JWS), as APNs does and as the mock server does.
 ///
 /// Parsing requires three base64url segments, a JSON header with `"alg":"ES256"` and a string `kid`, JSON claims
-/// with a string `iss` and an integer `iat`, and a 64-byte signature. Other members are ignored. Not a hot path:
+/// with a string `iss` and an integer `iat` (a number, or a string of 1 to 18 decimal digits, as APNs accepts; see
+/// `ParsedProviderToken.issuedAtIsString`), and a 64-byte signature. Other members are ignored. Not a hot path:
 /// the mock verifies a token once per connection and recognises it by its bytes afterwards.
 public enum ProviderTokenVerifier {
     /// Takes a token apart without checking its signature.
@@ -58,6 +62,7 @@ public enum ProviderTokenVerifier {
             keyID: keyID,
             teamID: claims.iss,
             issuedAt: claims.iat,
+            issuedAtIsString: claims.iatIsString,
             signingInput: Array(token[..<signingInputEnd]),
             signature: signature
         )
@@ -83,9 +88,33 @@ public enum ProviderTokenVerifier {
         let kid: String?
     }
 
-    /// The claims APNs reads.
+    /// The claims APNs reads: `iat` as a JSON integer or as a string of decimal digits.
     private struct Claims: Decodable {
         let iss: String
         let iat: Int64
+        let iatIsString: Bool
+
+        private enum CodingKeys: String, CodingKey {
+            case iss
+            case iat
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            iss = try container.decode(String.self, forKey: .iss)
+            if let number = try? container.decode(Int64.self, forKey: .iat) {
+                iat = number
+                iatIsString = false
+                return
+            }
+            let text = try container.decode(String.self, forKey: .iat)
+            // Digits only (no sign, space or exponent); 18 digits cannot overflow Int64.
+            guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                  let number = Int64(text) else {
+                throw DecodingError.dataCorruptedError(forKey: .iat, in: container, debugDescription: "iat is not decimal digits")
+            }
+            iat = number
+            iatIsString = true
+        }
     }
 }

@@ -63,17 +63,22 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
     /// The most request-body bytes kept per stream; the full length is still counted (`bodyByteCount`), so a
     /// mock can answer PayloadTooLarge.
     public var maximumRequestBodyBytes: Int
+    /// How fast the client may reset streams not answered yet before the connection ends (GOAWAY
+    /// ENHANCE_YOUR_CALM); resets of answered streams are free.
+    public var resetRateLimit: HTTP2ResetRateLimit
 
     public init(
         maxConcurrentStreams: Int = 1,
         initialStreamWindowSize: Int = 1 << 20,
         connectionWindowSize: Int = 1 << 24,
-        maximumRequestBodyBytes: Int = 64 << 10
+        maximumRequestBodyBytes: Int = 64 << 10,
+        resetRateLimit: HTTP2ResetRateLimit = HTTP2ResetRateLimit()
     ) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.initialStreamWindowSize = initialStreamWindowSize
         self.connectionWindowSize = connectionWindowSize
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
+        self.resetRateLimit = resetRateLimit
     }
 
     func validate() throws(HTTP2Error) {
@@ -83,6 +88,9 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
         try Self.validateWindow(initialStreamWindowSize, "initialStreamWindowSize")
         try Self.validateWindow(connectionWindowSize, "connectionWindowSize")
         guard maximumRequestBodyBytes >= 0 else { throw .invalidArgument("maximumRequestBodyBytes must not be negative") }
+        guard resetRateLimit.burst >= 1, resetRateLimit.perSecond >= 0 else {
+            throw .invalidArgument("resetRateLimit needs a burst of at least 1 and a non-negative rate")
+        }
     }
 
     /// A flow-control window must lie in 1...2^31-1 (RFC 9113 section 6.9.2).

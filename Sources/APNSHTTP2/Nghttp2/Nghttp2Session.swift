@@ -59,6 +59,12 @@ final class Nghttp2Session {
         }
         // Streams that closed are not kept for priority bookkeeping: nothing here uses priorities.
         nghttp2_option_set_no_closed_streams(option, 1)
+        if start.role == .server {
+            // nghttp2's rapid-reset limiter counts every RST_STREAM, also those of streams already answered (which
+            // async-http-client sends on ~2% of streams): off here (a bucket that never runs dry);
+            // HTTP2ServerSession limits resets of unanswered streams itself (HTTP2ResetRateLimit).
+            nghttp2_option_set_stream_reset_rate_limit(option, UInt64.max, 0)
+        }
         var sessionPointer: OpaquePointer?
         var allocator = memory.allocator
         switch start.role {
@@ -283,6 +289,13 @@ extension Nghttp2Session {
         }
         if status == 0, errorCode != .noError { ownGoawaysWithError += 1 }
         return status
+    }
+
+    /// Ends the session: GOAWAY with `errorCode` and the last stream processed, then nothing more is read; `reason`
+    /// becomes the connection error's text. Returns 0 or a negative code.
+    func terminate(errorCode: HTTP2ErrorCode, reason: String) -> Int32 {
+        lastErrorText = reason
+        return nghttp2_session_terminate_session(session, errorCode.rawValue)
     }
 
     /// Queues an RST_STREAM. Returns 0 or a negative code.

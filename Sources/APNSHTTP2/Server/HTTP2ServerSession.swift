@@ -9,6 +9,16 @@ public final class HTTP2ServerSession: HTTP2Session {
     var requestStorage = HTTP2ServerRequestStorage()
     var events: [HTTP2ServerEvent] = []
     private var isDraining = false
+    /// Resets of streams not answered yet, against `configuration.resetRateLimit`.
+    private var resetLimiter: HTTP2ResetRateLimiter
+    /// Set inside a callback when a reset went over the limit; the session ends once nghttp2 returns.
+    private var resetLimitExceeded = false
+    /// The section 5.1 rules nghttp2 does not apply to frames on closed streams and lower stream ids.
+    private var streamCheck = HTTP2InboundStreamCheck()
+    /// Streams owed an RST_STREAM STREAM_CLOSED once nghttp2 has read the input.
+    private var streamsClosedErrors: [Int32] = []
+    /// The input broke a connection rule nghttp2 does not check: the session is ending, no more input is read.
+    private var inputRefused = false
     /// The SETTINGS_MAX_CONCURRENT_STREAMS most recently announced (it applies once the client acknowledges it,
     /// see `.settingsAcknowledged`; nghttp2 refuses streams over it from the moment it is queued).
     public private(set) var announcedMaxConcurrentStreams: Int
@@ -17,6 +27,7 @@ public final class HTTP2ServerSession: HTTP2Session {
         try configuration.validate()
         self.configuration = configuration
         self.announcedMaxConcurrentStreams = configuration.maxConcurrentStreams
+        self.resetLimiter = HTTP2ResetRateLimiter(configuration.resetRateLimit)
         try super.init(Nghttp2Session.Start(
             role: .server,
             enablePush: nil,
@@ -118,6 +129,40 @@ public final class HTTP2ServerSession: HTTP2Session {
         return events
     }
 
+    /// Feeds bytes read from the connection, after `HTTP2InboundStreamCheck`: a frame that breaks a connection
+    /// rule ends the session (GOAWAY with its error code) and nothing from it on is read.
+    public override func receive(_ bytes: RawSpan) {
+        guard !isClosed, !inputRefused else { return }
+        guard let error = streamCheck.check(bytes, streamErrors: &streamsClosedErrors) else {
+            super.receive(bytes)
+            return
+        }
+        inputRefused = true
+        if error.offset > 0 { super.receive(bytes.extracting(0..<error.offset)) }
+        guard !isClosed else { return }
+        _ = nghttp2.terminate(errorCode: error.code, reason: error.reason)
+    }
+
+    /// Once nghttp2 has read the input: the RST_STREAM STREAM_CLOSED owed for frames on streams the client had
+    /// reset; and a client that reset unanswered streams too fast (rapid reset) loses the connection: GOAWAY
+    /// ENHANCE_YOUR_CALM, reported as a `.connectionError` when it goes out.
+    override func inputProcessed() {
+        // DATA or HEADERS on a stream the client had reset (nghttp2 read and ignored them, HPACK kept in step).
+        for streamID in streamsClosedErrors { _ = nghttp2.submitReset(streamID: streamID, errorCode: .streamClosed) }
+        streamsClosedErrors.removeAll(keepingCapacity: true)
+        guard resetLimitExceeded else { return }
+        resetLimitExceeded = false
+        _ = nghttp2.terminate(errorCode: .enhanceYourCalm, reason: "too many resets of streams not answered yet")
+    }
+
+    /// Monotonic seconds, for the reset limit.
+    private static func monotonicSeconds() -> Double {
+        let elapsed = ContinuousClock.now - Self.clockOrigin
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
+    private static let clockOrigin = ContinuousClock.now
+
     override func recordConnectionError(_ error: HTTP2Error) {
         events.append(.connectionError(error))
     }
@@ -167,7 +212,12 @@ extension HTTP2ServerSession: Nghttp2EventSink {
             var bytes: [UInt8] = []
             debugData.append(to: &bytes)
             events.append(.goawayReceived(lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode), debugData: bytes))
-        case .resetStream, .other:
+        case .resetStream:
+            // A reset of a stream whose answer went out (gone, or `.responded`) costs the client nothing: clients
+            // cancel streams after reading their answers. Resets of streams still waiting for theirs count.
+            guard let slot, streams.isInUse(slot), streams[slot].phase != .responded else { return }
+            if !resetLimiter.allowReset(at: Self.monotonicSeconds()) { resetLimitExceeded = true }
+        case .other:
             break
         }
     }

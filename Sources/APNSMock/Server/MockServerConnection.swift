@@ -18,8 +18,8 @@ final class MockServerConnection: TLSConnectionDelegate {
     var state: MockConnectionState
     var responseFields = HTTP2HeaderFieldList(reservingFields: 2, bytes: 128)
     var output: [UInt8] = []
-    /// Answers waiting for their latency timer, by stream id.
-    var delayedAnswers: [Int32: EventLoopTimer] = [:]
+    /// Answers waiting for their latency timer, by stream id, with the accepted-log line of a 200.
+    var delayedAnswers: [Int32: (timer: EventLoopTimer, logLine: [UInt8]?)] = [:]
     private(set) var isFinished = false
     /// The first output still has to be rewritten to announce the initial stream limit (see +InitialSettings).
     var initialLimitRewritePending: Bool
@@ -133,7 +133,11 @@ final class MockServerConnection: TLSConnectionDelegate {
     func finish(gracefully: Bool) {
         guard !isFinished else { return }
         isFinished = true
-        for timer in delayedAnswers.values { timer.cancel() }
+        for (_, (timer, logLine)) in delayedAnswers.sorted(by: { $0.key < $1.key }) {
+            timer.cancel()
+            // Accepted, never answered: still logged, as APNs would have processed the notification.
+            if let logLine { _ = listener.acceptedLog?.append(MockAcceptedLog.unanswered(logLine)) }
+        }
         delayedAnswers.removeAll()
         session.connectionClosed()
         if gracefully { tls?.close() } else { tls?.abort() }
@@ -266,7 +270,7 @@ extension MockServerConnection {
             self.answer(streamID, response, logging: logLine)
             self.scheduleFlush()
         }
-        delayedAnswers[streamID] = timer
+        delayedAnswers[streamID] = (timer, logLine)
     }
 
     private static func delay(in actions: [MockConnectionAction]) -> Int? {

@@ -295,7 +295,8 @@ extension MockValidator {
 /// A token is checked in this order, each failure answering 403 unless noted:
 /// 1. `bearer <JWT>`, the JWT as `ProviderTokenVerifier.parse` reads it (three base64url parts, `"alg":"ES256"`,
 ///    a `kid`, a string `iss` and an integer `iat`, a 64-byte `r||s` signature); nothing after `bearer` is
-///    `MissingProviderToken`, any other malformed value `InvalidProviderToken`;
+///    `MissingProviderToken`, any other malformed value `InvalidProviderToken`. An `iat` written as a string of
+///    digits is accepted as APNs accepts it, unless `MockConfiguration.strictIssuedAt` (then `InvalidProviderToken`);
 /// 2. the `kid` is a configured key, else `InvalidProviderToken`;
 /// 3. the signature verifies with that key, else `InvalidProviderToken`;
 /// 4. `iss` is the key's team, else `UnrelatedKeyIdInToken` (the key belongs to another team);
@@ -353,6 +354,7 @@ extension MockValidator {
             return checkAge(issuedAt: known.issuedAt, now: now).map { .token(teamID: known.teamID) }
         }
         guard let parts = try? ProviderTokenVerifier.parse(jwt) else { return .failure(.init(.invalidProviderToken)) }
+        if parts.issuedAtIsString && configuration.strictIssuedAt { return .failure(.init(.invalidProviderToken)) }
         guard let key = keysByID[parts.keyID] else { return .failure(.init(.invalidProviderToken)) }
         counters.recordSignatureVerification()
         guard key.publicKey.isValidSignature(parts.signature, for: parts.signingInput) else {
