@@ -221,4 +221,24 @@ struct DispatcherStateMachineTests {
         let busy = machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 0, now: due)
         #expect(busy.wakeUpAfter == nil, "a wake-up that could send nothing would only spin")
     }
+
+    @Test("a wake-up handled at a time just before the one it was set for asks for another: a retry is never left without one")
+    func earlyWakeUp() throws {
+        var machine = Machine(configuration: DispatcherConfiguration())
+        let tags = submit(&machine, lines: 1...2)
+        machine.inputExhausted()
+        _ = machine.completed(tag: tags[0], outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
+        _ = machine.completed(tag: tags[1], outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
+        let due = try #require(machine.retries.nextDue)
+        let budget = PumpBudget(requests: 4, freeSlots: 4)
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 1)
+        _ = try #require(machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 4, now: 1).wakeUpAfter)
+        // The timer fired, but the loop's turn began a moment before the instant it was set for: nothing is due yet.
+        let early = due - 0.0005
+        _ = machine.pumpTurnBegan(.wakeUp, freeSlots: 4, now: early)
+        #expect(machine.nextWaitingSend(now: early) == nil)
+        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 4, now: early)
+        let delay = try #require(ended.wakeUpAfter, "the retry was left waiting for a wake-up that had already fired")
+        #expect(abs(delay - 0.0005) < 1e-9)
+    }
 }

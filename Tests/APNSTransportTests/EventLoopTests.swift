@@ -52,6 +52,19 @@ struct EventLoopTests {
         #expect(loop.pendingTimerCount == 0)
     }
 
+    @Test("a timer falling due during a turn that woke for I/O sees a turn time no earlier than its deadline")
+    func timerSeesItsDeadline() throws {
+        let loop = try EventLoop(clock: .manual(EventLoopInstant(nanoseconds: 1_000_000_000_000)))
+        let deadline = loop.now().advanced(bySeconds: 1)
+        var seen: EventLoopInstant?
+        loop.schedule(at: deadline) { seen = loop.turnTime }
+        // Work from another thread wakes the turn; the clock passes the deadline while the turn handles it.
+        #expect(loop.handle.execute { $0.advanceTime(bySeconds: 1) })
+        for _ in 0..<50 where seen == nil { loop.runOnce(timeout: 0.01) }
+        let turnTime = try #require(seen, "the timer never fired")
+        #expect(turnTime >= deadline, "the timer's action saw the turn's time \(turnTime), before its deadline \(deadline)")
+    }
+
     @Test("a cancelled timer never fires; the heap sheds cancelled entries")
     func cancel() throws {
         let loop = try EventLoop()

@@ -292,7 +292,9 @@ extension DispatcherStateMachine {
         case .pumpTurn:
             timers.pumpTurnScheduled = false
         case .wakeUp:
-            if let due = timers.wakeUpAt, due <= now { timers.wakeUpAt = nil }
+            // The timer that fired is gone, whatever `now` says: one still due is asked for again at the turn's end
+            // (a spare wake-up costs a pump turn; a wake-up thought pending when none is loses the retries).
+            timers.wakeUpAt = nil
         }
         timers.lastPumpAt = now
         guard !hasEnded else { return nil }

@@ -359,11 +359,14 @@ extension EventLoop {
     public var pendingTimerCount: Int { timerHeap.entries.reduce(0) { $0 + ($1.action == nil ? 0 : 1) } }
 
     /// Fires the timers due now, in deadline order. Timers scheduled while firing wait for the next turn, so a
-    /// timer that re-arms itself for "now" cannot starve I/O.
+    /// timer that re-arms itself for "now" cannot starve I/O. The turn's time moves on to now first: a timer's
+    /// action never sees a `turnTime` before its own deadline (the turn may have woken for I/O a moment before
+    /// the timer fell due), or work it finds not yet due at that time would wait for a wake-up that already fired.
     func fireDueTimers() -> Int {
         guard let first = timerHeap.first else { return 0 }
         let now = self.now()
         guard first.deadline <= now else { return 0 }
+        if turnInstant != nil { turnInstant = now }
         let lastSequence = timerSequence
         var fired = 0
         while let next = timerHeap.first, next.deadline <= now, next.sequence <= lastSequence {
