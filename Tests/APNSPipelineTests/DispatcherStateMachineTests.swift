@@ -202,42 +202,45 @@ struct DispatcherStateMachineTests {
         #expect(machine.summary.ending == .interrupted)
     }
 
-    @Test("wake-ups: when the next retry falls due, once; none while every slot is busy")
-    func wakeUps() throws {
+    /// The budget of the wake-up tests' pump turns: four free slots.
+    let fourSlots = PumpBudget(requests: 4, freeSlots: 4)
+
+    /// A machine with two records sent, the input read to its end, and the first `rejected` of them answered 429 at
+    /// 1 s, then a pump turn at 1 s: the machine, when the first retry falls due, and the wake-up delay it asked for.
+    func retryWaiting(rejected: Int) throws -> (Machine, due: Double, delay: Double) {
         var machine = Machine(configuration: DispatcherConfiguration())
         let tags = submit(&machine, lines: 1...2)
         machine.inputExhausted()
-        _ = machine.completed(tag: tags[0], outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
+        for tag in tags.prefix(rejected) {
+            _ = machine.completed(tag: tag, outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
+        }
         let due = try #require(machine.retries.nextDue)
-        let budget = PumpBudget(requests: 4, freeSlots: 4)
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 1)
-        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 4, now: 1)
+        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 4, now: 1)
         let delay = try #require(ended.wakeUpAfter, "no wake-up for a waiting retry")
+        return (machine, due, delay)
+    }
+
+    @Test("wake-ups: when the next retry falls due, once; none while every slot is busy")
+    func wakeUps() throws {
+        var (machine, due, delay) = try retryWaiting(rejected: 1)
         #expect(abs(delay - (due - 1)) < 1e-9)
-        let again = machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 4, now: 1)
+        let again = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 4, now: 1)
         #expect(again.wakeUpAfter == nil, "a second wake-up for the same retry")
 
         _ = machine.pumpTurnBegan(.wakeUp, freeSlots: 0, now: due)
-        let busy = machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 0, now: due)
+        let busy = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 0, now: due)
         #expect(busy.wakeUpAfter == nil, "a wake-up that could send nothing would only spin")
     }
 
     @Test("a wake-up handled at a time just before the one it was set for asks for another: a retry is never left without one")
     func earlyWakeUp() throws {
-        var machine = Machine(configuration: DispatcherConfiguration())
-        let tags = submit(&machine, lines: 1...2)
-        machine.inputExhausted()
-        _ = machine.completed(tag: tags[0], outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
-        _ = machine.completed(tag: tags[1], outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
-        let due = try #require(machine.retries.nextDue)
-        let budget = PumpBudget(requests: 4, freeSlots: 4)
-        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 1)
-        _ = try #require(machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 4, now: 1).wakeUpAfter)
+        var (machine, due, _) = try retryWaiting(rejected: 2)
         // The timer fired, but the loop's turn began a moment before the instant it was set for: nothing is due yet.
         let early = due - 0.0005
         _ = machine.pumpTurnBegan(.wakeUp, freeSlots: 4, now: early)
         #expect(machine.nextWaitingSend(now: early) == nil)
-        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: budget, transportFreeSlots: 4, now: early)
+        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 4, now: early)
         let delay = try #require(ended.wakeUpAfter, "the retry was left waiting for a wake-up that had already fired")
         #expect(abs(delay - 0.0005) < 1e-9)
     }
