@@ -61,7 +61,7 @@ enum CampaignRunner {
             return path
         }
         if let path = wanted(output.summary) {
-            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: client.connectionCount))
+            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: client.maximumConnections))
             try ReportFile.write(json, to: path)
         }
         if let path = wanted(output.metrics) {

@@ -21,8 +21,15 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("proxy"), help: ArgumentHelp("HTTP CONNECT proxy http://[user:pass@]host:port (or HTTPS_PROXY).", valueName: "url"))
     var proxy: String?
 
-    @Option(name: .customLong("connections"), help: "Persistent HTTP/2 connections to open (1 to 32).")
-    var connections: Int = 3
+    @Option(name: .customLong("connections"), help: ArgumentHelp(
+        "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, one spare kept warm.",
+        valueName: "count"))
+    var connections: Int = 32
+
+    @Option(name: .customLong("streams-per-connection"), help: ArgumentHelp(
+        "Requests in flight on one connection before the pool opens another (1 to 1000): what a dropped connection puts in doubt.",
+        valueName: "count"))
+    var streamsPerConnection: Int = 128
 
     @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
     var requestTimeout: Double = 30
@@ -34,7 +41,10 @@ struct ConnectionOptions: ParsableArguments {
     mutating func validate() throws {
         endpoint = EnvironmentDefault.value(endpoint, "APNS_ENDPOINT")
         caFile = EnvironmentDefault.value(caFile, "APNS_CA_FILE")
-        guard (1...32).contains(connections) else { throw ValidationError("--connections must be 1 to 32.") }
+        guard (1...64).contains(connections) else { throw ValidationError("--connections must be 1 to 64.") }
+        guard (1...1000).contains(streamsPerConnection) else {
+            throw ValidationError("--streams-per-connection must be 1 to 1000.")
+        }
         guard requestTimeout > 0 else { throw ValidationError("--request-timeout must be positive.") }
         for pin in pins {
             do { _ = try PinSet(parsing: [pin]) } catch { throw ValidationError("--pin \(pin): \(error)") }
@@ -56,7 +66,8 @@ struct ConnectionOptions: ParsableArguments {
         tls.pinnedSPKISHA256 = pins
         tls.identity = identity
         var configuration = APNSClientConfiguration(endpoint: where_, authentication: auth, tls: tls)
-        configuration.connectionCount = connections
+        configuration.maximumConnections = connections
+        configuration.streamsPerConnection = streamsPerConnection
         configuration.requestTimeout = requestTimeout
         if let proxy = EnvironmentDefault.value(proxy, "HTTPS_PROXY") ?? EnvironmentDefault.value(nil, "https_proxy") {
             configuration.proxy = try ProxyConfiguration(parsing: proxy)

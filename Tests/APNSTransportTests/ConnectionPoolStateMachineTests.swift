@@ -20,9 +20,13 @@ struct PoolMachineHarness {
     var opened: [ID] = []
     var actions: [Machine.Action] = []
 
-    init(connections: Int = 1, stagger: Double = 0.1,
+    /// `connections` slots; `initial` of them (all by default) open at `start()`; `streamsPerConnection` while
+    /// the pool can widen (no limit by default).
+    init(connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, stagger: Double = 0.1,
          reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12)) {
-        machine = Machine(connectionCount: connections, stagger: stagger, reconnect: reconnect, random: NoJitter())
+        machine = Machine(
+            maximumConnections: connections, initialConnections: initial, streamsPerConnection: streamsPerConnection,
+            stagger: stagger, reconnect: reconnect, random: NoJitter())
     }
 
     /// Records the actions and keeps the timers; returns the actions.

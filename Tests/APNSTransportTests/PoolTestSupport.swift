@@ -133,7 +133,8 @@ final class PoolProbe: PushTransportDelegate {
         var configuration = APNSClientConfiguration(
             endpoint: APNSEndpoint(host: "127.0.0.1", port: port), authentication: .certificate,
             tls: TLSClientConfiguration(trustRoots: TLSFixtures.rootCA, handshakeTimeout: 5))
-        configuration.connectionCount = connections
+        configuration.maximumConnections = connections
+        configuration.initialConnections = connections
         configuration.reconnect = ExponentialBackoff(base: 0.5, cap: 2, maximumAttempts: 12)
         return configuration
     }

@@ -154,7 +154,8 @@ struct MockFixture {
         var configuration = APNSClientConfiguration(
             endpoint: APNSEndpoint(host: "127.0.0.1", port: server.port),
             authentication: .providerToken(signer, refreshIntervalSeconds: 50 * 60), tls: tls)
-        configuration.connectionCount = connections
+        configuration.maximumConnections = connections
+        configuration.initialConnections = connections
         configuration.connectionStagger = 0.01
         configuration.requestTimeout = 60  // generous: sanitizers slow everything down many times
         return configuration

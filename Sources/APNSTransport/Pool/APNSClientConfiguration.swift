@@ -17,8 +17,13 @@ public struct APNSClientConfiguration: Sendable {
     public var authentication: Authentication
     public var tls: TLSClientConfiguration
     public var proxy: ProxyConfiguration?
-    /// Persistent connections, opened `connectionStagger` seconds apart.
-    public var connectionCount = 3
+    /// Persistent connections at most. The pool widens rather than deepens: `initialConnections` open at the start,
+    /// `connectionStagger` seconds apart, then one more whenever the room left on the open ones falls below
+    /// `streamsPerConnection` (a warm spare), so each connection carries about that many requests and a dropped one
+    /// puts no more in doubt. Once all are open, each takes as many streams as its server allows.
+    public var maximumConnections = 32
+    public var initialConnections = 3
+    public var streamsPerConnection = 128
     public var connectionStagger = 0.1
     /// A request without an answer after this many seconds is cancelled (RST_STREAM CANCEL) and reported in
     /// doubt; its connection and the other requests on it carry on.

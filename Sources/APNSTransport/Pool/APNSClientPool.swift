@@ -46,7 +46,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
             tokenCache = nil
         }
         machine = ConnectionPoolStateMachine(
-            connectionCount: configuration.connectionCount, stagger: configuration.connectionStagger,
+            maximumConnections: configuration.maximumConnections, initialConnections: configuration.initialConnections,
+            streamsPerConnection: configuration.streamsPerConnection, stagger: configuration.connectionStagger,
             reconnect: configuration.reconnect, failureWindow: configuration.failureWindow)
         do {
             try refreshHeaders()
@@ -55,7 +56,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         }
     }
 
-    /// Opens the connections, `connectionStagger` seconds apart.
+    /// Opens the initial connections, `connectionStagger` seconds apart.
     public func start() {
         run(machine.start())
     }
@@ -97,9 +98,11 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         run(machine.requestStartedOrEnded(id, load: connection.load))
     }
 
+    /// Sends what the submits of this turn queued, and opens one more connection if the pool is short of room.
     public func flush() {
         for connection in dirty { connection.flush() }
         dirty.removeAll(keepingCapacity: true)
+        run(machine.widenIfNeeded())
     }
 
     public func close(gracePeriod: Double) {

@@ -6,16 +6,23 @@ import APNSHTTP2
 /// connection is replaced and after what delay, when the pool gives up, and when it has closed. `APNSClientPool`
 /// feeds it what its connections and timers report and runs the actions it returns.
 ///
-/// The pool has `connectionCount` places (slots), each holding one connection or waiting to open one. A connection
-/// that stops taking new streams (GOAWAY, stream ids used up) leaves its slot, finishes what it has among the
-/// `retired` ones, and its slot opens a replacement. A slot's states (`ConnectionState`):
+/// The pool has `maximumConnections` places (slots), each holding one connection, waiting to open one, or idle. It
+/// widens rather than deepens: `initialConnections` open at the start, a stagger apart, and while an idle slot is
+/// left each connection carries at most `streamsPerConnection` requests, and the pool opens the next slot whenever
+/// the room left on its connections falls below one connection's share (`widenIfNeeded`): a warm spare is always
+/// ready, and a connection that drops takes at most its share of what is in flight. Once every slot is in use the
+/// connections take as many streams as their servers allow. A connection that stops taking new streams (GOAWAY,
+/// stream ids used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a
+/// replacement. A slot's states (`ConnectionState`):
 ///
+///     idle ──widenIfNeeded──┐
+///                           ▼
 ///     backingOff(attempts) ──open timer──▶ starting(id, attempts) ──connectionReady──▶ active(id, load, attempts)
 ///        ▲   ▲                                   │                                        │        │
 ///        │   └───────connectionClosed: back off and reopen, unless the pool gives up ─────┘        │
 ///        └──────────connectionStoppedTakingStreams (GOAWAY, ids used up): the connection retires ──┘
 ///
-///     closeRequested: backingOff ──▶ closed; starting, active ──▶ draining(id, inFlight) ──connectionClosed──▶ closed
+///     closeRequested: idle, backingOff ──▶ closed; starting, active ──▶ draining(id, inFlight) ──connectionClosed──▶ closed
 ///
 /// The pool as a whole is its `Lifecycle` (running, failed, closing, closed), drawn on that type; the rules are in
 /// docs/ARCHITECTURE.md, "The connection pool".
@@ -34,6 +41,8 @@ struct ConnectionPoolStateMachine {
 
     /// One slot's connection.
     enum ConnectionState: Hashable, Sendable {
+        /// Never opened yet: opens when the pool needs more room (`widenIfNeeded`).
+        case idle
         /// Waiting for a timer before opening: the staggered first open (`attempts` 0), or a reconnect after
         /// `attempts` connections in a row ended without an answer.
         case backingOff(attempts: Int)
@@ -136,13 +145,27 @@ struct ConnectionPoolStateMachine {
     var answering: Set<ConnectionID> = []
     let stagger: Double
     let reconnect: ExponentialBackoff
+    /// The requests a connection carries at most while an idle slot is left (see the type's comment).
+    let streamsPerConnection: Int
+    /// Slots never opened: always the last ones (`widenIfNeeded` opens the first idle slot), so the slots in use
+    /// are `slots[..<(slots.count - idleSlots)]`.
+    private(set) var idleSlots: Int
     var random: any RandomNumberGenerator
     private var nextID = 0
     private var nextPick = 0
 
-    init(connectionCount: Int, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double = 30,
+    /// - Parameters:
+    ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
+    ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
+    init(maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
+         stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double = 30,
          random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
-        slots = Array(repeating: .backingOff(attempts: 0), count: max(1, connectionCount))
+        let maximum = max(1, maximumConnections)
+        let initial = min(maximum, max(1, initialConnections ?? maximum))
+        slots = Array(repeating: .backingOff(attempts: 0), count: initial)
+            + Array(repeating: .idle, count: maximum - initial)
+        idleSlots = maximum - initial
+        self.streamsPerConnection = max(1, streamsPerConnection)
         self.stagger = stagger
         self.failureWindow = failureWindow
         self.reconnect = reconnect
@@ -176,10 +199,22 @@ struct ConnectionPoolStateMachine {
     /// Streams that may start now, over every ready connection; none while closing.
     var freeStreams: Int {
         guard !isClosing else { return 0 }
-        return slots.reduce(0) { total, state in
-            if case .active(_, let load, _) = state { return total + max(0, load.available) }
-            return total
+        var total = 0
+        for slot in 0..<usedSlots {
+            if case .active(_, let load, _) = slots[slot] { total += room(on: load) }
         }
+        return total
+    }
+
+    /// The slots opened at least once; the idle ones follow them.
+    private var usedSlots: Int { slots.count - idleSlots }
+
+    /// Streams a ready connection may start now: what its server allows, and while the pool can still widen, no
+    /// more than `streamsPerConnection` in flight.
+    @inline(__always)
+    private func room(on load: Load) -> Int {
+        let allowed = max(0, load.available)
+        return idleSlots == 0 ? allowed : min(allowed, max(0, streamsPerConnection - load.inFlight))
     }
 
     /// The ready connection with a free stream and the fewest requests in flight; ties go round-robin. Load spreads
@@ -194,22 +229,23 @@ struct ConnectionPoolStateMachine {
         guard case .running = lifecycle else { return nil }
         var best: Int?
         var bestLoad = Int.max
-        for offset in 0..<slots.count {
-            let index = (nextPick + offset) % slots.count
-            guard case .active(_, let load, _) = slots[index], load.available > 0, load.inFlight < bestLoad else {
-                continue
+        let used = usedSlots
+        var index = nextPick < used ? nextPick : 0
+        for _ in 0..<used {
+            if case .active(_, let load, _) = slots[index], load.inFlight < bestLoad, room(on: load) > 0 {
+                best = index
+                bestLoad = load.inFlight
             }
-            best = index
-            bestLoad = load.inFlight
+            index = index + 1 == used ? 0 : index + 1
         }
-        nextPick = (nextPick + 1) % slots.count
+        nextPick = nextPick + 1 >= used ? 0 : nextPick + 1
         guard let best, case .active(let id, _, _) = slots[best] else { return nil }
         return id
     }
 
     // MARK: - Events
 
-    /// Opens the first connection now and the others `stagger` seconds apart.
+    /// Opens the first connection now and the other initial ones `stagger` seconds apart.
     mutating func start() -> [Action] {
         var actions: [Action] = []
         for slot in slots.indices {
@@ -255,9 +291,34 @@ struct ConnectionPoolStateMachine {
         switch slots[slot] {
         case .active(_, _, let attempts): slots[slot] = .active(id, load: load, attempts: attempts)
         case .draining: slots[slot] = .draining(id, inFlight: load.inFlight)
-        case .backingOff, .starting, .closed: break
+        case .idle, .backingOff, .starting, .closed: break
         }
         return []
+    }
+
+    /// Opens the first idle slot when the room left on the connections (their free streams, and a full share for
+    /// each one still connecting) is less than one connection's share: called after each round of submits, so
+    /// the pool widens as the in-flight window grows, a spare ready before it is needed. One slot a call, and only
+    /// while the pool works (an open connection has answered, no connection has failed since the last answer): a
+    /// broken server is met by the back-off of the slots in use, not by a fresh connection for every turn.
+    mutating func widenIfNeeded() -> [Action] {
+        guard idleSlots > 0, case .running = lifecycle, failuresInARow == 0 else { return [] }
+        var room = 0
+        for slot in 0..<usedSlots {
+            switch slots[slot] {
+            case .active(let id, let load, _):
+                // A connection the server has not answered on yet may still be at its first stream limit (APNs
+                // allows one stream until a request with a valid token went through): it counts for its share.
+                room += answering.contains(id) ? self.room(on: load) : max(0, streamsPerConnection - load.inFlight)
+            case .starting: room += streamsPerConnection
+            case .idle, .backingOff, .draining, .closed: break
+            }
+            if room >= streamsPerConnection { return [] }
+        }
+        guard anyConnectionAnswering else { return [] }
+        let slot = usedSlots
+        idleSlots -= 1
+        return open(slot, attempts: 0)
     }
 
     mutating func timerFired(_ timer: Timer) -> [Action] {
@@ -287,7 +348,7 @@ struct ConnectionPoolStateMachine {
         slots.firstIndex { state in
             switch state {
             case .starting(let current, _), .active(let current, _, _), .draining(let current, _): return current == id
-            case .backingOff, .closed: return false
+            case .idle, .backingOff, .closed: return false
             }
         }
     }
@@ -312,7 +373,7 @@ extension ConnectionPoolStateMachine {
         let attempts: Int
         switch slots[slot] {
         case .starting(_, let previous), .active(_, _, let previous): attempts = previous
-        case .backingOff, .draining, .closed: return []
+        case .idle, .backingOff, .draining, .closed: return []
         }
         retired[id] = inFlight
         return replaceConnection(inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .retired)
@@ -328,7 +389,7 @@ extension ConnectionPoolStateMachine {
         let attempts: Int
         switch slots[slot] {
         case .starting(_, let previous), .active(_, _, let previous): attempts = previous
-        case .draining, .backingOff, .closed: attempts = 0
+        case .idle, .draining, .backingOff, .closed: attempts = 0
         }
         if isClosing {
             slots[slot] = .closed
@@ -361,10 +422,17 @@ extension ConnectionPoolStateMachine {
         switch lifecycle {
         case .running, .failed:
             for slot in slots.indices {
-                guard case .backingOff = slots[slot] else { continue }
-                slots[slot] = .closed
-                actions.append(.cancel(.open(slot: slot)))
+                switch slots[slot] {
+                case .idle:
+                    slots[slot] = .closed
+                case .backingOff:
+                    slots[slot] = .closed
+                    actions.append(.cancel(.open(slot: slot)))
+                case .starting, .active, .draining, .closed:
+                    break
+                }
             }
+            idleSlots = 0
         case .closing(deadlineScheduled: true):
             actions.append(.cancel(.closeDeadline))
         case .closing(deadlineScheduled: false):
@@ -384,7 +452,7 @@ extension ConnectionPoolStateMachine {
                 actions.append(load.inFlight == 0 ? .close(id) : now ? .abort(id) : .drain(id))
             case .draining(let id, let inFlight):
                 if now { actions.append(inFlight == 0 ? .close(id) : .abort(id)) }
-            case .backingOff, .closed:
+            case .idle, .backingOff, .closed:
                 break
             }
         }

@@ -1,0 +1,145 @@
+import APNSCore
+import Testing
+@testable import APNSTransport
+
+/// The pool widens rather than deepens (`ConnectionPoolStateMachine.widenIfNeeded`): a few connections first, one
+/// more whenever the room left on them falls below one connection's share, each carrying at most that share
+/// while a slot is idle, so a dropped connection puts few requests in doubt. Virtual time, no sockets.
+@Suite("connection pool widening")
+struct PoolWideningTests {
+    typealias Load = ConnectionPoolStateMachine.Load
+    typealias ID = ConnectionPoolStateMachine.ConnectionID
+
+    /// Readies `id` with `available` streams and records an answer on it.
+    private func readyAndAnswering(_ pool: inout PoolMachineHarness, _ id: ID, available: Int = 100) {
+        pool.apply(pool.machine.connectionReady(id, load: Load(available: available, inFlight: 0)))
+        pool.apply(pool.machine.connectionAnswered(id))
+    }
+
+    /// Starts `count` requests where the machine picks, each connection's server allowing 100 streams; returns
+    /// what `widenIfNeeded` did after each, in order, and the requests in flight on each connection.
+    @discardableResult
+    private func submit(
+        _ count: Int, _ pool: inout PoolMachineHarness, inFlight: inout [ID: Int]
+    ) -> [[ConnectionPoolStateMachine.Action]] {
+        var widenings: [[ConnectionPoolStateMachine.Action]] = []
+        for _ in 0..<count {
+            guard let id = pool.machine.pickConnection() else { break }
+            inFlight[id, default: 0] += 1
+            let load = Load(available: 100 - inFlight[id, default: 0], inFlight: inFlight[id, default: 0])
+            pool.apply(pool.machine.requestStartedOrEnded(id, load: load))
+            widenings.append(pool.apply(pool.machine.widenIfNeeded()))
+        }
+        return widenings
+    }
+
+    @Test("two open first; another opens whenever the room left falls below one share; deep once all are open")
+    func widensAsTheWindowGrows() throws {
+        var pool = PoolMachineHarness(connections: 4, initial: 2, streamsPerConnection: 10, stagger: 0)
+        pool.apply(pool.machine.start())
+        #expect(pool.opened.map(\.value) == [0, 1])
+        #expect(pool.machine.slots[2] == .idle && pool.machine.slots[3] == .idle)
+        for id in pool.opened { readyAndAnswering(&pool, id) }
+        #expect(pool.machine.freeStreams == 20, "ten each while a slot is idle, though the servers allow 100")
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
+
+        var inFlight: [ID: Int] = [:]
+        let first = submit(11, &pool, inFlight: &inFlight)
+        #expect(first.prefix(10).allSatisfy { $0.isEmpty }, "room of 10 or more left: nothing opens")
+        #expect(first[10] == [.open(ID(value: 2))], "the 11th leaves 9: the third slot opens")
+        #expect(inFlight.values.sorted() == [5, 6], "spread evenly")
+
+        // While the third connects it counts for its share: nothing more opens, and the two take up to ten each.
+        #expect(submit(9, &pool, inFlight: &inFlight).allSatisfy { $0.isEmpty })
+        #expect(inFlight.values.sorted() == [10, 10])
+        #expect(pool.machine.pickConnection() == nil && pool.machine.freeStreams == 0, "each at its share")
+
+        readyAndAnswering(&pool, ID(value: 2))
+        let third = submit(2, &pool, inFlight: &inFlight)
+        #expect(third == [[.open(ID(value: 3))], []], "room 9 after one more: the last slot opens")
+        #expect(pool.machine.idleSlots == 0)
+        readyAndAnswering(&pool, ID(value: 3))
+        // Every slot in use: each connection takes what its server allows.
+        #expect(pool.machine.freeStreams == 90 + 90 + 98 + 100)
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
+        #expect(pool.opened.count == 4)
+    }
+
+    @Test("a connection the server has not answered on yet counts for its share: a first limit of one stream opens nothing")
+    func firstStreamLimitDoesNotWiden() throws {
+        var pool = PoolMachineHarness(connections: 8, initial: 2, streamsPerConnection: 100, stagger: 0)
+        pool.apply(pool.machine.start())
+        for id in pool.opened {
+            pool.apply(pool.machine.connectionReady(id, load: Load(available: 1, inFlight: 0)))
+            #expect(pool.machine.pickConnection() == id)
+            pool.apply(pool.machine.requestStartedOrEnded(id, load: Load(available: 0, inFlight: 1)))
+            #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
+        }
+        #expect(pool.opened.count == 2)
+        // Once answered its real room counts (none: its server still allows one stream), and the room left, 99 on
+        // the other, is short of one share: the third opens, and counts for its share while it connects.
+        pool.apply(pool.machine.connectionAnswered(pool.opened[0]))
+        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 2))])
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
+    }
+
+    @Test("a dropped connection's slot backs off, and an idle slot opens at once when the room is short")
+    func dropDoesNotStall() throws {
+        var pool = PoolMachineHarness(connections: 4, initial: 2, streamsPerConnection: 10, stagger: 0)
+        pool.apply(pool.machine.start())
+        for id in pool.opened { readyAndAnswering(&pool, id) }
+        var inFlight: [ID: Int] = [:]
+        #expect(submit(10, &pool, inFlight: &inFlight).allSatisfy { $0.isEmpty })
+        let dropped = ID(value: 0)
+        let closed = pool.apply(pool.machine.connectionClosed(
+            dropped, error: TransportError(.closedByPeer, "reset"), hadAnswer: true, serverSpoke: true))
+        #expect(closed == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 2))], "5 left on one: short of 10")
+        #expect(pool.machine.slots[0] == .backingOff(attempts: 0))
+        pool.advance(0.25)
+        #expect(pool.opened.map(\.value) == [0, 1, 2, 3], "the dropped slot reopens after its back-off too")
+    }
+
+    @Test("nothing widens while no connection has answered, nor after a connection failed since the last answer")
+    func noWideningWhileFailing() throws {
+        var pool = PoolMachineHarness(connections: 8, initial: 2, streamsPerConnection: 10, stagger: 0)
+        pool.apply(pool.machine.start())
+        for id in pool.opened { pool.apply(pool.machine.connectionReady(id, load: Load(available: 100, inFlight: 0))) }
+        // Full, but no answer yet (a server that breaks every connection on its first request never answers).
+        for id in pool.opened {
+            pool.apply(pool.machine.requestStartedOrEnded(id, load: Load(available: 90, inFlight: 10)))
+        }
+        pool.apply(pool.machine.connectionAnswered(pool.opened[1]))
+        pool.apply(pool.machine.connectionClosed(
+            pool.opened[0], error: TransportError(.http2ProtocolError, "PUSH_PROMISE"), hadAnswer: false, serverSpoke: true))
+        #expect(pool.machine.failuresInARow == 1)
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "a failure since the last answer")
+        // The failed slot reopens after its back-off; its new connection answers: the pool works again.
+        pool.advance(0.25)
+        let reopened = try #require(pool.lastOpened)
+        #expect(reopened == ID(value: 2))
+        pool.apply(pool.machine.connectionReady(reopened, load: Load(available: 100, inFlight: 0)))
+        pool.apply(pool.machine.requestStartedOrEnded(reopened, load: Load(available: 95, inFlight: 5)))
+        pool.apply(pool.machine.connectionAnswered(reopened))
+        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 3))], "room 5: the third slot opens")
+    }
+
+    @Test("closing closes the idle slots with the rest, and nothing opens while closing or after a failure")
+    func noWideningWhenNotRunning() throws {
+        var failing = PoolMachineHarness(connections: 3, initial: 1, streamsPerConnection: 1, stagger: 0)
+        failing.apply(failing.machine.start())
+        readyAndAnswering(&failing, ID(value: 0), available: 0)
+        failing.apply(failing.machine.failed(.transport(TransportError(.timeout, "test"))))
+        #expect(failing.apply(failing.machine.widenIfNeeded()).isEmpty)
+
+        var pool = PoolMachineHarness(connections: 3, initial: 1, streamsPerConnection: 1, stagger: 0)
+        pool.apply(pool.machine.start())
+        readyAndAnswering(&pool, ID(value: 0), available: 0)
+        let close = pool.apply(pool.machine.closeRequested(gracePeriod: 0))
+        #expect(close == [.close(ID(value: 0))])
+        #expect(pool.machine.slots == [.draining(ID(value: 0), inFlight: 0), .closed, .closed])
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
+        #expect(pool.apply(pool.machine.connectionClosed(ID(value: 0), error: nil, hadAnswer: true, serverSpoke: true))
+            == [.reportClosed])
+    }
+}
