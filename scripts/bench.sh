@@ -12,6 +12,12 @@
 #      `nghttpd -v` frame timestamps calibrated against this machine's monotonic clock by a probe connection.
 #   7. (kept from the first benchmark) `send` -> the release mock next to `h2load -m 1000` -> the same mock.
 #   8. (kept from the first benchmark) `send --durable` next to a plain `send`, both -> the release mock.
+#  10. At a real round-trip time (issue 29): scripts/rtt-relay.py in front of the mock adds RTT/2 each way on loopback
+#      (handshakes and HTTP/2 flow control pay it); `send` with its defaults next to `h2load -c 3 -m 1000` (its best),
+#      RTT_RECORDS distinct records at each RTT of RTTS ms; then 10d: the mock dropping a connection every DROP_EVERY
+#      requests at RTT 50 ms: the records put in doubt per lost connection, and the rate against 10b's.
+#  11. Rate while connections drop, no added latency: `send` (defaults) to the mock with `--fault drop=0.001` next to
+#      the same to a plain mock (RTT_RECORDS records each).
 #   9. Instructions executed (valgrind's callgrind), the steady stand-in for rows 1a, 2 and 3 on a noisy host: per
 #      request of `send` and of h2load (row 1's set-up), per request of the mock and of nghttpd under h2load (row 3's),
 #      per record of `validate` and of the Python loop (row 2's; pinned, so the filter runs on the reading thread).
@@ -24,9 +30,9 @@
 #
 # Usage: scripts/bench.sh [--quick] [--rounds N] [--rows 1,2,...] [--records N] [--validate-records N]
 #                         [--rss-small N] [--rss-large N] [--dup-small N] [--dup-large N] [--starts N]
-#                         [--instr-records N] [records] [large records]
+#                         [--instr-records N] [--rtt-records N] [--rtts "20 50 100"] [records] [large records]
 # The same settings come from the environment: ROUNDS ROWS RECORDS VALIDATE_RECORDS RSS_SMALL RSS_LARGE DUP_SMALL
-# DUP_LARGE STARTS INSTR_RECORDS CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary;
+# DUP_LARGE STARTS INSTR_RECORDS RTT_RECORDS RTTS DROP_EVERY CONNECTIONS STEP_TIMEOUT; APNS_BULK_BIN=path skips the release build and measures that binary;
 # row 6 also measures the static binary scripts/install.sh builds (APNS_BULK_STATIC_BIN=path gives one).
 # --quick (small sizes, one round: a smoke check) applies where it stands, so options after it override it. The two
 # positional numbers are the old usage (RECORDS and RSS_LARGE).
@@ -43,8 +49,11 @@ DUP_SMALL=${DUP_SMALL:-1000000}
 DUP_LARGE=${DUP_LARGE:-10000000}
 STARTS=${STARTS:-7}
 INSTR_RECORDS=${INSTR_RECORDS:-20000}
+RTT_RECORDS=${RTT_RECORDS:-60000}
+RTTS=${RTTS:-20 50 100}
+DROP_EVERY=${DROP_EVERY:-2000}
 ROUNDS=${ROUNDS:-3}
-ROWS=${ROWS:-1,2,3,4,5,6,7,8,9}
+ROWS=${ROWS:-1,2,3,4,5,6,7,8,9,10,11}
 CONNECTIONS=${CONNECTIONS:-2}
 STEP_TIMEOUT=${STEP_TIMEOUT:-900}
 STREAMS=100                       # nghttpd's default SETTINGS_MAX_CONCURRENT_STREAMS; h2load -m for rows 1 and 3
@@ -54,7 +63,7 @@ positional=()
 while [ $# -gt 0 ]; do
     case $1 in
         --quick) RECORDS=5000; VALIDATE_RECORDS=50000; RSS_SMALL=5000; RSS_LARGE=50000; DUP_SMALL=20000
-                 DUP_LARGE=200000; STARTS=3; INSTR_RECORDS=2000; ROUNDS=1 ;;
+                 DUP_LARGE=200000; STARTS=3; INSTR_RECORDS=2000; RTT_RECORDS=10000; RTTS=50; ROUNDS=1 ;;
         --rounds) ROUNDS=$2; shift ;;
         --rows) ROWS=$2; shift ;;
         --records) RECORDS=$2; shift ;;
@@ -65,6 +74,8 @@ while [ $# -gt 0 ]; do
         --dup-large) DUP_LARGE=$2; shift ;;
         --starts) STARTS=$2; shift ;;
         --instr-records) INSTR_RECORDS=$2; shift ;;
+        --rtt-records) RTT_RECORDS=$2; shift ;;
+        --rtts) RTTS=$2; shift ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "bench: unknown option $1" >&2; usage >&2; exit 64 ;;
         *) positional+=("$1") ;;
@@ -74,7 +85,7 @@ done
 [ ${#positional[@]} -ge 1 ] && RECORDS=${positional[0]}
 [ ${#positional[@]} -ge 2 ] && RSS_LARGE=${positional[1]}
 for n in "$RECORDS" "$VALIDATE_RECORDS" "$RSS_SMALL" "$RSS_LARGE" "$DUP_SMALL" "$DUP_LARGE" "$STARTS" "$ROUNDS" \
-    "$INSTR_RECORDS"; do
+    "$INSTR_RECORDS" "$RTT_RECORDS" "$DROP_EVERY" $RTTS; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench: sizes, starts and rounds are positive integers: '$n'" >&2; exit 64; }
 done
 [ "$DUP_LARGE" -gt "$DUP_SMALL" ] || { echo "bench: --dup-large must exceed --dup-small" >&2; exit 64; }
@@ -148,7 +159,8 @@ echo "$PINNING; rounds $ROUNDS (interleaved); rows $ROWS"
 awk '{exit !($1 >= 1.5)}' /proc/loadavg \
     && echo "warning: load $(cut -d' ' -f1 /proc/loadavg) (1 min): other processes compete for the cores, figures are noisy"
 echo "sizes: requests $RECORDS, validate $VALIDATE_RECORDS, send RSS $RSS_SMALL/$RSS_LARGE," \
-    "filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS, instructions $INSTR_RECORDS/$((2 * INSTR_RECORDS))"
+    "filter RSS $DUP_SMALL/$DUP_LARGE, starts $STARTS, instructions $INSTR_RECORDS/$((2 * INSTR_RECORDS))," \
+    "RTT rows $RTT_RECORDS at ${RTTS// //} ms"
 
 # --- helpers
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -228,30 +240,38 @@ start_nghttpd() {  # start_nghttpd LOG [nghttpd options]: sets NG_PID, NG_PORT
     NG_PID=$!; SERVERS+=("$NG_PID")
     wait_port "$NG_PORT"
 }
-start_mock() {  # start_mock NAME: sets MOCK_PID, MOCK_PORT, MOCK_CA
-    rm -f "$WORK/$1.port"
-    "${SERVER[@]}" "$BIN" mock --listen 127.0.0.1:0 --port-file "$WORK/$1.port" --write-ca "$WORK/$1.ca.pem" \
-        --key-id TEST123456 --team-id TEAMID1234 --public-key "$PUB" --topic "$TOPIC" 2>"$WORK/$1.log" &
+start_mock() {  # start_mock NAME [mock options]: sets MOCK_PID, MOCK_PORT, MOCK_CA
+    local name=$1; shift
+    rm -f "$WORK/$name.port"
+    "${SERVER[@]}" "$BIN" mock --listen 127.0.0.1:0 --port-file "$WORK/$name.port" --write-ca "$WORK/$name.ca.pem" \
+        --key-id TEST123456 --team-id TEAMID1234 --public-key "$PUB" --topic "$TOPIC" "$@" 2>"$WORK/$name.log" &
     MOCK_PID=$!; SERVERS+=("$MOCK_PID")
-    for _ in $(seq 1 200); do [ -s "$WORK/$1.port" ] && break; sleep 0.05; done
-    [ -s "$WORK/$1.port" ] || fail "the mock did not start: $(cat "$WORK/$1.log")"
-    MOCK_PORT=$(cat "$WORK/$1.port"); MOCK_CA="$WORK/$1.ca.pem"
+    for _ in $(seq 1 200); do [ -s "$WORK/$name.port" ] && break; sleep 0.05; done
+    [ -s "$WORK/$name.port" ] || fail "the mock did not start: $(cat "$WORK/$name.log")"
+    MOCK_PORT=$(cat "$WORK/$name.port"); MOCK_CA="$WORK/$name.ca.pem"
 }
-# run_send NAME N ENDPOINT_PORT CA FILE [send options]: one timed send that must deliver all N records.
+
+# run_send NAME N ENDPOINT_PORT CA FILE [send options]: one timed send that must deliver all N records (unless
+# SEND_MAY_LOSE=1: then it may end with status 3, records in doubt). SEND_CONNECTIONS: the connection options
+# (`--connections $CONNECTIONS` unless set; empty for send's defaults).
 run_send() {
     local name=$1 n=$2 port=$3 ca=$4 file=$5; shift 5
+    local connections=(--connections "$CONNECTIONS")
+    [ -n "${SEND_CONNECTIONS+set}" ] && read -r -a connections <<< "$SEND_CONNECTIONS"
     rm -f "$WORK/$name.results"*
     timed "$name" "$BIN" send "$file" --results "$WORK/$name.results" --endpoint "https://127.0.0.1:$port" \
-        --ca-file "$ca" "${AUTH[@]}" --topic "$TOPIC" --connections "$CONNECTIONS" --progress none "$@" \
+        --ca-file "$ca" "${AUTH[@]}" --topic "$TOPIC" "${connections[@]}" --progress none "$@" \
         2>"$WORK/$name.err"
+    if [ "${SEND_MAY_LOSE:-0}" = 1 ] && [ "$RC" -eq 3 ]; then return 0; fi
     [ "$RC" -eq 0 ] || fail "send ($name) exited $RC: $(tail -5 "$WORK/$name.err")"
     local delivered; delivered=$(grep -c '"outcome":"delivered"' "$WORK/$name.results" || true)
     [ "$delivered" -eq "$n" ] || fail "send ($name): $delivered of $n records delivered"
 }
-# run_h2load NAME N PORT STREAMS: one timed h2load run that must get N 2xx answers; sets H2_RATE (its own req/s).
+# run_h2load NAME N PORT STREAMS [CONNECTIONS]: one timed h2load run that must get N 2xx answers; sets H2_RATE (its
+# own req/s).
 run_h2load() {
-    local name=$1 n=$2 port=$3 streams=$4
-    timed "$name" h2load -n "$n" -c "$CONNECTIONS" -m "$streams" -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
+    local name=$1 n=$2 port=$3 streams=$4 connections=${5:-$CONNECTIONS}
+    timed "$name" h2load -n "$n" -c "$connections" -m "$streams" -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
         "https://127.0.0.1:$port/3/device/$TOKEN" > "$WORK/$name.out" 2>&1
     [ "$RC" -eq 0 ] || fail "h2load ($name) exited $RC: $(tail -5 "$WORK/$name.out")"
     grep -Eq "^status codes: $n 2xx" "$WORK/$name.out" \
@@ -511,6 +531,84 @@ if row 7 || row 8; then
     if row 8; then
         report pair "8  send --durable vs send, -> mock" records/s higher durable durable8.rate send send7.rate "none"
     fi
+fi
+
+# --- 10 and 11. at a real round-trip time, and while connections drop
+start_relay() {  # start_relay NAME TARGET_PORT ONE_WAY_MS: sets RELAY_PID, RELAY_PORT
+    rm -f "$WORK/$1.port"
+    "${SERVER[@]}" python3 scripts/rtt-relay.py --target "$2" --delay-ms "$3" --port-file "$WORK/$1.port" \
+        2>"$WORK/$1.log" &
+    RELAY_PID=$!; SERVERS+=("$RELAY_PID")
+    for _ in $(seq 1 200); do [ -s "$WORK/$1.port" ] && break; sleep 0.05; done
+    [ -s "$WORK/$1.port" ] || fail "the relay did not start: $(cat "$WORK/$1.log")"
+    RELAY_PORT=$(cat "$WORK/$1.port")
+}
+outcomes() { grep -c "\"outcome\":\"$2\"" "$WORK/$1.results" || true; }   # outcomes NAME OUTCOME: lines with it
+if row 10 || row 11; then
+    "${SERVER[@]}" python3 scripts/gen-campaign.py --records "$RTT_RECORDS" --out "$WORK/rtt.ndjson"
+fi
+if row 10; then
+    echo "== 10. at a real round-trip time: send (its defaults) vs h2load -c 3 -m 1000 through scripts/rtt-relay.py" \
+        "-> the mock, $RTT_RECORDS records; the relay and the mock on the server core"
+    start_mock mock10
+    for rtt in $RTTS; do
+        start_relay "relay$rtt" "$MOCK_PORT" "$(awk -v r="$rtt" 'BEGIN {print r / 2}')"
+        for r in $(seq 1 "$ROUNDS"); do
+            SEND_CONNECTIONS="" run_send "send10_$rtt" "$RTT_RECORDS" "$RELAY_PORT" "$MOCK_CA" "$WORK/rtt.ndjson" \
+                --summary "$WORK/send10_$rtt.summary.json"
+            add "send10_$rtt.rate" "$(rate "$RTT_RECORDS" "$WALL")"
+            opened=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))
+print(s["maximum_in_flight"])' "$WORK/send10_$rtt.summary.json")
+            echo "round $r, RTT $rtt ms: send   $(rate "$RTT_RECORDS" "$WALL") req/s (${WALL}s, at most $opened in flight)"
+            run_h2load "h2load10_$rtt" "$RTT_RECORDS" "$RELAY_PORT" 1000 3
+            add "h2load10_$rtt.rate" "$(rate "$RTT_RECORDS" "$WALL")"
+            echo "round $r, RTT $rtt ms: h2load $(rate "$RTT_RECORDS" "$WALL") req/s (its own figure: $H2_RATE)"
+        done
+        kill "$RELAY_PID"
+        report pair "10 RTT $rtt ms: send (defaults) vs h2load -c 3 -m 1000, rate" "req/s" higher send \
+            "send10_$rtt.rate" h2load "h2load10_$rtt.rate" ">= 1.0x"
+    done
+    kill -INT "$MOCK_PID"
+
+    echo "== 10d. RTT 50 ms, the mock dropping a connection every $DROP_EVERY requests: send (its defaults)"
+    start_mock mock10d --fault "drop=every:$DROP_EVERY"
+    start_relay relay10d "$MOCK_PORT" 25
+    for r in $(seq 1 "$ROUNDS"); do
+        SEND_CONNECTIONS="" SEND_MAY_LOSE=1 run_send send10d "$RTT_RECORDS" "$RELAY_PORT" "$MOCK_CA" "$WORK/rtt.ndjson" \
+            --summary "$WORK/send10d.summary.json"
+        requests=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["requests"])' "$WORK/send10d.summary.json")
+        drops=$((requests / DROP_EVERY)); [ "$drops" -gt 0 ] || drops=1
+        doubt=$(outcomes send10d in_doubt)
+        add send10d.doubt "$(awk -v d="$doubt" -v n="$drops" 'BEGIN {printf "%.1f", d / n}')"
+        add send10d.rate "$(rate "$RTT_RECORDS" "$WALL")"
+        echo "round $r: $(rate "$RTT_RECORDS" "$WALL") records/s, $requests requests, about $drops connections dropped," \
+            "$doubt records in doubt ($(awk -v d="$doubt" -v n="$drops" 'BEGIN {printf "%.0f", d / n}') a connection)"
+    done
+    kill "$RELAY_PID"; kill -INT "$MOCK_PID"
+    report one "10d RTT 50 ms, a connection dropped every $DROP_EVERY requests: records in doubt per lost connection" \
+        records lower send10d.doubt "<= 150"
+    if [[ " $RTTS " == *" 50 "* ]]; then
+        report pair "10e RTT 50 ms: rate with those drops vs without (10 at 50 ms)" "records/s" higher drops send10d.rate \
+            "no drops" send10_50.rate ">= 0.8x"
+    fi
+fi
+if row 11; then
+    echo "== 11. while connections drop: send (its defaults) -> the mock with --fault drop=0.001 vs -> a plain mock," \
+        "$RTT_RECORDS records, no added latency"
+    start_mock mock11
+    plain_port=$MOCK_PORT; plain_pid=$MOCK_PID; plain_ca=$MOCK_CA
+    start_mock mock11d --fault drop=0.001
+    for r in $(seq 1 "$ROUNDS"); do
+        SEND_CONNECTIONS="" SEND_MAY_LOSE=1 run_send send11d "$RTT_RECORDS" "$MOCK_PORT" "$MOCK_CA" "$WORK/rtt.ndjson"
+        add send11d.rate "$(rate "$RTT_RECORDS" "$WALL")"
+        echo "round $r: drops    $(rate "$RTT_RECORDS" "$WALL") records/s, $(outcomes send11d in_doubt) in doubt"
+        SEND_CONNECTIONS="" run_send send11 "$RTT_RECORDS" "$plain_port" "$plain_ca" "$WORK/rtt.ndjson"
+        add send11.rate "$(rate "$RTT_RECORDS" "$WALL")"
+        echo "round $r: no drops $(rate "$RTT_RECORDS" "$WALL") records/s"
+    done
+    kill -INT "$MOCK_PID" "$plain_pid"
+    report pair "11 send (defaults) while the mock drops a connection on 0.1 % of requests vs none" "records/s" higher \
+        drops send11d.rate "no drops" send11.rate ">= 0.8x"
 fi
 
 # --- 9. instructions executed (callgrind): rows 1a, 2 and 3 counted instead of timed

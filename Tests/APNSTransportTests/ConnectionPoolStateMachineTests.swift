@@ -196,7 +196,7 @@ struct ConnectionPoolStateMachineTests {
             .closedByPeer, "every connection ended without an answer, 2 connections in a row")))])
     }
 
-    @Test("SETTINGS raise and lower a connection's free streams; requests go to the least loaded, ties in turn")
+    @Test("SETTINGS raise and lower a connection's free streams; requests pack: the last one picked while it has room, else the first")
     func capacityAndChoice() throws {
         var pool = PoolMachineHarness(connections: 3, stagger: 0)
         pool.apply(pool.machine.start())
@@ -212,9 +212,15 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 8, inFlight: 2)))
         pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 10, inFlight: 0)))
         pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 10, inFlight: 0)))
-        var picks: [ConnectionPoolStateMachine.ConnectionID?] = []
-        for _ in 0..<3 { picks.append(pool.machine.pickConnection()) }
-        #expect(picks == [ids[1], ids[1], ids[2]], "the least loaded, ties round-robin")
+        // The last connection readied is picked first (its first request lets its server raise the limit), and
+        // kept while it has room; then the first in slot order with room.
+        #expect(pool.machine.pickConnection() == ids[2])
+        pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 0, inFlight: 10)))
+        #expect(pool.machine.pickConnection() == ids[0], "ids[2] full: the first with room")
+        pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 7, inFlight: 3)))
+        #expect(pool.machine.pickConnection() == ids[0], "kept while it has room")
+        pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 1, inFlight: 9)))
+        #expect(pool.machine.pickConnection() == ids[0], "not moved by room elsewhere")
         pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 0, inFlight: 0)))
         pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 0, inFlight: 0)))
         #expect(pool.machine.pickConnection() == ids[0], "only one with a free stream")

@@ -135,6 +135,7 @@ final class PoolProbe: PushTransportDelegate {
             tls: TLSClientConfiguration(trustRoots: TLSFixtures.rootCA, handshakeTimeout: 5))
         configuration.maximumConnections = connections
         configuration.initialConnections = connections
+        configuration.streamsPerConnection = configuration.maximumStreamsPerConnection
         configuration.reconnect = ExponentialBackoff(base: 0.5, cap: 2, maximumAttempts: 12)
         return configuration
     }

@@ -33,36 +33,52 @@ struct PoolWideningTests {
         return widenings
     }
 
-    @Test("two open first; another opens whenever the room left falls below one share; deep once all are open")
+    @Test("a connection carries at most its share; more open while the room left is less than what is in flight")
     func widensAsTheWindowGrows() throws {
-        var pool = PoolMachineHarness(connections: 4, initial: 2, streamsPerConnection: 10, stagger: 0)
+        var pool = PoolMachineHarness(connections: 6, initial: 2, streamsPerConnection: 10, stagger: 0)
         pool.apply(pool.machine.start())
         #expect(pool.opened.map(\.value) == [0, 1])
-        #expect(pool.machine.slots[2] == .idle && pool.machine.slots[3] == .idle)
+        #expect(pool.machine.slots[2...].allSatisfy { $0 == .idle })
         for id in pool.opened { readyAndAnswering(&pool, id) }
-        #expect(pool.machine.freeStreams == 20, "ten each while a slot is idle, though the servers allow 100")
+        #expect(pool.machine.freeStreams == 20, "ten each, though the servers allow 100")
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
 
         var inFlight: [ID: Int] = [:]
         let first = submit(11, &pool, inFlight: &inFlight)
-        #expect(first.prefix(10).allSatisfy { $0.isEmpty }, "room of 10 or more left: nothing opens")
-        #expect(first[10] == [.open(ID(value: 2))], "the 11th leaves 9: the third slot opens")
-        #expect(inFlight.values.sorted() == [5, 6], "spread evenly")
+        #expect(first.prefix(10).allSatisfy { $0.isEmpty }, "room of 10 or more left, as much as in flight: nothing opens")
+        #expect(first[10] == [.open(ID(value: 2))], "11 in flight, room 9: the third slot opens")
+        #expect(inFlight == [ID(value: 1): 10, ID(value: 0): 1], "packed: the last one readied first, while it has room")
 
-        // While the third connects it counts for its share: nothing more opens, and the two take up to ten each.
-        #expect(submit(9, &pool, inFlight: &inFlight).allSatisfy { $0.isEmpty })
-        #expect(inFlight.values.sorted() == [10, 10])
+        // While the third connects it counts for its share (room 19 for 12 in flight): nothing opens.
+        #expect(submit(1, &pool, inFlight: &inFlight) == [[]])
+        #expect(submit(8, &pool, inFlight: &inFlight) == [[], [], [], [.open(ID(value: 3))], [], [], [], []],
+                "16 in flight, room 14: the fourth")
         #expect(pool.machine.pickConnection() == nil && pool.machine.freeStreams == 0, "each at its share")
 
-        readyAndAnswering(&pool, ID(value: 2))
-        let third = submit(2, &pool, inFlight: &inFlight)
-        #expect(third == [[.open(ID(value: 3))], []], "room 9 after one more: the last slot opens")
-        #expect(pool.machine.idleSlots == 0)
-        readyAndAnswering(&pool, ID(value: 3))
-        // Every slot in use: each connection takes what its server allows.
-        #expect(pool.machine.freeStreams == 90 + 90 + 98 + 100)
-        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
-        #expect(pool.opened.count == 4)
+        // Readied, a connection takes its share, no more; the last slots open as what is in flight grows.
+        for id in [ID(value: 2), ID(value: 3)] { readyAndAnswering(&pool, id) }
+        #expect(submit(20, &pool, inFlight: &inFlight).flatMap { $0 } == [.open(ID(value: 4)), .open(ID(value: 5))])
+        #expect(pool.machine.idleSlots == 0 && pool.machine.pickConnection() == nil)
+        #expect(inFlight.values.sorted() == [10, 10, 10, 10])
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "no idle slot left")
+    }
+
+    @Test("a room short by several shares opens as many slots at once")
+    func opensSeveralAtOnce() throws {
+        var pool = PoolMachineHarness(connections: 8, initial: 1, streamsPerConnection: 10, stagger: 0)
+        pool.apply(pool.machine.start())
+        readyAndAnswering(&pool, ID(value: 0))
+        // A server that took ten at once (a whole turn's submits before the pool widened).
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 0), load: Load(available: 90, inFlight: 10)))
+        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 1))], "room 0 for 10: one share")
+        var big = PoolMachineHarness(connections: 8, initial: 2, streamsPerConnection: 10, stagger: 0)
+        big.apply(big.machine.start())
+        for id in big.opened { readyAndAnswering(&big, id) }
+        for id in big.opened {
+            big.apply(big.machine.requestStartedOrEnded(id, load: Load(available: 90, inFlight: 10)))
+        }
+        #expect(big.apply(big.machine.widenIfNeeded()) == [.open(ID(value: 2)), .open(ID(value: 3))],
+                "room 0 for 20: two shares")
     }
 
     @Test("a connection the server has not answered on yet counts for its share: a first limit of one stream opens nothing")

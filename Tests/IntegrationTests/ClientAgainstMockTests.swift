@@ -37,23 +37,26 @@ struct ClientAgainstMockTests {
         #expect(driver.completions == 3000, "a tag was reported twice")
     }
 
-    @Test("a window far below the stream limits still spreads over every connection")
-    func smallWindowSpreads() throws {
-        let fixture = try MockFixture()
-        let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: 3))
-        driver.maximumInFlight = 30
-        // All three up first: under a loaded test run one handshake can lag by seconds, and the connections already
-        // up then rightly take the early requests (seen once: 140 of 900 on the late one).
-        driver.start(waitingForReadyConnections: 3)
-        #expect(driver.pool.readyConnectionCount == 3)
-        driver.run(MockFixture.notifications(900))
+    @Test("the pool widens: connections open as the window grows, none carries more than its share, a drop puts no more in doubt")
+    func widensUnderLoad() throws {
+        let fixture = try MockFixture(faults: ["drop=every:150", "latency=1..3ms"])
+        var configuration = fixture.clientConfiguration(connections: 2)
+        configuration.maximumConnections = 8
+        configuration.streamsPerConnection = 10
+        let driver = try PoolDriver(configuration: configuration)
+        driver.maximumInFlight = 40
+        driver.run(MockFixture.notifications(1200))
         driver.close()
         let counters = fixture.server.stop()
-        #expect(driver.count(200) == 900)
-        #expect(counters.byConnection.count == 3, "requests by connection: \(counters.byConnection)")
-        for (connection, requests) in counters.byConnection {
-            #expect(requests >= 150, "connection \(connection) took \(requests) of 900 requests")
-        }
+        let (delivered, inDoubt, other) = finals(driver)
+        #expect(driver.failure == nil, "\(String(describing: driver.failure))")
+        #expect(driver.outcomes.count == 1200 && other == 0 && delivered + inDoubt == 1200)
+        #expect(counters.drops >= 4)
+        // Two at first; 40 in flight at ten each needs four more, and dropped ones are replaced.
+        #expect(counters.connectionsOpened >= 5, "opened \(counters.connectionsOpened)")
+        #expect(counters.byConnection.values.filter { $0 > 0 }.count >= 5, "requests by connection: \(counters.byConnection)")
+        #expect(inDoubt <= 10 * counters.drops, "\(inDoubt) in doubt for \(counters.drops) drops")
+        #expect(counters.refusedStreams == 0)
     }
 
     @Test("certificate trust: a client certificate for the topic, no provider token")

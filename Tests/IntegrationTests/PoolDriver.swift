@@ -156,6 +156,7 @@ struct MockFixture {
             authentication: .providerToken(signer, refreshIntervalSeconds: 50 * 60), tls: tls)
         configuration.maximumConnections = connections
         configuration.initialConnections = connections
+        configuration.streamsPerConnection = configuration.maximumStreamsPerConnection
         configuration.connectionStagger = 0.01
         configuration.requestTimeout = 60  // generous: sanitizers slow everything down many times
         return configuration

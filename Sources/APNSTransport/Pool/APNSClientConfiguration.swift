@@ -17,10 +17,11 @@ public struct APNSClientConfiguration: Sendable {
     public var authentication: Authentication
     public var tls: TLSClientConfiguration
     public var proxy: ProxyConfiguration?
-    /// Persistent connections at most. The pool widens rather than deepens: `initialConnections` open at the start,
-    /// `connectionStagger` seconds apart, then one more whenever the room left on the open ones falls below
-    /// `streamsPerConnection` (a warm spare), so each connection carries about that many requests and a dropped one
-    /// puts no more in doubt. Once all are open, each takes as many streams as its server allows.
+    /// Persistent connections at most. The pool widens rather than deepens: no connection carries more than
+    /// `streamsPerConnection` requests (what a dropped one puts in doubt); `initialConnections` open at the start,
+    /// `connectionStagger` seconds apart, and more as what is in flight grows (room kept for twice as much), so
+    /// warm spares are ready before they are needed. Requests in flight are at most
+    /// `maximumConnections × streamsPerConnection`.
     public var maximumConnections = 32
     public var initialConnections = 3
     public var streamsPerConnection = 128

@@ -7,13 +7,12 @@ import APNSHTTP2
 /// feeds it what its connections and timers report and runs the actions it returns.
 ///
 /// The pool has `maximumConnections` places (slots), each holding one connection, waiting to open one, or idle. It
-/// widens rather than deepens: `initialConnections` open at the start, a stagger apart, and while an idle slot is
-/// left each connection carries at most `streamsPerConnection` requests, and the pool opens the next slot whenever
-/// the room left on its connections falls below one connection's share (`widenIfNeeded`): a warm spare is always
-/// ready, and a connection that drops takes at most its share of what is in flight. Once every slot is in use the
-/// connections take as many streams as their servers allow. A connection that stops taking new streams (GOAWAY,
-/// stream ids used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a
-/// replacement. A slot's states (`ConnectionState`):
+/// widens rather than deepens: no connection carries more than `streamsPerConnection` requests (so a dropped one
+/// puts at most that many in doubt); `initialConnections` open at the start, a stagger apart, and more open as what
+/// is in flight grows (`widenIfNeeded`: room kept for twice what is in flight), spares kept warm; requests are
+/// packed onto few connections (`pickConnection`). A connection that stops taking new streams (GOAWAY, stream ids
+/// used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a replacement. A
+/// slot's states (`ConnectionState`):
 ///
 ///     idle ──widenIfNeeded──┐
 ///                           ▼
@@ -152,7 +151,8 @@ struct ConnectionPoolStateMachine {
     private(set) var idleSlots: Int
     var random: any RandomNumberGenerator
     private var nextID = 0
-    private var nextPick = 0
+    /// The slot `pickConnection` tries first.
+    private var current = 0
 
     /// - Parameters:
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
@@ -209,38 +209,32 @@ struct ConnectionPoolStateMachine {
     /// The slots opened at least once; the idle ones follow them.
     private var usedSlots: Int { slots.count - idleSlots }
 
-    /// Streams a ready connection may start now: what its server allows, and while the pool can still widen, no
-    /// more than `streamsPerConnection` in flight.
+    /// Streams a ready connection may start now: what its server allows, and no more than `streamsPerConnection`
+    /// in flight (what a dropped connection puts in doubt).
     @inline(__always)
     private func room(on load: Load) -> Int {
-        let allowed = max(0, load.available)
-        return idleSlots == 0 ? allowed : min(allowed, max(0, streamsPerConnection - load.inFlight))
+        min(max(0, load.available), max(0, streamsPerConnection - load.inFlight))
     }
 
-    /// The ready connection with a free stream and the fewest requests in flight; ties go round-robin. Load spreads
-    /// evenly whatever each server's stream limit (a dropped connection then takes only its share of what is in
-    /// flight), and a connection still at its initial limit of one stream gets its first request at once, which
-    /// lets the server raise the limit. The pool then starts the request there and reports the connection's new
-    /// load (`requestStartedOrEnded`).
+    /// A ready connection with room, packing rather than spreading: the one the last request went to while it has
+    /// room, else the first in slot order. Each turn's requests then go out on few connections (fewer writes on
+    /// both sides), the others stay warm spares, and none carries more than its share. A connection just ready
+    /// gets the next request (`connectionReady` points there): at its first stream limit of one, that request is
+    /// what lets the server raise it. The pool then starts the request there and reports the connection's new load
+    /// (`requestStartedOrEnded`).
     mutating func pickConnection() -> ConnectionID? {
         // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
         // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
         // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
         guard case .running = lifecycle else { return nil }
-        var best: Int?
-        var bestLoad = Int.max
-        let used = usedSlots
-        var index = nextPick < used ? nextPick : 0
-        for _ in 0..<used {
-            if case .active(_, let load, _) = slots[index], load.inFlight < bestLoad, room(on: load) > 0 {
-                best = index
-                bestLoad = load.inFlight
+        if current < slots.count, case .active(let id, let load, _) = slots[current], room(on: load) > 0 { return id }
+        for index in 0..<usedSlots {
+            if case .active(let id, let load, _) = slots[index], room(on: load) > 0 {
+                current = index
+                return id
             }
-            index = index + 1 == used ? 0 : index + 1
         }
-        nextPick = nextPick + 1 >= used ? 0 : nextPick + 1
-        guard let best, case .active(let id, _, _) = slots[best] else { return nil }
-        return id
+        return nil
     }
 
     // MARK: - Events
@@ -260,6 +254,7 @@ struct ConnectionPoolStateMachine {
     mutating func connectionReady(_ id: ConnectionID, load: Load) -> [Action] {
         guard let slot = slot(of: id), case .starting(_, let attempts) = slots[slot] else { return [] }
         slots[slot] = .active(id, load: load, attempts: attempts)
+        current = slot
         return [.reportFreeStreams]
     }
 
@@ -296,29 +291,37 @@ struct ConnectionPoolStateMachine {
         return []
     }
 
-    /// Opens the first idle slot when the room left on the connections (their free streams, and a full share for
-    /// each one still connecting) is less than one connection's share: called after each round of submits, so
-    /// the pool widens as the in-flight window grows, a spare ready before it is needed. One slot a call, and only
-    /// while the pool works (an open connection has answered, no connection has failed since the last answer): a
-    /// broken server is met by the back-off of the slots in use, not by a fresh connection for every turn.
+    /// Opens idle slots while the room left on the connections (their free streams, and a full share for each one
+    /// still connecting or not answered on yet) is less than what is in flight on them, and less than one share:
+    /// called after each round of submits, so the pool keeps room to double what is in flight (as the in-flight
+    /// window does in a round trip while it grows), and a new connection, a few round trips from carrying its share,
+    /// opens before it is needed. Only while the pool works (an open connection has answered, no connection has
+    /// failed since the last answer): a broken server is met by the back-off of the slots in use, not by fresh
+    /// connections.
     mutating func widenIfNeeded() -> [Action] {
         guard idleSlots > 0, case .running = lifecycle, failuresInARow == 0 else { return [] }
         var room = 0
+        var inFlight = 0
         for slot in 0..<usedSlots {
             switch slots[slot] {
             case .active(let id, let load, _):
+                inFlight += load.inFlight
                 // A connection the server has not answered on yet may still be at its first stream limit (APNs
                 // allows one stream until a request with a valid token went through): it counts for its share.
                 room += answering.contains(id) ? self.room(on: load) : max(0, streamsPerConnection - load.inFlight)
             case .starting: room += streamsPerConnection
             case .idle, .backingOff, .draining, .closed: break
             }
-            if room >= streamsPerConnection { return [] }
         }
-        guard anyConnectionAnswering else { return [] }
-        let slot = usedSlots
-        idleSlots -= 1
-        return open(slot, attempts: 0)
+        let wanted = max(streamsPerConnection, inFlight)
+        guard room < wanted, anyConnectionAnswering else { return [] }
+        var actions: [Action] = []
+        for _ in 0..<min(idleSlots, (wanted - room + streamsPerConnection - 1) / streamsPerConnection) {
+            let slot = usedSlots
+            idleSlots -= 1
+            actions += open(slot, attempts: 0)
+        }
+        return actions
     }
 
     mutating func timerFired(_ timer: Timer) -> [Action] {
