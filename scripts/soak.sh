@@ -5,17 +5,21 @@
 # accepted notifications (one line per record, delivered within accepted, no token accepted twice, in doubt
 # within 150 per lost connection). Exits non-zero on any failure; prints the figures.
 #
+# With SOAK_RTT=ms, scripts/rtt-relay.py stands between them and adds that round-trip time (half each way), as the
+# way to APNs does.
+#
 # Usage: scripts/soak.sh [records, default 3000] [kill rounds, default 2]
-# Environment: APNS_BULK_BIN (use this executable instead of building), SOAK_SEED (default 1),
-#   SOAK_FAULTS (replace the fault list), SOAK_CONNECTIONS (default 3), SOAK_TIMEOUT (seconds per run, default 300),
+# Environment: APNS_BULK_BIN (use this executable instead of building), SOAK_SEED (default 1), SOAK_RTT (default 0),
+#   SOAK_FAULTS (replace the fault list), SOAK_CONNECTIONS (default 8), SOAK_TIMEOUT (seconds per run, default 300),
 #   SOAK_KEEP=1 (keep the work directory: campaign, results, accepted log, counters, logs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDS=${1:-3000}
 ROUNDS=${2:-2}
 SEED=${SOAK_SEED:-1}
-CONNECTIONS=${SOAK_CONNECTIONS:-3}
+CONNECTIONS=${SOAK_CONNECTIONS:-8}
 TIMEOUT=${SOAK_TIMEOUT:-300}
+RTT=${SOAK_RTT:-0}
 # Drops and GOAWAYs every few thousand requests (fewer on short soaks, so there are some), the rest by rate.
 EVERY=$(( RECORDS / 6 > 5000 ? 5000 : (RECORDS / 6 < 200 ? 200 : RECORDS / 6) ))
 FAULTS=${SOAK_FAULTS:-"drop=every:$EVERY,goaway=every:$(( EVERY * 3 / 2 )),lower-streams=after:$(( EVERY / 2 )):to:50,429=0.005,500=0.003,503=0.003,expired-token=every:$(( EVERY * 2 )),latency=0..5ms"}
@@ -29,9 +33,11 @@ BIN=$APNS_BULK_BIN
 WORK=$(mktemp -d)
 MOCK=""
 SEND=""
+RELAY=""
 cleanup() {
     [ -n "$SEND" ] && kill -9 "$SEND" 2>/dev/null || true
     [ -n "$MOCK" ] && kill -9 "$MOCK" 2>/dev/null || true
+    [ -n "$RELAY" ] && kill "$RELAY" 2>/dev/null || true
     if [ -n "${SOAK_KEEP:-}" ]; then echo "soak: files kept in $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -55,11 +61,20 @@ python3 scripts/gen-campaign.py --records "$RECORDS" --out "$WORK/campaign.ndjso
 MOCK=$!
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || { echo "soak: the mock did not start" >&2; cat "$WORK/mock.log" >&2; exit 1; }
-send=("$BIN" send "$WORK/campaign.ndjson" --results "$WORK/results.ndjson" --endpoint "https://127.0.0.1:$(cat "$WORK/port")"
+PORT=$(cat "$WORK/port")
+if [ "$RTT" != 0 ]; then
+    python3 scripts/rtt-relay.py --target "$PORT" --delay-ms "$(awk -v r="$RTT" 'BEGIN {print r / 2}')" \
+        --port-file "$WORK/relay.port" 2>"$WORK/relay.log" &
+    RELAY=$!
+    for _ in $(seq 1 100); do [ -s "$WORK/relay.port" ] && break; sleep 0.1; done
+    [ -s "$WORK/relay.port" ] || { echo "soak: the relay did not start" >&2; cat "$WORK/relay.log" >&2; exit 1; }
+    PORT=$(cat "$WORK/relay.port")
+fi
+send=("$BIN" send "$WORK/campaign.ndjson" --results "$WORK/results.ndjson" --endpoint "https://127.0.0.1:$PORT"
       --ca-file "$WORK/ca.pem" --key samples/keys/AuthKey_TEST123456.p8 --key-id TEST123456 --team-id TEAMID1234
       --topic com.example.apnsbulk --connections "$CONNECTIONS" --progress none)
 
-echo "soak: $RECORDS records, $ROUNDS kill rounds, seed $SEED, faults $FAULTS"
+echo "soak: $RECORDS records, $ROUNDS kill rounds, seed $SEED, RTT $RTT ms, $CONNECTIONS connections, faults $FAULTS"
 RANDOM=$SEED
 START=$(date +%s)
 KILLS=0
