@@ -28,7 +28,8 @@ struct HTTP2FlowControlTests {
     @Test("1000 concurrent 5120-byte bodies through the default 64 KiB windows: WINDOW_UPDATEs keep them flowing")
     func manyBodiesSmallWindows() throws {
         let pair = try InMemoryHTTP2Pair(
-            server: HTTP2ServerConfiguration(maxConcurrentStreams: 1000, initialStreamWindowSize: 65_535, connectionWindowSize: 65_535),
+            server: HTTP2ServerConfiguration(
+                maxConcurrentStreams: 1000, receiveWindows: HTTP2ReceiveWindows(stream: 65_535, connection: 65_535)),
             chunkSize: 4096)
         pair.interact()
         #expect(pair.client.availableStreamSlots == 1000)
@@ -61,7 +62,8 @@ struct HTTP2FlowControlTests {
     @Test("response bodies larger than the client's windows and the kept maximum")
     func largeResponses() throws {
         let pair = try InMemoryHTTP2Pair(
-            client: HTTP2ClientConfiguration(initialStreamWindowSize: 1000, connectionWindowSize: 65_535, maximumResponseBodyBytes: 3000),
+            client: HTTP2ClientConfiguration(
+                receiveWindows: HTTP2ReceiveWindows(stream: 1000, connection: 65_535), maximumResponseBodyBytes: 3000),
             server: HTTP2ServerConfiguration(maxConcurrentStreams: 100))
         pair.interact()
         var fields = HTTP2HeaderFieldList()
@@ -88,7 +90,7 @@ struct HTTP2FlowControlTests {
     @Test("an answer past the kept maximum is taken as it stands and its stream reset: the rest is never read")
     func oversizedAnswerResetsItsStream() throws {
         let pair = try InMemoryHTTP2Pair(
-            client: HTTP2ClientConfiguration(initialStreamWindowSize: 16_384, maximumResponseBodyBytes: 3000),
+            client: HTTP2ClientConfiguration(receiveWindows: HTTP2ReceiveWindows(stream: 16_384), maximumResponseBodyBytes: 3000),
             server: HTTP2ServerConfiguration(maxConcurrentStreams: 100), chunkSize: 4096)
         pair.interact()
         var fields = HTTP2HeaderFieldList()
@@ -108,7 +110,8 @@ struct HTTP2FlowControlTests {
 
     @Test("a request whose body never left (no flow-control window) was not sent; a complete one is in doubt")
     func endStreamDecidesWhatWasSent() throws {
-        let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 100, initialStreamWindowSize: 1))
+        let pair = try InMemoryHTTP2Pair(
+            server: HTTP2ServerConfiguration(maxConcurrentStreams: 100, receiveWindows: HTTP2ReceiveWindows(stream: 1)))
         pair.interact()
         var fields = HTTP2HeaderFieldList()
         APNSLikeTraffic.fill(&fields, tag: 1)

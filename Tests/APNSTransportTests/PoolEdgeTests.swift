@@ -29,8 +29,8 @@ struct PoolEdgeTests {
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
             $0.identity = .pemFiles(certificateChainPath: TLSFixtures.path("server-rsa-chain.pem"),
                                     privateKeyPath: TLSFixtures.path("server-rsa.key"))
-            $0.maximumVersion = .tls1_2
-            $0.cipherList = "ECDHE-RSA-AES128-SHA256"
+            $0.handshake.maximumVersion = .tls1_2
+            $0.handshake.cipherList = "ECDHE-RSA-AES128-SHA256"
         })
         defer { server.close() }
         let (error, seconds) = try failure(port: server.port, loop: loop)

@@ -132,7 +132,8 @@ final class PoolProbe: PushTransportDelegate {
     static func configuration(port: Int, connections: Int = 1) -> APNSClientConfiguration {
         var configuration = APNSClientConfiguration(
             endpoint: APNSEndpoint(host: "127.0.0.1", port: port), authentication: .certificate,
-            tls: TLSClientConfiguration(trustRoots: TLSFixtures.rootCA, handshakeTimeout: 5))
+            tls: TLSClientConfiguration(trustRoots: TLSFixtures.rootCA))
+        configuration.tls.handshake.timeout = 5
         configuration.maximumConnections = connections
         configuration.initialConnections = connections
         configuration.streamsPerConnection = configuration.maximumStreamsPerConnection

@@ -17,9 +17,9 @@ struct TLSConnectionTests {
         let loop = try EventLoop()
         // Generous handshake timeouts: under a sanitizer, next to other tests' processes, 5 s is not always enough.
         let server = try TLSTestServer(
-            loop: loop, context: try TLSFixtures.serverContext { $0.handshakeTimeout = 60 }, echo: true)
+            loop: loop, context: try TLSFixtures.serverContext { $0.handshake.timeout = 60 }, echo: true)
         let recorder = TLSRecorder()
-        let context = try TLSFixtures.clientContext { $0.handshakeTimeout = 60 }
+        let context = try TLSFixtures.clientContext { $0.handshake.timeout = 60 }
         let client = try #require(try connectClient(loop: loop, port: server.port, context: context, recorder: recorder))
         let data = payload(4 << 20, seed: 7)
         client.write(data)  // queued before the handshake: goes out right after it
@@ -82,14 +82,14 @@ struct TLSConnectionTests {
     @Test("a TLS 1.2 server negotiates an ECDHE AEAD suite from the forward-secret list")
     func tls12() throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext { $0.maximumVersion = .tls1_2 })
+        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext { $0.handshake.maximumVersion = .tls1_2 })
         let recorder = TLSRecorder()
         let client = try connectClient(loop: loop, port: server.port, context: try TLSFixtures.clientContext(),
                                        recorder: recorder)
         spin(loop) { recorder.isDone }
         let info = try #require(recorder.info)
         #expect(info.protocolVersion == "TLSv1.2")
-        #expect(TLSClientConfiguration.forwardSecretCipherList.split(separator: ":").contains(Substring(info.cipherSuite)))
+        #expect(TLSHandshakeSettings.forwardSecretCipherList.split(separator: ":").contains(Substring(info.cipherSuite)))
         #expect(info.cipherSuite.hasPrefix("ECDHE-ECDSA-"))
         client?.abort()
         server.close()
@@ -113,10 +113,10 @@ struct TLSConnectionTests {
     func alpnSelection() throws {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.applicationProtocols = ["h2", "http/1.1"]
+            $0.handshake.applicationProtocols = ["h2", "http/1.1"]
         })
         let recorder = TLSRecorder()
-        let context = try TLSFixtures.clientContext { $0.applicationProtocols = ["http/1.1", "h2"] }
+        let context = try TLSFixtures.clientContext { $0.handshake.applicationProtocols = ["http/1.1", "h2"] }
         let client = try connectClient(loop: loop, port: server.port, context: context, recorder: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.info?.applicationProtocol == "h2")  // the server's preference wins
@@ -159,7 +159,7 @@ struct TLSConnectionTests {
         var silent: [Socket] = []
         let listener = try SocketListener(loop: loop) { silent.append($0) }  // accepts, never answers
         let recorder = TLSRecorder()
-        let context = try TLSFixtures.clientContext { $0.handshakeTimeout = 0.3 }
+        let context = try TLSFixtures.clientContext { $0.handshake.timeout = 0.3 }
         _ = try connectClient(loop: loop, port: listener.port, context: context, recorder: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.closeError?.kind == .timeout)

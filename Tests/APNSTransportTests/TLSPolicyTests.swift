@@ -10,8 +10,8 @@ struct TLSPolicyTests {
         let rsaOnly = try TLSFixtures.serverContext {
             $0.identity = .pemFiles(certificateChainPath: TLSFixtures.path("server-rsa-chain.pem"),
                                     privateKeyPath: TLSFixtures.path("server-rsa.key"))
-            $0.maximumVersion = .tls1_2
-            $0.cipherList = "AES128-GCM-SHA256"
+            $0.handshake.maximumVersion = .tls1_2
+            $0.handshake.cipherList = "AES128-GCM-SHA256"
         }
         let server = try TLSTestServer(loop: loop, context: rsaOnly)
         let refused = TLSRecorder()
@@ -23,7 +23,7 @@ struct TLSPolicyTests {
 
         // Control: the same server is reachable when the client allows that suite, so the policy made the difference.
         let allowed = TLSRecorder()
-        let lax = try TLSFixtures.clientContext { $0.cipherList = "AES128-GCM-SHA256" }
+        let lax = try TLSFixtures.clientContext { $0.handshake.cipherList = "AES128-GCM-SHA256" }
         let client = try connectClient(loop: loop, port: server.port, context: lax, recorder: allowed)
         spin(loop) { allowed.isDone }
         #expect(allowed.info?.cipherSuite == "AES128-GCM-SHA256")
@@ -100,7 +100,7 @@ struct TLSPolicyTests {
     func noH2(serverProtocols: [String]) throws {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.applicationProtocols = serverProtocols
+            $0.handshake.applicationProtocols = serverProtocols
         })
         let recorder = TLSRecorder()
         _ = try connectClient(loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: recorder)

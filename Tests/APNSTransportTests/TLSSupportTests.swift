@@ -27,13 +27,15 @@ enum TLSFixtures {
                                                      privateKeyPath: path("client.key"))
 
     static func clientContext(_ change: (inout TLSClientConfiguration) throws -> Void = { _ in }) throws -> TLSClientContext {
-        var configuration = TLSClientConfiguration(trustRoots: rootCA, handshakeTimeout: 5)
+        var configuration = TLSClientConfiguration(trustRoots: rootCA)
+        configuration.handshake.timeout = 5
         try change(&configuration)
         return try TLSClientContext(configuration)
     }
 
     static func serverContext(_ change: (inout TLSServerConfiguration) throws -> Void = { _ in }) throws -> TLSServerContext {
-        var configuration = TLSServerConfiguration(identity: serverIdentity, handshakeTimeout: 5)
+        var configuration = TLSServerConfiguration(identity: serverIdentity)
+        configuration.handshake.timeout = 5
         try change(&configuration)
         return try TLSServerContext(configuration)
     }
@@ -209,9 +211,9 @@ struct TLSSupportTests {
     func badConfiguration() throws {
         #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = ["sha256/abc"] } }
         #expect(throws: TransportError.self) {
-            try TLSFixtures.clientContext { $0.minimumVersion = .tls1_3; $0.maximumVersion = .tls1_2 }
+            try TLSFixtures.clientContext { $0.handshake.minimumVersion = .tls1_3; $0.handshake.maximumVersion = .tls1_2 }
         }
-        #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.cipherList = "NO-SUCH-CIPHER" } }
+        #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.handshake.cipherList = "NO-SUCH-CIPHER" } }
         #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.trustRoots = .pem("nothing") } }
         _ = try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = [try TLSFixtures.pin("root-ca")] }
         _ = try TLSClientContext(TLSClientConfiguration())  // the system store loads

@@ -126,14 +126,8 @@ public struct APNSErrorBody: Sendable, Hashable {
     /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
     public var timestamp: Int64?
 
-    public init(reason: APNSReason? = nil, timestamp: Int64? = nil) {
-        self.reason = reason
-        self.timestamp = timestamp
-    }
-
     /// Reads `reason` and `timestamp`; a body that is empty or not such JSON leaves them nil.
     public init<Bytes: Collection<UInt8>>(parsing bytes: Bytes) {
-        self.init()
         guard !bytes.isEmpty else { return }
         let body = Array(bytes)
         let scanner = JSONScanner(body)

@@ -105,8 +105,8 @@ public struct JSONScanner {
     ) throws(JSONSyntaxError) -> Value {
         guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of JSON") }
         switch byte(at: position) {
-        case UInt8(ascii: "{"): return try scanObject(at: &position, end: end, depth: depth + 1, reported, &visitor)
-        case UInt8(ascii: "["): return try scanArray(at: &position, end: end, depth: depth + 1, reported, &visitor)
+        case UInt8(ascii: "{"): return try scanContainer(.object, at: &position, end: end, depth: depth + 1, reported, &visitor)
+        case UInt8(ascii: "["): return try scanContainer(.array, at: &position, end: end, depth: depth + 1, reported, &visitor)
         case UInt8(ascii: "\""): return try scanPlainString(at: &position, end: end)
         case UInt8(ascii: "t"): return try scanLiteral("true", .true, at: &position, end: end)
         case UInt8(ascii: "f"): return try scanLiteral("false", .false, at: &position, end: end)
@@ -126,66 +126,72 @@ public struct JSONScanner {
         return try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
     }
 
-    @inlinable
-    func scanObject<Visitor: JSONMemberVisitor>(
-        at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
+    /// An object or array (`container`, whose bracket is at `position`): its members or elements, and the
+    /// members `visitor` is to hear of. Inlined at its two calls, so each copy knows its `container`.
+    @inlinable @inline(__always)
+    func scanContainer<Visitor: JSONMemberVisitor>(
+        _ container: Kind, at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
     ) throws(JSONSyntaxError) -> Value {
-        guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
         let start = position
-        position = skipSpaceInScan(position + 1, end)
-        if position < end, byte(at: position) == UInt8(ascii: "}") {
-            position += 1
-            return Value(kind: .object, range: start..<position, hasEscapes: false)
+        if try opensEmpty(container, at: &position, end: end, depth: depth) {
+            return Value(kind: container, range: start..<position, hasEscapes: false)
         }
         while true {
-            guard position < end, byte(at: position) == UInt8(ascii: "\"") else {
-                throw JSONSyntaxError(offset: position, message: "expected a string key")
+            if container == .array {
+                _ = try scanMemberValue(at: &position, end: end, depth: depth, reported, &visitor)
+            } else {
+                guard position < end, byte(at: position) == UInt8(ascii: "\"") else {
+                    throw JSONSyntaxError(offset: position, message: "expected a string key")
+                }
+                let key = try scanPlainString(at: &position, end: end)
+                position = skipSpaceInScan(position, end)
+                guard position < end, byte(at: position) == UInt8(ascii: ":") else {
+                    throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
+                }
+                position = skipSpaceInScan(position + 1, end)
+                let value = try scanMemberValue(at: &position, end: end, depth: depth, reported, &visitor)
+                if depth <= reported { visitor.member(depth: depth, key: key, value: value, in: self) }
             }
-            let key = try scanPlainString(at: &position, end: end)
-            position = skipSpaceInScan(position, end)
-            guard position < end, byte(at: position) == UInt8(ascii: ":") else {
-                throw JSONSyntaxError(offset: position, message: "expected ':' after a key")
+            if try closesAfterItem(container, at: &position, end: end) {
+                return Value(kind: container, range: start..<position, hasEscapes: false)
             }
-            position = skipSpaceInScan(position + 1, end)
-            let value = try scanMemberValue(at: &position, end: end, depth: depth, reported, &visitor)
-            if depth <= reported { visitor.member(depth: depth, key: key, value: value, in: self) }
-            position = skipSpaceInScan(position, end)
-            guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated object") }
-            if byte(at: position) == UInt8(ascii: "}") {
-                position += 1
-                return Value(kind: .object, range: start..<position, hasEscapes: false)
-            }
-            guard byte(at: position) == UInt8(ascii: ",") else {
-                throw JSONSyntaxError(offset: position, message: "expected ',' or '}' in an object")
-            }
-            position = skipSpaceInScan(position + 1, end)
         }
     }
 
-    @inlinable
-    func scanArray<Visitor: JSONMemberVisitor>(
-        at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
-    ) throws(JSONSyntaxError) -> Value {
+    /// Steps into the object or array (`container`) whose bracket is at `position` and past the blanks after it;
+    /// true when it closes right there (`{}`, `[]`), with `position` past its closing bracket. Checks the depth.
+    @inlinable @inline(__always)
+    func opensEmpty(_ container: Kind, at position: inout Int, end: Int, depth: Int) throws(JSONSyntaxError) -> Bool {
         guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
-        let start = position
         position = skipSpaceInScan(position + 1, end)
-        if position < end, byte(at: position) == UInt8(ascii: "]") {
+        guard position < end, byte(at: position) == Self.closingBracket(of: container) else { return false }
+        position += 1
+        return true
+    }
+
+    /// After a member or element of the object or array `container`: steps past the blanks and the comma to the
+    /// next one (false), or past the closing bracket (true).
+    @inlinable @inline(__always)
+    func closesAfterItem(_ container: Kind, at position: inout Int, end: Int) throws(JSONSyntaxError) -> Bool {
+        position = skipSpaceInScan(position, end)
+        guard position < end else {
+            throw JSONSyntaxError(offset: position, message: container == .object ? "unterminated object" : "unterminated array")
+        }
+        if byte(at: position) == Self.closingBracket(of: container) {
             position += 1
-            return Value(kind: .array, range: start..<position, hasEscapes: false)
+            return true
         }
-        while true {
-            _ = try scanMemberValue(at: &position, end: end, depth: depth, reported, &visitor)
-            position = skipSpaceInScan(position, end)
-            guard position < end else { throw JSONSyntaxError(offset: position, message: "unterminated array") }
-            if byte(at: position) == UInt8(ascii: "]") {
-                position += 1
-                return Value(kind: .array, range: start..<position, hasEscapes: false)
-            }
-            guard byte(at: position) == UInt8(ascii: ",") else {
-                throw JSONSyntaxError(offset: position, message: "expected ',' or ']' in an array")
-            }
-            position = skipSpaceInScan(position + 1, end)
+        guard byte(at: position) == UInt8(ascii: ",") else {
+            let expected = container == .object ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array"
+            throw JSONSyntaxError(offset: position, message: expected)
         }
+        position = skipSpaceInScan(position + 1, end)
+        return false
+    }
+
+    @inlinable @inline(__always)
+    static func closingBracket(of container: Kind) -> UInt8 {
+        container == .object ? UInt8(ascii: "}") : UInt8(ascii: "]")
     }
 
     /// The string scan, inlined where it is called for the commonest string: printable ASCII without escapes,

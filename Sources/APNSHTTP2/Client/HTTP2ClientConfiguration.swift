@@ -7,10 +7,8 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
     /// default: APNs starts token-auth connections at one stream and refuses streams over its limit (nghttp2 on
     /// its own would assume 100). See `HTTP2StreamSlots`.
     public var assumedPeerMaxConcurrentStreams: Int
-    /// SETTINGS_INITIAL_WINDOW_SIZE we announce: how much response data the server may send per stream.
-    public var initialStreamWindowSize: Int
-    /// The connection-level receive window we open (WINDOW_UPDATE on stream 0).
-    public var connectionWindowSize: Int
+    /// How much response data the server may send before we read it.
+    public var receiveWindows: HTTP2ReceiveWindows
     /// The most response-body bytes kept per stream (APNs bodies are small JSON); the rest is dropped.
     public var maximumResponseBodyBytes: Int
     /// The highest client stream id this session uses: once the next id would pass it, the session takes no new
@@ -24,15 +22,13 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
     public init(
         maximumConcurrentStreams: Int = 1000,
         assumedPeerMaxConcurrentStreams: Int = 1,
-        initialStreamWindowSize: Int = 1 << 20,
-        connectionWindowSize: Int = 1 << 24,
+        receiveWindows: HTTP2ReceiveWindows = HTTP2ReceiveWindows(),
         maximumResponseBodyBytes: Int = 16 << 10,
         lastStreamID: Int32 = HTTP2ClientConfiguration.defaultLastStreamID
     ) {
         self.maximumConcurrentStreams = maximumConcurrentStreams
         self.assumedPeerMaxConcurrentStreams = assumedPeerMaxConcurrentStreams
-        self.initialStreamWindowSize = initialStreamWindowSize
-        self.connectionWindowSize = connectionWindowSize
+        self.receiveWindows = receiveWindows
         self.maximumResponseBodyBytes = maximumResponseBodyBytes
         self.lastStreamID = lastStreamID
     }
@@ -43,8 +39,7 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
         guard assumedPeerMaxConcurrentStreams >= 1 else {
             throw .invalidArgument("assumedPeerMaxConcurrentStreams must be at least 1")
         }
-        try HTTP2ServerConfiguration.validateWindow(initialStreamWindowSize, "initialStreamWindowSize")
-        try HTTP2ServerConfiguration.validateWindow(connectionWindowSize, "connectionWindowSize")
+        try receiveWindows.validate()
         guard maximumResponseBodyBytes >= 0 else { throw .invalidArgument("maximumResponseBodyBytes must not be negative") }
         guard lastStreamID >= 1 else { throw .invalidArgument("lastStreamID must be at least 1") }
     }
@@ -56,10 +51,8 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS in the first SETTINGS frame (the APNs mock starts token-auth connections
     /// at 1 and raises it later with `HTTP2ServerSession.setMaxConcurrentStreams`).
     public var maxConcurrentStreams: Int
-    /// SETTINGS_INITIAL_WINDOW_SIZE we announce: how much request data the client may send per stream.
-    public var initialStreamWindowSize: Int
-    /// The connection-level receive window we open (WINDOW_UPDATE on stream 0).
-    public var connectionWindowSize: Int
+    /// How much request data the client may send before we read it.
+    public var receiveWindows: HTTP2ReceiveWindows
     /// The most request-body bytes kept per stream; the full length is still counted (`bodyByteCount`), so a
     /// mock can answer PayloadTooLarge.
     public var maximumRequestBodyBytes: Int
@@ -69,14 +62,12 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
 
     public init(
         maxConcurrentStreams: Int = 1,
-        initialStreamWindowSize: Int = 1 << 20,
-        connectionWindowSize: Int = 1 << 24,
+        receiveWindows: HTTP2ReceiveWindows = HTTP2ReceiveWindows(),
         maximumRequestBodyBytes: Int = 64 << 10,
         resetRateLimit: HTTP2ResetRateLimit = HTTP2ResetRateLimit()
     ) {
         self.maxConcurrentStreams = maxConcurrentStreams
-        self.initialStreamWindowSize = initialStreamWindowSize
-        self.connectionWindowSize = connectionWindowSize
+        self.receiveWindows = receiveWindows
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
         self.resetRateLimit = resetRateLimit
     }
@@ -85,16 +76,33 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
         guard (0...Int(UInt32.max)).contains(maxConcurrentStreams) else {
             throw .invalidArgument("maxConcurrentStreams out of range")
         }
-        try Self.validateWindow(initialStreamWindowSize, "initialStreamWindowSize")
-        try Self.validateWindow(connectionWindowSize, "connectionWindowSize")
+        try receiveWindows.validate()
         guard maximumRequestBodyBytes >= 0 else { throw .invalidArgument("maximumRequestBodyBytes must not be negative") }
         guard resetRateLimit.burst >= 1, resetRateLimit.perSecond >= 0 else {
             throw .invalidArgument("resetRateLimit needs a burst of at least 1 and a non-negative rate")
         }
     }
+}
+
+/// The receive windows a session opens, client or server: how much the peer may send per stream and over the whole
+/// connection before we read it (RFC 9113 section 6.9).
+public struct HTTP2ReceiveWindows: Hashable, Sendable {
+    /// SETTINGS_INITIAL_WINDOW_SIZE we announce: how much data the peer may send per stream.
+    public var stream: Int
+    /// The connection-level receive window we open (WINDOW_UPDATE on stream 0).
+    public var connection: Int
+
+    public init(stream: Int = 1 << 20, connection: Int = 1 << 24) {
+        self.stream = stream
+        self.connection = connection
+    }
 
     /// A flow-control window must lie in 1...2^31-1 (RFC 9113 section 6.9.2).
-    static func validateWindow(_ size: Int, _ name: String) throws(HTTP2Error) {
-        guard (1...Int(Int32.max)).contains(size) else { throw .invalidArgument("\(name) must be in 1...2147483647") }
+    func validate() throws(HTTP2Error) {
+        let allowed = 1...Int(Int32.max)
+        guard allowed.contains(stream) else { throw .invalidArgument("the stream receive window must be in \(allowed)") }
+        guard allowed.contains(connection) else {
+            throw .invalidArgument("the connection receive window must be in \(allowed)")
+        }
     }
 }

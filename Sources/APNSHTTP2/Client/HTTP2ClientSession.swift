@@ -36,8 +36,8 @@ public final class HTTP2ClientSession: HTTP2Session {
             role: .client,
             enablePush: false,
             maxConcurrentStreams: nil,
-            initialWindowSize: UInt32(configuration.initialStreamWindowSize),
-            connectionWindowSize: Int32(configuration.connectionWindowSize),
+            initialWindowSize: UInt32(configuration.receiveWindows.stream),
+            connectionWindowSize: Int32(configuration.receiveWindows.connection),
             assumedPeerMaxConcurrentStreams: UInt32(clamping: configuration.assumedPeerMaxConcurrentStreams)))
         records.reserveCapacity(256)
         eventBytes.reserveCapacity(16 << 10)

@@ -32,8 +32,8 @@ public final class HTTP2ServerSession: HTTP2Session {
             role: .server,
             enablePush: nil,
             maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
-            initialWindowSize: UInt32(configuration.initialStreamWindowSize),
-            connectionWindowSize: Int32(configuration.connectionWindowSize),
+            initialWindowSize: UInt32(configuration.receiveWindows.stream),
+            connectionWindowSize: Int32(configuration.receiveWindows.connection),
             assumedPeerMaxConcurrentStreams: nil))
         nghttp2.attach(self)
     }

@@ -77,12 +77,8 @@ public struct MockServerTLS: Sendable {
             }
         }
         let policy: TLSClientCertificatePolicy = clientCertificateTrust.map { .optional(trustRoots: $0) } ?? .none
-        let configuration = TLSServerConfiguration(
-            identity: tlsIdentity,
-            applicationProtocols: ["h2"],
-            clientCertificates: policy,
-            handshakeTimeout: handshakeTimeout
-        )
+        var configuration = TLSServerConfiguration(identity: tlsIdentity, clientCertificates: policy)
+        configuration.handshake.timeout = handshakeTimeout
         do throws(TransportError) {
             return (try TLSServerContext(configuration), issuer)
         } catch {

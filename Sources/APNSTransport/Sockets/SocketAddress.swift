@@ -49,57 +49,74 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// The address in a `sockaddr_in` or `sockaddr_in6`.
     init?<Address: IPSocketAddressStorage>(_ storage: Address) {
-        var text = [CChar](repeating: 0, count: Int(Address.textLength) + 1)
-        guard storage.ipText(into: &text) else { return nil }
-        self.init(family: Address.family, raw: SocketSystemCalls.bytes(of: storage), host: Self.string(text),
+        guard let host = storage.ipText else { return nil }
+        self.init(family: Address.family, raw: SocketSystemCalls.bytes(of: storage), host: host,
                   port: Int(UInt16(bigEndian: storage.port)))
-    }
-
-    private static func string(_ text: [CChar]) -> String {
-        String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
 // MARK: - IPSocketAddressStorage
 
-/// What `SocketAddress` reads and writes in a `sockaddr_in` or a `sockaddr_in6`, so one piece of code serves both.
+/// What `SocketAddress` reads and writes in a `sockaddr_in` or a `sockaddr_in6`, so one piece of code serves both:
+/// the two differ only in their family's constants and in where they keep the family, the address and the port
+/// (`IPSocketAddressLayout`).
 protocol IPSocketAddressStorage {
-    /// `AF_INET` or `AF_INET6`.
-    static var family: Int32 { get }
-    /// The longest text `inet_ntop` makes of an address of the family.
-    static var textLength: Int32 { get }
+    /// `in_addr` or `in6_addr`.
+    associatedtype IP
+    static var layout: IPSocketAddressLayout<Self, IP> { get }
     init()
-    var family: sa_family_t { get set }
-    /// Sets the address to the one `literal` names (`inet_pton`); false when it names none of this family.
-    mutating func setIP(_ literal: String) -> Bool
-    /// The address as text (`inet_ntop`) in `text`; false on failure.
-    func ipText(into text: inout [CChar]) -> Bool
+}
+
+/// A family's constants and the fields of its `sockaddr_in`/`sockaddr_in6`.
+struct IPSocketAddressLayout<Storage, IP> {
+    /// `AF_INET` or `AF_INET6`.
+    let family: Int32
+    /// The longest text `inet_ntop` makes of an address of the family.
+    let textLength: Int32
+    let familyField: WritableKeyPath<Storage, sa_family_t>
+    let ipField: WritableKeyPath<Storage, IP>
     /// Network byte order.
-    var port: in_port_t { get set }
+    let portField: WritableKeyPath<Storage, in_port_t>
+}
+
+extension IPSocketAddressStorage {
+    static var family: Int32 { layout.family }
+    static var textLength: Int32 { layout.textLength }
+    var family: sa_family_t {
+        get { self[keyPath: Self.layout.familyField] }
+        set { self[keyPath: Self.layout.familyField] = newValue }
+    }
+    /// Network byte order.
+    var port: in_port_t {
+        get { self[keyPath: Self.layout.portField] }
+        set { self[keyPath: Self.layout.portField] = newValue }
+    }
+
+    /// Sets the address to the one `literal` names (`inet_pton`); false when it names none of this family.
+    mutating func setIP(_ literal: String) -> Bool {
+        SocketSystemCalls.parseIP(literal, family: Self.family, into: &self[keyPath: Self.layout.ipField])
+    }
+
+    /// The address as text (`inet_ntop`); nil on failure.
+    var ipText: String? {
+        SocketSystemCalls.ipText(self[keyPath: Self.layout.ipField], family: Self.family, maximumLength: Self.textLength)
+    }
 }
 
 extension sockaddr_in: IPSocketAddressStorage {
-    static var family: Int32 { AF_INET }
-    static var textLength: Int32 { INET_ADDRSTRLEN }
-    var family: sa_family_t { get { sin_family } set { sin_family = newValue } }
-    mutating func setIP(_ literal: String) -> Bool { inet_pton(AF_INET, literal, &sin_addr) == 1 }
-    func ipText(into text: inout [CChar]) -> Bool {
-        var ip = sin_addr
-        return inet_ntop(AF_INET, &ip, &text, socklen_t(text.count)) != nil
+    static var layout: IPSocketAddressLayout<Self, in_addr> {
+        IPSocketAddressLayout(
+            family: AF_INET, textLength: INET_ADDRSTRLEN,
+            familyField: \.sin_family, ipField: \.sin_addr, portField: \.sin_port)
     }
-    var port: in_port_t { get { sin_port } set { sin_port = newValue } }
 }
 
 extension sockaddr_in6: IPSocketAddressStorage {
-    static var family: Int32 { AF_INET6 }
-    static var textLength: Int32 { INET6_ADDRSTRLEN }
-    var family: sa_family_t { get { sin6_family } set { sin6_family = newValue } }
-    mutating func setIP(_ literal: String) -> Bool { inet_pton(AF_INET6, literal, &sin6_addr) == 1 }
-    func ipText(into text: inout [CChar]) -> Bool {
-        var ip = sin6_addr
-        return inet_ntop(AF_INET6, &ip, &text, socklen_t(text.count)) != nil
+    static var layout: IPSocketAddressLayout<Self, in6_addr> {
+        IPSocketAddressLayout(
+            family: AF_INET6, textLength: INET6_ADDRSTRLEN,
+            familyField: \.sin6_family, ipField: \.sin6_addr, portField: \.sin6_port)
     }
-    var port: in_port_t { get { sin6_port } set { sin6_port = newValue } }
 }
 
 // MARK: - Resolve

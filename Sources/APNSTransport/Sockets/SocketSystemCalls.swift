@@ -76,6 +76,21 @@ enum SocketSystemCalls {
         withUnsafeBytes(of: address) { Array($0) }
     }
 
+    /// `inet_pton`: sets `ip` (an `in_addr` or `in6_addr`) to the address `literal` names in `family`; false when
+    /// it names none.
+    static func parseIP<IP>(_ literal: String, family: Int32, into ip: inout IP) -> Bool {
+        withUnsafeMutableBytes(of: &ip) { inet_pton(family, literal, $0.baseAddress) } == 1
+    }
+
+    /// `inet_ntop`: `ip` (an `in_addr` or `in6_addr`) in `family` as text of at most `maximumLength` bytes with
+    /// its NUL (`INET_ADDRSTRLEN`, `INET6_ADDRSTRLEN`); nil on failure.
+    static func ipText<IP>(_ ip: IP, family: Int32, maximumLength: Int32) -> String? {
+        var text = [CChar](repeating: 0, count: Int(maximumLength) + 1)
+        let written = withUnsafeBytes(of: ip) { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
+        guard written != nil else { return nil }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Reads a `sockaddr` (from getaddrinfo, accept, getsockname); nil for families other than IPv4/IPv6.
     static func address(sockaddr pointer: UnsafeRawPointer, length: Int) -> SocketAddress? {
         let family = Int32(pointer.load(as: sockaddr.self).sa_family)

@@ -43,12 +43,6 @@ public final class TLSServerContext: Sendable {
 /// verification, optional SPKI pins; plus ALPN `h2`, which APNs requires. Plain values: build a
 /// `TLSClientContext` from it once and share that across connections.
 public struct TLSClientConfiguration: Sendable, Hashable {
-    /// The TLS 1.2 cipher suites App Transport Security accepts: ECDHE key exchange (forward secrecy) with AES-GCM
-    /// or ChaCha20-Poly1305. TLS 1.3 suites are all forward-secret and keep OpenSSL's defaults.
-    public static let forwardSecretCipherList =
-        "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:"
-        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305"
-
     /// What server certificates must chain to. Default: the system store.
     public var trustRoots: TLSTrustRoots
     /// `SPKI-SHA256-BASE64` pins (the base64 SHA-256 of a certificate's DER SubjectPublicKeyInfo, on the leaf
@@ -57,75 +51,72 @@ public struct TLSClientConfiguration: Sendable, Hashable {
     public var pinnedSPKISHA256: [String]
     /// A client certificate (certificate-based trust), or nil.
     public var identity: TLSIdentity?
-    /// Offered with ALPN; the server must select one of them, or the connection fails. Default `["h2"]`.
-    public var applicationProtocols: [String]
-    public var minimumVersion: TLSVersion
-    public var maximumVersion: TLSVersion
-    /// TLS 1.2 cipher suites, in OpenSSL syntax.
-    public var cipherList: String
+    /// Versions, cipher suites and ALPN offered (the server must select one of the protocols, or the connection
+    /// fails); its timeout also bounds the proxy CONNECT exchange.
+    public var handshake: TLSHandshakeSettings
     /// Seconds allowed for the TCP connect (per attempt over all addresses).
     public var connectTimeout: Double
-    /// Seconds allowed for the proxy CONNECT exchange and the TLS handshake, each.
-    public var handshakeTimeout: Double
 
     public init(
         trustRoots: TLSTrustRoots = .system,
         pinnedSPKISHA256: [String] = [],
         identity: TLSIdentity? = nil,
-        applicationProtocols: [String] = ["h2"],
-        minimumVersion: TLSVersion = .tls1_2,
-        maximumVersion: TLSVersion = .tls1_3,
-        cipherList: String = TLSClientConfiguration.forwardSecretCipherList,
-        connectTimeout: Double = 10,
-        handshakeTimeout: Double = 10
+        handshake: TLSHandshakeSettings = TLSHandshakeSettings(),
+        connectTimeout: Double = 10
     ) {
         self.trustRoots = trustRoots
         self.pinnedSPKISHA256 = pinnedSPKISHA256
         self.identity = identity
-        self.applicationProtocols = applicationProtocols
-        self.minimumVersion = minimumVersion
-        self.maximumVersion = maximumVersion
-        self.cipherList = cipherList
+        self.handshake = handshake
         self.connectTimeout = connectTimeout
-        self.handshakeTimeout = handshakeTimeout
     }
 }
 
 // MARK: - TLSServerConfiguration
 
-/// How a server (the mock APNs) accepts TLS: its identity, the protocols it selects with ALPN, whether it asks
-/// for client certificates. Build a `TLSServerContext` from it once.
+/// How a server (the mock APNs) accepts TLS: its identity, whether it asks for client certificates, what it
+/// negotiates. Build a `TLSServerContext` from it once.
 public struct TLSServerConfiguration: Sendable, Hashable {
     /// The server's certificate chain and key.
     public var identity: TLSIdentity
-    /// Protocols the server selects with ALPN, in preference order. Default `["h2"]`. Empty: the server ignores
-    /// ALPN, like a server that does not speak HTTP/2 (clients requiring h2 must refuse it).
-    public var applicationProtocols: [String]
     public var clientCertificates: TLSClientCertificatePolicy
-    public var minimumVersion: TLSVersion
-    public var maximumVersion: TLSVersion
-    /// TLS 1.2 cipher suites, in OpenSSL syntax.
-    public var cipherList: String
-    /// Seconds a client gets to complete the handshake.
-    public var handshakeTimeout: Double
+    /// Versions, cipher suites and the protocols selected with ALPN, in preference order (empty: the server
+    /// ignores ALPN, like a server that does not speak HTTP/2; clients requiring h2 must refuse it).
+    public var handshake: TLSHandshakeSettings
 
     public init(
         identity: TLSIdentity,
-        applicationProtocols: [String] = ["h2"],
         clientCertificates: TLSClientCertificatePolicy = .none,
-        minimumVersion: TLSVersion = .tls1_2,
-        maximumVersion: TLSVersion = .tls1_3,
-        cipherList: String = TLSClientConfiguration.forwardSecretCipherList,
-        handshakeTimeout: Double = 10
+        handshake: TLSHandshakeSettings = TLSHandshakeSettings()
     ) {
         self.identity = identity
-        self.applicationProtocols = applicationProtocols
         self.clientCertificates = clientCertificates
-        self.minimumVersion = minimumVersion
-        self.maximumVersion = maximumVersion
-        self.cipherList = cipherList
-        self.handshakeTimeout = handshakeTimeout
+        self.handshake = handshake
     }
+}
+
+// MARK: - TLSHandshakeSettings
+
+/// What both ends of a connection negotiate with, and how long the handshake may take. The defaults follow App
+/// Transport Security (TLS 1.2 or later, forward-secret AEAD cipher suites) plus ALPN `h2`, which APNs requires.
+public struct TLSHandshakeSettings: Sendable, Hashable {
+    /// The TLS 1.2 cipher suites App Transport Security accepts: ECDHE key exchange (forward secrecy) with AES-GCM
+    /// or ChaCha20-Poly1305. TLS 1.3 suites are all forward-secret and keep OpenSSL's defaults.
+    public static let forwardSecretCipherList =
+        "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305:"
+        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-CHACHA20-POLY1305"
+
+    /// ALPN: a client offers these, a server selects one of them.
+    public var applicationProtocols = ["h2"]
+    public var minimumVersion = TLSVersion.tls1_2
+    public var maximumVersion = TLSVersion.tls1_3
+    /// TLS 1.2 cipher suites, in OpenSSL syntax.
+    public var cipherList = TLSHandshakeSettings.forwardSecretCipherList
+    /// Seconds allowed for the handshake.
+    public var timeout: Double = 10
+
+    /// The defaults; change what a connection needs otherwise.
+    public init() {}
 }
 
 // MARK: - TLSCredentials

@@ -16,16 +16,15 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     /// Server ALPN preference list as `[length][wire bytes]` (a 4-byte length, then the ALPN wire format).
     private let alpnSelection: UnsafeMutableRawBufferPointer?
 
-    private init(method: OpaquePointer?, isServer: Bool, minimum: TLSVersion, maximum: TLSVersion,
-                 cipherList: String, requiredProtocols: [String], pins: Set<String>,
-                 handshakeTimeout: Double, connectTimeout: Double, alpnSelection: [UInt8]?) throws(TransportError) {
+    private init(method: OpaquePointer?, isServer: Bool, handshake: TLSHandshakeSettings, requiredProtocols: [String],
+                 pins: Set<String>, connectTimeout: Double, alpnSelection: [UInt8]?) throws(TransportError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(method) else { throw TLSErrorOpenSSL.failure(.tlsFailure, "SSL_CTX_new") }
         pointer = context
         self.isServer = isServer
         self.requiredProtocols = requiredProtocols
         self.pins = pins
-        self.handshakeTimeout = handshakeTimeout
+        self.handshakeTimeout = handshake.timeout
         self.connectTimeout = connectTimeout
         if let alpnSelection {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 + alpnSelection.count, alignment: 4)
@@ -35,13 +34,15 @@ final class TLSContextOpenSSL: @unchecked Sendable {
         } else {
             self.alpnSelection = nil
         }
+        let minimum = handshake.minimumVersion
+        let maximum = handshake.maximumVersion
         guard minimum <= maximum,
               apns_SSL_CTX_set_min_proto_version(context, Int32(minimum.rawValue)) == 1,
               apns_SSL_CTX_set_max_proto_version(context, Int32(maximum.rawValue)) == 1 else {
             throw TLSErrorOpenSSL.failure(.invalidConfiguration, "TLS versions \(minimum) to \(maximum)")
         }
-        guard SSL_CTX_set_cipher_list(context, cipherList) == 1 else {
-            throw TLSErrorOpenSSL.failure(.invalidConfiguration, "cipher list '\(cipherList)'")
+        guard SSL_CTX_set_cipher_list(context, handshake.cipherList) == 1 else {
+            throw TLSErrorOpenSSL.failure(.invalidConfiguration, "cipher list '\(handshake.cipherList)'")
         }
         SSL_CTX_set_options(context, apns_SSL_OP_NO_RENEGOTIATION() | apns_SSL_OP_NO_COMPRESSION())
         // Partial writes report progress record by record; the output buffer may move between retries (it only
@@ -57,15 +58,14 @@ final class TLSContextOpenSSL: @unchecked Sendable {
 
     /// A client context: verification (system store or given CAs), ALPN offer, optional client certificate.
     convenience init(client configuration: TLSClientConfiguration) throws(TransportError) {
-        try self.init(method: TLS_client_method(), isServer: false, minimum: configuration.minimumVersion,
-                      maximum: configuration.maximumVersion, cipherList: configuration.cipherList,
-                      requiredProtocols: configuration.applicationProtocols,
-                      pins: Set(configuration.pinnedSPKISHA256), handshakeTimeout: configuration.handshakeTimeout,
+        let protocols = configuration.handshake.applicationProtocols
+        try self.init(method: TLS_client_method(), isServer: false, handshake: configuration.handshake,
+                      requiredProtocols: protocols, pins: Set(configuration.pinnedSPKISHA256),
                       connectTimeout: configuration.connectTimeout, alpnSelection: nil)
         try loadTrust(configuration.trustRoots)
         SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, nil)
-        if !configuration.applicationProtocols.isEmpty {
-            let wire = try Self.alpnWire(configuration.applicationProtocols)
+        if !protocols.isEmpty {
+            let wire = try Self.alpnWire(protocols)
             guard SSL_CTX_set_alpn_protos(pointer, wire, UInt32(wire.count)) == 0 else {  // 0 is success here
                 throw TLSErrorOpenSSL.failure(.invalidConfiguration, "SSL_CTX_set_alpn_protos")
             }
@@ -75,11 +75,10 @@ final class TLSContextOpenSSL: @unchecked Sendable {
 
     /// A server context: identity, ALPN selection, optional client-certificate verification.
     convenience init(server configuration: TLSServerConfiguration) throws(TransportError) {
-        let wire = configuration.applicationProtocols.isEmpty ? nil : try Self.alpnWire(configuration.applicationProtocols)
-        try self.init(method: TLS_server_method(), isServer: true, minimum: configuration.minimumVersion,
-                      maximum: configuration.maximumVersion, cipherList: configuration.cipherList,
-                      requiredProtocols: [], pins: [], handshakeTimeout: configuration.handshakeTimeout,
-                      connectTimeout: 0, alpnSelection: wire)
+        let protocols = configuration.handshake.applicationProtocols
+        let wire = protocols.isEmpty ? nil : try Self.alpnWire(protocols)
+        try self.init(method: TLS_server_method(), isServer: true, handshake: configuration.handshake,
+                      requiredProtocols: [], pins: [], connectTimeout: 0, alpnSelection: wire)
         try use(configuration.identity)
         if let alpnSelection {
             SSL_CTX_set_alpn_select_cb(pointer, alpnSelectCallback, alpnSelection.baseAddress)
