@@ -196,7 +196,7 @@ struct ConnectionPoolStateMachineTests {
             .closedByPeer, "every connection ended without an answer, 2 connections in a row")))])
     }
 
-    @Test("SETTINGS raise and lower a connection's free streams; requests pack: the last one picked while it has room, else the first")
+    @Test("SETTINGS raise and lower a connection's free streams; requests spread until answered, then pack: the last one picked while it has room, else the next")
     func capacityAndChoice() throws {
         var pool = PoolMachineHarness(connections: 3, stagger: 0)
         pool.apply(pool.machine.start())
@@ -212,11 +212,16 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 8, inFlight: 2)))
         pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 10, inFlight: 0)))
         pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 10, inFlight: 0)))
-        // The last connection readied is picked first (its first request lets its server raise the limit), and
-        // kept while it has room; then the first in slot order with room.
+        // Not answered on yet: requests spread, starting with the last connection readied (its first request lets
+        // its server raise the limit); a server answering nothing then fails on every connection at once.
+        #expect([pool.machine.pickConnection(), pool.machine.pickConnection(), pool.machine.pickConnection()]
+            == [ids[2], ids[0], ids[1]])
+        for id in ids { pool.apply(pool.machine.connectionAnswered(id)) }
+        // Answered: packed. The one picked is kept while it has room; then the next in slot order with room.
+        #expect(pool.machine.pickConnection() == ids[2])
         #expect(pool.machine.pickConnection() == ids[2])
         pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 0, inFlight: 10)))
-        #expect(pool.machine.pickConnection() == ids[0], "ids[2] full: the first with room")
+        #expect(pool.machine.pickConnection() == ids[0], "ids[2] full: the next with room")
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 7, inFlight: 3)))
         #expect(pool.machine.pickConnection() == ids[0], "kept while it has room")
         pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 1, inFlight: 9)))

@@ -142,6 +142,8 @@ struct ConnectionPoolStateMachine {
     let failureWindow: Double
     /// Connections open now that the server has answered on: the ones that prove the pool works.
     var answering: Set<ConnectionID> = []
+    /// Whether each slot's connection has been answered on (`answering`, by slot, for `pickConnection`).
+    private var answeredSlots: [Bool]
     let stagger: Double
     let reconnect: ExponentialBackoff
     /// The requests a connection carries at most while an idle slot is left (see the type's comment).
@@ -165,6 +167,7 @@ struct ConnectionPoolStateMachine {
         slots = Array(repeating: .backingOff(attempts: 0), count: initial)
             + Array(repeating: .idle, count: maximum - initial)
         idleSlots = maximum - initial
+        answeredSlots = Array(repeating: false, count: maximum)
         self.streamsPerConnection = max(1, streamsPerConnection)
         self.stagger = stagger
         self.failureWindow = failureWindow
@@ -216,23 +219,28 @@ struct ConnectionPoolStateMachine {
         min(max(0, load.available), max(0, streamsPerConnection - load.inFlight))
     }
 
-    /// A ready connection with room, packing rather than spreading: the one the last request went to while it has
-    /// room, else the first in slot order. Each turn's requests then go out on few connections (fewer writes on
-    /// both sides), the others stay warm spares, and none carries more than its share. A connection just ready
-    /// gets the next request (`connectionReady` points there): at its first stream limit of one, that request is
-    /// what lets the server raise it. The pool then starts the request there and reports the connection's new load
+    /// A ready connection with room, packing onto connections the server has answered on: the one the last request
+    /// went to while it has room, else the next with room in slot order. Each turn's requests then go out on few
+    /// connections (fewer writes on both sides), the others stay warm spares, and none carries more than its
+    /// share. Until a connection has answered, requests spread instead (the next pick starts after it): a connection
+    /// just ready gets the next request (`connectionReady` points there; at its first stream limit of one, that
+    /// request lets its server raise it), and a server that answers nothing fails on every connection at once, not
+    /// on one after another. The pool then starts the request there and reports the connection's new load
     /// (`requestStartedOrEnded`).
     mutating func pickConnection() -> ConnectionID? {
         // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
         // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
         // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
         guard case .running = lifecycle else { return nil }
-        if current < slots.count, case .active(let id, let load, _) = slots[current], room(on: load) > 0 { return id }
-        for index in 0..<usedSlots {
+        let used = usedSlots
+        var index = current < used ? current : 0
+        for _ in 0..<used {
+            let next = index + 1 == used ? 0 : index + 1
             if case .active(let id, let load, _) = slots[index], room(on: load) > 0 {
-                current = index
+                current = answeredSlots[index] ? index : next
                 return id
             }
+            index = next
         }
         return nil
     }
@@ -261,6 +269,7 @@ struct ConnectionPoolStateMachine {
     /// The server answered on the connection for the first time: the pool works, the failures in a row start over.
     mutating func connectionAnswered(_ id: ConnectionID) -> [Action] {
         answering.insert(id)
+        if let slot = slot(of: id) { answeredSlots[slot] = true }
         guard failuresInARow > 0 else { return [] }
         failuresInARow = 0
         failureWindowOver = false
@@ -344,6 +353,7 @@ struct ConnectionPoolStateMachine {
         let id = ConnectionID(value: nextID)
         nextID += 1
         slots[slot] = .starting(id, attempts: attempts)
+        answeredSlots[slot] = false
         return [.open(id)]
     }
 

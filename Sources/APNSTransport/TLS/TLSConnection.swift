@@ -38,6 +38,9 @@ public final class TLSConnection: EventLoopHandler {
     /// Output was held back by the socket; tell the delegate when it has all gone.
     var owesDrainNotice = false
     var readContinuesNextTurn = false
+    /// Client: whether this connection's session is still to be remembered for the next connections to resume (it
+    /// becomes resumable once the server's session ticket has been read, after the handshake).
+    var sessionToRemember: Bool
     var timer: EventLoopTimer?
     /// The connect or proxy stage in progress (clients from `connect`).
     var stage: (any TLSConnectStage)?
@@ -68,6 +71,7 @@ public final class TLSConnection: EventLoopHandler {
     init(loop: EventLoop, context: TLSContextOpenSSL, serverName: String?, delegate: (any TLSConnectionDelegate)?) {
         self.loop = loop
         self.context = context
+        sessionToRemember = !context.isServer
         self.serverName = serverName
         self.isServer = context.isServer
         self.delegate = delegate
@@ -353,7 +357,9 @@ extension TLSConnection {
                 return TransportError(.alpnNotH2, "the server selected '\(selected)'")
             }
         }
-        if !context.pins.isEmpty {
+        // A resumed session was pinned when it was made: only sessions of connections that passed this check are
+        // remembered (`TLSContextOpenSSL.rememberSession`), and a resumption exchanges no certificates to check.
+        if !context.pins.isEmpty, !session.isResumed {
             let chain = session.peerCertificates(includeVerified: true)
             guard chain.contains(where: { context.pins.contains($0.spkiSHA256Base64) }) else {
                 let presented = chain.map { "\($0.spkiSHA256Base64) (\($0.subject))" }.joined(separator: ", ")
@@ -369,7 +375,9 @@ extension TLSConnection {
         var budget = Self.readBudget
         loop.withReadBuffer { buffer in
             while state == .established || state == .closing {
-                switch session.read(into: &buffer) {
+                let result = session.read(into: &buffer)
+                if sessionToRemember, state == .established { sessionToRemember = !session.rememberSessionIfResumable() }
+                switch result {
                 case .transferred(let count):
                     if state == .established {
                         delegate?.tlsConnection(self, didReceive: buffer.span.extracting(..<count).bytes)

@@ -1,9 +1,12 @@
 import APNSCrypto
 internal import COpenSSL
+import Synchronization
 
 /// Owns one configured `SSL_CTX` (freed in `deinit`) and what its callbacks read: the server's ALPN list in
-/// wire format, kept at a stable address. Immutable once built; OpenSSL allows `SSL_new` on a configured
-/// context from any thread, hence `@unchecked Sendable`. Every `TLSSessionOpenSSL` keeps its context alive.
+/// wire format, kept at a stable address; on a client, the TLS session to resume (`rememberSession`). Its
+/// configuration is immutable once built; OpenSSL allows `SSL_new` on a configured context from any thread, and
+/// the session to resume is behind a lock, hence `@unchecked Sendable`. Every `TLSSessionOpenSSL` keeps its
+/// context alive.
 final class TLSContextOpenSSL: @unchecked Sendable {
     let pointer: OpaquePointer
     let isServer: Bool
@@ -15,6 +18,9 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     let connectTimeout: Double
     /// Server ALPN preference list as `[length][wire bytes]` (a 4-byte length, then the ALPN wire format).
     private let alpnSelection: UnsafeMutableRawBufferPointer?
+    /// Client: the last resumable `SSL_SESSION` (one reference owned here; its address, 0 for none) of a connection
+    /// that passed every check (verification, host name, ALPN, pins); new connections resume it.
+    private let sessionToResume = Mutex<UInt>(0)
 
     private init(method: OpaquePointer?, isServer: Bool, handshake: TLSHandshakeSettings, requiredProtocols: [String],
                  pins: Set<String>, connectTimeout: Double, alpnSelection: [UInt8]?) throws(TransportError) {
@@ -52,8 +58,31 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     }
 
     deinit {
+        sessionToResume.withLock { address in SSL_SESSION_free(OpaquePointer(bitPattern: address)) }  // NULL: no-op
         SSL_CTX_free(pointer)
         alpnSelection?.deallocate()
+    }
+
+    /// Client: offers the remembered session on `ssl`, a new `SSL` not yet connected (`SSL_set_session` takes
+    /// its own reference). The server resumes it or does a full handshake.
+    func offerRememberedSession(to ssl: OpaquePointer) {
+        sessionToResume.withLock { address in
+            if let session = OpaquePointer(bitPattern: address) { _ = SSL_set_session(ssl, session) }
+        }
+    }
+
+    /// Client: remembers `ssl`'s session for the next connections if it is resumable yet (with TLS 1.3 that is once
+    /// the server's NewSessionTicket has been read, after the handshake); returns whether it was. Called only for
+    /// connections that passed every check, so a resumed session was verified and pinned when it was made.
+    func rememberSession(of ssl: OpaquePointer) -> Bool {
+        guard let current = SSL_get_session(ssl), SSL_SESSION_is_resumable(current) == 1,
+              let session = SSL_get1_session(ssl) else { return false }
+        let replaced = sessionToResume.withLock { address in
+            defer { address = UInt(bitPattern: session) }
+            return address
+        }
+        SSL_SESSION_free(OpaquePointer(bitPattern: replaced))  // NULL: no-op
+        return true
     }
 
     /// A client context: verification (system store or given CAs), ALPN offer, optional client certificate.

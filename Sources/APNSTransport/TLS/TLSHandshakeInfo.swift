@@ -9,8 +9,11 @@ public struct TLSHandshakeInfo: Sendable, Hashable {
     public let protocolVersion: String
     /// The cipher suite's OpenSSL name ("TLS_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES128-GCM-SHA256").
     public let cipherSuite: String
-    /// The certificates the peer presented, leaf first. Empty when it presented none.
+    /// The certificates the peer presented, leaf first. Empty when it presented none. On a resumed session, the
+    /// ones it presented when the session was made (OpenSSL keeps them in the session).
     public let peerCertificates: [TLSPeerCertificate]
+    /// Whether an earlier session was resumed (an abbreviated handshake: no certificate sent or checked again).
+    public var resumed = false
 
     /// The peer's own certificate (the leaf).
     public var peerCertificate: TLSPeerCertificate? { peerCertificates.first }

@@ -36,6 +36,7 @@ final class TLSSessionOpenSSL {
             return
         }
         SSL_set_connect_state(ssl)
+        context.offerRememberedSession(to: ssl)
         guard let serverName, !serverName.isEmpty else { return }
         if SocketAddress.isIPLiteral(serverName) {
             let literal = serverName.hasPrefix("[") ? String(serverName.dropFirst().dropLast()) : serverName
@@ -89,6 +90,15 @@ final class TLSSessionOpenSSL {
         return outcome(0, errno: errno)
     }
 
+    /// Whether the handshake resumed a session (no certificates were exchanged: they were checked when the session
+    /// was made).
+    var isResumed: Bool { SSL_session_reused(ssl) == 1 }
+
+    /// Client: offers this connection's session to the next connections once it is resumable; true once done.
+    func rememberSessionIfResumable() -> Bool {
+        context.rememberSession(of: ssl)
+    }
+
     /// Sends close_notify if it can go out now; does not wait for the peer's.
     func sendCloseNotify() {
         ERR_clear_error()
@@ -105,7 +115,7 @@ final class TLSSessionOpenSSL {
         let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "unknown"
         let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "unknown"
         return TLSHandshakeInfo(applicationProtocol: selected, protocolVersion: version, cipherSuite: cipher,
-                                peerCertificates: peerCertificates(includeVerified: false))
+                                peerCertificates: peerCertificates(includeVerified: false), resumed: isResumed)
     }
 
     /// The presented chain, plus (with `includeVerified`) the chain verification built up to the trust anchor,
