@@ -1,78 +1,226 @@
 #!/usr/bin/env python3
 """A TCP relay on loopback that adds a round-trip time: every chunk read on one side is written to the other
 `--delay-ms` later (one way; the round trip is twice that), in order, each direction on its own. TLS, HTTP/2 flow
-control and handshakes all pay it, as they do on the way to APNs. For benchmarks (issue 29's RTT rows): only
-127.0.0.1 is listened on and connected to.
+control and handshakes all pay it, as they do on the way to APNs. For benchmarks (issue 29's RTT rows) and the
+soak at a real RTT: only 127.0.0.1 is listened on and connected to.
+
+One thread, one epoll loop, no task or timer per chunk: a relay that costs little CPU a chunk, so that what a
+benchmark measures is the client and the server, not the relay (an asyncio relay cost about twice as much CPU,
+and more the more connections a client opened). A reset on one side ends the other side's stream like a close,
+`--delay-ms` later.
 
 Usage: rtt-relay.py --target PORT --delay-ms 25 [--listen PORT] [--port-file FILE]
 """
 import argparse
-import asyncio
+import collections
+import heapq
+import select
+import socket
 import sys
+import time
+
+READ_SIZE = 1 << 18
+# Bytes read but not yet written on one direction before that direction stops reading (flow control, so a slow
+# reader cannot make the relay buffer without bound).
+HIGH_WATER = 8 << 20
 
 
-async def pump(reader, writer, delay):
-    """Copies reader to writer, each chunk `delay` seconds after it was read, keeping the order."""
-    loop = asyncio.get_running_loop()
-    queue = asyncio.Queue()
+class Direction:
+    """One way of one relayed connection: reads `source`, writes to `sink` what was read `delay` seconds ago."""
 
-    async def feed():
+    def __init__(self, source, sink):
+        self.source = source
+        self.sink = sink
+        self.pending = collections.deque()  # (due, bytes); b"" marks the end of the stream
+        self.buffered = 0
+        self.reading = True                 # false once the source ended or the buffer is full
+        self.ended = False                  # the end was read (or the source reset)
+        self.partial = b""                  # the part of the due chunk the sink did not take yet
+        self.done = False                   # the end was passed on to the sink
+
+
+class Relay:
+    def __init__(self, target, delay):
+        self.target = target
+        self.delay = delay
+        self.poll = select.epoll()
+        self.by_fd = {}       # fd -> (socket, [directions reading it], [directions writing it])
+        self.due = []         # heap of (due time, sequence, direction) with something due
+        self.sequence = 0
+
+    def register(self, sock):
+        sock.setblocking(False)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.by_fd[sock.fileno()] = (sock, [], [])
+        self.poll.register(sock.fileno(), select.EPOLLIN)
+
+    def accept(self, listener):
         while True:
-            data = await reader.read(65536)
-            await queue.put((loop.time() + delay, data))
-            if not data:
+            try:
+                client, _ = listener.accept()
+            except BlockingIOError:
                 return
+            server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                server.connect(("127.0.0.1", self.target))
+            except OSError:
+                client.close()
+                server.close()
+                continue
+            for sock in (client, server):
+                self.register(sock)
+            up, down = Direction(client, server), Direction(server, client)
+            self.by_fd[client.fileno()][1].append(up)
+            self.by_fd[server.fileno()][2].append(up)
+            self.by_fd[server.fileno()][1].append(down)
+            self.by_fd[client.fileno()][2].append(down)
 
-    feeder = asyncio.create_task(feed())
-    try:
-        while True:
-            due, data = await queue.get()
-            wait = due - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            if not data:
-                break
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
-    finally:
-        feeder.cancel()
+    def interest(self, sock):
+        entry = self.by_fd.get(sock.fileno())
+        if entry is None:
+            return
+        _, readers, writers = entry
+        mask = 0
+        if any(d.reading for d in readers):
+            mask |= select.EPOLLIN
+        if any(d.partial for d in writers):
+            mask |= select.EPOLLOUT
+        self.poll.modify(sock.fileno(), mask)
+
+    def read(self, direction, now):
         try:
-            writer.close()
-        except (ConnectionError, OSError):
+            data = direction.source.recv(READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not direction.pending:
+            heapq.heappush(self.due, (now + self.delay, self.sequence, direction))
+            self.sequence += 1
+        direction.pending.append((now + self.delay, data))
+        direction.buffered += len(data)
+        if not data:
+            direction.ended = True
+            direction.reading = False
+        elif direction.buffered >= HIGH_WATER:
+            direction.reading = False
+        self.interest(direction.source)
+
+    def write(self, direction, now):
+        """Writes what is due on `direction`; returns the time its next chunk falls due, if any."""
+        while True:
+            if direction.partial:
+                try:
+                    sent = direction.sink.send(direction.partial)
+                except BlockingIOError:
+                    self.interest(direction.sink)
+                    return None
+                except OSError:
+                    self.close_pair(direction)
+                    return None
+                direction.buffered -= sent
+                direction.partial = direction.partial[sent:]
+                if direction.partial:
+                    self.interest(direction.sink)
+                    return None
+                if not direction.reading and not direction.ended and direction.buffered < HIGH_WATER // 2:
+                    direction.reading = True
+                    self.interest(direction.source)
+            if not direction.pending:
+                return None
+            due, data = direction.pending[0]
+            if due > now:
+                return due
+            direction.pending.popleft()
+            if not data:
+                self.finish(direction)
+                return None
+            direction.partial = data
+
+    def finish(self, direction):
+        """The source's end reached the sink: half-close it; once both ways are done, close both sockets."""
+        direction.done = True
+        try:
+            direction.sink.shutdown(socket.SHUT_WR)
+        except OSError:
             pass
+        entry = self.by_fd.get(direction.source.fileno())
+        if entry is None:
+            return
+        others = [d for d in entry[2] if d is not direction]
+        if all(d.done for d in others):
+            self.close_pair(direction)
+
+    def close_pair(self, direction):
+        for sock in (direction.source, direction.sink):
+            entry = self.by_fd.pop(sock.fileno(), None) if sock.fileno() >= 0 else None
+            if entry is None:
+                continue
+            for d in entry[1] + entry[2]:
+                d.pending.clear()
+                d.partial = b""
+                d.reading = False
+                d.done = True
+            self.poll.unregister(sock.fileno())
+            sock.close()
+
+    def run(self, listener):
+        self.poll.register(listener.fileno(), select.EPOLLIN)
+        while True:
+            now = time.monotonic()
+            timeout = max(0.0, self.due[0][0] - now) if self.due else -1
+            events = self.poll.poll(timeout)
+            now = time.monotonic()
+            for fd, mask in events:
+                if fd == listener.fileno():
+                    self.accept(listener)
+                    continue
+                entry = self.by_fd.get(fd)
+                if entry is None:
+                    continue
+                _, readers, writers = entry
+                if mask & (select.EPOLLIN | select.EPOLLHUP | select.EPOLLERR):
+                    for d in list(readers):
+                        if d.reading:
+                            self.read(d, now)
+                if mask & select.EPOLLOUT:
+                    for d in list(writers):
+                        if d.partial:
+                            self.reschedule(d, self.write(d, now))
+            while self.due and self.due[0][0] <= now:
+                _, _, d = heapq.heappop(self.due)
+                if d.done:
+                    continue
+                self.reschedule(d, self.write(d, now))
+
+    def reschedule(self, direction, due):
+        if due is not None and not direction.done:
+            heapq.heappush(self.due, (due, self.sequence, direction))
+            self.sequence += 1
 
 
-async def main():
+def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", type=int, required=True, help="port on 127.0.0.1 to relay to")
     parser.add_argument("--delay-ms", type=float, required=True, help="one-way delay in milliseconds")
     parser.add_argument("--listen", type=int, default=0, help="port to listen on (0: a free one)")
     parser.add_argument("--port-file", help="write the bound port here once listening")
     args = parser.parse_args()
-    delay = args.delay_ms / 1000
-
-    async def handle(client_reader, client_writer):
-        try:
-            server_reader, server_writer = await asyncio.open_connection("127.0.0.1", args.target)
-        except OSError:
-            client_writer.close()
-            return
-        await asyncio.gather(pump(client_reader, server_writer, delay), pump(server_reader, client_writer, delay))
-
-    server = await asyncio.start_server(handle, "127.0.0.1", args.listen)
-    port = server.sockets[0].getsockname()[1]
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", args.listen))
+    listener.listen(1024)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
     if args.port_file:
         with open(args.port_file, "w") as f:
             f.write(f"{port}\n")
     print(f"rtt-relay: 127.0.0.1:{port} -> 127.0.0.1:{args.target}, {args.delay_ms} ms each way", file=sys.stderr)
-    async with server:
-        await server.serve_forever()
+    Relay(args.target, args.delay_ms / 1000).run(listener)
 
 
 if __name__ == "__main__":
     try:
-        asyncio.run(main())
+        main()
     except KeyboardInterrupt:
         pass
