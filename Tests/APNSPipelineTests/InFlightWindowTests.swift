@@ -108,7 +108,7 @@ struct InFlightWindowTests {
         #expect(InFlightWindow(settings: floor).size == 4)
     }
 
-    @Test("slow start doubles once per round trip while the rate grows")
+    @Test("slow start doubles over the first window's worth of answers, then grows faster while the rate grows")
     func slowStartDoubles() {
         var window = InFlightWindow()
         var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010, streamLimit: 10_000)
@@ -117,7 +117,10 @@ struct InFlightWindowTests {
             server.run(&window, seconds: 0.010)
             sizes.append(window.size)
         }
-        #expect(sizes == [16, 32, 64, 128, 256, 512], "\(sizes)")
+        // One an answer over the first window's worth (a campaign-wide rejection costs few requests), then three.
+        #expect(sizes.prefix(3) == [16, 32, 128], "\(sizes)")
+        #expect(zip(sizes.dropFirst(3), sizes.dropFirst(2)).allSatisfy { $0 >= 2 * $1 }, "\(sizes)")
+        #expect(sizes[5] >= 1024, "faster than doubling: \(sizes)")
     }
 
     @Test("never above the server's stream limit, however fast the server")

@@ -20,13 +20,15 @@ struct PoolMachineHarness {
     var opened: [ID] = []
     var actions: [Machine.Action] = []
 
-    /// `connections` slots; `initial` of them (all by default) open at `start()`; `streamsPerConnection` while
-    /// the pool can widen (no limit by default).
-    init(connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, stagger: Double = 0.1,
+    /// `connections` slots; `initial` of them (all by default) open at `start()`; `streamsPerConnection` at most
+    /// on a connection (no limit by default); room kept for `roomPerRequestInFlight` times what is in flight (1 in
+    /// these tests, for plain arithmetic; the pool's default is 8).
+    init(connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, roomPerRequestInFlight: Int = 1,
+         stagger: Double = 0.1,
          reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12)) {
         machine = Machine(
             maximumConnections: connections, initialConnections: initial, streamsPerConnection: streamsPerConnection,
-            stagger: stagger, reconnect: reconnect, random: NoJitter())
+            roomPerRequestInFlight: roomPerRequestInFlight, stagger: stagger, reconnect: reconnect, random: NoJitter())
     }
 
     /// Records the actions and keeps the timers; returns the actions.

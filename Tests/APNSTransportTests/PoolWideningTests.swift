@@ -63,6 +63,19 @@ struct PoolWideningTests {
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "no idle slot left")
     }
 
+    @Test("the pool's default keeps room for eight times what is in flight: connections open rounds ahead of the window")
+    func roomAhead() throws {
+        var pool = PoolMachineHarness(connections: 32, initial: 3, streamsPerConnection: 128, roomPerRequestInFlight: 8,
+                                      stagger: 0)
+        pool.apply(pool.machine.start())
+        for id in pool.opened { readyAndAnswering(&pool, id, available: 1000) }
+        // 64 in flight on one connection: 512 wanted, 2 × 128 + 64 left: two more shares.
+        pool.apply(pool.machine.requestStartedOrEnded(pool.opened[0], load: Load(available: 936, inFlight: 64)))
+        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 3)), .open(ID(value: 4))])
+        #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "connecting ones count for their share")
+        #expect(pool.machine.freeStreams == 64 + 128 + 128, "each connection still takes at most its share")
+    }
+
     @Test("a room short by several shares opens as many slots at once")
     func opensSeveralAtOnce() throws {
         var pool = PoolMachineHarness(connections: 8, initial: 1, streamsPerConnection: 10, stagger: 0)

@@ -8,7 +8,8 @@
 /// follows is the best of the last ten rounds, each taken over four rounds (answers come in bursts when a
 /// process is short of CPU); the base latency is the lowest round-mean latency seen (the latency without
 /// queueing). `target` is `headroom × rate × base latency`, the product plus headroom.
-/// - Slow start: while the window is full, each answer adds one to it (it doubles per round trip), up to 256 or
+/// - Slow start: while the window is full, each answer adds one to it over the first window's worth of answers (it
+///   doubles), then three (it quadruples per round trip), up to 256 or
 ///   6 × its best round rate × base latency if more; it ends when three rounds in a row did not raise the rate
 ///   by a quarter, or after one such round if the latency also doubled (the extra requests only queue). It
 ///   hands over at the window that earned the best rate, or at `target` if more.
@@ -85,6 +86,12 @@ public struct InFlightWindow: Sendable {
     private var roundAnswers = 0
     private var roundLatencySum = 0.0
     private var roundWindowFull = false
+    /// Answers so far: slow start grows by one an answer over the first `initial` (a campaign-wide rejection then
+    /// costs few requests), by `slowStartGrowth` after.
+    private var answers = 0
+    /// What each answer adds in slow start after the first window's worth: the window quadruples per round trip,
+    /// so at 100 ms it reaches thousands in half a second, not a second.
+    private static let slowStartGrowth = 3
     /// Whether the window was full at the last `observe`.
     private var windowFull = false
     private var roundCapacity = 0
@@ -112,7 +119,10 @@ public struct InFlightWindow: Sendable {
 
     /// Call for each answer from the server (not for transport failures): when its request was sent and now.
     public mutating func answered(sentAt: Double, now: Double) {
-        if phase == .slowStart, windowFull, size < slowStartLimit { size = clamped(size + 1) }
+        answers += 1
+        if phase == .slowStart, windowFull, size < slowStartLimit {
+            size = clamped(size + (answers > settings.initial ? Self.slowStartGrowth : 1))
+        }
         guard let start = roundStart else {
             startRound(at: now)
             record(latency: now - sentAt)

@@ -19,7 +19,7 @@ public struct APNSClientConfiguration: Sendable {
     public var proxy: ProxyConfiguration?
     /// Persistent connections at most. The pool widens rather than deepens: no connection carries more than
     /// `streamsPerConnection` requests (what a dropped one puts in doubt); `initialConnections` open at the start,
-    /// `connectionStagger` seconds apart, and more as what is in flight grows (room kept for twice as much), so
+    /// `connectionStagger` seconds apart, and more as what is in flight grows (room kept for eight times as much), so
     /// warm spares are ready before they are needed. Requests in flight are at most
     /// `maximumConnections × streamsPerConnection`.
     public var maximumConnections = 32

@@ -9,7 +9,7 @@ import APNSHTTP2
 /// The pool has `maximumConnections` places (slots), each holding one connection, waiting to open one, or idle. It
 /// widens rather than deepens: no connection carries more than `streamsPerConnection` requests (so a dropped one
 /// puts at most that many in doubt); `initialConnections` open at the start, a stagger apart, and more open as what
-/// is in flight grows (`widenIfNeeded`: room kept for twice what is in flight), spares kept warm; requests are
+/// is in flight grows (`widenIfNeeded`: room kept well ahead of what is in flight), spares kept warm; requests are
 /// packed onto few connections (`pickConnection`). A connection that stops taking new streams (GOAWAY, stream ids
 /// used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a replacement. A
 /// slot's states (`ConnectionState`):
@@ -148,6 +148,8 @@ struct ConnectionPoolStateMachine {
     let reconnect: ExponentialBackoff
     /// The requests a connection carries at most while an idle slot is left (see the type's comment).
     let streamsPerConnection: Int
+    /// The room `widenIfNeeded` keeps, per request in flight (see there).
+    let roomPerRequestInFlight: Int
     /// Slots never opened: always the last ones (`widenIfNeeded` opens the first idle slot), so the slots in use
     /// are `slots[..<(slots.count - idleSlots)]`.
     private(set) var idleSlots: Int
@@ -159,8 +161,9 @@ struct ConnectionPoolStateMachine {
     /// - Parameters:
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
     ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
+    ///   - roomPerRequestInFlight: the room kept per request in flight (`widenIfNeeded`).
     init(maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
-         stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double = 30,
+         roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double = 30,
          random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         let maximum = max(1, maximumConnections)
         let initial = min(maximum, max(1, initialConnections ?? maximum))
@@ -169,6 +172,7 @@ struct ConnectionPoolStateMachine {
         idleSlots = maximum - initial
         answeredSlots = Array(repeating: false, count: maximum)
         self.streamsPerConnection = max(1, streamsPerConnection)
+        self.roomPerRequestInFlight = max(1, roomPerRequestInFlight)
         self.stagger = stagger
         self.failureWindow = failureWindow
         self.reconnect = reconnect
@@ -301,10 +305,11 @@ struct ConnectionPoolStateMachine {
     }
 
     /// Opens idle slots while the room left on the connections (their free streams, and a full share for each one
-    /// still connecting or not answered on yet) is less than what is in flight on them, and less than one share:
-    /// called after each round of submits, so the pool keeps room to double what is in flight (as the in-flight
-    /// window does in a round trip while it grows), and a new connection, a few round trips from carrying its share,
-    /// opens before it is needed. Only while the pool works (an open connection has answered, no connection has
+    /// still connecting or not answered on yet) is less than `roomPerRequestInFlight` times what is in flight on
+    /// them, or less than one share: called after each round of submits. A new connection carries its share about
+    /// three round trips after it opens (TCP, TLS, a first request that lets the server raise its stream limit),
+    /// while the in-flight window may quadruple per round trip as it grows: the room opens ahead of it. Idle
+    /// connections cost nothing a request (requests are packed). Only while the pool works (an open connection has answered, no connection has
     /// failed since the last answer): a broken server is met by the back-off of the slots in use, not by fresh
     /// connections.
     mutating func widenIfNeeded() -> [Action] {
@@ -322,7 +327,7 @@ struct ConnectionPoolStateMachine {
             case .idle, .backingOff, .draining, .closed: break
             }
         }
-        let wanted = max(streamsPerConnection, inFlight)
+        let wanted = max(streamsPerConnection, roomPerRequestInFlight * inFlight)
         guard room < wanted, anyConnectionAnswering else { return [] }
         var actions: [Action] = []
         for _ in 0..<min(idleSlots, (wanted - room + streamsPerConnection - 1) / streamsPerConnection) {
