@@ -5,15 +5,7 @@ import Foundation
 
 /// How `send` and `replay` prove who they are: a .p8 key (token-based trust) or a client certificate.
 struct AuthenticationOptions: ParsableArguments {
-    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key for token-based trust (or APNS_KEY_FILE).", valueName: "file"),
-            completion: ValueCompletion.p8Key)
-    var keyFile: String?
-
-    @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character id (or APNS_KEY_ID).", valueName: "id"))
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: ArgumentHelp("The 10-character team id (or APNS_TEAM_ID).", valueName: "id"))
-    var teamID: String?
+    @OptionGroup var providerKey: ProviderKeyOptions
 
     @Option(name: .customLong("token-refresh"), help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
     var tokenRefreshMinutes: Int = 50
@@ -33,10 +25,8 @@ struct AuthenticationOptions: ParsableArguments {
     var pkcs12File: String?
 
     mutating func validate() throws {
-        let keyOnCommandLine = keyFile
-        keyFile = EnvironmentDefault.value(keyFile, "APNS_KEY_FILE")
-        keyID = EnvironmentDefault.value(keyID, "APNS_KEY_ID")
-        teamID = EnvironmentDefault.value(teamID, "APNS_TEAM_ID")
+        let keyOnCommandLine = providerKey.keyFile
+        providerKey.applyEnvironment()
         let certificate = certificateFile != nil || pkcs12File != nil
         if certificate {
             if let keyOnCommandLine, let certificateFile, certificateKeyFile == nil {
@@ -44,7 +34,7 @@ struct AuthenticationOptions: ParsableArguments {
                 throw ValidationError("--key is the .p8 key of token-based trust; a client certificate's private key "
                     + "goes in --cert-key: --cert \(certificateFile) --cert-key \(keyOnCommandLine)")
             }
-            guard keyFile == nil else {
+            guard providerKey.keyFile == nil else {
                 let why = keyOnCommandLine == nil ? " (APNS_KEY_FILE is set: unset it to use the certificate)" : ""
                 throw ValidationError("Use either --key (token-based trust) or a client certificate, not both\(why).")
             }
@@ -52,18 +42,13 @@ struct AuthenticationOptions: ParsableArguments {
             if certificateKeyFile != nil, certificateFile == nil { throw ValidationError("--cert-key goes with --cert.") }
             return
         }
-        guard keyFile != nil else {
+        guard providerKey.keyFile != nil else {
             throw ValidationError("Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert [--cert-key] or --p12.")
         }
-        guard let keyID else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
-        guard let teamID else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
+        guard providerKey.keyID != nil else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
+        guard providerKey.teamID != nil else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
         guard (20...60).contains(tokenRefreshMinutes) else { throw ValidationError("--token-refresh must be 20 to 60 minutes.") }
-        do {
-            try ProviderIdentifier.validateKeyID(keyID)
-            try ProviderIdentifier.validateTeamID(teamID)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try providerKey.checkIdentifiers()
     }
 
     /// The authentication mode and the TLS client identity it needs, if any. Reads the PEM certificate and key files
@@ -84,9 +69,7 @@ struct AuthenticationOptions: ParsableArguments {
             // is not PKCS#12 stops the command there, with status 1 and the path named.
             return (.certificate, .pkcs12File(path: pkcs12File, password: password))
         }
-        guard let keyFile, let keyID, let teamID else { throw ValidationError("Missing --key, --key-id or --team-id.") }
-        let signer = try ProviderTokenSigner(key: ProviderKey(contentsOfFile: keyFile), keyID: keyID, teamID: teamID)
-        return (.providerToken(signer, refreshIntervalSeconds: Int64(tokenRefreshMinutes) * 60), nil)
+        return (.providerToken(try providerKey.signer(), refreshIntervalSeconds: Int64(tokenRefreshMinutes) * 60), nil)
     }
 }
 

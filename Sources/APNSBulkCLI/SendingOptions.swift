@@ -26,7 +26,7 @@ struct SendingOptions: ParsableArguments {
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         let hint = StopHint(
-            keyID: authentication.keyID, teamID: authentication.teamID, topic: topic,
+            keyID: authentication.providerKey.keyID, teamID: authentication.providerKey.teamID, topic: topic,
             endpoint: client.endpoint.description, resultsPath: output.results)
         try CampaignRunner.run(options, client: client, output: output, hint: hint, body: body)
     }

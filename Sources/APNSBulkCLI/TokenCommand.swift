@@ -29,15 +29,7 @@ struct TokenCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("The .p8 signing key (PKCS#8 PEM, EC P-256).", valueName: "file"),
-            completion: ValueCompletion.p8Key)
-    var keyFile: String?
-
-    @Option(name: .customLong("key-id"), help: ArgumentHelp("The key's 10-character id (kid).", valueName: "id"))
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: ArgumentHelp("The 10-character team id (iss).", valueName: "id"))
-    var teamID: String?
+    @OptionGroup var providerKey: ProviderKeyOptions
 
     @Option(
         name: .customLong("issued-at"),
@@ -46,23 +38,12 @@ struct TokenCommand: ParsableCommand {
     var issuedAt: Int64?
 
     mutating func validate() throws {
-        keyFile = EnvironmentDefault.value(keyFile, "APNS_KEY_FILE")
-        keyID = EnvironmentDefault.value(keyID, "APNS_KEY_ID")
-        teamID = EnvironmentDefault.value(teamID, "APNS_TEAM_ID")
-        guard keyFile != nil else { throw ValidationError("Missing --key <file> (or APNS_KEY_FILE).") }
-        guard let keyID else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
-        guard let teamID else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
-        do {
-            try ProviderIdentifier.validateKeyID(keyID)
-            try ProviderIdentifier.validateTeamID(teamID)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        providerKey.applyEnvironment()
+        guard providerKey.keyFile != nil else { throw ValidationError("Missing --key <file> (or APNS_KEY_FILE).") }
+        try providerKey.checkIdentifiers()
     }
 
     func run() throws {
-        guard let keyFile, let keyID, let teamID else { throw ExitStatus.failure.code }  // set by validate()
-        let signer = try ProviderTokenSigner(key: ProviderKey(contentsOfFile: keyFile), keyID: keyID, teamID: teamID)
-        print(try signer.sign(issuedAt: issuedAt ?? ProviderTokenCache.systemTime()))
+        print(try providerKey.signer().sign(issuedAt: issuedAt ?? ProviderTokenCache.systemTime()))
     }
 }
