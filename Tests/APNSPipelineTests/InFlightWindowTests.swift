@@ -31,6 +31,9 @@ struct SimulatedServer {
         peakWindow = 0
     }
 
+    /// Whether the server accepts the requests (200) or rejects them all (a wrong topic or key).
+    var accepts = true
+
     /// Runs until `seconds` of virtual time have passed; returns the answers per second over that time.
     @discardableResult
     mutating func run(_ window: inout InFlightWindow, seconds: Double) -> Double {
@@ -41,7 +44,7 @@ struct SimulatedServer {
             popFirst()
             now = next.answerAt
             answers += 1
-            window.answered(sentAt: next.sentAt, now: now)
+            window.answered(sentAt: next.sentAt, now: now, accepted: accepts)
             fill(&window)
         }
         now = end
@@ -108,7 +111,7 @@ struct InFlightWindowTests {
         #expect(InFlightWindow(settings: floor).size == 4)
     }
 
-    @Test("slow start doubles over the first window's worth of answers, then grows faster while the rate grows")
+    @Test("slow start quadruples per round trip on accepted answers while the rate grows")
     func slowStartDoubles() {
         var window = InFlightWindow()
         var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010, streamLimit: 10_000)
@@ -117,10 +120,19 @@ struct InFlightWindowTests {
             server.run(&window, seconds: 0.010)
             sizes.append(window.size)
         }
-        // One an answer over the first window's worth (a campaign-wide rejection costs few requests), then three.
-        #expect(sizes.prefix(3) == [16, 32, 128], "\(sizes)")
-        #expect(zip(sizes.dropFirst(3), sizes.dropFirst(2)).allSatisfy { $0 >= 2 * $1 }, "\(sizes)")
+        // Three an accepted answer: four times as many a round trip, then as the measured rate allows.
+        #expect(sizes.prefix(3) == [16, 64, 256], "\(sizes)")
+        #expect(zip(sizes.dropFirst(), sizes).allSatisfy { $0 > $1 }, "sizes \(sizes)")
         #expect(sizes[5] >= 1024, "faster than doubling: \(sizes)")
+    }
+
+    @Test("rejected answers add one each in slow start: a campaign-wide rejection costs few requests")
+    func rejectionsGrowSlowly() {
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 1_000_000, latency: 0.010...0.010, streamLimit: 10_000)
+        server.accepts = false
+        server.run(&window, seconds: 0.015)
+        #expect(window.size == 32, "one round of 16 rejections")
     }
 
     @Test("never above the server's stream limit, however fast the server")

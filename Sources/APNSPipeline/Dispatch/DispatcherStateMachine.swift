@@ -395,7 +395,7 @@ extension DispatcherStateMachine {
             return DispatcherAction()
         }
         summary.latencies.record(max(0, now - sentAt))
-        if case .answered = outcome { window.answered(sentAt: sentAt, now: now) }
+        if case .answered(let answer) = outcome { window.answered(sentAt: sentAt, now: now, accepted: answer.status == 200) }
 
         let sendAction = OutcomePolicy.action(for: outcome)
         var reason: APNSReason?

@@ -8,8 +8,8 @@
 /// follows is the best of the last ten rounds, each taken over four rounds (answers come in bursts when a
 /// process is short of CPU); the base latency is the lowest round-mean latency seen (the latency without
 /// queueing). `target` is `headroom × rate × base latency`, the product plus headroom.
-/// - Slow start: while the window is full, each answer adds one to it over the first window's worth of answers (it
-///   doubles), then three (it quadruples per round trip), up to 256 or
+/// - Slow start: while the window is full, each accepted answer adds three to it (it quadruples per round trip;
+///   a rejected one adds one, so a campaign-wide rejection costs few requests), up to 256 or
 ///   6 × its best round rate × base latency if more; it ends when three rounds in a row did not raise the rate
 ///   by a quarter, or after one such round if the latency also doubled (the extra requests only queue). It
 ///   hands over at the window that earned the best rate, or at `target` if more.
@@ -86,11 +86,8 @@ public struct InFlightWindow: Sendable {
     private var roundAnswers = 0
     private var roundLatencySum = 0.0
     private var roundWindowFull = false
-    /// Answers so far: slow start grows by one an answer over the first `initial` (a campaign-wide rejection then
-    /// costs few requests), by `slowStartGrowth` after.
-    private var answers = 0
-    /// What each answer adds in slow start after the first window's worth: the window quadruples per round trip,
-    /// so at 100 ms it reaches thousands in half a second, not a second.
+    /// What each accepted answer adds in slow start: the window quadruples per round trip, so at 100 ms it reaches
+    /// thousands in half a second, not a second.
     private static let slowStartGrowth = 3
     /// Whether the window was full at the last `observe`.
     private var windowFull = false
@@ -117,11 +114,12 @@ public struct InFlightWindow: Sendable {
         roundCapacity = max(roundCapacity, capacity)
     }
 
-    /// Call for each answer from the server (not for transport failures): when its request was sent and now.
-    public mutating func answered(sentAt: Double, now: Double) {
-        answers += 1
+    /// Call for each answer from the server (not for transport failures): when its request was sent and now, and
+    /// whether the server accepted it (200): in slow start an accepted answer adds `slowStartGrowth`, a rejected one
+    /// one, so a campaign-wide rejection (a wrong topic or key) costs few requests.
+    public mutating func answered(sentAt: Double, now: Double, accepted: Bool = true) {
         if phase == .slowStart, windowFull, size < slowStartLimit {
-            size = clamped(size + (answers > settings.initial ? Self.slowStartGrowth : 1))
+            size = clamped(size + (accepted ? Self.slowStartGrowth : 1))
         }
         guard let start = roundStart else {
             startRound(at: now)
