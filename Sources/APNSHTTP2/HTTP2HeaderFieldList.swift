@@ -188,25 +188,20 @@ public struct HTTP2HeaderFieldList: Sendable {
 
     /// Overwrites the end of field `index`'s value, from byte `offset` on, with `tail` when `tail` is exactly as
     /// long as what it replaces, and returns true; otherwise changes nothing and returns false. For a list refilled
-    /// with fields of the same shape (`:path` with the next device token), eight bytes at a time.
+    /// with fields of the same shape (`:path` with the next device token), in one copy.
     public mutating func replaceValueTail(ofField index: Int, from offset: Int, with tail: String) -> Bool {
         let field = fields[index]
         guard offset >= 0, offset <= Int(field.valueCount) else { return false }
         let start = Int(field.valueStart) + offset
         let source = tail.utf8.span.bytes
         guard source.byteCount == Int(field.valueCount) - offset else { return false }
-        var target = bytes.mutableSpan
-        var raw = target.mutableBytes
-        var position = 0  // the loads stay inside `source` (the loop bounds), and check it
-        while position &+ 8 <= source.byteCount {
-            let word = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt64.self)
-            raw.storeBytes(of: word, toByteOffset: start &+ position, as: UInt64.self)
-            position &+= 8
-        }
-        while position < source.byteCount {
-            let byte = source.unsafeLoadUnaligned(fromByteOffset: position, as: UInt8.self)
-            raw.storeBytes(of: byte, toByteOffset: start &+ position, as: UInt8.self)
-            position &+= 1
+        // One copy: the target range lies inside `bytes` (the field's value, checked above) and is as long as
+        // `source`.
+        bytes.withUnsafeMutableBytes { target in
+            source.withUnsafeBytes { tail in
+                guard let to = target.baseAddress, let from = tail.baseAddress else { return }
+                (to + start).copyMemory(from: from, byteCount: tail.count)
+            }
         }
         return true
     }

@@ -81,6 +81,13 @@ struct OutcomePolicyTests {
         #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: nil, timestamp: nil))) == expected)
     }
 
+    @Test("the status switch names exactly the statuses of the documented set")
+    func statusSwitchMatchesSet() {
+        for status in -1...1000 {
+            #expect(OutcomePolicy.isAPNSStatus(status) == OutcomePolicy.apnsStatuses.contains(status), "status \(status)")
+        }
+    }
+
     @Test("a status APNs never sends decides alone: its reason is ignored, so a broken server cannot prune a token")
     func unknownStatusIgnoresReason() {
         for reason in [APNSReason.badDeviceToken, .unregistered, .badTopic, .invalidProviderToken] {

@@ -166,6 +166,38 @@ struct HTTP2RoundTripTests {
             tag: 9, status: 410, reason: "Unregistered", timestamp: 1_700_000_000_123, apnsID: "00000000-0000-4000-8000-000000000009")])
     }
 
+    @Test("a 200's body is not read: a server that sends one with its success cannot give it a reason")
+    func successBodyIgnored() throws {
+        let pair = try InMemoryHTTP2Pair()
+        var answers: [PushAnswerSummary] = []
+        pair.onServerEvent = { [unowned pair] event in
+            guard case .request(let request) = event else { return }
+            let status = request.streamID == 1 ? 200 : 400
+            try? pair.server.respond(
+                to: request.streamID, status: status, headers: [],
+                body: Array(#"{"reason":"BadDeviceToken","timestamp":1700000000123}"#.utf8))
+        }
+        pair.onClientEvent = { event in
+            guard case .response(let response) = event else { return }
+            let answer = response.answer
+            answers.append(PushAnswerSummary(
+                tag: response.tag, status: answer.status, reason: answer.reason?.description, timestamp: answer.timestamp,
+                apnsID: answer.apnsID))
+        }
+        for tag: UInt64 in [1, 2] {
+            var fields = HTTP2HeaderFieldList()
+            APNSLikeTraffic.fill(&fields, tag: tag)
+            try pair.client.submitRequest(
+                block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
+            pair.interact()
+        }
+        // The same body with a 400 is read, so the test would see a reason on the 200 if it were read there too.
+        #expect(answers == [
+            PushAnswerSummary(tag: 1, status: 200, reason: nil, timestamp: nil, apnsID: nil),
+            PushAnswerSummary(tag: 2, status: 400, reason: "BadDeviceToken", timestamp: 1_700_000_000_123, apnsID: nil),
+        ])
+    }
+
     struct PushAnswerSummary: Equatable {
         var tag: UInt64
         var status: Int

@@ -10,7 +10,7 @@ public enum OutcomePolicy {
         case .answered(let answer):
             // A status APNs never sends is the server's failure, not the record's, whatever reason comes with it
             // (a 999 with "BadDeviceToken" must not prune a token): 5xx is retried, anything else is in doubt.
-            guard apnsStatuses.contains(answer.status) else {
+            guard isAPNSStatus(answer.status) else {
                 return (500..<600).contains(answer.status) ? .retry(.afterBackoff) : .inDoubt
             }
             if answer.status == 200 { return .delivered }
@@ -56,6 +56,15 @@ public enum OutcomePolicy {
 
     /// The statuses APNs answers with (docs/APNS.md).
     public static let apnsStatuses: Set<Int> = [200, 400, 403, 404, 405, 410, 413, 429, 500, 503]
+
+    /// `apnsStatuses.contains(status)`, as a switch: asked once an answer, where hashing into the set cost more than
+    /// the rest of the decision.
+    static func isAPNSStatus(_ status: Int) -> Bool {
+        switch status {
+        case 200, 400, 403, 404, 405, 410, 413, 429, 500, 503: return true
+        default: return false
+        }
+    }
 
     private static func action(forStatus status: Int) -> SendAction {
         switch status {
