@@ -14,7 +14,8 @@
 #   8. (kept from the first benchmark) `send --durable` next to a plain `send`, both -> the release mock.
 #  10. At a real round-trip time (issue 29): scripts/rtt-relay.py in front of the mock adds RTT/2 each way on loopback
 #      (handshakes and HTTP/2 flow control pay it); `send` with its defaults next to `h2load -c 3 -m 1000` (its best),
-#      RTT_RECORDS distinct records at each RTT of RTTS ms; then 10d: the mock dropping a connection every DROP_EVERY
+#      RTT_RECORDS distinct records at each RTT of RTTS ms, h2load sending the same requests (`-i`: each record's
+#      `/3/device/<token>` once; one token repeated costs the server less: HPACK and the mock's token work); then 10d: the mock dropping a connection every DROP_EVERY
 #      requests at RTT 50 ms: the records put in doubt per lost connection, and the rate against 10b's.
 #  11. Rate while connections drop, no added latency: `send` (defaults) to the mock with `--fault drop=0.001` next to
 #      the same to a plain mock (RTT_RECORDS records each).
@@ -269,10 +270,17 @@ run_send() {
 }
 # run_h2load NAME N PORT STREAMS [CONNECTIONS]: one timed h2load run that must get N 2xx answers; sets H2_RATE (its
 # own req/s).
+# With H2_TOKENS=file (one device token a line), the requests go to /3/device/<token> for each token in turn (h2load
+# -i), not all to one token.
 run_h2load() {
-    local name=$1 n=$2 port=$3 streams=$4 connections=${5:-$CONNECTIONS}
+    local name=$1 n=$2 port=$3 streams=$4 connections=${5:-$CONNECTIONS} target
+    target=("https://127.0.0.1:$port/3/device/$TOKEN")
+    if [ -n "${H2_TOKENS:-}" ]; then
+        sed "s|^|https://127.0.0.1:$port/3/device/|" "$H2_TOKENS" > "$WORK/$name.uris"
+        target=(-i "$WORK/$name.uris")
+    fi
     timed "$name" h2load -n "$n" -c "$connections" -m "$streams" -t 1 -d "$WORK/payload.json" "${H2HEADERS[@]}" \
-        "https://127.0.0.1:$port/3/device/$TOKEN" > "$WORK/$name.out" 2>&1
+        "${target[@]}" > "$WORK/$name.out" 2>&1
     [ "$RC" -eq 0 ] || fail "h2load ($name) exited $RC: $(tail -5 "$WORK/$name.out")"
     grep -Eq "^status codes: $n 2xx" "$WORK/$name.out" \
         || fail "h2load ($name): $(grep -E '^(requests|status codes):' "$WORK/$name.out")"
@@ -546,10 +554,12 @@ start_relay() {  # start_relay NAME TARGET_PORT ONE_WAY_MS: sets RELAY_PID, RELA
 outcomes() { grep -c "\"outcome\":\"$2\"" "$WORK/$1.results" || true; }   # outcomes NAME OUTCOME: lines with it
 if row 10 || row 11; then
     "${SERVER[@]}" python3 scripts/gen-campaign.py --records "$RTT_RECORDS" --out "$WORK/rtt.ndjson"
+    python3 -c 'import json, sys
+for line in open(sys.argv[1]): print(json.loads(line)["token"])' "$WORK/rtt.ndjson" > "$WORK/rtt.tokens"
 fi
 if row 10; then
     echo "== 10. at a real round-trip time: send (its defaults) vs h2load -c 3 -m 1000 through scripts/rtt-relay.py" \
-        "-> the mock, $RTT_RECORDS records; the relay and the mock on the server core"
+        "-> the mock, $RTT_RECORDS records (h2load: the same device tokens); the relay and the mock on the server core"
     start_mock mock10
     for rtt in $RTTS; do
         start_relay "relay$rtt" "$MOCK_PORT" "$(awk -v r="$rtt" 'BEGIN {print r / 2}')"
@@ -560,7 +570,7 @@ if row 10; then
             opened=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))
 print(s["maximum_in_flight"])' "$WORK/send10_$rtt.summary.json")
             echo "round $r, RTT $rtt ms: send   $(rate "$RTT_RECORDS" "$WALL") req/s (${WALL}s, at most $opened in flight)"
-            run_h2load "h2load10_$rtt" "$RTT_RECORDS" "$RELAY_PORT" 1000 3
+            H2_TOKENS="$WORK/rtt.tokens" run_h2load "h2load10_$rtt" "$RTT_RECORDS" "$RELAY_PORT" 1000 3
             add "h2load10_$rtt.rate" "$(rate "$RTT_RECORDS" "$WALL")"
             echo "round $r, RTT $rtt ms: h2load $(rate "$RTT_RECORDS" "$WALL") req/s (its own figure: $H2_RATE)"
         done
