@@ -140,9 +140,8 @@ struct ConnectionPoolStateMachine {
     var lastFailure: TransportError?
     /// Seconds a row of failed connections must last before the pool gives up.
     let failureWindow: Double
-    /// Connections open now that the server has answered on: the ones that prove the pool works.
-    var answering: Set<ConnectionID> = []
-    /// Whether each slot's connection has been answered on (`answering`, by slot, for `pickConnection`).
+    /// Whether each slot's connection has been answered on: the connections that prove the pool works, and the
+    /// ones `pickConnection` packs onto. Reset when the slot opens a connection; read only for active slots.
     private var answeredSlots: [Bool]
     let stagger: Double
     let reconnect: ExponentialBackoff
@@ -272,7 +271,6 @@ struct ConnectionPoolStateMachine {
 
     /// The server answered on the connection for the first time: the pool works, the failures in a row start over.
     mutating func connectionAnswered(_ id: ConnectionID) -> [Action] {
-        answering.insert(id)
         if let slot = slot(of: id) { answeredSlots[slot] = true }
         guard failuresInARow > 0 else { return [] }
         failuresInARow = 0
@@ -318,11 +316,11 @@ struct ConnectionPoolStateMachine {
         var inFlight = 0
         for slot in 0..<usedSlots {
             switch slots[slot] {
-            case .active(let id, let load, _):
+            case .active(_, let load, _):
                 inFlight += load.inFlight
                 // A connection the server has not answered on yet may still be at its first stream limit (APNs
                 // allows one stream until a request with a valid token went through): it counts for its share.
-                room += answering.contains(id) ? self.room(on: load) : max(0, streamsPerConnection - load.inFlight)
+                room += answeredSlots[slot] ? self.room(on: load) : max(0, streamsPerConnection - load.inFlight)
             case .starting: room += streamsPerConnection
             case .idle, .backingOff, .draining, .closed: break
             }
@@ -401,7 +399,6 @@ extension ConnectionPoolStateMachine {
     mutating func connectionClosed(
         _ id: ConnectionID, error: TransportError?, hadAnswer: Bool, serverSpoke: Bool
     ) -> [Action] {
-        answering.remove(id)
         if retired.removeValue(forKey: id) != nil { return reportClosedIfDone() }
         guard let slot = slot(of: id) else { return [] }
         let attempts: Int
@@ -540,8 +537,8 @@ extension ConnectionPoolStateMachine {
 
     /// Whether an open connection has answered: the pool works, whatever the other slots meet.
     private var anyConnectionAnswering: Bool {
-        slots.contains { state in
-            if case .active(let id, _, _) = state { return answering.contains(id) }
+        slots.indices.contains { slot in
+            if case .active = slots[slot] { return answeredSlots[slot] }
             return false
         }
     }
