@@ -395,7 +395,11 @@ extension DispatcherStateMachine {
             return DispatcherAction()
         }
         summary.latencies.record(max(0, now - sentAt))
-        if case .answered(let answer) = outcome { window.answered(sentAt: sentAt, now: now, accepted: answer.status == 200) }
+        switch outcome {
+        case .answered(let answer): window.answered(sentAt: sentAt, now: now, accepted: answer.status == 200)
+        case .failed(.answerLost): window.lost()
+        case .failed: break  // not processed: it is sent again and comes back to the window
+        }
 
         let sendAction = OutcomePolicy.action(for: outcome)
         var reason: APNSReason?

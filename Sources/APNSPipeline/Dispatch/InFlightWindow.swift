@@ -84,6 +84,8 @@ public struct InFlightWindow: Sendable {
     // The round being measured.
     private var roundStart: Double?
     private var roundAnswers = 0
+    /// Requests of the round that left the window without an answer: their connection was lost (`lost`).
+    private var roundLost = 0
     private var roundLatencySum = 0.0
     private var roundWindowFull = false
     /// What each accepted answer adds in slow start: the window quadruples per round trip, so at 100 ms it reaches
@@ -130,11 +132,22 @@ public struct InFlightWindow: Sendable {
         guard sentAt >= start else { return }
         let length = now - start
         let meanLatency = roundLatencySum / Double(roundAnswers)
-        recentRounds.append((roundAnswers, length))
+        // The rate counts every request that left the window, answered or lost with its connection: a lost
+        // connection takes its requests with it, and counting only answers read each drop as a fall in the rate
+        // (at 0.1 % of requests dropping their connection, the window settled at half its size).
+        let completed = roundAnswers + roundLost
+        recentRounds.append((completed, length))
         if recentRounds.count > Self.smoothingRounds { recentRounds.removeFirst() }
-        let roundRate = length > 0 ? Double(roundAnswers) / length : nil
+        let roundRate = length > 0 ? Double(completed) / length : nil
         endRound(rate: roundRate, latency: meanLatency, length: length)
         startRound(at: now)
+    }
+
+    /// Call for each request whose connection was lost before its answer (it ends in doubt): it left the window
+    /// like an answered one and counts toward the round's rate, not toward its latency, nor toward slow start's
+    /// growth.
+    public mutating func lost() {
+        if roundStart != nil { roundLost += 1 }
     }
 
     private mutating func record(latency: Double) {
@@ -145,6 +158,7 @@ public struct InFlightWindow: Sendable {
     private mutating func startRound(at now: Double) {
         roundStart = now
         roundAnswers = 0
+        roundLost = 0
         roundLatencySum = 0
         roundWindowFull = false
         previousRoundSize = currentRoundSize
@@ -178,7 +192,7 @@ public struct InFlightWindow: Sendable {
         case .holding, .probingUp, .probingDown:
             lowerBase(to: latency)
             size = max(size, clamped(target))  // never below what the rate and base latency need
-            stageAnswers += roundAnswers
+            stageAnswers += roundAnswers + roundLost
             stageTime += length
             stageRounds += 1
             guard stageRounds >= Self.roundsPerStage, stageTime >= Self.secondsPerStage else { break }
