@@ -84,7 +84,7 @@ struct ConnectionPoolStateMachineTests {
         #expect(pool.machine.freeStreams == 0, "nothing is ready yet")
     }
 
-    @Test("back-off doubles with each connection that ends without an answer, and resets after one that answered")
+    @Test("back-off doubles with each connection that ends without an answer; one that answered reopens at once")
     func backoffGrowsAndResets() throws {
         var pool = PoolMachineHarness()
         pool.apply(pool.machine.start())
@@ -97,11 +97,11 @@ struct ConnectionPoolStateMachineTests {
         #expect(delays == [0.25, 0.5, 1.0, 2.0])
         #expect(pool.machine.slots == [.starting(try #require(pool.lastOpened), attempts: 4)])
 
-        // A connection that answered resets the count: the next drop waits only the first step.
+        // A connection that answered resets the count, and its slot reopens at once (the server worked).
         let working = try #require(pool.lastOpened)
         pool.apply(pool.machine.connectionReady(working, load: Load(available: 1, inFlight: 0)))
         let afterAnswer = pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true))
-        #expect(afterAnswer == [.schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(afterAnswer == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams])
         #expect(pool.machine.slots == [.backingOff(attempts: 0)])
         pool.advance(1)
         // One that was ready but never answered does not reset it.

@@ -4,7 +4,8 @@
 /// flight is kept only while it buys throughput (in the spirit of TCP Vegas and BBR).
 ///
 /// Measured in rounds: a round ends with the first answer to a request sent after the round began (one round
-/// trip). Each round yields a delivery rate (answers / round length) and a mean latency. The rate the window
+/// trip). Each round yields a delivery rate (requests that left the window, answered or lost with their
+/// connection, / round length) and a mean latency (of the answers). The rate the window
 /// follows is the best of the last ten rounds, each taken over four rounds (answers come in bursts when a
 /// process is short of CPU); the base latency is the lowest round-mean latency seen (the latency without
 /// queueing). `target` is `headroom × rate × base latency`, the product plus headroom.
