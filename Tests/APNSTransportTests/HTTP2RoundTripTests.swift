@@ -144,24 +144,13 @@ struct HTTP2RoundTripTests {
     @Test("the response converts to the dispatcher's PushAnswer with its reason and timestamp")
     func answerConversion() throws {
         let pair = try InMemoryHTTP2Pair()
-        var answers: [PushAnswerSummary] = []
         pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
             try? pair.server.respond(
                 to: request.streamID, status: 410, headers: [("apns-id", "00000000-0000-4000-8000-000000000009")],
                 body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8))
         }
-        pair.onClientEvent = { event in
-            guard case .response(let response) = event else { return }
-            let answer = response.answer
-            answers.append(PushAnswerSummary(
-                tag: response.tag, status: answer.status, reason: answer.reason?.description, timestamp: answer.timestamp,
-                apnsID: answer.apnsID))
-        }
-        var fields = HTTP2HeaderFieldList()
-        APNSLikeTraffic.fill(&fields, tag: 9)
-        try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 9)
-        pair.interact()
+        let answers = try Self.answers(on: pair, tags: [9])
         #expect(answers == [PushAnswerSummary(
             tag: 9, status: 410, reason: "Unregistered", timestamp: 1_700_000_000_123, apnsID: "00000000-0000-4000-8000-000000000009")])
     }
@@ -169,14 +158,23 @@ struct HTTP2RoundTripTests {
     @Test("a 200's body is not read: a server that sends one with its success cannot give it a reason")
     func successBodyIgnored() throws {
         let pair = try InMemoryHTTP2Pair()
-        var answers: [PushAnswerSummary] = []
         pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
-            let status = request.streamID == 1 ? 200 : 400
             try? pair.server.respond(
-                to: request.streamID, status: status, headers: [],
+                to: request.streamID, status: request.streamID == 1 ? 200 : 400, headers: [],
                 body: Array(#"{"reason":"BadDeviceToken","timestamp":1700000000123}"#.utf8))
         }
+        // The same body with a 400 is read, so the test would see a reason on the 200 if it were read there too.
+        #expect(try Self.answers(on: pair, tags: [1, 2]) == [
+            PushAnswerSummary(tag: 1, status: 200, reason: nil, timestamp: nil, apnsID: nil),
+            PushAnswerSummary(tag: 2, status: 400, reason: "BadDeviceToken", timestamp: 1_700_000_000_123, apnsID: nil),
+        ])
+    }
+
+    /// Sends one APNs-like request a tag, each answered before the next, and returns the `PushAnswer`s the client
+    /// session made of the responses.
+    static func answers(on pair: InMemoryHTTP2Pair, tags: [UInt64]) throws -> [PushAnswerSummary] {
+        var answers: [PushAnswerSummary] = []
         pair.onClientEvent = { event in
             guard case .response(let response) = event else { return }
             let answer = response.answer
@@ -184,18 +182,15 @@ struct HTTP2RoundTripTests {
                 tag: response.tag, status: answer.status, reason: answer.reason?.description, timestamp: answer.timestamp,
                 apnsID: answer.apnsID))
         }
-        for tag: UInt64 in [1, 2] {
+        for tag in tags {
             var fields = HTTP2HeaderFieldList()
             APNSLikeTraffic.fill(&fields, tag: tag)
             try pair.client.submitRequest(
                 block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
             pair.interact()
         }
-        // The same body with a 400 is read, so the test would see a reason on the 200 if it were read there too.
-        #expect(answers == [
-            PushAnswerSummary(tag: 1, status: 200, reason: nil, timestamp: nil, apnsID: nil),
-            PushAnswerSummary(tag: 2, status: 400, reason: "BadDeviceToken", timestamp: 1_700_000_000_123, apnsID: nil),
-        ])
+        pair.onClientEvent = { _ in }
+        return answers
     }
 
     struct PushAnswerSummary: Equatable {
