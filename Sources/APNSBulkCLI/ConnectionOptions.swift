@@ -22,7 +22,7 @@ struct ConnectionOptions: ParsableArguments {
     var proxy: String?
 
     @Option(name: .customLong("connections"), help: ArgumentHelp(
-        "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, one spare kept warm.",
+        "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, spares opened ahead of need.",
         valueName: "count"))
     var connections: Int = 32
 
