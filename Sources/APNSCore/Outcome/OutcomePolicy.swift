@@ -54,11 +54,8 @@ public enum OutcomePolicy {
         }
     }
 
-    /// The statuses APNs answers with (docs/APNS.md).
-    public static let apnsStatuses: Set<Int> = [200, 400, 403, 404, 405, 410, 413, 429, 500, 503]
-
-    /// `apnsStatuses.contains(status)`, as a switch: asked once an answer, where hashing into the set cost more than
-    /// the rest of the decision.
+    /// Whether APNs answers with `status` (docs/APNS.md). A switch, not a set: asked once an answer, where hashing
+    /// into a set cost more than the rest of the decision.
     static func isAPNSStatus(_ status: Int) -> Bool {
         switch status {
         case 200, 400, 403, 404, 405, 410, 413, 429, 500, 503: return true
