@@ -184,6 +184,31 @@ struct ResultFileTests {
         #expect(again == record)
     }
 
+    @Test("a payload object given as a string or a CSV cell reads as the NDJSON writer writes it; other strings stay as they are")
+    func payloadObjectInAStringOrCell() throws {
+        // Found by the ResultLine fuzzer: a payload string holding an object and a line break, written as NDJSON
+        // (the object as it stands, the break as a space), read back as other bytes than it was read with.
+        let ndjson = Array(#"{"file":"a","line":1,"outcome":"retryable","payload":"{}\n"}"#.utf8) + [0x0A]
+            + Array(#"{"file":"a","line":2,"outcome":"retryable","payload":"not json\n"}"#.utf8) + [0x0A]
+        let csv = Array("file,line,outcome,payload\na,3,retryable,\"{\"\"a\"\":\r\n1}\"\n".utf8)
+        var read: [ResultRecord] = []
+        for bytes in [ndjson, csv] {
+            let reader = try ResultReader(source: MemoryByteSource(bytes, chunkSize: 5), name: "results")
+            while let record = try reader.next() { read.append(record) }
+        }
+        try #require(read.count == 3)
+        #expect(read[0].payload == Array("{}".utf8))
+        #expect(read[1].payload == Array("not json\n".utf8))
+        #expect(read[2].payload == Array(#"{"a":  1}"#.utf8))
+        for record in read {
+            var written: [UInt8] = []
+            record.appendNDJSON(file: "a", to: &written)
+            var files = InputFileList([])
+            let again = try ResultRecord(ndjson: written, range: 0..<(written.count - 1), inputFiles: &files)
+            #expect(again.payload == record.payload)
+        }
+    }
+
     @Test("writes go out only on flush, one write per flush")
     func buffering() throws {
         let sink = MemoryByteSink()

@@ -131,8 +131,7 @@ extension ResultRecord {
             case .number:
                 fields.values[field] = .number(Array(bytes[value.range]))
             case .object where field == ResultFieldValues.payloadIndex:
-                // Raw line breaks (a line not written by us) read as the writer writes them: as spaces.
-                fields.values[field] = .text(ResultRecord.oneLine(Array(bytes[value.range])))
+                fields.values[field] = .object(Array(bytes[value.range]))
             default:
                 fields.values[field] = .invalid("has the wrong type", .recordFieldInvalid)
             }
@@ -184,17 +183,18 @@ extension ResultRecord {
         }
         expiration = try fields.integer("expiration")
         collapseID = try fields.text("collapse_id")
-        payload = try fields.bytes("payload")
+        payload = try fields.payload()
     }
 }
 
 /// The raw values of one result line's known fields, by `ResultRecord.fieldNames` position.
 struct ResultFieldValues {
-    /// A field as read: text (a JSON string or object, a CSV cell), a JSON number, or a value that cannot be
-    /// used (why, and the input error it is), reported when the field is read.
+    /// A field as read: text (a JSON string, a CSV cell), a JSON number, a JSON object (the payload's), or a value
+    /// that cannot be used (why, and the input error it is), reported when the field is read.
     enum Value {
         case text([UInt8])
         case number([UInt8])
+        case object([UInt8])
         case invalid(String, InputError.Code)
     }
 
@@ -239,7 +239,7 @@ struct ResultFieldValues {
     func text(_ name: String) throws(ResultLineProblem) -> String? {
         switch value(name) {
         case .text(let bytes)?: return String(decoding: bytes, as: UTF8.self)
-        case .number?: throw ResultLineProblem("field '\(name)' must be a string", .recordFieldInvalid)
+        case .number?, .object?: throw ResultLineProblem("field '\(name)' must be a string", .recordFieldInvalid)
         case .invalid(let why, let code)?: throw ResultLineProblem("field '\(name)' \(why)", code)
         case nil: return nil
         }
@@ -248,7 +248,18 @@ struct ResultFieldValues {
     func bytes(_ name: String) throws(ResultLineProblem) -> [UInt8]? {
         switch value(name) {
         case .text(let bytes)?, .number(let bytes)?: return bytes
+        case .object?: throw ResultLineProblem("field '\(name)' has the wrong type", .recordFieldInvalid)
         case .invalid(let why, let code)?: throw ResultLineProblem("field '\(name)' \(why)", code)
+        case nil: return nil
+        }
+    }
+
+    /// The payload, as a record holds it (`ResultRecord.heldPayload(_:)`).
+    func payload() throws(ResultLineProblem) -> [UInt8]? {
+        switch values[Self.payloadIndex] {
+        case .object(let bytes)?: return ResultRecord.oneLine(bytes)
+        case .text(let bytes)?, .number(let bytes)?: return ResultRecord.heldPayload(bytes)
+        case .invalid(let why, let code)?: throw ResultLineProblem("field 'payload' \(why)", code)
         case nil: return nil
         }
     }
@@ -463,11 +474,21 @@ extension ResultRecord {
     }
 
     /// A payload object as a result line holds it: its line breaks (JSON white space there, since strings cannot
-    /// hold them raw) as spaces, so the line stays whole. The writer writes it so and the reader reads it so, so a
-    /// line read and written again reads back the same. The same array when there is none.
+    /// hold them raw) as spaces, so the line stays whole. The same array when there is none.
     static func oneLine(_ payload: [UInt8]) -> [UInt8] {
         guard payload.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return payload }
         return payload.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
+    }
+
+    /// A payload given as text (an NDJSON string, a CSV cell) as a record read from a result line holds it: when
+    /// the text is a JSON object, as the NDJSON writer writes it and reads it back (the object alone, without the
+    /// white space around it, its line breaks as spaces), so a line read and written again reads back the same;
+    /// any other text as it is.
+    static func heldPayload(_ text: [UInt8]) -> [UInt8] {
+        guard text.first(where: { !JSONText.isSpace($0) }) == UInt8(ascii: "{"),
+              let object = try? JSONScanner(text).scanDocument(in: 0..<text.count), object.kind == .object
+        else { return text }
+        return oneLine(object.range == text.indices ? text : Array(text[object.range]))
     }
 }
 
