@@ -254,11 +254,12 @@ struct ResultFieldValues {
         }
     }
 
-    /// The payload, as a record holds it (`ResultRecord.heldPayload(_:)`).
+    /// The payload: an object as `ResultRecord.lineObject(_:)` has it, whether a JSON object or text holding one
+    /// (a line written elsewhere, a CSV cell); any other text as it is.
     func payload() throws(ResultLineProblem) -> [UInt8]? {
         switch values[Self.payloadIndex] {
         case .object(let bytes)?: return ResultRecord.oneLine(bytes)
-        case .text(let bytes)?, .number(let bytes)?: return ResultRecord.heldPayload(bytes)
+        case .text(let bytes)?, .number(let bytes)?: return ResultRecord.lineObject(bytes) ?? bytes
         case .invalid(let why, let code)?: throw ResultLineProblem("field 'payload' \(why)", code)
         case nil: return nil
         }
@@ -460,35 +461,32 @@ extension ResultRecord {
         DecimalText.append(value, to: &out)
     }
 
-    /// A payload that is a JSON object goes in as it stands (line breaks, which can only be white space between
-    /// tokens, become spaces so the line stays one line); anything else goes in as a JSON string.
+    /// A payload that is a JSON object goes in as the object (`lineObject`); anything else goes in as a JSON string.
     private static func appendPayload(_ payload: [UInt8], to out: inout [UInt8]) {
-        let isObject = (try? JSONScanner(payload).scanDocument(in: 0..<payload.count))?.kind == .object
-        guard isObject else {
+        guard let object = lineObject(payload) else {
             out.append(UInt8(ascii: "\""))
             JSONText.appendEscaped(payload, 0..<payload.count, to: &out)
             out.append(UInt8(ascii: "\""))
             return
         }
-        out.append(contentsOf: oneLine(payload))
+        out.append(contentsOf: object)
     }
 
-    /// A payload object as a result line holds it: its line breaks (JSON white space there, since strings cannot
-    /// hold them raw) as spaces, so the line stays whole. The same array when there is none.
-    static func oneLine(_ payload: [UInt8]) -> [UInt8] {
-        guard payload.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return payload }
-        return payload.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
+    /// The rule of a payload that is a JSON object, for the writer and the reader alike: a result line holds the
+    /// object alone (no white space around it) with its line breaks (JSON white space there, since strings cannot
+    /// hold them raw) as spaces, so the line stays whole and a line read and written again reads back the same.
+    /// Nil when `payload` is not a JSON object.
+    static func lineObject(_ payload: [UInt8]) -> [UInt8]? {
+        guard payload.first(where: { !JSONText.isSpace($0) }) == UInt8(ascii: "{"),
+              let object = try? JSONScanner(payload).scanDocument(in: 0..<payload.count), object.kind == .object
+        else { return nil }
+        return oneLine(object.range == payload.indices ? payload : Array(payload[object.range]))
     }
 
-    /// A payload given as text (an NDJSON string, a CSV cell) as a record read from a result line holds it: when
-    /// the text is a JSON object, as the NDJSON writer writes it and reads it back (the object alone, without the
-    /// white space around it, its line breaks as spaces), so a line read and written again reads back the same;
-    /// any other text as it is.
-    static func heldPayload(_ text: [UInt8]) -> [UInt8] {
-        guard text.first(where: { !JSONText.isSpace($0) }) == UInt8(ascii: "{"),
-              let object = try? JSONScanner(text).scanDocument(in: 0..<text.count), object.kind == .object
-        else { return text }
-        return oneLine(object.range == text.indices ? text : Array(text[object.range]))
+    /// The bytes with their line breaks as spaces; the same array when there is none.
+    static func oneLine(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return bytes }
+        return bytes.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
     }
 }
 
