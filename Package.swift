@@ -78,6 +78,14 @@ let package = Package(
         // In-memory byte sources and sinks for the pipeline's tests and fuzz targets (not part of the library).
         .target(name: "PipelineTestSupport", dependencies: ["APNSPipeline"], path: "Tests/PipelineTestSupport"),
         .testTarget(name: "APNSPipelineTests", dependencies: ["APNSCore", "APNSPipeline", "PipelineTestSupport"]),
+        // A TCP relay that adds a round-trip time on loopback, for the benchmarks and the soak at a real RTT (not
+        // part of the product: built by scripts/bench.sh and scripts/soak.sh).
+        .executableTarget(
+            name: "rtt-relay",
+            dependencies: ["APNSTransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/Bench/RTTRelay", swiftSettings: releaseSettings
+        ),
+        .testTarget(name: "RTTRelayTests", dependencies: ["rtt-relay", "APNSTransport"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock", "APNSPipeline"]

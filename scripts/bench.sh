@@ -12,7 +12,8 @@
 #      `nghttpd -v` frame timestamps calibrated against this machine's monotonic clock by a probe connection.
 #   7. (kept from the first benchmark) `send` -> the release mock next to `h2load -m 1000` -> the same mock.
 #   8. (kept from the first benchmark) `send --durable` next to a plain `send`, both -> the release mock.
-#  10. At a real round-trip time (issue 29): scripts/rtt-relay.py in front of the mock adds RTT/2 each way on loopback
+#  10. At a real round-trip time (issue 29): the project's rtt-relay (Tests/Bench/RTTRelay, built here in release) in
+#      front of the mock adds RTT/2 each way on loopback
 #      (handshakes and HTTP/2 flow control pay it); `send` with its defaults next to `h2load -c 3 -m 1000` (its best),
 #      RTT_RECORDS distinct records at each RTT of RTTS ms, h2load sending the same requests (`-i`: each record's
 #      `/3/device/<token>` once; one token repeated costs the server less: HPACK and the mock's token work); then 10d: the mock dropping a connection every DROP_EVERY
@@ -121,6 +122,14 @@ if [ -n "${APNS_BULK_BIN:-}" ]; then
 else
     swift build -c release --product apns-bulk >&2
     BIN="$PWD/.build/release/apns-bulk"
+fi
+# The relay of row 10 (Tests/Bench/RTTRelay): the one next to a binary built elsewhere, else built here.
+if row 10; then
+    RELAY_BIN="$(dirname "$BIN")/rtt-relay"
+    if [ -z "${APNS_BULK_BIN:-}" ] || [ ! -x "$RELAY_BIN" ]; then
+        swift build -c release --product rtt-relay >&2
+        RELAY_BIN="$PWD/.build/release/rtt-relay"
+    fi
 fi
 KEY=samples/keys/AuthKey_TEST123456.p8
 PUB=samples/keys/AuthKey_TEST123456.pub.pem
@@ -544,7 +553,7 @@ fi
 # --- 10 and 11. at a real round-trip time, and while connections drop
 start_relay() {  # start_relay NAME TARGET_PORT ONE_WAY_MS: sets RELAY_PID, RELAY_PORT
     rm -f "$WORK/$1.port"
-    "${SERVER[@]}" python3 scripts/rtt-relay.py --target "$2" --delay-ms "$3" --port-file "$WORK/$1.port" \
+    "${SERVER[@]}" "$RELAY_BIN" --target "$2" --delay-ms "$3" --port-file "$WORK/$1.port" \
         2>"$WORK/$1.log" &
     RELAY_PID=$!; SERVERS+=("$RELAY_PID")
     for _ in $(seq 1 200); do [ -s "$WORK/$1.port" ] && break; sleep 0.05; done
@@ -558,7 +567,7 @@ if row 10 || row 11; then
 for line in open(sys.argv[1]): print(json.loads(line)["token"])' "$WORK/rtt.ndjson" > "$WORK/rtt.tokens"
 fi
 if row 10; then
-    echo "== 10. at a real round-trip time: send (its defaults) vs h2load -c 3 -m 1000 through scripts/rtt-relay.py" \
+    echo "== 10. at a real round-trip time: send (its defaults) vs h2load -c 3 -m 1000 through rtt-relay" \
         "-> the mock, $RTT_RECORDS records (h2load: the same device tokens); the relay and the mock on the server core"
     start_mock mock10
     for rtt in $RTTS; do

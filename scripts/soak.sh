@@ -5,8 +5,8 @@
 # accepted notifications (one line per record, delivered within accepted, no token accepted twice, in doubt
 # within 150 per lost connection). Exits non-zero on any failure; prints the figures.
 #
-# With SOAK_RTT=ms, scripts/rtt-relay.py stands between them and adds that round-trip time (half each way), as the
-# way to APNs does.
+# With SOAK_RTT=ms, the project's rtt-relay (Tests/Bench/RTTRelay: the one next to the executable, else built) stands
+# between them and adds that round-trip time (half each way), as the way to APNs does.
 #
 # Usage: scripts/soak.sh [records, default 3000] [kill rounds, default 2]
 # Environment: APNS_BULK_BIN (use this executable instead of building), SOAK_SEED (default 1), SOAK_RTT (default 0),
@@ -30,6 +30,13 @@ if [ -z "${APNS_BULK_BIN:-}" ]; then
     APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 fi
 BIN=$APNS_BULK_BIN
+if [ "$RTT" != 0 ]; then
+    RELAY_BIN="$(dirname "$BIN")/rtt-relay"
+    if [ ! -x "$RELAY_BIN" ]; then
+        swift build --product rtt-relay >&2
+        RELAY_BIN="$PWD/.build/debug/rtt-relay"
+    fi
+fi
 WORK=$(mktemp -d)
 MOCK=""
 SEND=""
@@ -63,7 +70,7 @@ for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || { echo "soak: the mock did not start" >&2; cat "$WORK/mock.log" >&2; exit 1; }
 PORT=$(cat "$WORK/port")
 if [ "$RTT" != 0 ]; then
-    python3 scripts/rtt-relay.py --target "$PORT" --delay-ms "$(awk -v r="$RTT" 'BEGIN {print r / 2}')" \
+    "$RELAY_BIN" --target "$PORT" --delay-ms "$(awk -v r="$RTT" 'BEGIN {print r / 2}')" \
         --port-file "$WORK/relay.port" 2>"$WORK/relay.log" &
     RELAY=$!
     for _ in $(seq 1 100); do [ -s "$WORK/relay.port" ] && break; sleep 0.1; done

@@ -108,7 +108,7 @@ step "tests" swift test --skip-build "$@"
 step "interop" bash scripts/interop.sh
 # Every mock fault at once, kill -9 and --resume rounds, audited against the mock's log of accepted notifications.
 step "soak" bash scripts/soak.sh 3000 2
-# The same at a 50 ms round-trip time (scripts/rtt-relay.py between them): the pool widens over more connections.
+# The same at a 50 ms round-trip time (the project's rtt-relay between them): the pool widens over more connections.
 step "soak at RTT 50 ms" env SOAK_RTT=50 SOAK_SEED=2 bash scripts/soak.sh 3000 2
 step "tests under AddressSanitizer" sanitized_tests address .build-asan "$@"
 step "tests under ThreadSanitizer" sanitized_tests thread .build-tsan "$@"

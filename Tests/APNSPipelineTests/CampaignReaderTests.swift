@@ -153,4 +153,42 @@ struct CampaignReaderTests {
         #expect(checkedPayloads.allSatisfy { $0.isEmpty })
         #expect(checked.compactMap(\.notification).count == 4)
     }
+
+    @Test("records that repeat the payload before them share its bytes; any other payload is its own, byte for byte")
+    func repeatedPayloadsShareStorage() throws {
+        let directory = try Support.temporaryDirectory()
+        let a = #"{"aps":{"alert":"same"}}"#
+        let b = #"{"aps":{"alert":"samf"}}"#   // as long as `a`, one byte different
+        let c = #"{"aps":{"badge":1}}"#
+        let payloads = [a, a, b, a, a, c, c]
+        let ndjson = payloads.enumerated()
+            .map { #"{"token":"\#(Support.token($0.offset))","payload":\#($0.element)}"# }.joined(separator: "\n") + "\n"
+        let csv = "token,payload\n" + payloads.enumerated().map {
+            "\(Support.token($0.offset)),\"\($0.element.replacingOccurrences(of: "\"", with: "\"\""))\""
+        }.joined(separator: "\n") + "\n"
+        // A template filled with the same values renders the same bytes.
+        let names = ["Ann", "Ann", "Bob", "Bob", "Ann"]
+        let templated = names.enumerated()
+            .map { #"{"token":"\#(Support.token($0.offset))","vars":{"name":"\#($0.element)"}}"# }.joined(separator: "\n") + "\n"
+        var options = CampaignReaderOptions(defaults: Support.defaults)
+        let plain = try Support.readAll([
+            CampaignInput(path: try Support.write(ndjson, to: "r.ndjson", in: directory)),
+            CampaignInput(path: try Support.write(csv, to: "r.csv", in: directory)),
+        ])
+        options.template = try PayloadTemplate(bytes: Array(#"{"aps":{"alert":"{{name}}"}}"#.utf8))
+        let filled = try Support.readAll(
+            [CampaignInput(path: try Support.write(templated, to: "t.ndjson", in: directory))], options: options
+        )
+
+        func storage(_ payload: [UInt8]) -> UInt? { payload.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } } }
+        for (records, expected) in [(Array(plain[..<7]), payloads), (Array(plain[7...]), payloads),
+                                    (filled, names.map { #"{"aps":{"alert":"\#($0)"}}"# })] {
+            let kept = records.compactMap { $0.notification?.payload }
+            #expect(kept.map { String(decoding: $0, as: UTF8.self) } == expected)
+            for index in 1..<kept.count {
+                let shared = storage(kept[index]) == storage(kept[index - 1])
+                #expect(shared == (expected[index] == expected[index - 1]), "record \(index + 1)")
+            }
+        }
+    }
 }

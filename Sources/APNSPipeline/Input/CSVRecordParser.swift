@@ -27,6 +27,8 @@ public struct CSVRecordParser {
     private var headerBuilder: NotificationHeaderBuilder
     private var templateValues: [PayloadTemplate.Value]
     private var rendered: [UInt8] = []
+    /// The last payload handed out, reused while records repeat it.
+    private var repeatedPayload = RepeatedPayload()
     /// Whether valid records carry their payload's bytes; false leaves them empty (see
     /// `CampaignReaderOptions.keepsPayloads`). Every payload is checked either way.
     public var keepsPayloads = true
@@ -128,7 +130,8 @@ public struct CSVRecordParser {
             try PayloadRules.validate(
                 JSONScanner(bytes), range: reader.field(payloadColumn), pushType: headers.pushType, priority: headers.priority
             )
-            return headers.notification(payload: keepsPayloads ? Array(bytes[reader.field(payloadColumn)]) : [])
+            let kept = keepsPayloads ? repeatedPayload.array(of: bytes, range: reader.field(payloadColumn)) : []
+            return headers.notification(payload: kept)
         }
         guard let template else {
             throw InputError(.payloadMissing, "the 'payload' cell is empty and no template is given")
@@ -138,6 +141,6 @@ public struct CSVRecordParser {
         }
         try template.render(into: &rendered, values: templateValues, in: bytes)
         try NDJSONRecordParser.validateRendered(rendered, pushType: headers.pushType, priority: headers.priority)
-        return headers.notification(payload: keepsPayloads ? Array(rendered) : [])
+        return headers.notification(payload: keepsPayloads ? repeatedPayload.array(of: rendered) : [])
     }
 }

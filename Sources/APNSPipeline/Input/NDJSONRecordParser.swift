@@ -16,6 +16,8 @@ public struct NDJSONRecordParser {
     private var headerBuilder: NotificationHeaderBuilder
     private var templateValues: [PayloadTemplate.Value]
     private var rendered: [UInt8] = []
+    /// The last payload handed out, reused while records repeat it.
+    private var repeatedPayload = RepeatedPayload()
     /// Whether valid records carry their payload's bytes; false leaves them empty (see
     /// `CampaignReaderOptions.keepsPayloads`). Every payload is checked either way.
     public var keepsPayloads = true
@@ -34,7 +36,8 @@ public struct NDJSONRecordParser {
             let (headers, payload) = try checkLine(scanner, range: range, raw: &raw) { builder, raw throws(InputError) in
                 try builder.headers(from: raw)
             }
-            let kept = keepsPayloads ? payload.map { Array(bytes[$0]) } ?? Array(rendered) : []
+            let kept = keepsPayloads
+                ? payload.map { repeatedPayload.array(of: bytes, range: $0) } ?? repeatedPayload.array(of: rendered) : []
             return CampaignRecord(key: key, content: .notification(headers.notification(payload: kept)))
         } catch {
             let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)

@@ -68,6 +68,13 @@ public final class Socket {
         SocketSystemCalls.address(of: fd, peer: true)
     }
 
+    /// Ends the sending side (`shutdown(SHUT_WR)`): the peer reads end-of-file once what was sent arrives, and can
+    /// still send. Does nothing on a closed socket; a failure (the peer already gone) is left to the next read.
+    public func shutdownWrite() {
+        guard fd >= 0 else { return }
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Closes the descriptor now (idempotent).
     public func close() {
         guard fd >= 0 else { return }
