@@ -1,5 +1,6 @@
 import APNSCrypto
 import APNSMock
+import APNSPipeline
 import APNSTransport
 import ArgumentParser
 import Foundation
@@ -203,9 +204,10 @@ struct MockCommand: ParsableCommand {
         FileHandle.standardError.write(Data((newline ? line + "\n" : line).utf8))
     }
 
-    /// Writes through a temporary file and a rename, so a script polling for the file never reads half of it.
+    /// Writes through a temporary file and a rename, so a script polling for the file never reads half of it; a
+    /// device or a FIFO given as the path (/dev/null) is written in place (`OutputFile`).
     static func writeAtomically(_ text: String, to path: String) throws {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try OutputFile.write(Array(text.utf8), toPath: path)
     }
 }
 

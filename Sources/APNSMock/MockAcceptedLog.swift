@@ -1,6 +1,7 @@
 import APNSCore
 import APNSHTTP2
 import Foundation
+internal import Glibc
 
 /// The mock's log of accepted notifications (`apns-bulk mock --log-accepted FILE`): one JSON line per request
 /// accepted (answered 200), written with write(2) (no buffering), so the file holds every notification APNs would
@@ -18,12 +19,15 @@ public final class MockAcceptedLog: Sendable {
     public let path: String
     private let handle: FileHandle
 
-    /// Creates (or empties) the file.
+    /// Creates (or empties) the file, in place: a device or a FIFO given as the path (/dev/null, a pipe an audit
+    /// reads) stays what it is (`FileManager.createFile` would rename a new file over it).
     public init(path: String) throws(MockServerError) {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw MockServerError(.configuration, "\(path): cannot create the accepted-notification log")
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw MockServerError(.configuration, "\(path): cannot create the accepted-notification log: \(reason)")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.path = path
         self.handle = handle
     }

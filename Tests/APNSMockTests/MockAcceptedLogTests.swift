@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+import Glibc
 import Testing
 @testable import APNSMock
 
@@ -15,6 +16,23 @@ struct MockAcceptedLogTests {
         return try text.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
+    }
+
+    @Test("a FIFO (or /dev/null) given as the log is written in place and stays what it is")
+    func fifoStaysAFIFO() throws {
+        let path = Self.temporaryPath()
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = open(path, O_RDONLY | O_NONBLOCK)   // the audit reading the pipe
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let fixture = try MockServerFixture { $0.acceptedLogPath = path }
+        #expect(try fixture.curl().status == 200)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(reader, &buffer, buffer.count)
+        #expect(String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).hasPrefix(#"{"token":""#))
     }
 
     @Test("a 200 is logged with token, topic and apns-id before curl sees it; rejections are not logged")

@@ -36,6 +36,12 @@ public enum ByteComparison {
                 != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
             index &+= 8
         }
+        if index < a.byteCount, a.byteCount >= 8 {
+            // The last few bytes as the tail of one more word, which overlaps bytes already found equal.
+            let last = a.byteCount &- 8
+            return a.unsafeLoadUnaligned(fromByteOffset: last, as: UInt64.self)
+                == b.unsafeLoadUnaligned(fromByteOffset: last, as: UInt64.self)
+        }
         while index < a.byteCount {
             if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
                 != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self) { return false }

@@ -233,10 +233,26 @@ final class POSIXFile {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` names something that exists and is neither a regular file nor a directory (following
+    /// symbolic links): a device such as /dev/null, a FIFO, a socket.
+    static func isSpecialFile(atPath path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let kind = info.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
     /// Replaces the file at `path` whole and atomically: the bytes go to a new private file beside it (mode 0600
     /// before the umask), forced to the disk, then renamed over `path`, so a reader or a crash sees the old file or
-    /// the new one, never a part (a campaign record).
+    /// the new one, never a part (a campaign record). A `path` that names a device, a FIFO or a socket
+    /// (`isSpecialFile`: /dev/null, a pipe a script reads) is written in place instead: renaming over it would put
+    /// a regular file where the device was (as root, in place of /dev/null itself).
     static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t = 0o600) throws(PipelineError) {
+        if isSpecialFile(atPath: path) {
+            let file = try openPrivate(path, flags: O_WRONLY | O_CLOEXEC)
+            try file.write(bytes, count: bytes.count)
+            return
+        }
         let temporary = "\(path).tmp-\(getpid())"
         _ = unlink(temporary)
         let file = try openPrivate(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: mode)

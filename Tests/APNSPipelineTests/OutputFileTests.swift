@@ -1,0 +1,37 @@
+import Foundation
+import Glibc
+import Testing
+@testable import APNSPipeline
+
+/// Output files written whole (summary, metrics, the mock's port file, CA and counters): replaced atomically when
+/// regular, written in place when a device or a FIFO, which must stay one (as root, /dev/null itself).
+@Suite("Output files written whole")
+struct OutputFileTests {
+    private static func kind(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
+    }
+
+    @Test("a FIFO given as the path gets the bytes and stays a FIFO; a regular file is replaced; a new one made")
+    func fifoStaysAFIFO() throws {
+        let directory = try PipelineTestSupport.temporaryDirectory()
+        let fifo = directory.appendingPathComponent("out.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)   // a reader first, as a script reading the pipe
+        #expect(reader >= 0)
+        defer { close(reader) }
+
+        try OutputFile.write(Array("metrics 1\n".utf8), toPath: fifo)
+        #expect(Self.kind(fifo) == S_IFIFO)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = read(reader, &buffer, buffer.count)
+        #expect(String(decoding: buffer.prefix(max(0, count)), as: UTF8.self) == "metrics 1\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.fifo"], "no temporary left")
+
+        let regular = directory.appendingPathComponent("port").path
+        try OutputFile.write(Array("1\n".utf8), toPath: regular)
+        try OutputFile.write(Array("443\n".utf8), toPath: regular)
+        #expect(Self.kind(regular) == S_IFREG)
+        #expect(try String(contentsOfFile: regular, encoding: .utf8) == "443\n")
+    }
+}
