@@ -72,9 +72,10 @@ public struct CampaignMetrics: Sendable {
 
     /// Writes `text` as node_exporter's textfile collector needs it: to a new file in the same folder, renamed into
     /// place (a scrape never reads half a file), created with the user's umask (mode 0666 before it: node_exporter
-    /// runs as its own user, and the file holds no token and no secret).
+    /// runs as its own user, and the file holds no token and no secret). A device, a FIFO or a symbolic link
+    /// (`/dev/null`, `/dev/stdout`) is written in place, through the link, and stays what it was.
     public static func write(_ text: String, to path: String) throws(PipelineError) {
-        try POSIXFile.replaceAtomically(path, with: Array(text.utf8), mode: 0o666)
+        try POSIXFile.replaceAtomically(path, with: Array(text.utf8), mode: 0o666, throughLinks: true)
     }
 
     /// The last-success timestamp an earlier run wrote to `path`, kept when this run did not finish.

@@ -233,25 +233,42 @@ final class POSIXFile {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// Whether `path` names something that exists and is neither a regular file nor a directory (following
-    /// symbolic links): a device such as /dev/null, a FIFO, a socket.
-    static func isSpecialFile(atPath path: String) -> Bool {
+    /// What `path` names itself (a symbolic link is not followed), for `replaceAtomically`.
+    private enum ReplacedKind {
+        /// Nothing yet, a regular file or a directory (the rename then fails and says so).
+        case replaceable
+        /// A symbolic link (`/dev/stdout` is one).
+        case symbolicLink
+        /// A device (`/dev/null`), a FIFO or a socket.
+        case special
+    }
+
+    private static func replacedKind(atPath path: String) -> ReplacedKind {
         var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        let kind = info.st_mode & S_IFMT
-        return kind != S_IFREG && kind != S_IFDIR
+        guard lstat(path, &info) == 0 else { return .replaceable }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return .replaceable
+        case S_IFLNK: return .symbolicLink
+        default: return .special
+        }
     }
 
     /// Replaces the file at `path` whole and atomically: the bytes go to a new private file beside it (mode 0600
     /// before the umask), forced to the disk, then renamed over `path`, so a reader or a crash sees the old file or
-    /// the new one, never a part (a campaign record). A `path` that names a device, a FIFO or a socket
-    /// (`isSpecialFile`: /dev/null, a pipe a script reads) is written in place instead: renaming over it would put
-    /// a regular file where the device was (as root, in place of /dev/null itself).
-    static func replaceAtomically(_ path: String, with bytes: [UInt8], mode: mode_t = 0o600) throws(PipelineError) {
-        if isSpecialFile(atPath: path) {
-            let file = try openPrivate(path, flags: O_WRONLY | O_CLOEXEC)
-            try file.write(bytes, count: bytes.count)
-            return
+    /// the new one, never a part (a campaign record). A `path` that names a device, a FIFO or a socket (/dev/null, a
+    /// pipe a script reads) is written in place instead: renaming over it would put a regular file where the device
+    /// was (as root, in place of /dev/null itself). With `throughLinks`, a symbolic link (`/dev/stdout`) is written
+    /// through in place too; without, it is replaced like a file, never written through (the campaign record).
+    static func replaceAtomically(
+        _ path: String, with bytes: [UInt8], mode: mode_t = 0o600, throughLinks: Bool = false
+    ) throws(PipelineError) {
+        switch replacedKind(atPath: path) {
+        case .special:
+            return try writeInPlace(path, bytes, flags: O_NOFOLLOW, mode: mode)
+        case .symbolicLink where throughLinks:
+            return try writeInPlace(path, bytes, flags: O_CREAT | O_TRUNC, mode: mode)
+        case .symbolicLink, .replaceable:
+            break
         }
         let temporary = "\(path).tmp-\(getpid())"
         _ = unlink(temporary)
@@ -268,6 +285,14 @@ final class POSIXFile {
             _ = unlink(temporary)
             throw error
         }
+    }
+
+    /// Writes `bytes` as the content of what `path` names, opened in place (`extraFlags` added): without waiting for
+    /// a reader (a FIFO nobody reads fails at once, ENXIO), then writing blocking.
+    private static func writeInPlace(_ path: String, _ bytes: [UInt8], flags extraFlags: Int32, mode: mode_t) throws(PipelineError) {
+        let file = try openPrivate(path, flags: O_WRONLY | O_CLOEXEC | O_NONBLOCK | extraFlags, mode: mode)
+        _ = fcntl(file.descriptor, F_SETFL, fcntl(file.descriptor, F_GETFL) & ~O_NONBLOCK)
+        try file.write(bytes, count: bytes.count)
     }
 
     /// The descriptor's file position (shared with a child process that inherited it), or nil for a pipe.
