@@ -214,10 +214,20 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 8, inFlight: 2)))
         pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 10, inFlight: 0)))
         pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 10, inFlight: 0)))
-        // Not answered on yet: requests spread, starting with the last connection readied (its first request lets
-        // its server raise the limit); a server answering nothing then fails on every connection at once.
+        // Not answered on yet: a connection without a request goes first, before the one already busy (its first
+        // request lets its server raise the limit), in slot order.
+        #expect(pool.machine.pickConnection() == ids[1])
+        pool.apply(pool.machine.requestStartedOrEnded(ids[1], load: Load(available: 9, inFlight: 1)))
+        #expect(pool.machine.pickConnection() == ids[2])
+        pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 9, inFlight: 1)))
+        // Each with a request: they spread, starting with the last connection readied; a server answering nothing
+        // then fails on every connection at once.
         #expect([pool.machine.pickConnection(), pool.machine.pickConnection(), pool.machine.pickConnection()]
             == [ids[2], ids[0], ids[1]])
+        // One whose request ended unanswered (timed out) goes first again.
+        pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 10, inFlight: 0)))
+        #expect(pool.machine.pickConnection() == ids[0])
+        pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 8, inFlight: 2)))
         for id in ids { pool.apply(pool.machine.connectionAnswered(id)) }
         // Answered: packed. The one picked is kept while it has room; then the next in slot order with room.
         #expect(pool.machine.pickConnection() == ids[2])

@@ -156,6 +156,9 @@ struct ConnectionPoolStateMachine {
     private var nextID = 0
     /// The slot `pickConnection` tries first.
     private var current = 0
+    /// Whether a ready connection that has not answered may be without a request: set when one becomes ready or
+    /// its last request ends, cleared when `pickConnection` finds none. Such a connection goes first.
+    private var mayAwaitFirstRequest = false
 
     /// - Parameters:
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
@@ -225,17 +228,24 @@ struct ConnectionPoolStateMachine {
     /// A ready connection with room, packing onto connections the server has answered on: the one the last request
     /// went to while it has room, else the next with room in slot order. Each turn's requests then go out on few
     /// connections (fewer writes on both sides), the others stay warm spares, and none carries more than its
-    /// share. Until a connection has answered, requests spread instead (the next pick starts after it): a connection
-    /// just ready gets the next request (`connectionReady` points there; at its first stream limit of one, that
-    /// request lets its server raise it), and a server that answers nothing fails on every connection at once, not
-    /// on one after another. The pool then starts the request there and reports the connection's new load
-    /// (`requestStartedOrEnded`).
+    /// share. Until a connection has answered, requests spread instead (the next pick starts after it): a ready
+    /// connection without an answer and without a request gets the next request before any other (at its first
+    /// stream limit of one, that request lets its server raise it: it carries its share one round trip later, not
+    /// after waiting for the answered connections to fill up first), and a server that answers nothing fails on
+    /// every connection at once, not on one after another. The pool then starts the request there and reports the
+    /// connection's new load (`requestStartedOrEnded`).
     mutating func pickConnection() -> ConnectionID? {
         // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
         // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
         // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
         guard case .running = lifecycle else { return nil }
         let used = usedSlots
+        if mayAwaitFirstRequest {
+            for slot in 0..<used where !answeredSlots[slot] {
+                if case .active(let id, let load, _) = slots[slot], load.inFlight == 0, room(on: load) > 0 { return id }
+            }
+            mayAwaitFirstRequest = false
+        }
         var index = current < used ? current : 0
         for _ in 0..<used {
             let next = index + 1 == used ? 0 : index + 1
@@ -266,6 +276,7 @@ struct ConnectionPoolStateMachine {
         guard let slot = slot(of: id), case .starting(_, let attempts) = slots[slot] else { return [] }
         slots[slot] = .active(id, load: load, attempts: attempts)
         current = slot
+        mayAwaitFirstRequest = true
         return [.reportFreeStreams]
     }
 
@@ -295,7 +306,9 @@ struct ConnectionPoolStateMachine {
         }
         guard let slot = slot(of: id) else { return [] }
         switch slots[slot] {
-        case .active(_, _, let attempts): slots[slot] = .active(id, load: load, attempts: attempts)
+        case .active(_, _, let attempts):
+            slots[slot] = .active(id, load: load, attempts: attempts)
+            if load.inFlight == 0, !answeredSlots[slot] { mayAwaitFirstRequest = true }
         case .draining: slots[slot] = .draining(id, inFlight: load.inFlight)
         case .idle, .backingOff, .starting, .closed: break
         }
