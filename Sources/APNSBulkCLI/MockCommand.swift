@@ -205,7 +205,7 @@ struct MockCommand: ParsableCommand {
     }
 
     /// Writes through a temporary file and a rename, so a script polling for the file never reads half of it; a
-    /// device or a FIFO given as the path (/dev/null) is written in place (`OutputFile`).
+    /// device, a FIFO or a symbolic link given as the path (/dev/null, /dev/stdout) is written in place (`OutputFile`).
     static func writeAtomically(_ text: String, to path: String) throws {
         try OutputFile.write(Array(text.utf8), toPath: path)
     }
