@@ -1,5 +1,7 @@
 import APNSCore
 import Foundation
+import Glibc
+import Synchronization
 import Testing
 @testable import APNSPipeline
 import PipelineTestSupport
@@ -76,6 +78,33 @@ struct RunStartTests {
         var replay = Self.identity
         replay.command = "replay"
         #expect(replay.differences(from: Self.identity).first?.contains("send") == true)
+    }
+
+    @Test("a stream (a FIFO, /dev/null) is an input read once: not opened to be fingerprinted, not opened ahead")
+    func streamsAreNotReadAhead() throws {
+        let directory = try Support.temporaryDirectory()
+        let fifo = directory.appendingPathComponent("campaign.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let file = try Support.write("{}\n", to: "c.ndjson", in: directory)
+        #expect(CampaignInput(path: "-").isStream && CampaignInput(path: fifo).isStream)
+        #expect(CampaignInput(path: "/dev/null").isStream)
+        #expect(!CampaignInput(path: file).isStream && !CampaignInput(path: directory.path).isStream)
+
+        // Opening a FIFO nobody writes to waits for a writer: reading it for a fingerprint would hang here, and with
+        // a writer it would use up the campaign before the run reads it.
+        let done = DispatchSemaphore(value: 0)
+        let fingerprint = Mutex<String??>(nil)
+        Thread.detachNewThread {
+            let input = try? CampaignIdentity.Input.reading(fifo)
+            fingerprint.withLock { $0 = .some(input?.fingerprint) }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 5) == .success else {
+            Issue.record("the FIFO was opened to be fingerprinted")
+            return
+        }
+        #expect(fingerprint.withLock { $0 } == .some(nil), "a stream has no fingerprint")
+        #expect(try CampaignIdentity.Input.reading(file).fingerprint != nil)
     }
 
     @Test("the campaign record round-trips through its file, replaces it whole, and keeps no proxy password")

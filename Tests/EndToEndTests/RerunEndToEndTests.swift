@@ -29,6 +29,37 @@ struct RerunEndToEndTests {
         #expect(try run.accepted().total == accepted.total, "--resume sent again")
     }
 
+    @Test("a campaign read from a pipe (bash's <(...), a FIFO) is sent whole, and the same command again sends nothing")
+    func campaignFromAPipe() throws {
+        let run = try AuditedCampaign(records: 300)
+        // bash's process substitution names a pipe (/dev/fd/63): the campaign must be read once, not first
+        // fingerprinted (which left nothing to send: "campaign has no records").
+        let command = (["\"$0\"", "send", "<(cat \"$1\")", "--results", "\"$2\""] + run.mock.clientArguments.map { "'\($0)'" })
+            .joined(separator: " ")
+        for round in 1...2 {
+            let result = try Tool.run(["-c", command, Tool.binary, run.campaign, run.results], program: "/bin/bash")
+            #expect(result.status == 0, "round \(round): exit \(result.status): \(result.stderr)")
+            let accepted = try run.accepted().total
+            #expect(accepted == 300, "round \(round): \(accepted) accepted")
+        }
+        #expect(try Results.read(run.results).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 300))
+        try run.expectNothingAcceptedTwice()
+
+        // A named FIFO with a writer: the same.
+        let fifo = run.directory.file("campaign.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: run.campaign))
+        Thread.detachNewThread {  // the writer: its open waits for `send` to open the FIFO for reading
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(bytes)
+            try? handle.close()
+        }
+        let results = run.directory.file("fifo-results.ndjson")
+        let fromFIFO = try Tool.run(["send", fifo, "--results", results, "--allow-duplicates"] + run.mock.clientArguments)
+        #expect(fromFIFO.status == 0, "exit \(fromFIFO.status): \(fromFIFO.stderr)")
+        #expect(try Results.read(results).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 300))
+    }
+
     @Test("a different campaign on a finished result file is refused, naming what differs; --overwrite replaces it")
     func differentCampaignRefused() throws {
         let run = try AuditedCampaign(records: 300)

@@ -17,6 +17,11 @@ public struct CampaignInput: Sendable, Hashable {
         self.format = format ?? Self.format(forPath: path)
     }
 
+    /// Whether the input can be read only once, in order: standard input (`-`), or a path that names a pipe, a FIFO
+    /// or a device (`<(zcat c.gz)`, `/dev/stdin`). Such an input is not fingerprinted and not opened ahead of its
+    /// turn: either would consume what the run is to send.
+    public var isStream: Bool { path == "-" || POSIXFile.isStream(atPath: path) }
+
     /// The format a file name suggests.
     public static func format(forPath path: String) -> Format {
         let lowered = path.lowercased()

@@ -91,7 +91,7 @@ public final class CampaignReader: RecordReader {
     /// throws when the inputs hold no record at all (`campaignEmpty`) or when every record read has no topic and
     /// no default is set (`campaignSettingMissing`: no request could ever be sent).
     public func prepareToStart() throws(PipelineError) {
-        for (index, input) in inputs.enumerated() where input.path != "-" {
+        for (index, input) in inputs.enumerated() where !input.isStream {
             if POSIXFile.isDirectory(atPath: input.path) {
                 throw PipelineError(.openFailed, "\(input.path): is a directory, not a campaign file")
             }

@@ -227,6 +227,21 @@ final class POSIXFile {
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
+    /// Whether `path` names something read once, in order (following symbolic links): a pipe, a FIFO, a device or a
+    /// socket (`<(zcat c.gz)`, `/dev/stdin`), not a regular file or a directory.
+    static func isStream(atPath path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        let kind = info.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    /// Throws `openFailed` with the reason when `path` cannot be opened for reading, without opening it (a FIFO
+    /// opened and closed early would lose its writer).
+    static func checkReadable(_ path: String) throws(PipelineError) {
+        guard access(path, R_OK) == 0 else { throw PipelineError(.openFailed, "\(path): \(lastErrorText())") }
+    }
+
     /// Whether `path` names a directory (following symbolic links).
     static func isDirectory(atPath path: String) -> Bool {
         var info = stat()

@@ -19,9 +19,10 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
             self.fingerprint = fingerprint
         }
 
-        /// The input at `path`, fingerprinted (standard input, `-`, is not).
+        /// The input at `path`, fingerprinted (standard input, `-`, and other streams are not: reading them first
+        /// would leave nothing to send).
         public static func reading(_ path: String) throws(PipelineError) -> Input {
-            guard path != "-" else { return Input(path: path, fingerprint: nil) }
+            guard !CampaignInput(path: path).isStream else { return Input(path: path, fingerprint: nil) }
             if POSIXFile.isDirectory(atPath: path) {
                 throw PipelineError(.openFailed, "\(path): is a directory, not a campaign file")
             }

@@ -65,7 +65,8 @@ public enum SendRun {
         onStart: (RunStart, _ finalLinesBefore: Int) -> Void = { _, _ in }
     ) throws -> Outcome {
         for input in options.inputs where input.path != "-" {
-            _ = try POSIXFile.openForReading(input.path)  // unreadable inputs fail before any file is created
+            // Unreadable inputs fail before any file is created; a stream is not opened ahead of its turn.
+            if input.isStream { try POSIXFile.checkReadable(input.path) } else { _ = try POSIXFile.openForReading(input.path) }
         }
         let reader = CampaignReader(inputs: options.inputs, options: options.reader)
         return try run(
