@@ -9,6 +9,21 @@ import Testing
 struct RunFilesTests {
     typealias Support = PipelineTestSupport
 
+    @Test("a result file whose folder is missing, or a file, is named as such (not by its lock file)")
+    func missingFolder() throws {
+        let directory = try Support.temporaryDirectory()
+        let file = try Support.write("x\n", to: "plain", in: directory)
+        for folder in [directory.appendingPathComponent("missing").path, file] {
+            do {
+                _ = try RunLock(resultsPath: folder + "/out.ndjson")
+                Issue.record("a lock in \(folder)")
+            } catch {
+                #expect(error.description.contains("the folder \(folder) does not exist"), "\(error)")
+                #expect(!error.description.contains(".lock"), "\(error)")
+            }
+        }
+    }
+
     @Test("a second lock on the same result file is refused, naming the holder's pid; release frees it")
     func lockConflict() throws {
         let directory = try Support.temporaryDirectory()

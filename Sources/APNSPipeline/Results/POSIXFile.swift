@@ -242,6 +242,11 @@ final class POSIXFile {
         guard access(path, R_OK) == 0 else { throw PipelineError(.openFailed, "\(path): \(lastErrorText())") }
     }
 
+    /// Whether this process may create files in the directory `path`.
+    static func isWritableDirectory(_ path: String) -> Bool {
+        access(path, W_OK | X_OK) == 0
+    }
+
     /// Whether `path` names a directory (following symbolic links).
     static func isDirectory(atPath path: String) -> Bool {
         var info = stat()
