@@ -28,6 +28,12 @@ struct CampaignOptions: ParsableArguments {
         completion: ValueCompletion.json)
     var template: String?
 
+    @Option(name: .customLong("input-format"), help: ArgumentHelp(
+        "ndjson or csv: the format of every input, whatever its name (default: by name, .csv and .csv.gz are CSV, the "
+            + "rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
+        completion: ValueCompletion.inputFormats)
+    var inputFormat: String?
+
     @Option(name: .customLong("token-column"), help: "The CSV column that holds the device token.")
     var tokenColumn: String = "token"
 
@@ -41,6 +47,9 @@ struct CampaignOptions: ParsableArguments {
     mutating func validate() throws {
         topic = EnvironmentDefault.value(topic, "APNS_TOPIC")
         guard maximumRecordBytes >= 1024 else { throw ValidationError("--max-record-bytes must be at least 1024.") }
+        if let inputFormat, CampaignInput.Format(rawValue: inputFormat) == nil {
+            throw ValidationError("--input-format must be ndjson or csv.")
+        }
         _ = try defaultsAndShard()
     }
 
@@ -98,13 +107,15 @@ struct CampaignOptions: ParsableArguments {
         settings["--expiration"] = expiration
         settings["--collapse-id"] = collapseID
         settings["--shard"] = self.shard.map { _ in shard.description }
+        settings["--input-format"] = inputFormat
         if let template { settings["--template"] = try CampaignIdentity.Input.reading(template).fingerprint }
         if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
         return CampaignIdentity(command: "send", inputs: try files.map(CampaignIdentity.Input.reading), settings: settings)
     }
 
-    /// The inputs, with `-` for standard input.
-    static func inputs(_ paths: [String]) -> [CampaignInput] {
-        paths.map { CampaignInput(path: $0) }
+    /// The inputs, with `-` for standard input, in `--input-format` when given, else in the format their names say.
+    func inputs(_ paths: [String]) -> [CampaignInput] {
+        let format = inputFormat.flatMap(CampaignInput.Format.init(rawValue:))
+        return paths.map { CampaignInput(path: $0, format: format) }
     }
 }

@@ -65,7 +65,7 @@ struct SendCommand: ParsableCommand {
     func run() throws {
         let reader = try campaign.readerOptions()
         try sending.runCampaign(
-            inputs: CampaignOptions.inputs(files), reader: reader, output: output, resume: resume, topic: campaign.topic,
+            inputs: campaign.inputs(files), reader: reader, output: output, resume: resume, topic: campaign.topic,
             identity: { try campaign.identity(files: files, delivery: sending.delivery, output: output) }
         ) { options, engine, progress, onStart in
             if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }

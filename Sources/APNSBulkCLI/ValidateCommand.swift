@@ -34,7 +34,7 @@ struct ValidateCommand: ParsableCommand {
     /// Report text buffered before it goes to standard output.
     static let reportFlushBytes = 1 << 16
     func run() throws {
-        let inputs = CampaignOptions.inputs(files)
+        let inputs = campaign.inputs(files)
         var options = try campaign.readerOptions()
         options.keepsPayloads = false  // checked as `send` checks them; nothing here needs their bytes afterwards
         let reader = CampaignReader(inputs: inputs, options: options)

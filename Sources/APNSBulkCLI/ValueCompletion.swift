@@ -47,6 +47,9 @@ enum ValueCompletion {
     /// `--results-format`: every `ResultFormat`.
     static let resultFormats = CompletionKind.list(ResultFormat.allCases.map(\.rawValue))
 
+    /// `--input-format`: every `CampaignInput.Format`.
+    static let inputFormats = CompletionKind.list(CampaignInput.Format.allCases.map(\.rawValue))
+
     /// `--progress`: the modes `OutputOptions` accepts.
     static let progressModes = CompletionKind.list(OutputOptions.progressModes)
 

@@ -1,3 +1,4 @@
+import APNSPipeline
 import ArgumentParser
 import Testing
 @testable import APNSBulkCLI
@@ -21,5 +22,15 @@ struct CompletionValuesTests {
     func endpointName(name: String) throws {
         let options = try ConnectionOptions.parse(["--endpoint", name])
         #expect(options.endpoint == name)
+    }
+
+    @Test("--input-format sets every input's format, whatever its name; by name without it; other values refused")
+    func inputFormat() throws {
+        let paths = ["-", "/dev/fd/63", "users.csv", "c.ndjson.gz"]
+        let csv = try CampaignOptions.parse(["--input-format", "csv"])
+        #expect(csv.inputs(paths).map(\.format) == [.csv, .csv, .csv, .csv])
+        let byName = try CampaignOptions.parse([])
+        #expect(byName.inputs(paths).map(\.format) == [.ndjson, .ndjson, .csv, .ndjson])
+        #expect(throws: (any Error).self) { try CampaignOptions.parse(["--input-format", "tsv"]) }
     }
 }

@@ -60,6 +60,28 @@ struct RerunEndToEndTests {
         #expect(try Results.read(results).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 300))
     }
 
+    @Test("CSV on standard input with --input-format csv is sent; without it, it is read as NDJSON and nothing goes")
+    func csvFromStandardInput() throws {
+        let run = try AuditedCampaign(records: 0)
+        let tokens = (0..<50).map { index in String(repeating: String(format: "%02x", index + 16), count: 32) }
+        let csv = run.directory.file("users.csv")
+        try ("token,name\n" + tokens.map { "\($0),user \($0.prefix(4))\n" }.joined()).write(toFile: csv, atomically: true, encoding: .utf8)
+        let template = run.directory.file("alert.json")
+        try #"{"aps":{"alert":"Hello {{name}}"}}"#.write(toFile: template, atomically: true, encoding: .utf8)
+        func send(_ results: String, _ extra: [String]) throws -> Tool.Result {
+            let command = (["\"$0\"", "send", "-", "--template", "'\(template)'", "--results", "'\(results)'"]
+                + (extra + run.mock.clientArguments).map { "'\($0)'" } + ["< \"$1\""]).joined(separator: " ")
+            return try Tool.run(["-c", command, Tool.binary, csv], program: "/bin/bash")
+        }
+        let plain = try send(run.directory.file("as-ndjson.ndjson"), [])
+        #expect(plain.status != 0, "CSV read as NDJSON: \(plain.stderr)")
+        #expect(try run.accepted().total == 0)
+        let sent = try send(run.directory.file("csv.ndjson"), ["--input-format", "csv"])
+        #expect(sent.status == 0, "exit \(sent.status): \(sent.stderr)")
+        #expect(try run.accepted().total == 50)
+        try run.expectNothingAcceptedTwice()
+    }
+
     @Test("a different campaign on a finished result file is refused, naming what differs; --overwrite replaces it")
     func differentCampaignRefused() throws {
         let run = try AuditedCampaign(records: 300)
