@@ -41,17 +41,16 @@ enum CampaignRunner {
         } catch let error as PipelineError {
             // A start-up failure: one line, no summary (nothing was sent, no file was created).
             printer.endLiveDisplay()
-            FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
-            throw (error.kind.isUsageError ? ExitStatus.usage : ExitStatus.failure).code
+            throw startFailure(error)
         }
         printer.endLiveDisplay()
         let summary = outcome.summary
         if outcome.tornLinesDropped > 0 {
-            FileHandle.standardError.write(Data("apns-bulk: dropped a line torn by the crash before resuming\n".utf8))
+            StandardStream.error("apns-bulk: dropped a line torn by the crash before resuming\n")
         }
-        FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
+        StandardStream.error(summary.text(resultsPath: options.resultsPath) + "\n")
         if case .stoppedEarly(let why) = summary.ending, let line = hint?.line(forStop: why) {
-            FileHandle.standardError.write(Data("apns-bulk: what to do: \(PrintableText.escaping(line))\n".utf8))
+            StandardStream.error("apns-bulk: what to do: \(PrintableText.escaping(line))\n")
         }
         // A campaign found finished keeps the files its run wrote; only those missing (a run killed after it
         // finished, before it wrote them) are written now, from the result file.
@@ -77,11 +76,23 @@ enum CampaignRunner {
             try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
         }
         if let error = outcome.error {
-            FileHandle.standardError.write(Data("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n".utf8))
+            StandardStream.error("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n")
             throw ExitStatus.failure.code
         }
         let status = exitStatus(for: summary)
         if status != .success { throw status.code }
+    }
+
+    /// Prints a start-up failure as its one line and returns the exit status it ends with (64 for a command line
+    /// wrong for its files, else 1): the one rule of `send`, `replay` and `validate`.
+    static func startFailure(_ error: PipelineError) -> ExitCode {
+        StandardStream.error("apns-bulk: error: \(error)\n")
+        return (error.kind.isUsageError ? ExitStatus.usage : ExitStatus.failure).code
+    }
+
+    /// Runs `body`; a `PipelineError` it throws is printed and thrown as its exit status (`startFailure`).
+    static func reportingStartFailure(_ body: () throws(PipelineError) -> Void) throws {
+        do { try body() } catch { throw startFailure(error) }
     }
 
     /// Says on stderr, as the run starts, that it continues an unfinished run.
@@ -89,7 +100,7 @@ enum CampaignRunner {
         guard start == .continueUnfinished else { return }
         let line = "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
             + "(\(answered) records answered before): nothing answered is sent again\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardStream.error(line)
     }
 
     /// This run's ending, and the whole campaign's final lines.

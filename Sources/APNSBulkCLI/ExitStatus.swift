@@ -24,8 +24,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "finished; nothing left to retry"
         case .failure:
             "could not start or go on: a file named on the command line (input, template, key, certificate, CA) is "
-                + "missing, unreadable or malformed, the campaign has no records, a PKCS#12 password is wrong, or a "
-                + "write failed (full disk)"
+                + "missing, unreadable or malformed, an output's folder is missing or not writable, the campaign has no "
+                + "records, a PKCS#12 password is wrong, or a write failed (full disk, a closed standard output)"
         case .invalidRecords:
             "finished; some records are invalid (`validate`: not every record is valid)"
         case .retryableLeft:
@@ -40,7 +40,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "interrupted by SIGINT/SIGTERM: run the same command again to finish"
         case .usage:
             "usage error: an unknown or missing option, an option value that is not valid, a result file that belongs "
-                + "to another campaign, or a campaign no record of which could be sent (no topic anywhere)"
+                + "to another campaign or is not a result file, an output that is an input or a directory, or a campaign "
+                + "no record of which could be sent (no topic anywhere)"
         }
     }
 
@@ -94,23 +95,24 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     static let campaignEntries: [Entry] = [
         Entry(.success, "finished; nothing left to retry"),
         Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
-            + "unreadable or malformed, the campaign has no records, a PKCS#12 password is wrong, or a write failed "
-            + "(full disk); run again once fixed: it continues"),
+            + "unreadable or malformed, an output's folder is missing, the campaign has no records, a PKCS#12 "
+            + "password is wrong, or a write failed (full disk); run again once fixed: it continues"),
         Entry(.invalidRecords, "finished; some records are invalid"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
             + "provider tokens declared expired (a wrong clock), or no working connection; fix it, then replay"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
-        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), or no topic "
-            + "anywhere"),
+        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), an output that is "
+            + "an input, a directory or (--results) not a result file, or no topic anywhere"),
     ]
 
     static let validateEntries: [Entry] = [
         Entry(.success, "every record is valid"),
-        Entry(.failure, "an input file or the template is missing, unreadable or malformed"),
+        Entry(.failure, "an input file or the template is missing, unreadable or malformed, or the campaign has no "
+            + "records (as for send)"),
         Entry(.invalidRecords, "some records are invalid"),
-        Entry(.usage, "usage error"),
+        Entry(.usage, "usage error, --results not a result file or an input, or no topic anywhere (as for send)"),
     ]
 
     static let pruneEntries = entries(

@@ -46,6 +46,25 @@ struct OutputOptions: ParsableArguments {
 
     var format: ResultFormat { ResultFormat(rawValue: resultsFormat) ?? .ndjson }
 
+    /// Before anything is created or sent: the result file and every other output can be written where they are
+    /// named, none is a file the run reads (`reading`), and no two are the same file (`OutputPathCheck`).
+    func checkFiles(reading: [String]) throws(PipelineError) {
+        try OutputPathCheck.checkResultFile(results, reading: reading)
+        var outputs = [(option: "--results", path: results)]
+        for (option, path) in [("--summary", summary), ("--metrics", metrics), ("--report", report)] {
+            guard let path else { continue }
+            try OutputPathCheck.checkOutput(path, option: option, reading: reading)
+            outputs.append((option, path))
+        }
+        try OutputPathCheck.checkDistinct(outputs)
+    }
+
+    /// `--results -` keeps no journal and no campaign record: nothing to `--resume`.
+    func validateStandardOutput(resume: Bool) throws {
+        guard results == "-", resume else { return }
+        throw ValidationError("--resume continues a result file; standard output (--results -) keeps nothing to continue.")
+    }
+
     /// The values `--progress` accepts (ProgressPrinter reads them; the completions offer them).
     static let progressModes = ["auto", "bar", "log", "json", "none"]
 }

@@ -76,6 +76,6 @@ final class ProgressPrinter: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStream.error(text)
     }
 }

@@ -44,6 +44,11 @@ struct PruneCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let outputPath {  // never one of the result files read, and writable where it is named
+            try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
+                try OutputPathCheck.checkOutput(outputPath, option: "--output", reading: resultFiles)
+            }
+        }
         var list = PruneList()
         for path in resultFiles { try list.add(resultsAt: path) }
         let entries = list.entries(after: after)

@@ -62,6 +62,7 @@ struct ReplayCommand: ParsableCommand {
         guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
         guard !resultFiles.contains(output.results) else { throw ValidationError("--results must be a new file, not one being replayed.") }
         guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
+        try output.validateStandardOutput(resume: resume)
         _ = try overrides()
     }
 
@@ -69,7 +70,8 @@ struct ReplayCommand: ParsableCommand {
         let overrides = try self.overrides()
         let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
         try sending.runCampaign(
-            inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), output: output, resume: resume,
+            inputs: [], reading: resultFiles, reader: CampaignReaderOptions(defaults: CampaignDefaults()), output: output,
+            resume: resume,
             topic: topic, identity: { try identity(overrides: overrides) }
         ) { options, engine, progress, onStart in
             try SendRun.run(

@@ -53,6 +53,14 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
+        // The outputs first: never a file read here, each writable where it is named.
+        let outputs = [("--html", html), ("--json", json)].compactMap { option, path in path.map { (option: option, path: $0) } }
+        try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
+            for output in outputs {
+                try OutputPathCheck.checkOutput(output.path, option: output.option, reading: resultFiles + summaries)
+            }
+            try OutputPathCheck.checkDistinct(outputs)
+        }
         var report = CampaignReport()
         do {
             for path in resultFiles { try report.addResults(atPath: path) }
@@ -84,14 +92,18 @@ struct ReportCommand: ParsableCommand {
     }
 
     private static func write(_ report: CampaignReport, html: String?, json: String?, title: String) throws {
+        var path = html ?? json ?? ""
         do {
             if let html {
                 let page = CampaignReportHTML(report: report, title: title).render()
                 try Data(page.utf8).write(to: URL(fileURLWithPath: html))
             }
-            if let json { try Data(report.json()).write(to: URL(fileURLWithPath: json)) }
+            if let json {
+                path = json
+                try Data(report.json()).write(to: URL(fileURLWithPath: json))
+            }
         } catch {
-            FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error.localizedDescription)\n".utf8))
+            StandardStream.error("apns-bulk: error: cannot write the report \(path): \(error.localizedDescription)\n")
             throw ExitStatus.failure.code
         }
     }

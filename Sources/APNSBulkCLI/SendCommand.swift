@@ -60,12 +60,14 @@ struct SendCommand: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("Name at least one campaign file.") }
         guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("Standard input (-) can be read once.") }
         guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
+        try output.validateStandardOutput(resume: resume)
     }
 
     func run() throws {
         let reader = try campaign.readerOptions()
         try sending.runCampaign(
-            inputs: campaign.inputs(files), reader: reader, output: output, resume: resume, topic: campaign.topic,
+            inputs: campaign.inputs(files), reading: files + [campaign.template].compactMap { $0 }, reader: reader,
+            output: output, resume: resume, topic: campaign.topic,
             identity: { try campaign.identity(files: files, delivery: sending.delivery, output: output) }
         ) { options, engine, progress, onStart in
             if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }

@@ -39,6 +39,14 @@ struct ValidateCommand: ParsableCommand {
         options.keepsPayloads = false  // checked as `send` checks them; nothing here needs their bytes afterwards
         let reader = CampaignReader(inputs: inputs, options: options)
         let inputFiles = InputFileList(inputs.map(\.path))
+        // The campaign-wide verdicts `send` gives before its first request (no records: 1; no topic anywhere: 64),
+        // the same way and once; and --results checked as `send` checks it, before it is created.
+        try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
+            if let results {
+                try OutputPathCheck.checkResultFile(results, reading: files + [campaign.template].compactMap { $0 })
+            }
+            try reader.prepareToStart()
+        }
         let writer = try results.map { path throws(PipelineError) in
             try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: inputFiles)
         }

@@ -87,9 +87,10 @@ public final class CampaignReader: RecordReader {
 
     /// Before any file of the run is created: every input is a file (not a directory), every CSV input's header
     /// fits the template and the token column, and the campaign can send something. Reads ahead up to the first
-    /// record it can send (at most `readAheadLimit` records of this shard; `nextRecord` hands them out first), and
-    /// throws when the inputs hold no record at all (`campaignEmpty`) or when every record read has no topic and
-    /// no default is set (`campaignSettingMissing`: no request could ever be sent).
+    /// record it can send (at most `readAheadLimit` records of this shard; `nextRecord` and `checkRecords` hand
+    /// them out first), and throws when the inputs hold no record at all (`campaignEmpty`) or when no default
+    /// topic is set and no record names a topic (`campaignSettingMissing`: no request could ever be sent), whatever
+    /// the records before hold (`requireATopic`).
     public func prepareToStart() throws(PipelineError) {
         for (index, input) in inputs.enumerated() where !input.isStream {
             if POSIXFile.isDirectory(atPath: input.path) {
@@ -116,10 +117,42 @@ public final class CampaignReader: RecordReader {
             let names = inputs.map(\.path).joined(separator: ", ")
             throw PipelineError(.campaignEmpty, "\(names): no records to send (an empty campaign is refused, not reported as done)")
         }
-        if !records.isEmpty, records.allSatisfy({ $0.error?.code == .topicMissing }) {
-            throw PipelineError(.campaignSettingMissing, "no topic: the first \(records.count) records have no \"topic\" "
-                + "and no default is set; give --topic (or APNS_TOPIC) with the app's bundle id")
+        if options.defaults.topic == nil, !records.contains(where: Self.namesATopic) {
+            try requireATopic(readAhead: records.count, exhausted: exhausted)
         }
+    }
+
+    /// With no default topic and no topic in the records read ahead: every input that is a file is read from its
+    /// start (every shard's records, without keeping payloads) up to the first record that names a topic, valid or
+    /// not; none found, the campaign is refused. A stream cannot be read twice: what the read-ahead took of it is
+    /// all that is known, so a campaign whose files name no topic and whose first `readAheadLimit` records read
+    /// name none is refused too (docs/RUNNING-AGAIN.md, "Start-up failures leave nothing behind").
+    private func requireATopic(readAhead: Int, exhausted: Bool) throws(PipelineError) {
+        let files = inputs.filter { !$0.isStream }
+        if !files.isEmpty {
+            var scanOptions = options
+            scanOptions.shard = .all
+            scanOptions.keepsPayloads = false
+            let scan = CampaignReader(inputs: files, options: scanOptions)
+            while let record = try scan.nextRecord() {
+                if Self.namesATopic(record) { return }
+            }
+        }
+        let streams = inputs.filter(\.isStream).map(\.path)
+        let fix = "give --topic (or APNS_TOPIC) with the app's bundle id"
+        guard exhausted || streams.isEmpty else {
+            throw PipelineError(.campaignSettingMissing, "no topic: none of the first \(readAhead) records read "
+                + "(\(streams.joined(separator: ", ")) cannot be read twice)\(files.isEmpty ? "" : " nor any record of the files") "
+                + "names a \"topic\", and no default is set; \(fix)")
+        }
+        throw PipelineError(.campaignSettingMissing, "no topic: no record of the campaign names a \"topic\" and no "
+            + "default is set; \(fix)")
+    }
+
+    /// Whether a record names a topic of its own: a valid record (with no default topic, it has one), or an invalid
+    /// one whose topic was read.
+    private static func namesATopic(_ record: CampaignRecord) -> Bool {
+        record.notification != nil || record.topicText != nil
     }
 
     private func takeReadAhead() -> CampaignRecord {
@@ -137,11 +170,21 @@ public final class CampaignReader: RecordReader {
     /// input order: a valid record's key to `valid`, with its device token as its stored-form hex digits
     /// (`DeviceToken.hex`'s bytes) at `hex` in `bytes`, usually the reader's own buffer, borrowed for the call (no
     /// copy is made), and its topic; an invalid record's key to `invalid`, with what `nextRecord`'s record for it
-    /// would hold.
+    /// would hold. Records `prepareToStart` read ahead come first, as `nextRecord` built them.
     public func checkRecords(
         valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
         invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
     ) throws(PipelineError) {
+        while readAheadNext < readAhead.count {
+            let record = takeReadAhead()
+            switch record.content {
+            case .notification(let notification):
+                let hex = Array(notification.token.hex.utf8)
+                try valid(record.key, hex, hex.indices, notification.topic)
+            case .invalid(let error, let tokenText, let topicText):
+                try invalid(record.key, error, tokenText, topicText)
+            }
+        }
         while true {
             if current == nil {
                 guard nextInput < inputs.count else { return }

@@ -292,7 +292,13 @@ final class POSIXFile {
         }
         let temporary = "\(path).tmp-\(getpid())"
         _ = unlink(temporary)
-        let file = try openPrivate(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: mode)
+        let file: POSIXFile
+        do {
+            file = try openPrivate(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode: mode)
+        } catch {
+            // Named by the path the user gave, not by the new file beside it that could not be made.
+            throw PipelineError(error.kind, "\(path): cannot write the new file beside it: \(lastErrorText())")
+        }
         do throws(PipelineError) {
             try file.write(bytes, count: bytes.count)
             guard retryingOnInterrupt({ fsync(file.descriptor) }) == 0 else {

@@ -17,14 +17,8 @@ public final class RunLock {
     /// have been the first made in it.
     public init(resultsPath: String, pid: Int32 = ProcessInfo.processInfo.processIdentifier) throws(PipelineError) {
         path = Self.path(forResults: resultsPath)
-        let folder = DuplicateFilter.scratchDirectory(forResults: resultsPath)
-        guard POSIXFile.isDirectory(atPath: folder) else {
-            throw PipelineError(.openFailed, "\(resultsPath): the folder \(folder) does not exist")
-        }
-        guard POSIXFile.isWritableDirectory(folder) else {
-            throw PipelineError(.openFailed, "\(resultsPath): cannot write in the folder \(folder) "
-                + "(the result file, its journal, lock and campaign record go there)")
-        }
+        try OutputPathCheck.checkFolder(
+            of: resultsPath, option: nil, holds: "the result file, its journal, lock and campaign record go there")
         // A holder that ends removes the file; a lock taken on the removed file would guard nothing, so check
         // that the path still names the locked file, and start again if it does not.
         for _ in 0..<8 {

@@ -22,6 +22,10 @@ public final class SendJournal {
         droppedTornBytes = 0
     }
 
+    /// The journal of a run whose results go to standard output (`--results -`): no later run can continue it, so
+    /// it keeps no file (nothing is left beside the working directory); its lines are dropped.
+    public static func keepingNothing() -> SendJournal { SendJournal(sink: DroppedBytes()) }
+
     /// Opens the journal file: `.create` for a new run, `.append` to continue one.
     public init(path: String, mode: AppendOnlyFile.Mode) throws(PipelineError) {
         let opened = try AppendOnlyFile.open(path, mode: mode)
@@ -101,4 +105,11 @@ public final class SendJournal {
         default: return nil
         }
     }
+}
+
+// MARK: - DroppedBytes
+
+/// A sink that keeps nothing: the journal of a run written to standard output.
+private final class DroppedBytes: ByteSink {
+    func write(_ bytes: [UInt8], count: Int) throws(PipelineError) {}
 }

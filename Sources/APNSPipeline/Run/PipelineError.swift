@@ -4,7 +4,7 @@ import APNSCore
 /// a file that cannot be opened, a read or write that fails, a gzip stream that is corrupt, a CSV header without
 /// a token column, an invalid template, a result or journal file with a bad line in the middle, a bad `--shard`,
 /// a result file in use by another run, an unfinished run that needs `--resume`, a result file that belongs to
-/// another campaign, a campaign with no records or without a setting every record needs.
+/// another campaign, a campaign with no records or without a setting every record needs, an output file refused.
 ///
 /// A kind and a detail; compare with the static kinds (`error.kind == .csvHeaderInvalid`) and show `description`,
 /// which names the file and, where it applies, the line.
@@ -41,8 +41,12 @@ extension ErrorKind where Owner == PipelineError {
     public static let campaignRecordInvalid = Self("campaign record invalid")
     public static let campaignEmpty = Self("campaign has no records")
     public static let campaignSettingMissing = Self("campaign setting missing")
+    public static let outputInvalid = Self("output file refused")
 
     /// Whether the command line itself is wrong for the files it names (exit status 64, like a bad option
-    /// value): a result file that belongs to another campaign, a setting every record needs and none has.
-    public var isUsageError: Bool { self == .campaignChanged || self == .campaignSettingMissing }
+    /// value): a result file that belongs to another campaign, a setting every record needs and none has, an
+    /// output that names an input, a directory or a file that is not a result file (`OutputPathCheck`).
+    public var isUsageError: Bool {
+        self == .campaignChanged || self == .campaignSettingMissing || self == .outputInvalid
+    }
 }

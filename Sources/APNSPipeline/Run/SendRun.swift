@@ -121,7 +121,7 @@ public enum SendRun {
         onStart(start, resume.finishedCount)
         let mode: AppendOnlyFile.Mode = start == .continueUnfinished ? .append : .create
         let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths))
-        let journal = try SendJournal(path: journalPath, mode: mode)
+        let journal = options.resultsPath == "-" ? .keepingNothing() : try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal)
         if options.durable {
             sink.groupCommit = GroupCommit(startedAt: engine.now)
@@ -174,7 +174,7 @@ public enum SendRun {
                 if case .stoppedEarly(let why) = summary.ending { finished.stoppedEarly = why }
                 do { try finished.write(forResults: options.resultsPath) } catch let failure { error = failure }
             }
-            if error == nil { POSIXFile.remove(journalPath) }
+            if error == nil, options.resultsPath != "-" { POSIXFile.remove(journalPath) }
         }
         return Outcome(summary: summary, error: error.map { "\($0)" }, tornLinesDropped: torn, start: start)
     }
