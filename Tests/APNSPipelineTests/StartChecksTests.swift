@@ -87,5 +87,10 @@ struct StartChecksTests {
             try OutputPathCheck.checkDistinct([("--summary", "s.json"), ("--report", "s.json")])
         }
         #expect(twice?.detail.contains("--report s.json: --summary writes the same file") == true)
+
+        // A write that fails all the same names the path given, not the new file made beside it.
+        let metrics = #expect(throws: PipelineError.self) { try CampaignMetrics.write("x 1\n", to: missing) }
+        #expect(metrics?.detail.hasPrefix(missing + ":") == true && metrics?.detail.contains(".tmp-") == false,
+                "\(String(describing: metrics))")
     }
 }

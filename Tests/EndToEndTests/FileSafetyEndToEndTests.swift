@@ -42,6 +42,16 @@ struct FileSafetyEndToEndTests {
         #expect(replay.status == 64, "exit \(replay.status): \(replay.stderr)")
         #expect(replay.stderr.contains("--results \(other): it is the input \(run.results)"), "\(replay.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == results)
+
+        // prune and report: their outputs are never the result files they read, and a missing folder is named.
+        let prune = try Tool.run(["prune", run.results, "--output", other])
+        #expect(prune.status == 64, "exit \(prune.status): \(prune.stderr)")
+        #expect(prune.stderr.contains("--output \(other): it is the input \(run.results)"), "\(prune.stderr)")
+        let page = run.directory.file("missing/report.html")
+        let report = try Tool.run(["report", run.results, "--html", page])
+        #expect(report.status == 1, "exit \(report.status): \(report.stderr)")
+        #expect(report.stderr.contains("--html \(page): the folder"), "\(report.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == results)
         try run.expectNothingAcceptedTwice()
     }
 
@@ -62,6 +72,10 @@ struct FileSafetyEndToEndTests {
         #expect(directory.stderr.contains("--summary \(run.directory.path): is a directory"), "\(directory.stderr)")
         let same = try Tool.run(run.send(["--summary", run.directory.file("s.json"), "--report", run.directory.file("s.json")]))
         #expect(same.status == 64, "exit \(same.status): \(same.stderr)")
+        let campaign = try Data(contentsOf: URL(fileURLWithPath: run.campaign))
+        let input = try Tool.run(run.send(["--metrics", run.campaign]))
+        #expect(input.status == 64 && input.stderr.contains("--metrics \(run.campaign): it is the input"), "\(input.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: run.campaign)) == campaign)
         #expect(try run.accepted().total == 0, "a refused run sent something")
 
         try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
