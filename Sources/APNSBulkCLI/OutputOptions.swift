@@ -53,7 +53,7 @@ struct OutputOptions: ParsableArguments {
         var outputs = [(option: "--results", path: results)]
         for (option, path) in [("--summary", summary), ("--metrics", metrics), ("--report", report)] {
             guard let path else { continue }
-            try OutputPathCheck.checkOutput(path, option: option, reading: reading)
+            try OutputPathCheck.checkOutput(path, option: option, reading: reading, renamedIntoPlace: option == "--metrics")
             outputs.append((option, path))
         }
         try OutputPathCheck.checkDistinct(outputs)

@@ -32,21 +32,24 @@ public enum OutputPathCheck {
     }
 
     /// An output written at the end of a run (`--summary`, `--metrics`, `--report`): not one of `inputs`, not a
-    /// directory, a regular file there writable, its folder there and writable (a new file goes in it, and
-    /// `--metrics` renames one into place). A device or a FIFO (`/dev/null`, `/dev/stdout`) is written in place.
-    public static func checkOutput(_ path: String, option: String, reading inputs: [String]) throws(PipelineError) {
+    /// directory, a regular file there writable, and its folder there and writable when a file is to be made in it
+    /// (the path names nothing yet, or `renamedIntoPlace`, as `--metrics` is, and the path is no symbolic link). A
+    /// device or a FIFO (`/dev/null`, `/dev/stdout`) is written in place.
+    public static func checkOutput(
+        _ path: String, option: String, reading inputs: [String], renamedIntoPlace: Bool = false
+    ) throws(PipelineError) {
         if let input = inputs.first(where: { sameFile($0, path) }) {
             throw PipelineError(.outputInvalid, "\(option) \(path): it is the input \(input): name another file")
         }
         guard !POSIXFile.isDirectory(atPath: path) else {
             throw PipelineError(.outputInvalid, "\(option) \(path): is a directory: name a file in it")
         }
-        let exists = POSIXFile.exists(path)
-        guard !exists || POSIXFile.regularFileSize(atPath: path) != nil else { return }  // a device, a FIFO
-        try checkFolder(of: path, option: option, holds: nil)
-        if exists, access(path, W_OK) != 0 {
+        guard POSIXFile.exists(path) else { return try checkFolder(of: path, option: option, holds: nil) }
+        guard POSIXFile.regularFileSize(atPath: path) != nil else { return }  // a device, a FIFO
+        if access(path, W_OK) != 0 {
             throw PipelineError(.openFailed, "\(option) \(path): cannot be written: \(String(cString: strerror(errno)))")
         }
+        if renamedIntoPlace, !POSIXFile.isSymbolicLink(atPath: path) { try checkFolder(of: path, option: option, holds: nil) }
     }
 
     /// Two outputs naming one file (`--summary s.json --report s.json`): the second would write over the first.
