@@ -11,13 +11,19 @@ struct SendingOptions: ParsableArguments {
 
     /// Runs a campaign of `inputs` read with `reader`, written as `output` says; `identity` names the campaign for
     /// its campaign record (called once the client configuration is known to be usable), and `topic` is the one the
-    /// stop hint names. `reading` names every file the run reads, which no output may be; the outputs are checked
-    /// first, before anything is created or sent.
+    /// stop hint names. `reading` names the files the run reads besides its key, certificate and CA files, which no
+    /// output may be either; the outputs are checked first, before anything is created or sent.
     func runCampaign(
         inputs: [CampaignInput], reading: [String], reader: CampaignReaderOptions, output: OutputOptions, resume: Bool,
         topic: String?, identity: () throws -> CampaignIdentity, body: CampaignRunner.Body
     ) throws {
-        try CampaignRunner.reportingStartFailure { () throws(PipelineError) in try output.checkFiles(reading: reading) }
+        let credentials = [
+            authentication.providerKey.keyFile, authentication.certificateFile, authentication.certificateKeyFile,
+            connection.caFile,
+        ].compactMap { $0 }
+        try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
+            try output.checkFiles(reading: reading + credentials)
+        }
         var client = try connection.clientConfiguration(authentication: authentication)
         var options = SendRunOptions(inputs: inputs, reader: reader, resultsPath: output.results, resultsFormat: output.format)
         options.resume = resume

@@ -76,6 +76,12 @@ struct FileSafetyEndToEndTests {
         let input = try Tool.run(run.send(["--metrics", run.campaign]))
         #expect(input.status == 64 && input.stderr.contains("--metrics \(run.campaign): it is the input"), "\(input.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: run.campaign)) == campaign)
+        let key = run.directory.file("key.p8")
+        try FileManager.default.copyItem(atPath: MockProcess.keyFile, toPath: key)
+        let withKey = run.send(["--summary", key]).map { $0 == MockProcess.keyFile ? key : $0 }
+        let onKey = try Tool.run(withKey)
+        #expect(onKey.status == 64 && onKey.stderr.contains("--summary \(key): it is the input"), "\(onKey.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: key)) == Data(contentsOf: URL(fileURLWithPath: MockProcess.keyFile)))
         #expect(try run.accepted().total == 0, "a refused run sent something")
 
         try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
