@@ -43,7 +43,7 @@ struct ValidateCommand: ParsableCommand {
         // the same way and once; and --results checked as `send` checks it, before it is created.
         try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
             if let results {
-                try OutputPathCheck.checkResultFile(results, reading: files + [campaign.template].compactMap { $0 })
+                try OutputPathCheck.checkValidateResultFile(results, reading: files + [campaign.template].compactMap { $0 })
             }
             try reader.prepareToStart()
         }

@@ -42,6 +42,10 @@ struct FileSafetyEndToEndTests {
         #expect(replay.status == 64, "exit \(replay.status): \(replay.stderr)")
         #expect(replay.stderr.contains("--results \(other): it is the input \(run.results)"), "\(replay.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == results)
+        // validate, which writes its file anew, never replaces a campaign's result file.
+        let validated = try Tool.run(["validate", run.campaign, "--results", run.results, "--topic", MockProcess.topic])
+        #expect(validated.status == 64, "exit \(validated.status): \(validated.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == results)
 
         // prune and report: their outputs are never the result files they read, and a missing folder is named.
         let prune = try Tool.run(["prune", run.results, "--output", other])

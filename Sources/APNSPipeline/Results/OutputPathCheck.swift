@@ -31,6 +31,16 @@ public enum OutputPathCheck {
             + "name a new file for the results (only a result file is ever replaced)")
     }
 
+    /// `validate --results`: as `checkResultFile`, and never the result file of a campaign (one with a campaign
+    /// record beside it), which `validate`, writing its file anew, would replace.
+    public static func checkValidateResultFile(_ path: String, reading inputs: [String]) throws(PipelineError) {
+        try checkResultFile(path, reading: inputs)
+        let record = CampaignManifest.path(forResults: path)
+        guard path != "-", (POSIXFile.regularFileSize(atPath: path) ?? 0) > 0, POSIXFile.exists(record) else { return }
+        throw PipelineError(.outputInvalid, "--results \(path): it holds the results of a campaign (\(record) is "
+            + "beside it): name a new file for validate's lines")
+    }
+
     /// An output written at the end of a run (`--summary`, `--metrics`, `--report`): not one of `inputs`, not a
     /// directory, a regular file there writable, and its folder there and writable when a file is to be made in it
     /// (the path names nothing yet, or `renamedIntoPlace`, as `--metrics` is, and the path is no symbolic link). A
