@@ -58,6 +58,11 @@ struct PruneCommand: ParsableCommand {
             guard let run = UnfinishedRun.find(resultsPath: path) else { continue }
             FileHandle.standardError.write(Data("apns-bulk: the list holds the tokens answered so far; \(run.message)\n".utf8))
         }
+        if list.heldBack > 0 {
+            let line = "apns-bulk: held back \(list.heldBack) tokens called bad (BadDeviceToken, DeviceTokenNotForTopic) in a "
+                + "run that accepted no token of their topic: the endpoint or the topic may have been wrong, not the tokens\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
         FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))
     }
 }

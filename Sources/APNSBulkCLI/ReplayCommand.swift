@@ -72,7 +72,9 @@ struct ReplayCommand: ParsableCommand {
             inputs: [], reader: CampaignReaderOptions(defaults: CampaignDefaults()), output: output, resume: resume,
             topic: topic, identity: { try identity(overrides: overrides) }
         ) { options, engine, progress, onStart in
-            try SendRun.run(
+            var options = options
+            options.replayedResults = resultFiles  // a stopped campaign replayed here is finished by this replay
+            return try SendRun.run(
                 options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
         }
     }

@@ -84,6 +84,9 @@ struct TokenRejectionTests {
         let other = run.sink.results.filter { $0.topic == "com.example.other" }
         #expect(other.count == 5 && other.allSatisfy { $0.outcome == .prune })
         #expect(other.allSatisfy { $0.detail == TokenRejectionCheck.unconfirmedDetail(topic: "com.example.other") })
+        var prune = PruneList()
+        for line in run.sink.results { prune.add(line) }
+        #expect(prune.entries.isEmpty && prune.heldBack == 5, "prune lists \(prune.entries.count), holds back \(prune.heldBack)")
     }
 
     @Test("fewer bad tokens than the limit and none accepted at all: stopped at the end, nothing to prune")

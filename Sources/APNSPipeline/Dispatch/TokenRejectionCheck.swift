@@ -105,8 +105,11 @@ struct TokenRejectionCheck {
 
     /// The detail of a dead-token line whose topic no accepted token confirmed (`prune` holds these back).
     static func unconfirmedDetail(topic: String) -> String {
-        "unconfirmed: no token of topic \(topic) was accepted in this run"
+        "\(unconfirmedPrefix) no token of topic \(topic) was accepted in this run"
     }
+
+    /// How the detail of such a line begins.
+    static let unconfirmedPrefix = "unconfirmed:"
 
     /// What is held, topic by topic, and nothing held any more.
     private mutating func takeHeld() -> [Held] {

@@ -44,9 +44,17 @@ public struct PruneList: Sendable {
 
     public init() {}
 
-    /// Adds a result if its outcome is `prune`.
+    /// Tokens called bad in a run that accepted no token of their topic (`TokenRejectionCheck`): not listed, since
+    /// the endpoint or the topic may have been wrong rather than the tokens.
+    public private(set) var heldBack = 0
+
+    /// Adds a result if its outcome is `prune` and its topic was confirmed in its run.
     public mutating func add(_ record: ResultRecord) {
         guard record.outcome == .prune, let token = record.token, !token.isEmpty else { return }
+        if record.detail?.hasPrefix(TokenRejectionCheck.unconfirmedPrefix) == true {
+            heldBack += 1
+            return
+        }
         let entry = Entry(token: token, reason: record.reason ?? "", timestamp: record.timestamp)
         guard let position = positionByToken[token] else {
             positionByToken[token] = entries.count
