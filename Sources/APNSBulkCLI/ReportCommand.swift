@@ -55,7 +55,7 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         var report = CampaignReport()
         do {
-            for path in resultFiles { try report.addResults(atPath: path) }
+            try report.addResults(atPaths: resultFiles)
             for path in summaries { try report.addSummary(atPath: path) }
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
@@ -74,7 +74,7 @@ struct ReportCommand: ParsableCommand {
     static func writeReport(resultPaths: [String], timelines: [CampaignTimeline], html: String) throws {
         var report = CampaignReport()
         do {
-            for path in resultPaths { try report.addResults(atPath: path) }
+            try report.addResults(atPaths: resultPaths)
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
             throw ExitStatus.failure.code
