@@ -14,7 +14,9 @@ struct ReportCommand: ParsableCommand {
             Reads every result line and counts records, outcomes by reason, tokens to prune, retryable, in-doubt \
             and not-sent records (with the exact replay command to run next), duplicates and attempts. With the \
             runs' --summary files (written by send --summary), it also draws throughput, latency (p50/p99) and \
-            requests in flight over time, shards lined up by their start times.
+            requests in flight over time, shards lined up by their start times. Given a campaign's result file \
+            with its replays (in any order, or by a glob), each record counts once, by its latest line (a \
+            delivered line always), and the replay command names them all.
 
             The HTML page is one file: inline CSS and SVG, no script, nothing fetched; it prints well.
 

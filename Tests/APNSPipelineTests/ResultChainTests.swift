@@ -121,7 +121,9 @@ struct ResultChainTests {
         try write(second, [(2, .delivered), (3, .retryable), (4, .prune)])
         try CampaignManifest(identity: CampaignIdentity(command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")], settings: [:]),
                              arguments: [], startedAt: 10).write(forResults: first)
-        try CampaignManifest(identity: CampaignIdentity(command: "replay", inputs: [try .reading(first)], settings: [:]),
+        // The replay named its input by another path (run from another folder): joined by the file's content.
+        let input = CampaignIdentity.Input(path: "elsewhere/r1.ndjson", fingerprint: try CampaignIdentity.Input.reading(first).fingerprint)
+        try CampaignManifest(identity: CampaignIdentity(command: "replay", inputs: [input], settings: [:]),
                              arguments: [], startedAt: 20).write(forResults: second)
 
         for paths in [[first, second], [second, first]] {

@@ -122,6 +122,13 @@ struct ReplayChainEndToEndTests {
         #expect(second.stderr.contains("nothing sent"), "\(second.stderr)")
         #expect(try chain.run.accepted().total == accepted, "the second night sent again")
         #expect(try Data(contentsOf: URL(fileURLWithPath: chain.run.directory.file("results-replay.ndjson"))) == written)
+
+        // A night whose glob also gained a new result file is another campaign on that result file: refused.
+        try FileManager.default.copyItem(atPath: chain.first, toPath: chain.run.directory.file("results-new.ndjson"))
+        let third = try chain.shell(nightly)
+        #expect(third.status == 64, "exit \(third.status): \(third.stderr)")
+        #expect(third.stderr.contains("another campaign"), "\(third.stderr)")
+        #expect(try chain.run.accepted().total == accepted)
         try chain.run.expectNothingAcceptedTwice()
     }
 }
