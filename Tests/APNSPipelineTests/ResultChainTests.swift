@@ -32,6 +32,7 @@ struct ResultChainTests {
         (5, .inputError, .delivered, nil),  // BadTopic, then replay --topic delivered it
         (6, .retryable, .delivered, .retryable),  // out of order: delivered anywhere stands
         (7, .retryable, .prune, nil),
+        (8, .inputError, .retryable, nil),  // BadTopic, then replay --topic answered 500: left to replay again
     ]
 
     /// The file (0, 1, 2 for r1, r2, r3) whose line stands, per line number, with the files given in `order`.
@@ -58,7 +59,7 @@ struct ResultChainTests {
 
     @Test("a delivered line stands wherever it is; otherwise the latest file's line, whatever order the files are given in")
     func latestOutcomeWins() {
-        let expected = [1: 1, 2: 2, 3: 1, 4: 0, 5: 1, 6: 1, 7: 1]
+        let expected = [1: 1, 2: 2, 3: 1, 4: 0, 5: 1, 6: 1, 7: 1, 8: 1]
         for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]] {
             #expect(standing(order: order) == expected, "files given as \(order)")
         }
