@@ -45,7 +45,7 @@ struct PruneCommand: ParsableCommand {
 
     func run() throws {
         var list = PruneList()
-        for path in resultFiles { try list.add(resultsAt: path) }
+        try list.add(resultsAt: resultFiles)
         let entries = list.entries(after: after)
         let outputFormat = PruneList.OutputFormat(rawValue: format) ?? .text
         if let outputPath {
