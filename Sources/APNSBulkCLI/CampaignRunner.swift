@@ -52,15 +52,15 @@ enum CampaignRunner {
         if outcome.failedStart, case .stoppedEarly(let why) = summary.ending {
             // Nothing reached APNs and no file was kept: one error line, and how to fix it.
             let line = "apns-bulk: error: stopped before any request reached APNs: \(why); nothing was sent and no file "
-                + "was kept, so the corrected command simply runs\n"
-            FileHandle.standardError.write(Data(PrintableText.escaping(line).utf8))
+                + "was kept, so the corrected command simply runs"
+            FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
             if let fix = hint?.line(forStop: why, failedStart: true) {
                 FileHandle.standardError.write(Data("apns-bulk: what to do: \(PrintableText.escaping(fix))\n".utf8))
             }
             throw ExitStatus.stoppedEarly.code
         }
         FileHandle.standardError.write(Data((summary.text(resultsPath: options.resultsPath) + "\n").utf8))
-        if case .stoppedEarly(let why) = summary.ending, summary.finishedEarlierAt == nil || summary.replayedInto == nil,
+        if case .stoppedEarly(let why) = summary.ending,
            let line = hint?.line(forStop: why) {
             FileHandle.standardError.write(Data("apns-bulk: what to do: \(PrintableText.escaping(line))\n".utf8))
         }

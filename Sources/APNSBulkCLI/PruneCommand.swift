@@ -55,6 +55,11 @@ struct PruneCommand: ParsableCommand {
         }
         for torn in list.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
         for path in resultFiles {
+            if let manifest = try? CampaignManifest.read(forResults: path), manifest.isStopped {
+                let line = "apns-bulk: \(path) stopped early (\(manifest.stoppedEarly ?? "")): the list holds the tokens "
+                    + "answered before the stop; its own command, the cause fixed, continues it: \(manifest.command)"
+                FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
+            }
             guard let run = UnfinishedRun.find(resultsPath: path) else { continue }
             FileHandle.standardError.write(Data("apns-bulk: the list holds the tokens answered so far; \(run.message)\n".utf8))
         }

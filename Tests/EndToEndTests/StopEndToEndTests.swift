@@ -59,6 +59,7 @@ struct StopEndToEndTests {
         #expect((outcomes["retryable"] ?? 3000) < 200, "\(outcomes): the stop came late")
         let prune = try Tool.run(["prune", results])
         #expect(prune.status == 0 && prune.stdout.isEmpty, "prune lists: \(prune.stdout.prefix(200)) \(prune.stderr)")
+        #expect(prune.stderr.contains("stopped early (BadDeviceToken"), "prune does not say the campaign stopped: \(prune.stderr)")
 
         // The right environment: a server that accepts these tokens.
         let rightLog = directory.file("right-accepted.ndjson")
