@@ -33,7 +33,7 @@ struct StopHint {
         let reason = why.prefix { $0 != " " && $0 != ":" }
         let key = "--key-id \(keyID ?? "?") and --team-id \(teamID ?? "?")"
         let goOn = failedStart ? "then run it again with" : "then continue the campaign (nothing APNs accepted is sent again) with"
-        switch StopCause(reason: why) {
+        switch StoppedCampaign.Cause(reason: why) {
         case .credentials where reason == "BadCertificate" || reason == "BadCertificateEnvironment" || reason == "Forbidden":
             return "APNs refused the client certificate for \(endpoint): check that it is an Apple Push certificate for "
                 + "this environment (development or production) and its app, \(goOn): \(command())"

@@ -74,9 +74,9 @@ struct RunStartTests {
         #expect(try Self.decide(manifest: replayed) == .alreadyFinished(replayed))
         let gone = #expect(throws: PipelineError.self) { try Self.decide(manifest: topicStop, results: false, lines: false) }
         #expect(gone?.detail.contains("stopped early") == true && gone?.detail.contains("is gone") == true)
-        #expect(StopCause(reason: "DeviceTokenNotForTopic for every token of topic a (20 answers, none accepted)") == .topic)
-        #expect(StopCause(reason: "transport failed: TLS handshake") == .transport)
-        #expect(StopCause(reason: "ExpiredProviderToken on 5 requests in a row") == .credentials)
+        #expect(StoppedCampaign.Cause(reason: "DeviceTokenNotForTopic for every token of topic a (20 answers, none accepted)") == .topic)
+        #expect(StoppedCampaign.Cause(reason: "transport failed: TLS handshake") == .transport)
+        #expect(StoppedCampaign.Cause(reason: "ExpiredProviderToken on 5 requests in a row") == .credentials)
     }
 
     @Test("without a campaign record: a journal asks for --resume, result lines alone ask for --resume or --overwrite")

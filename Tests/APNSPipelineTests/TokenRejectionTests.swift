@@ -43,7 +43,7 @@ struct TokenRejectionTests {
             return
         }
         #expect(why.hasPrefix("DeviceTokenNotForTopic for every token of topic com.example.app"))
-        #expect(StopCause(reason: why) == .topic)
+        #expect(StoppedCampaign.Cause(reason: why) == .topic)
         #expect(summary.count(.prune) == 0)
     }
 

@@ -63,7 +63,7 @@ public enum RunStart: Equatable, Sendable {
         }
         if let identity {
             // A stopped campaign may be continued with the setting that stopped it changed (a topic, a push type).
-            let fixes = manifest.isStopped ? StopCause(reason: manifest.stoppedEarly ?? "").settingsItFixes : []
+            let fixes = manifest.isStopped ? StoppedCampaign.Cause(reason: manifest.stoppedEarly ?? "").settingsItFixes : []
             let differences = identity.differences(from: manifest.identity, ignoring: fixes)
             if !differences.isEmpty {
                 let what = manifest.isStopped ? "a stopped" : manifest.state == .unfinished ? "an unfinished" : "a finished"
