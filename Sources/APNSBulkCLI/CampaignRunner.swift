@@ -48,6 +48,16 @@ enum CampaignRunner {
         if outcome.tornLinesDropped > 0 {
             StandardStream.error("apns-bulk: dropped a line torn by the crash before resuming\n")
         }
+        if outcome.failedStart, case .stoppedEarly(let why) = summary.ending {
+            // Nothing reached APNs and no file was kept: one error line, and how to fix it.
+            let line = "apns-bulk: error: stopped before any request reached APNs: \(why); nothing was sent and no file "
+                + "was kept, so the corrected command simply runs"
+            StandardStream.error(PrintableText.escaping(line) + "\n")
+            if let fix = hint?.line(forStop: why, failedStart: true) {
+                StandardStream.error("apns-bulk: what to do: \(PrintableText.escaping(fix))\n")
+            }
+            throw ExitStatus.stoppedEarly.code
+        }
         StandardStream.error(summary.text(resultsPath: options.resultsPath) + "\n")
         if case .stoppedEarly(let why) = summary.ending, let line = hint?.line(forStop: why) {
             StandardStream.error("apns-bulk: what to do: \(PrintableText.escaping(line))\n")
@@ -95,11 +105,20 @@ enum CampaignRunner {
         do { try body() } catch { throw startFailure(error) }
     }
 
-    /// Says on stderr, as the run starts, that it continues an unfinished run.
+    /// Says on stderr, as the run starts, that it continues an unfinished or a stopped run.
     private static func announce(_ start: RunStart, answered: Int, resultsPath: String) {
-        guard start == .continueUnfinished else { return }
-        let line = "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
-            + "(\(answered) records answered before): nothing answered is sent again\n"
+        let line: String
+        switch start {
+        case .continueUnfinished:
+            line = "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
+                + "(\(answered) records answered before): nothing answered is sent again\n"
+        case .continueStopped(let manifest):
+            line = "apns-bulk: continuing the campaign in \(PrintableText.escaping(resultsPath)), stopped early ("
+                + PrintableText.escaping(manifest.stoppedEarly ?? "") + "): the records APNs did not accept are sent "
+                + "again; the \(answered) delivered, dead, invalid or in doubt are not\n"
+        case .fresh, .alreadyFinished:
+            return
+        }
         StandardStream.error(line)
     }
 
@@ -162,45 +181,6 @@ final class SignalWatcher {
 
     deinit {
         for source in sources { source.cancel() }
-    }
-}
-
-// MARK: - StopHint
-
-/// The one line that says how to fix what stopped a campaign early, for the reasons a person must act on: which
-/// key id, team id, topic or endpoint was sent, where to check it, and the command that finishes the campaign.
-struct StopHint {
-    var keyID: String?
-    var teamID: String?
-    var topic: String?
-    var endpoint: String
-    var resultsPath: String
-
-    /// The hint for a stop reason (`CampaignHealth`'s "<Reason> on N requests in a row"), or nil for the others.
-    func line(forStop why: String) -> String? {
-        let reason = why.split(separator: " ").first.map(String.init) ?? ""
-        let replay = "then finish the campaign with: apns-bulk replay \(ShellWord.quoted(resultsPath)) --results <new file>"
-        let key = "--key-id \(keyID ?? "?") and --team-id \(teamID ?? "?")"
-        switch reason {
-        case "InvalidProviderToken", "MissingProviderToken":
-            return "APNs did not accept the provider token signed with \(key): check that the key id is the .p8 key's "
-                + "and the team id its team (App Store Connect, Users and Access, Integrations, Keys), \(replay) and the right ids"
-        case "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken":
-            return "the key named by \(key) is not this team's key for \(endpoint): check both ids and --endpoint, \(replay) "
-                + "and the right ones"
-        case "TopicDisallowed", "BadTopic", "MissingTopic":
-            return "APNs refused the topic \(topic ?? "(none)"): it must be the bundle id of an app of team \(teamID ?? "?") "
-                + "(plus .voip, .complication, .pushkit.fileprovider for those push types); finish the campaign with: "
-                + "apns-bulk replay \(ShellWord.quoted(resultsPath)) --topic <bundle id> --results <new file>"
-        case "InvalidPushType":
-            return "APNs refused the push type: finish the campaign with: apns-bulk replay \(ShellWord.quoted(resultsPath)) "
-                + "--push-type <alert|background|voip|…> --results <new file>"
-        case "BadCertificate", "BadCertificateEnvironment", "Forbidden":
-            return "APNs refused the client certificate for \(endpoint): check that it is an Apple Push certificate for "
-                + "this environment (development or production) and its app, \(replay)"
-        default:
-            return nil
-        }
     }
 }
 

@@ -31,7 +31,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .retryableLeft:
             "finished; some records ended retryable or in doubt: `replay` them"
         case .stoppedEarly:
-            "stopped early: APNs rejected the credentials or the campaign's settings, or the transport cannot work "
+            "stopped early: APNs rejected the credentials or the campaign's settings, no token of a topic was "
+                + "accepted while they were called bad (BadDeviceToken, DeviceTokenNotForTopic: the other environment, "
+                + "another app), or the transport cannot work "
                 + "(TLS handshake failure: no TLS version or cipher suite in common, server certificate, host name, "
                 + "pin or client certificate refused; no HTTP/2; fresh provider tokens declared expired (a wrong "
                 + "clock); 12 connections in a row that failed over at least 20 s: refused, no HTTP/2 SETTINGS, "
@@ -59,7 +61,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .retryableLeft:
             "done; `replay` the result file later for what is left (running `send` again sends nothing)"
         case .stoppedEarly:
-            "fix the credentials, settings or network, then `replay` the result file (running `send` again sends nothing)"
+            "fix the credentials, endpoint, settings or network, then run the same command again (the fixed one "
+                + "the stop prints): it continues the campaign, sending nothing APNs accepted"
         case .interrupted:
             "run the same command again: it continues"
         case .usage:
@@ -101,7 +104,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
-            + "provider tokens declared expired (a wrong clock), or no working connection; fix it, then replay"),
+            + "provider tokens declared expired (a wrong clock), no working connection, or tokens of the other "
+            + "environment or app; fix it, then run the same command again (the fixed one the stop prints): it "
+            + "continues"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
         Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), an output that is "
             + "an input, a directory or (--results) not a result file, or no topic anywhere"),

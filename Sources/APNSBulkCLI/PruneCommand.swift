@@ -50,7 +50,7 @@ struct PruneCommand: ParsableCommand {
             }
         }
         var list = PruneList()
-        for path in resultFiles { try list.add(resultsAt: path) }
+        try list.add(resultsAt: resultFiles)
         let entries = list.entries(after: after)
         let outputFormat = PruneList.OutputFormat(rawValue: format) ?? .text
         if let outputPath {
@@ -60,8 +60,18 @@ struct PruneCommand: ParsableCommand {
         }
         for torn in list.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
         for path in resultFiles {
+            if let manifest = try? CampaignManifest.read(forResults: path), manifest.isStopped {
+                let line = "apns-bulk: \(path) stopped early (\(manifest.stoppedEarly ?? "")): the list holds the tokens "
+                    + "answered before the stop; its own command, the cause fixed, continues it: \(manifest.command)"
+                FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
+            }
             guard let run = UnfinishedRun.find(resultsPath: path) else { continue }
             FileHandle.standardError.write(Data("apns-bulk: the list holds the tokens answered so far; \(run.message)\n".utf8))
+        }
+        if list.heldBack > 0 {
+            let line = "apns-bulk: held back \(list.heldBack) tokens called bad (BadDeviceToken, DeviceTokenNotForTopic) in a "
+                + "run that accepted no token of their topic: the endpoint or the topic may have been wrong, not the tokens\n"
+            FileHandle.standardError.write(Data(line.utf8))
         }
         FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))
     }

@@ -24,7 +24,10 @@ struct ReplayCommand: ParsableCommand {
             RUNNING AGAIN
             The replay's result file records which result files it replays (by content) and its settings: the \
             same replay run again sends nothing once it has finished and continues it while it is unfinished; \
-            another replay on the same result file is refused unless --overwrite is given.
+            another replay on the same result file is refused unless --overwrite is given. Given a campaign's \
+            result file with its replays (in any order, or by a glob), a record's latest line counts, and a \
+            delivered line always: nothing a replay delivered is sent again. This replay's own result file, when \
+            a glob names it too, is left out of its inputs.
 
             EXAMPLES
               apns-bulk replay yesterday.ndjson --results replay.ndjson \\
@@ -60,7 +63,9 @@ struct ReplayCommand: ParsableCommand {
 
     mutating func validate() throws {
         guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
-        guard !resultFiles.contains(output.results) else { throw ValidationError("--results must be a new file, not one being replayed.") }
+        guard resultFiles.contains(where: { !isOwnResults($0) }) else {
+            throw ValidationError("--results must be a new file, not the only one being replayed.")
+        }
         guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
         try output.validateStandardOutput(resume: resume)
         _ = try overrides()
@@ -68,20 +73,22 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let overrides = try self.overrides()
+        let resultFiles = replayedFiles()
         let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
         try sending.runCampaign(
             inputs: [], reading: resultFiles, reader: CampaignReaderOptions(defaults: CampaignDefaults()), output: output,
-            resume: resume,
-            topic: topic, identity: { try identity(overrides: overrides) }
+            resume: resume, topic: topic, identity: { try identity(replaying: resultFiles, overrides: overrides) }
         ) { options, engine, progress, onStart in
-            try SendRun.run(
+            var options = options
+            options.replayedResults = resultFiles  // a stopped campaign replayed here is finished by this replay
+            return try SendRun.run(
                 options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
         }
     }
 
     /// The replay these options describe, for the result file's campaign record: the result files it replays by
     /// content and the settings that change what is sent.
-    private func identity(overrides: ReplayReader.Overrides) throws -> CampaignIdentity {
+    private func identity(replaying resultFiles: [String], overrides: ReplayReader.Overrides) throws -> CampaignIdentity {
         var settings = ["--results-format": output.format.rawValue]
         settings["--topic"] = overrides.topic?.value
         settings["--push-type"] = overrides.pushType?.rawValue
@@ -89,6 +96,26 @@ struct ReplayCommand: ParsableCommand {
         if sending.delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
         return CampaignIdentity(
             command: "replay", inputs: try resultFiles.map(CampaignIdentity.Input.reading), settings: settings)
+    }
+
+    /// The result files to replay: those named, less the replay's own result file (by name or as the same file),
+    /// which a glob such as `replay results-*.ndjson --results results-replay.ndjson` matches from its second run
+    /// on. Left out with a note, the same command stays the same campaign: finished, it sends nothing.
+    private func replayedFiles() -> [String] {
+        resultFiles.filter { path in
+            guard isOwnResults(path) else { return true }
+            FileHandle.standardError.write(Data(
+                "apns-bulk: \(PrintableText.escaping(path)) is this replay's own result file: left out of its inputs\n".utf8))
+            return false
+        }
+    }
+
+    private func isOwnResults(_ path: String) -> Bool {
+        if path == output.results { return true }
+        var named = stat()
+        var own = stat()
+        guard stat(path, &named) == 0, stat(output.results, &own) == 0 else { return false }
+        return named.st_dev == own.st_dev && named.st_ino == own.st_ino
     }
 
     /// `--topic` and `--push-type`, checked like a campaign's defaults: a bad value is a usage error naming its option.

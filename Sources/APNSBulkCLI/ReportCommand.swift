@@ -14,7 +14,9 @@ struct ReportCommand: ParsableCommand {
             Reads every result line and counts records, outcomes by reason, tokens to prune, retryable, in-doubt \
             and not-sent records (with the exact replay command to run next), duplicates and attempts. With the \
             runs' --summary files (written by send --summary), it also draws throughput, latency (p50/p99) and \
-            requests in flight over time, shards lined up by their start times.
+            requests in flight over time, shards lined up by their start times. Given a campaign's result file \
+            with its replays (in any order, or by a glob), each record counts once, by its latest line (a \
+            delivered line always), and the replay command names them all.
 
             The HTML page is one file: inline CSS and SVG, no script, nothing fetched; it prints well.
 
@@ -63,7 +65,7 @@ struct ReportCommand: ParsableCommand {
         }
         var report = CampaignReport()
         do {
-            for path in resultFiles { try report.addResults(atPath: path) }
+            try report.addResults(atPaths: resultFiles)
             for path in summaries { try report.addSummary(atPath: path) }
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
@@ -82,7 +84,7 @@ struct ReportCommand: ParsableCommand {
     static func writeReport(resultPaths: [String], timelines: [CampaignTimeline], html: String) throws {
         var report = CampaignReport()
         do {
-            for path in resultPaths { try report.addResults(atPath: path) }
+            try report.addResults(atPaths: resultPaths)
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
             throw ExitStatus.failure.code

@@ -33,9 +33,11 @@ struct SendingOptions: ParsableArguments {
         options.durable = output.durable
         options.dispatch = delivery.configuration
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        let environment: StopHint.Environment? = client.endpoint == .production ? .production
+            : client.endpoint == .development ? .development : nil
         let hint = StopHint(
             keyID: authentication.providerKey.keyID, teamID: authentication.providerKey.teamID, topic: topic,
-            endpoint: client.endpoint.description, resultsPath: output.results)
+            endpoint: client.endpoint.description, environment: environment, arguments: options.arguments)
         try CampaignRunner.run(options, client: client, output: output, hint: hint, body: body)
     }
 }

@@ -6,19 +6,41 @@ import Testing
 @Suite("stop hints and credential messages")
 struct StopHintTests {
     let hint = StopHint(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", topic: "com.wrong.app",
-                        endpoint: "https://api.push.apple.com:443", resultsPath: "out/spring sale.ndjson")
+                        endpoint: "https://api.push.apple.com:443", environment: .production,
+                        arguments: ["send", "spring sale.ndjson", "--results", "out/spring sale.ndjson", "--topic", "com.wrong.app"])
 
-    @Test("credentials, topic, push type and certificate stops each name what was sent and the command that finishes")
+    @Test("every stop names what was sent and the same command, the setting to fix replaced, that continues the campaign")
     func lines() throws {
+        let same = "apns-bulk send 'spring sale.ndjson' --results 'out/spring sale.ndjson' --topic com.wrong.app"
         let token = try #require(hint.line(forStop: "InvalidProviderToken on 5 requests in a row"))
         #expect(token.contains("--key-id ABC123DEFG and --team-id DEF123GHIJ") && token.contains("App Store Connect"))
-        #expect(token.contains("apns-bulk replay 'out/spring sale.ndjson' --results <new file>"))
+        #expect(token.hasSuffix(": " + same), "\(token)")
         let topic = try #require(hint.line(forStop: "TopicDisallowed on 5 requests in a row"))
-        #expect(topic.contains("com.wrong.app") && topic.contains("--topic <bundle id>") && topic.contains("DEF123GHIJ"))
+        #expect(topic.contains("com.wrong.app") && topic.contains("DEF123GHIJ"))
+        #expect(topic.hasSuffix("--results 'out/spring sale.ndjson' --topic YOUR_TOPIC"), "\(topic)")
         #expect(hint.line(forStop: "UnrelatedKeyIdInToken on 5 requests in a row")?.contains("--endpoint") == true)
-        #expect(hint.line(forStop: "InvalidPushType on 5 requests in a row")?.contains("--push-type") == true)
+        #expect(hint.line(forStop: "InvalidPushType on 5 requests in a row")?.hasSuffix(same + " --push-type YOUR_PUSH_TYPE") == true)
         #expect(hint.line(forStop: "BadCertificateEnvironment on 5 requests in a row")?.contains("environment") == true)
-        #expect(hint.line(forStop: "transport failed: connect refused") == nil)
+        #expect(hint.line(forStop: "transport failed: connect refused")?.hasSuffix(": " + same) == true)
+    }
+
+    @Test("a stop for tokens of the other environment names the other endpoint; for another app's tokens, the topic")
+    func environmentAndTopic() throws {
+        let why = "BadDeviceToken for every token of topic com.wrong.app (20 answers, none accepted)"
+        let production = try #require(hint.line(forStop: why))
+        #expect(production.contains("the production environment") && production.contains("none of them is listed for pruning"))
+        #expect(production.hasSuffix("--topic com.wrong.app --endpoint development"), "\(production)")
+        var development = hint
+        development.environment = .development
+        development.arguments += ["--endpoint", "development"]
+        #expect(development.line(forStop: why)?.hasSuffix("--topic com.wrong.app --endpoint production") == true)
+        var other = hint
+        other.environment = nil
+        other.arguments += ["--endpoint=https://127.0.0.1:2197"]
+        #expect(other.line(forStop: why)?.hasSuffix("--endpoint=YOUR_ENDPOINT") == true)
+        let notForTopic = try #require(hint.line(forStop: "DeviceTokenNotForTopic for every token of topic com.wrong.app (20 answers, none accepted)"))
+        #expect(notForTopic.contains("another app") && notForTopic.hasSuffix("--topic YOUR_TOPIC"), "\(notForTopic)")
+        #expect(hint.line(forStop: why, failedStart: true)?.contains("then run it again with that endpoint") == true)
     }
 
     @Test("--cert c.pem --key k.pem, curl's habit, names --cert-key")

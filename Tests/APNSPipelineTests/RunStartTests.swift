@@ -47,6 +47,38 @@ struct RunStartTests {
         }
     }
 
+    @Test("a stopped campaign continues; the setting that stopped it may change, no other; a replayed one is finished")
+    func stoppedDecisions() throws {
+        func stopped(_ why: String, replayedInto: String? = nil, legacy: Bool = false) -> CampaignManifest {
+            var manifest = Self.manifest(legacy ? .finished : .stopped)
+            manifest.stoppedEarly = why
+            manifest.replayedInto = replayedInto
+            return manifest
+        }
+        let topicStop = stopped("TopicDisallowed on 5 requests in a row")
+        #expect(try Self.decide(manifest: topicStop) == .continueStopped(topicStop))
+        let legacy = stopped("BadTopic on 5 requests in a row", legacy: true)
+        #expect(try Self.decide(manifest: legacy) == .continueStopped(legacy), "a record from before the stopped state")
+        var fixedTopic = Self.identity
+        fixedTopic.settings["--topic"] = "com.example.right"
+        #expect(try Self.decide(manifest: topicStop, identity: fixedTopic) == .continueStopped(topicStop))
+        var fixedPushType = Self.identity
+        fixedPushType.settings["--push-type"] = "background"
+        let refused = #expect(throws: PipelineError.self) { try Self.decide(manifest: topicStop, identity: fixedPushType) }
+        #expect(refused?.kind == .campaignChanged && refused?.detail.contains("a stopped campaign") == true)
+        let pushStop = stopped("InvalidPushType on 5 requests in a row")
+        #expect(try Self.decide(manifest: pushStop, identity: fixedPushType) == .continueStopped(pushStop))
+        let environment = stopped(TokenRejectionCheck.stopReason(reason: "BadDeviceToken", topic: "com.example.app", count: 20))
+        #expect(throws: PipelineError.self) { try Self.decide(manifest: environment, identity: fixedTopic) }
+        let replayed = stopped("BadTopic on 5 requests in a row", replayedInto: "fixed.ndjson")
+        #expect(try Self.decide(manifest: replayed) == .alreadyFinished(replayed))
+        let gone = #expect(throws: PipelineError.self) { try Self.decide(manifest: topicStop, results: false, lines: false) }
+        #expect(gone?.detail.contains("stopped early") == true && gone?.detail.contains("is gone") == true)
+        #expect(StoppedCampaign.Cause(reason: "DeviceTokenNotForTopic for every token of topic a (20 answers, none accepted)") == .topic)
+        #expect(StoppedCampaign.Cause(reason: "transport failed: TLS handshake") == .transport)
+        #expect(StoppedCampaign.Cause(reason: "ExpiredProviderToken on 5 requests in a row") == .credentials)
+    }
+
     @Test("without a campaign record: a journal asks for --resume, result lines alone ask for --resume or --overwrite")
     func withoutRecord() throws {
         let journal = #expect(throws: PipelineError.self) { try Self.decide(manifest: nil, journal: true) }

@@ -111,6 +111,14 @@ struct HostileServerEndToEndTests {
         if let cause = expected.cause {
             #expect(stderr.contains(cause), "\(expected.mode): the cause is not named: \(stderr)")
         }
+        #expect(expected.mode != "silent" || stderr.contains("stopped before any request reached APNs"),
+                "a server that never sent SETTINGS got no request, yet the run was not a failed start: \(stderr)")
+        if stderr.contains("stopped before any request reached APNs") {
+            // Nothing reached the server (no answer, nothing in doubt): a failed start, which keeps no file.
+            #expect(run.process.terminationStatus == 4 && expected.outcomes.contains("not_sent"), "\(expected.mode): \(stderr)")
+            #expect(!FileManager.default.fileExists(atPath: run.results), "\(expected.mode): a failed start kept its result file")
+            return
+        }
         let lines = try Results.read(run.results)
         var perLine: [Int: Int] = [:]
         for line in lines { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }

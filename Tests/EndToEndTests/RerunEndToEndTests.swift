@@ -186,7 +186,7 @@ struct RerunEndToEndTests {
         arguments[arguments.firstIndex(of: MockProcess.topic)!] = "com.wrong.app"
         let wrong = try Tool.run(arguments)
         #expect(wrong.status == 4, "exit \(wrong.status): \(wrong.stderr)")
-        #expect(wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app") && wrong.stderr.contains("--topic <bundle id>"),
+        #expect(wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app") && wrong.stderr.contains("--topic YOUR_TOPIC"),
                 "the stop does not name its fix: \(wrong.stderr)")
         #expect(try run.accepted().total == 0)
 
@@ -207,6 +207,12 @@ struct RerunEndToEndTests {
         let accepted = try run.accepted()
         #expect(accepted.total == 400, "\(accepted.total) of 400 delivered after the fix")
         try run.expectNothingAcceptedTwice()
+
+        // The replay took over the stopped campaign: its own command, run again (as a scheduler would), sends
+        // nothing the replay delivered.
+        let again = try Tool.run(arguments)
+        #expect(again.stderr.contains("nothing sent") && again.stderr.contains("a replay took over"), "\(again.stderr)")
+        #expect(try run.accepted().total == 400, "the stopped campaign's command sent again after its replay")
     }
 
     @Test("start-up failures print one error line and leave no file behind", arguments: [

@@ -38,6 +38,8 @@ public struct CampaignSummary: Sendable {
     /// were invalid in the file and never sent).
     public var rejected = 0
     public var requests = 0
+    /// Requests APNs (or the server) answered, whatever the answer: 0 means nothing is known to have reached it.
+    public var answered = 0
     public var retries = 0
     public var latencies = LatencyHistogram()
     public var elapsedSeconds = 0.0
@@ -54,6 +56,9 @@ public struct CampaignSummary: Sendable {
     /// When the campaign had already finished, for a run that found it so and sent nothing (seconds since the
     /// epoch); nil for a run that did the work.
     public var finishedEarlierAt: Double?
+    /// For a stopped campaign found finished because a replay took over its unsent records: that replay's result
+    /// file.
+    public var replayedInto: String?
 
     public init() {}
 
@@ -82,6 +87,10 @@ extension CampaignSummary {
         if let finishedAt = finishedEarlierAt {
             let when = Date(timeIntervalSince1970: finishedAt).formatted(.iso8601)
             lines.append("already finished at \(when): nothing sent; the campaign's results stand as they were")
+            if let replayedInto {
+                lines.append("  it stopped early, and a replay took over its unsent records: \(PrintableText.escaping(replayedInto)) "
+                    + "(run that replay's command again to finish it)")
+            }
         }
         switch ending {
         case .completed where finishedEarlierAt != nil:

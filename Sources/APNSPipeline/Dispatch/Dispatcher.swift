@@ -319,6 +319,9 @@ public struct DispatcherConfiguration: Sendable {
     public var resendInDoubt = false
     /// Campaign-level failures in a row (same reason) that stop the campaign.
     public var stopAfterConsecutiveFailures = 5
+    /// `BadDeviceToken` or `DeviceTokenNotForTopic` answers for one topic, with no token of it accepted yet, that
+    /// stop the campaign: the endpoint's environment or the topic is wrong, not the tokens (`TokenRejectionCheck`).
+    public var stopAfterUnconfirmedTokenRejections = 20
     /// Requests started per second at most; nil for as fast as APNs takes them.
     public var ratePerSecond: Double?
     /// After a stop, how long to wait for answers to requests in flight before reporting them in doubt.

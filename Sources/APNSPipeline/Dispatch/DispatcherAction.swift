@@ -59,6 +59,16 @@ struct DispatcherAction {
     /// The run has ended: flush the sink and report the end (`Dispatcher`'s `onEnd`).
     var reportEnd = false
 
+    /// Adds `more` after the writes it holds.
+    mutating func append(_ more: [RecordWrite]) {
+        guard !more.isEmpty else { return }
+        switch writes {
+        case .none: writes = .many(more)
+        case .one(let write): writes = .many([write] + more)
+        case .many(let all): writes = .many(all + more)
+        }
+    }
+
     /// Whether it does nothing at all.
     var isEmpty: Bool {
         if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,

@@ -71,6 +71,8 @@ struct DispatcherStateMachine {
     /// Sends the server never processed, waiting for a slot.
     var unprocessedResends: [PendingSend] = []
     var health: CampaignHealth
+    /// Rejections of tokens held back until their topic is confirmed.
+    var tokenRejections: TokenRejectionCheck
     var limiter: SendRateLimiter?
     var window: InFlightWindow
     var generator = SystemRandomNumberGenerator()
@@ -84,6 +86,7 @@ struct DispatcherStateMachine {
     init(configuration: DispatcherConfiguration) {
         self.configuration = configuration
         health = CampaignHealth(threshold: configuration.stopAfterConsecutiveFailures)
+        tokenRejections = TokenRejectionCheck(limit: configuration.stopAfterUnconfirmedTokenRejections)
         limiter = configuration.ratePerSecond.map { SendRateLimiter(perSecond: $0) }
         window = InFlightWindow(settings: configuration.window)
         summary.inFlightWindow = window.size
@@ -405,6 +408,7 @@ extension DispatcherStateMachine {
         var reason: APNSReason?
         switch outcome {
         case .answered(let answer):
+            summary.answered += 1
             send.attempts += 1
             send.recordAnswer(status: answer.status, reason: answer.reason?.rawValue)
             reason = answer.reason
@@ -413,10 +417,34 @@ extension DispatcherStateMachine {
             send.recordFailure(detail: failure.description)
         }
         let verdict = health.record(sendAction, reason: reason)
+        // A token called bad is held until its topic is confirmed; a delivery or a 410 confirms it.
+        var confirmedLines: [ResultRecord] = []
+        switch sendAction {
+        case .delivered:
+            confirmedLines = tokenRejections.confirm(topic: send.notification.topic.value)
+        case .prune where TokenRejectionCheck.isTokenRejection(sendAction, reason: reason):
+            switch tokenRejections.reject(send, apnsID: outcome.answer?.apnsID) {
+            case .prune:
+                break
+            case .held:
+                return DispatcherAction(pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
+            case .stop(let why):
+                return DispatcherAction(thenStop: .stoppedEarly(why), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
+            case .stopping(let rejection):
+                return DispatcherAction(
+                    writes: .one(unconfirmedWrite(rejection)), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
+            }
+        case .prune:
+            confirmedLines = tokenRejections.confirm(topic: send.notification.topic.value)
+        default:
+            break
+        }
         let decision = AnswerDecision(configuration: configuration, stopCause: stopCause, sends: sends)
         let effect = decision.effect(of: sendAction, answer: outcome.answer, send: send, using: &generator)
         let writes: DispatcherAction.RecordWrites
         switch consume effect {  // what it holds moves out, not copied
+        case .writeFinalResult(let result) where !confirmedLines.isEmpty:
+            writes = .many(confirmedLines.map { .finalResult($0) } + [.finalResult(result)])
         case .writeFinalResult(let result):
             writes = .one(.finalResult(result))
         case .retryLater(let send, let delay):
@@ -452,17 +480,23 @@ extension DispatcherStateMachine {
         var waiting = retries.drain()
         waiting += unprocessedResends
         unprocessedResends = []
-        if !waiting.isEmpty {
-            action.writes = .many(waiting.map { send in
-                if ending == .interrupted { return .journalRetryable(send.key) }
-                return .finalResult(send.finalResult(
-                    send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
-            })
+        var writes = waiting.map { send -> DispatcherAction.RecordWrite in
+            if ending == .interrupted { return .journalRetryable(send.key) }
+            return .finalResult(send.finalResult(send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
         }
+        writes += tokenRejections.stop().map(unconfirmedWrite)
+        if !writes.isEmpty { action.writes = .many(writes) }
         action.flushSink = true
         if !inFlight.isEmpty { action.gracePeriodAfter = configuration.drainGracePeriod }
         requestPumpTurn(&action)
         return action
+    }
+
+    /// The write for a held rejection when the campaign stops: its retryable line, or after an interrupt its
+    /// journal entry (`send --resume` sends it again).
+    func unconfirmedWrite(_ rejection: TokenRejectionCheck.Held) -> DispatcherAction.RecordWrite {
+        if stopCause == .interrupted { return .journalRetryable(rejection.send.key) }
+        return .finalResult(rejection.unconfirmed)
     }
 
     /// The grace period after a stop is over: the transport closes, and what is still in flight comes back as
@@ -517,6 +551,13 @@ extension DispatcherStateMachine {
     mutating func settle(_ action: inout DispatcherAction, now: Double) {
         guard !hasEnded, !readsSource else { return }
         guard inFlight.isEmpty, retries.isEmpty, unprocessedResends.isEmpty else { return }
+        if !closingTransport, tokenRejections.holdsAny {
+            // Rejections still held for want of an accepted token: with none accepted at all, the campaign
+            // stopped for them; otherwise they are dead tokens marked unconfirmed.
+            let (stopReason, lines) = tokenRejections.settle()
+            if let stopReason { _ = enterStop(.stoppedEarly(stopReason)) }
+            action.append(lines.map { .finalResult($0) })
+        }
         if !closingTransport {
             closeTransport(&action)
             action.closeTransport = .afterFlushingSink  // `transportClosed` comes back here

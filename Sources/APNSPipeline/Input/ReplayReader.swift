@@ -2,7 +2,9 @@ import APNSCore
 
 /// The records `replay` sends again: the lines of earlier result files whose outcome is replayable (retryable,
 /// not_sent, and in_doubt unless excluded), rebuilt into notifications from the lines alone. Keys keep each
-/// record's original input file and line, so the replay's results read like the campaign's.
+/// record's original input file and line, so the replay's results read like the campaign's. Given a campaign's
+/// result file and its replays, only the line of each record that stands (`ResultChain`) counts: a record a later
+/// replay delivered is not sent again.
 ///
 /// A damaged line (one that cannot be read, or that holds a value no request may carry) is never sent and never
 /// stops the replay: it becomes an invalid record, reported as one `input_error` result line whose detail names
@@ -51,6 +53,8 @@ public final class ReplayReader: RecordReader {
     private let includeInDoubt: Bool
     private let overrides: Overrides
     private let fixedReasons: Set<String>
+    /// Which line of each record stands among the result files.
+    private let chain: ResultChain
     private var current: ResultReader?
     private var nextPath = 0
     /// Replayable lines found so far, damaged ones included.
@@ -63,6 +67,7 @@ public final class ReplayReader: RecordReader {
         self.overrides = overrides
         self.fixedReasons = overrides.fixedReasons
         var files = InputFileList()
+        chain = try ResultChain.read(resultPaths: resultPaths, inputFiles: &files)
         for path in resultPaths {
             let reader = try ResultReader(path: path, inputFiles: files)
             while let line = try reader.nextLine() {
@@ -92,7 +97,7 @@ public final class ReplayReader: RecordReader {
             }
             switch line {
             case .success(let record):
-                guard isReplayed(record) else { continue }
+                guard isReplayed(record), chain.stands(record.key, file: nextPath - 1) else { continue }
                 selected += 1
                 do {
                     let notification = overrides.applied(to: try record.replayNotification())
@@ -105,7 +110,9 @@ public final class ReplayReader: RecordReader {
                     )
                 }
             case .failure(let damaged):
-                if let record = damaged.record, !isReplayed(record) { continue }
+                if let record = damaged.record, !isReplayed(record) || !chain.stands(record.key, file: nextPath - 1) {
+                    continue
+                }
                 selected += 1
                 let key = damaged.record?.key
                     ?? RecordKey(fileIndex: inputFiles.index(of: reader.name) ?? 0, line: damaged.lineNumber)

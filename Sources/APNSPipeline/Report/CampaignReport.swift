@@ -113,6 +113,9 @@ public struct CampaignReport: Sendable {
     public private(set) var summaryCount = 0
     /// Per result file, what its campaign record and lines say about its run.
     public var runs: [String: RunFacts] = [:]
+    /// Per result file, the first file of its chain (`ResultChain`: an original and its replays); a file absent
+    /// here stands alone.
+    public var chainOf: [String: String] = [:]
 
     private var reasonCounts: [String: ReasonCount] = [:]
 
@@ -183,24 +186,40 @@ public struct CampaignReport: Sendable {
     /// The `replay` command that sends again every record that may still be delivered, or nil when none is
     /// left. Where APNs rejected the campaign's topic or push type, it sets the right one (a placeholder the user
     /// fills in), which sends those rejected requests again too. In-doubt records may have arrived already:
-    /// `replayCommandExcludingInDoubt` leaves them out.
-    public func replayCommand(results: String = "replay.ndjson") -> String? {
-        replayCommand(results: results, excludingInDoubt: false)
+    /// `replayCommandExcludingInDoubt` leaves them out. It names every file of each chain with records left (the
+    /// original with its replays), so that the replay sees which records a replay already delivered, and writes
+    /// to `results`, by default `replayResults`.
+    public func replayCommand(results: String? = nil) -> String? {
+        replayCommand(results: results ?? replayResults, excludingInDoubt: false)
     }
 
     /// The `replay` command without in-doubt records; nil when there is nothing else to send or when no record
     /// is in doubt (then `replayCommand` is the same).
-    public func replayCommandExcludingInDoubt(results: String = "replay.ndjson") -> String? {
+    public func replayCommandExcludingInDoubt(results: String? = nil) -> String? {
         guard count(.inDoubt) > 0 else { return nil }
-        return replayCommand(results: results, excludingInDoubt: true)
+        return replayCommand(results: results ?? replayResults, excludingInDoubt: true)
+    }
+
+    /// The result file the printed replay commands write: `replay.ndjson`, or `replay-2.ndjson`, `replay-3.ndjson`
+    /// and so on when a result file read has that name (the report of a campaign and its replay proposes the next).
+    public var replayResults: String {
+        let names = Set(resultFiles.map { ($0 as NSString).lastPathComponent })
+        var number = 1
+        while true {
+            let name = number == 1 ? "replay.ndjson" : "replay-\(number).ndjson"
+            if !names.contains(name) { return name }
+            number += 1
+        }
     }
 
     private func replayCommand(results: String, excludingInDoubt: Bool) -> String? {
-        let files = resultFiles.filter { file in
+        let left = resultFiles.filter { file in
             guard let counts = replayable[file] else { return false }
             return counts.totalWithFixes - (excludingInDoubt ? counts.inDoubt : 0) > 0
         }
-        guard !files.isEmpty else { return nil }
+        guard !left.isEmpty else { return nil }
+        let chains = Set(left.map { chainOf[$0] ?? $0 })
+        let files = resultFiles.filter { chains.contains(chainOf[$0] ?? $0) }
         var words = ["apns-bulk", "replay"] + files.map(ShellWord.quoted)
         if rejectedForTopic > 0 { words += ["--topic", Self.topicPlaceholder] }
         if rejectedForPushType > 0 { words += ["--push-type", Self.pushTypePlaceholder] }
@@ -290,14 +309,21 @@ extension CampaignReport {
 // MARK: - Reading
 
 extension CampaignReport {
-    /// Adds every line of a result file (NDJSON or CSV, plain or gzip).
-    public mutating func addResults(atPath path: String) throws(PipelineError) {
-        addResultFile(path)
-        if let manifest = try? CampaignManifest.read(forResults: path) { runs[path, default: RunFacts()].take(manifest) }
-        let reader = try ResultReader(path: path)
-        while let record = try reader.next() { add(record, resultFile: path) }
-        if let torn = reader.tornLine { tornLines.append("\(path):\(torn)") }
-        if let run = UnfinishedRun.find(resultsPath: path) { unfinished.append(run) }
+    /// Adds the result files of a campaign (NDJSON or CSV, plain or gzip): a run, its shards, its replays. Of a
+    /// record's lines in an original and its replays, only the one that stands (`ResultChain`) is counted.
+    public mutating func addResults(atPaths paths: [String]) throws(PipelineError) {
+        for path in paths {
+            addResultFile(path)
+            if let manifest = try? CampaignManifest.read(forResults: path) { runs[path, default: RunFacts()].take(manifest) }
+        }
+        let (chain, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, file in
+            add(record, resultFile: paths[file])
+        }
+        tornLines += torn
+        for (file, path) in paths.enumerated() {
+            chainOf[path] = paths[chain.chain[file]]
+            if let run = UnfinishedRun.find(resultsPath: path) { unfinished.append(run) }
+        }
     }
 
     /// Adds the timeline of a `send --summary` file; a summary without one (an older version) is counted only.

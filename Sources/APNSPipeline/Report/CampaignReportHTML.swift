@@ -232,7 +232,7 @@ public struct CampaignReportHTML {
             if facts.otherTopicRecords > 0 { topics += ", other topics \(Self.grouped(facts.otherTopicRecords))" }
             let state: String
             switch facts.state {
-            case .finished?: state = facts.stoppedEarly.map { "stopped early: " + $0 } ?? "finished"
+            case .finished?, .stopped?: state = facts.stoppedEarly.map { "stopped early: " + $0 } ?? "finished"
             case .unfinished?: state = "unfinished"
             case nil: state = "–"
             }

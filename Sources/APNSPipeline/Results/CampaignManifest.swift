@@ -18,6 +18,9 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
         case unfinished
         /// Every record has its final line: running again sends nothing.
         case finished
+        /// Stopped early by a campaign-wide cause (credentials, the endpoint, the topic, the environment, the
+        /// transport): running the same command again, the cause fixed, continues it (`StoppedCampaign`).
+        case stopped
     }
 
     /// The layout of this file.
@@ -30,8 +33,17 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
     /// Seconds since the epoch.
     public var startedAt: Double
     public var finishedAt: Double?
-    /// Why a finished campaign stopped early; nil when it completed.
+    /// Why a stopped campaign stopped; nil when it completed.
     public var stoppedEarly: String?
+    /// The result file of the `replay` that took over a stopped campaign's unsent records: the campaign is
+    /// finished here, and running it again sends nothing (the replay's own command continues the replay).
+    public var replayedInto: String?
+
+    /// Whether the campaign stopped early and can be continued (records written by an apns-bulk that had no
+    /// `stopped` state say `finished` with a stop reason).
+    public var isStopped: Bool {
+        replayedInto == nil && (state == .stopped || (state == .finished && stoppedEarly != nil))
+    }
 
     public init(identity: CampaignIdentity, arguments: [String], startedAt: Double) {
         self.identity = identity
@@ -71,7 +83,7 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
     }
 
     /// The arguments with the user and password of a `--proxy` URL removed.
-    static func redacted(_ arguments: [String]) -> [String] {
+    public static func redacted(_ arguments: [String]) -> [String] {
         var out = arguments
         for index in out.indices {
             let word = out[index]

@@ -140,6 +140,13 @@ final class POSIXFile {
         _ = unlink(path)
     }
 
+    /// Renames `source` over `destination` (atomic within a file system).
+    static func rename(_ source: String, over destination: String) throws(PipelineError) {
+        guard systemRename(source, destination) == 0 else {
+            throw PipelineError(.writeFailed, "\(destination): cannot rename \(source) over it: \(lastErrorText())")
+        }
+    }
+
     /// Reads at most `count` bytes into `buffer[offset...]`; 0 means end of file.
     func read(into buffer: inout [UInt8], at offset: Int, count: Int) throws(PipelineError) -> Int {
         precondition(offset >= 0 && count >= 0 && offset + count <= buffer.count, "read range outside the buffer")
@@ -304,7 +311,7 @@ final class POSIXFile {
             guard retryingOnInterrupt({ fsync(file.descriptor) }) == 0 else {
                 throw PipelineError(.writeFailed, "\(temporary): fsync: \(lastErrorText())")
             }
-            guard rename(temporary, path) == 0 else {
+            guard systemRename(temporary, path) == 0 else {
                 throw PipelineError(.writeFailed, "\(path): cannot rename \(temporary) over it: \(lastErrorText())")
             }
         } catch {
@@ -353,4 +360,8 @@ private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?,
 
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
     write(descriptor, buffer, count)
+}
+
+private func systemRename(_ source: String, _ destination: String) -> Int32 {
+    rename(source, destination)
 }

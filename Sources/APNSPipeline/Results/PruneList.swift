@@ -44,9 +44,17 @@ public struct PruneList: Sendable {
 
     public init() {}
 
-    /// Adds a result if its outcome is `prune`.
+    /// Tokens called bad in a run that accepted no token of their topic (`TokenRejectionCheck`): not listed, since
+    /// the endpoint or the topic may have been wrong rather than the tokens.
+    public private(set) var heldBack = 0
+
+    /// Adds a result if its outcome is `prune` and its topic was confirmed in its run.
     public mutating func add(_ record: ResultRecord) {
         guard record.outcome == .prune, let token = record.token, !token.isEmpty else { return }
+        if record.detail?.hasPrefix(TokenRejectionCheck.unconfirmedPrefix) == true {
+            heldBack += 1
+            return
+        }
         let entry = Entry(token: token, reason: record.reason ?? "", timestamp: record.timestamp)
         guard let position = positionByToken[token] else {
             positionByToken[token] = entries.count
@@ -63,9 +71,15 @@ public struct PruneList: Sendable {
 
     /// Adds every `prune` result of a result file.
     public mutating func add(resultsAt path: String) throws(PipelineError) {
-        let reader = try ResultReader(path: path)
-        while let record = try reader.next() { add(record) }
-        if let torn = reader.tornLine { tornLines.append("\(path):\(torn)") }
+        try add(resultsAt: [path])
+    }
+
+    /// Adds every `prune` result of a campaign's result files (a run, its shards, its replays): of a record's lines
+    /// in an original and its replays, only the one that stands (`ResultChain`), so a token a later replay
+    /// delivered to is not listed.
+    public mutating func add(resultsAt paths: [String]) throws(PipelineError) {
+        let (_, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, _ in add(record) }
+        tornLines += torn
     }
 
     /// The entries that pass the cutoff (milliseconds since the epoch); nil keeps all.

@@ -45,7 +45,7 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
     /// What differs between an earlier run's identity and this one, one phrase each ("--topic: com.a now,
     /// com.b before"); empty when they are the same campaign. Inputs compare by content; paths only where
     /// neither side has a fingerprint (standard input).
-    public func differences(from earlier: CampaignIdentity) -> [String] {
+    public func differences(from earlier: CampaignIdentity, ignoring allowed: Set<String> = []) -> [String] {
         var found: [String] = []
         if command != earlier.command {
             found.append("it was written by `\(earlier.command)`, not `\(command)`")
@@ -58,7 +58,7 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
                 found.append("the input \(name) has changed since the earlier run")
             }
         }
-        for name in Set(settings.keys).union(earlier.settings.keys).sorted() where settings[name] != earlier.settings[name] {
+        for name in Set(settings.keys).union(earlier.settings.keys).sorted() where settings[name] != earlier.settings[name] && !allowed.contains(name) {
             found.append("\(name): \(Self.shown(settings[name])) now, \(Self.shown(earlier.settings[name])) before")
         }
         return found

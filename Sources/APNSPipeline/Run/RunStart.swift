@@ -9,6 +9,17 @@ public enum RunStart: Equatable, Sendable {
     case continueUnfinished
     /// The campaign has finished: send nothing, report it.
     case alreadyFinished(CampaignManifest)
+    /// The campaign stopped early: its records that were never accepted are sent again (`StoppedCampaign`), then
+    /// it goes on as an unfinished run does.
+    case continueStopped(CampaignManifest)
+
+    /// Whether the run continues an earlier one (appending to its result file).
+    public var continues: Bool {
+        switch self {
+        case .continueUnfinished, .continueStopped: return true
+        case .fresh, .alreadyFinished: return false
+        }
+    }
 
     /// What stands beside the result path.
     public struct Facts: Sendable {
@@ -51,15 +62,24 @@ public enum RunStart: Equatable, Sendable {
             return .fresh
         }
         if let identity {
-            let differences = identity.differences(from: manifest.identity)
+            // A stopped campaign may be continued with the setting that stopped it changed (a topic, a push type).
+            let fixes = manifest.isStopped ? StoppedCampaign.Cause(reason: manifest.stoppedEarly ?? "").settingsItFixes : []
+            let differences = identity.differences(from: manifest.identity, ignoring: fixes)
             if !differences.isEmpty {
-                let what = manifest.state == .finished ? "a finished" : "an unfinished"
+                let what = manifest.isStopped ? "a stopped" : manifest.state == .unfinished ? "an unfinished" : "a finished"
                 throw PipelineError(.campaignChanged, "\(resultsPath) holds \(what) campaign that is not this one: "
                     + differences.joined(separator: "; ") + ". Name another --results file, or add --overwrite to replace it")
             }
         }
+        if manifest.isStopped {
+            guard facts.resultsExist else {
+                throw PipelineError(.campaignChanged, "this campaign stopped early, but its result file \(resultsPath) "
+                    + "is gone: add --overwrite to send it all again")
+            }
+            return .continueStopped(manifest)
+        }
         switch manifest.state {
-        case .finished:
+        case .finished, .stopped:
             guard facts.resultsExist else {
                 throw PipelineError(.campaignChanged, "this campaign finished, but its result file \(resultsPath) is gone: "
                     + "add --overwrite to send it all again")

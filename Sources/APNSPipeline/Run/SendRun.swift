@@ -24,6 +24,9 @@ public struct SendRunOptions: Sendable {
     /// Force result and journal lines to the disk (fdatasync, grouped as `GroupCommit` says), so that a power
     /// cut loses nothing `--resume` needs.
     public var durable = false
+    /// For `replay`: the result files it replays. A stopped campaign among them is recorded as replayed into this
+    /// run's result file, so its own command, run again, sends nothing this replay sends.
+    public var replayedResults: [String] = []
 
     public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat) {
         self.inputs = inputs
@@ -50,6 +53,11 @@ public enum SendRun {
         public var tornLinesDropped: Int
         /// How the run started: anew, continuing an unfinished run, or not at all (the campaign had finished).
         public var start: RunStart
+        /// The run stopped early before anything reached APNs (no answer, nothing in doubt) on a campaign that had
+        /// never run: a failed start, whose files were removed so the corrected command simply runs.
+        public var failedStart = false
+        /// Result lines taken out of a stopped campaign's result file to be sent again (`StoppedCampaign`).
+        public var reopenedLines = 0
     }
 
     /// How often, with `durable`, a timer forces to the disk result lines written before a quiet spell.
@@ -96,30 +104,43 @@ public enum SendRun {
             onStart(start, finished.finishedCount)
             var summary = CampaignSummary()
             summary.earlierRuns = finished.earlierRuns
-            summary.ending = manifest.stoppedEarly.map { .stoppedEarly($0) } ?? .completed
+            // A stopped campaign a replay took over is finished: what it left is the replay's to send.
+            summary.ending = manifest.replayedInto == nil ? manifest.stoppedEarly.map { .stoppedEarly($0) } ?? .completed : .completed
             summary.finishedEarlierAt = manifest.finishedAt ?? manifest.startedAt
+            summary.replayedInto = manifest.replayedInto
             return Outcome(summary: summary, error: nil, tornLinesDropped: 0, start: start)
         }
         let engine = try makeEngine()  // credentials, CA file, TLS
         defer { engine.shutdown() }  // the timers below hold the engine: drop them, or it never goes away
         try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
+        var reopened = 0
+        if case .continueStopped = start {
+            reopened = try StoppedCampaign.reopen(resultsPath: options.resultsPath, inputs: paths, format: options.resultsFormat)
+        }
         var resume = ResumeState()
         var torn = 0
-        if start == .continueUnfinished {
+        if start.continues {
             resume = try ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
             torn = (resume.tornResultLine == nil ? 0 : 1) + (resume.tornJournalLine == nil ? 0 : 1)
         }
         var manifest: CampaignManifest?
         if let identity = options.identity, options.resultsPath != "-" {
-            var record = (start == .continueUnfinished ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
+            var record = (start.continues ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
                 ?? CampaignManifest(identity: identity, arguments: options.arguments, startedAt: Date().timeIntervalSince1970)
-            record.identity = identity  // the same campaign; the paths as given this time
+            record.identity = identity  // the same campaign; the paths (and a setting that fixed a stop) as given this time
+            if case .continueStopped = start {
+                record.state = .unfinished
+                record.stoppedEarly = nil
+                record.finishedAt = nil
+                record.arguments = CampaignManifest.redacted(options.arguments)  // the command that fixed the stop
+            }
             if start == .fresh { POSIXFile.remove(journalPath) }  // --overwrite, or a run that never sent
             try record.write(forResults: options.resultsPath)
             manifest = record
+            try markReplayed(options.replayedResults, into: options.resultsPath)
         }
         onStart(start, resume.finishedCount)
-        let mode: AppendOnlyFile.Mode = start == .continueUnfinished ? .append : .create
+        let mode: AppendOnlyFile.Mode = start.continues ? .append : .create
         let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths))
         let journal = options.resultsPath == "-" ? .keepingNothing() : try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal)
@@ -135,7 +156,7 @@ public enum SendRun {
                 duplicates.sizeForInput(reader.readProgress)
                 return try duplicates.insert(notification)
             },
-            resumeStatus: start == .continueUnfinished ? { resumeState.status($0) } : { _ in .fresh },
+            resumeStatus: start.continues ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) })
 
         var result: (CampaignSummary, (any Error)?)?
@@ -166,17 +187,42 @@ public enum SendRun {
         }
         summary.earlierRuns = resume.earlierRuns
         progress(summary, 0)
+        var outcome = Outcome(summary: summary, error: nil, tornLinesDropped: torn, start: start, reopenedLines: reopened)
+        if case .stoppedEarly = summary.ending, error == nil, start == .fresh, summary.answered == 0,
+           summary.count(.inDoubt) == 0, options.resultsPath != "-" {
+            // Nothing reached APNs: a failed start (an endpoint that does not answer, a CA that does not verify).
+            for path in [options.resultsPath, journalPath, CampaignManifest.path(forResults: options.resultsPath)] {
+                POSIXFile.remove(path)
+            }
+            outcome.failedStart = true
+            return outcome
+        }
         if summary.ending != .interrupted, error == nil {
-            // Every record has its line: the campaign is finished (recorded first), nothing to resume.
+            // Every record has its line: the campaign is finished or stopped (recorded first), nothing to resume.
             if var finished = manifest {
                 finished.state = .finished
                 finished.finishedAt = Date().timeIntervalSince1970
-                if case .stoppedEarly(let why) = summary.ending { finished.stoppedEarly = why }
+                if case .stoppedEarly(let why) = summary.ending {
+                    finished.state = .stopped
+                    finished.stoppedEarly = why
+                }
                 do { try finished.write(forResults: options.resultsPath) } catch let failure { error = failure }
             }
             if error == nil, options.resultsPath != "-" { POSIXFile.remove(journalPath) }
         }
-        return Outcome(summary: summary, error: error.map { "\($0)" }, tornLinesDropped: torn, start: start)
+        outcome.error = error.map { "\($0)" }
+        return outcome
+    }
+
+    /// Records, in the campaign record of each stopped campaign among `replayed`, that this replay's result file
+    /// takes over its unsent records: the campaign is finished there, so its own command sends nothing again.
+    private static func markReplayed(_ replayed: [String], into resultsPath: String) throws(PipelineError) {
+        for path in replayed {
+            guard var record = try? CampaignManifest.read(forResults: path), record.isStopped else { continue }
+            record.state = .finished
+            record.replayedInto = resultsPath
+            try record.write(forResults: path)
+        }
     }
 
     /// What stands beside a result path, for `RunStart`.
