@@ -54,7 +54,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .failure:
             "run again once the cause is fixed: it continues where the run stopped"
         case .invalidRecords:
-            "done; fix the invalid records in the input (running again sends nothing)"
+            "done; fix the invalid records in the input, then `send` it with a new `--results` file and "
+                + "`--skip-delivered` the old one: only what was not delivered goes (running again unchanged sends nothing)"
         case .retryableLeft:
             "done; `replay` the result file later for what is left (running `send` again sends nothing)"
         case .stoppedEarly:
@@ -96,7 +97,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
             + "unreadable or malformed, the campaign has no records, a PKCS#12 password is wrong, or a write failed "
             + "(full disk); run again once fixed: it continues"),
-        Entry(.invalidRecords, "finished; some records are invalid"),
+        Entry(.invalidRecords, "finished; some records are invalid (fixed, send them with --skip-delivered)"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "

@@ -23,6 +23,7 @@ public final class Dispatcher: PushTransportDelegate {
     let isFirstOccurrence: (PushNotification) throws -> Bool
     let resumeStatus: (RecordKey) -> ResumeStatus
     let resumedSends: (RecordKey) -> Int
+    let answeredBefore: ((PushNotification) -> String?)?
     var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
     var onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)?
 
@@ -44,6 +45,8 @@ public final class Dispatcher: PushTransportDelegate {
     ///     it throws (the filter's scratch file failed) ends the run.
     ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
+    ///   - answeredBefore: for a notification whose (token, topic) pair earlier result files answer for
+    ///     (`--skip-delivered`), the detail of its `duplicate` line; nil (the default) looks nothing up.
     public init(
         configuration: DispatcherConfiguration,
         reader: any RecordReader,
@@ -52,7 +55,8 @@ public final class Dispatcher: PushTransportDelegate {
         scheduler: any LoopScheduler,
         isFirstOccurrence: @escaping (PushNotification) throws -> Bool,
         resumeStatus: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
-        resumedSends: @escaping (RecordKey) -> Int = { _ in 0 }
+        resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
+        answeredBefore: ((PushNotification) -> String?)? = nil
     ) {
         self.reader = reader
         self.sink = sink
@@ -61,6 +65,7 @@ public final class Dispatcher: PushTransportDelegate {
         self.isFirstOccurrence = isFirstOccurrence
         self.resumeStatus = resumeStatus
         self.resumedSends = resumedSends
+        self.answeredBefore = answeredBefore
         machine = DispatcherStateMachine(configuration: configuration)
     }
 
@@ -274,15 +279,18 @@ extension Dispatcher {
     private func take(_ record: consuming CampaignRecord) throws -> Bool {
         // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
         var firstOccurrence = true
-        if !machine.configuration.allowDuplicates, case .notification(let notification) = record.content {
-            firstOccurrence = try isFirstOccurrence(notification)
+        var earlier: String?
+        if case .notification(let notification) = record.content {
+            if !machine.configuration.allowDuplicates { firstOccurrence = try isFirstOccurrence(notification) }
+            earlier = answeredBefore?(notification)
         }
         let resume = resumeStatus(record.key)
         let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
         // The record moves into the decision (its last use here), and its notification on into the pending send;
         // consumed, so the pending send moves on into the in-flight table without a copy.
         let effect = machine.recordRead(
-            consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence)
+            consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence,
+            answeredBefore: earlier)
         switch consume effect {
         case .skip:
             return false

@@ -18,6 +18,9 @@ public struct SendRunOptions: Sendable {
     public var identity: CampaignIdentity?
     /// The command's arguments, kept in the campaign record for "run this to finish it" messages.
     public var arguments: [String] = []
+    /// Earlier result files (`--skip-delivered`): a record whose (token, topic) pair has a delivered, in-doubt or
+    /// prune line in one of them is not sent (`EarlierDeliveries`).
+    public var skipDelivered: [String] = []
     public var dispatch = DispatcherConfiguration()
     /// Seconds between progress reports.
     public var progressInterval = 1.0
@@ -103,6 +106,7 @@ public enum SendRun {
         let engine = try makeEngine()  // credentials, CA file, TLS
         defer { engine.shutdown() }  // the timers below hold the engine: drop them, or it never goes away
         try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
+        let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
         var resume = ResumeState()
         var torn = 0
         if start == .continueUnfinished {
@@ -136,7 +140,8 @@ public enum SendRun {
                 return try duplicates.insert(notification)
             },
             resumeStatus: start == .continueUnfinished ? { resumeState.status($0) } : { _ in .fresh },
-            resumedSends: { resumeState.sends($0) })
+            resumedSends: { resumeState.sends($0) },
+            answeredBefore: earlier.map { earlier in { earlier.detail(for: $0) } })
 
         var result: (CampaignSummary, (any Error)?)?
         func synchronizeIfDue() {
@@ -194,7 +199,10 @@ public enum SendRun {
         }
         return RunStart.Facts(
             manifest: try CampaignManifest.read(forResults: resultsPath), resultsExist: POSIXFile.exists(resultsPath),
-            resultsHoldLines: resultsHoldLines, journalHoldsEntries: journalHoldsEntries)
+            resultsHoldLines: resultsHoldLines, journalHoldsEntries: journalHoldsEntries,
+            freeResultsPath: RunStart.freeResultsPath(besides: resultsPath) { path in
+                [path, SendJournal.path(forResults: path), CampaignManifest.path(forResults: path)].contains(where: POSIXFile.exists)
+            })
     }
 }
 
