@@ -24,6 +24,7 @@ public final class Dispatcher: PushTransportDelegate {
     let resumeStatus: (RecordKey) -> ResumeStatus
     let resumedSends: (RecordKey) -> Int
     let answeredBefore: ((PushNotification) -> String?)?
+    let sentDigest: ((PushNotification) -> UInt64)?
     var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
     var onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)?
 
@@ -47,6 +48,8 @@ public final class Dispatcher: PushTransportDelegate {
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
     ///   - answeredBefore: for a notification whose (token, topic) pair earlier result files answer for
     ///     (`--skip-delivered`), the detail of its `duplicate` line; nil (the default) looks nothing up.
+    ///   - sentDigest: the digest journaled with each send (`SentDigest`, for a run reading a stream); nil (the
+    ///     default) journals none.
     public init(
         configuration: DispatcherConfiguration,
         reader: any RecordReader,
@@ -56,7 +59,8 @@ public final class Dispatcher: PushTransportDelegate {
         isFirstOccurrence: @escaping (PushNotification) throws -> Bool,
         resumeStatus: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
         resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
-        answeredBefore: ((PushNotification) -> String?)? = nil
+        answeredBefore: ((PushNotification) -> String?)? = nil,
+        sentDigest: ((PushNotification) -> UInt64)? = nil
     ) {
         self.reader = reader
         self.sink = sink
@@ -66,6 +70,7 @@ public final class Dispatcher: PushTransportDelegate {
         self.resumeStatus = resumeStatus
         self.resumedSends = resumedSends
         self.answeredBefore = answeredBefore
+        self.sentDigest = sentDigest
         machine = DispatcherStateMachine(configuration: configuration)
     }
 
@@ -305,7 +310,11 @@ extension Dispatcher {
 
     /// Journals `send` as sent, files it in flight under a new tag, and hands its notification to the transport.
     private func submit(_ send: consuming PendingSend) throws {
-        try sink.journalSent(send.key)
+        if let sentDigest {
+            try sink.journalSent(send.key, digest: sentDigest(send.notification))
+        } else {
+            try sink.journalSent(send.key)
+        }
         let tag = machine.reserveTag()
         transport.submit(send.notification, tag: tag)  // borrowed: the send is filed after, not copied for this
         machine.submitted(send, tag: tag, now: scheduler.now)

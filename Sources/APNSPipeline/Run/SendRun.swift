@@ -105,14 +105,22 @@ public enum SendRun {
         }
         let engine = try makeEngine()  // credentials, CA file, TLS
         defer { engine.shutdown() }  // the timers below hold the engine: drop them, or it never goes away
-        try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
-        let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
         var resume = ResumeState()
         var torn = 0
         if start == .continueUnfinished {
             resume = try ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
             torn = (resume.tornResultLine == nil ? 0 : 1) + (resume.tornJournalLine == nil ? 0 : 1)
         }
+        let readsStream = ContinuedStream.applies(to: options.inputs)
+        let answered = resume
+        // A stream continued: the same stream again, checked before the first request.
+        let reader: any RecordReader = readsStream && start == .continueUnfinished
+            ? try ContinuedStream(
+                reader, inputs: options.inputs, resultsPath: options.resultsPath, journalPath: journalPath,
+                isAnswered: { answered.status($0) == .finished })
+            : reader
+        try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
+        let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
         var manifest: CampaignManifest?
         if let identity = options.identity, options.resultsPath != "-" {
             var record = (start == .continueUnfinished ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
@@ -141,7 +149,8 @@ public enum SendRun {
             },
             resumeStatus: start == .continueUnfinished ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) },
-            answeredBefore: earlier.map { earlier in { earlier.detail(for: $0) } })
+            answeredBefore: earlier.map { earlier in { earlier.detail(for: $0) } },
+            sentDigest: readsStream ? { SentDigest.of($0) } : nil)
 
         var result: (CampaignSummary, (any Error)?)?
         func synchronizeIfDue() {
