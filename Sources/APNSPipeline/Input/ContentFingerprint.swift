@@ -61,8 +61,8 @@ public struct ContentFingerprint: Sendable, Equatable {
     }
 
     /// A 64-bit fingerprint of `bytes` in one call, for small per-record digests (`SentDigest`): the same rounds,
-    /// sixteen bytes a step, the last 0 to 15 bytes folded into two words one by one (no carry buffer, so nothing
-    /// is allocated), the length mixed in; `seed` chains one call's value into the next.
+    /// sixteen bytes a step, then the last 0 to 15 bytes as one word and the bytes left (no carry buffer, so
+    /// nothing is allocated), the length mixed in; `seed` chains one call's value into the next.
     public static func digest64(_ bytes: Span<UInt8>, seed: UInt64 = 0) -> UInt64 {
         var fingerprint = ContentFingerprint()
         fingerprint.first ^= seed
@@ -73,13 +73,20 @@ public struct ContentFingerprint: Sendable, Equatable {
             fingerprint.round(raw, at: offset)
             offset &+= 16
         }
-        var words: (UInt64, UInt64) = (0, 0)
-        for index in offset..<count {
-            let byte = UInt64(bytes[index]) << UInt64(truncatingIfNeeded: ((index &- offset) & 7) &* 8)
-            if index &- offset < 8 { words.0 |= byte } else { words.1 |= byte }
+        var word: UInt64 = 0  // the first 8 of the last 0 to 15 bytes, when there are 8
+        if offset &+ 8 <= count {
+            word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset &+= 8
         }
-        let a = mix(fingerprint.first, words.0)
-        let b = mix(fingerprint.second, words.1)
+        var tail: UInt64 = 0  // the last 0 to 7, one by one
+        var shift: UInt64 = 0
+        while offset < count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift &+= 8
+            offset &+= 1
+        }
+        let a = mix(fingerprint.first, count & 15 >= 8 ? word : tail)
+        let b = mix(fingerprint.second, count & 15 >= 8 ? tail : 0)
         return avalanche(a ^ (b &* prime4) ^ UInt64(truncatingIfNeeded: count))
     }
 

@@ -38,6 +38,9 @@ public final class ContinuedStream: RecordReader {
 
     public var readProgress: ReadProgress? { inner.readProgress }
 
+    /// Records read ahead and not handed out yet.
+    var readAheadCount: Int { readAhead.count - readAheadNext }
+
     public func prepareToStart() throws(PipelineError) {
         try inner.prepareToStart()
         while readAhead.count < Self.readAheadLimit {
