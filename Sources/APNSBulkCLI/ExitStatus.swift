@@ -40,7 +40,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "interrupted by SIGINT/SIGTERM: run the same command again to finish"
         case .usage:
             "usage error: an unknown or missing option, an option value that is not valid, a result file that belongs "
-                + "to another campaign, or a campaign no record of which could be sent (no topic anywhere)"
+                + "to another campaign (or a stream that is not the one its unfinished run read), or a campaign no "
+                + "record of which could be sent (no topic anywhere)"
         }
     }
 
@@ -103,8 +104,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
             + "provider tokens declared expired (a wrong clock), or no working connection; fix it, then replay"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
-        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), or no topic "
-            + "anywhere"),
+        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it) or of another "
+            + "stream, or no topic anywhere"),
     ]
 
     static let validateEntries: [Entry] = [

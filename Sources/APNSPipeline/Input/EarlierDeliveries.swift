@@ -6,7 +6,7 @@ import APNSCore
 /// invalid, retryable or not sent), and gives each skipped record a `duplicate` line naming the earlier one.
 ///
 /// Exact: a pair is looked up by its token and topic texts as the result lines hold them (the token in its stored
-/// form, lowercase hex), never by a hash alone. Memory: about 150 bytes a pair (a dictionary of the two texts).
+/// form, lowercase hex), never by a hash alone. Memory: a dictionary of the two texts, of the order of 150 bytes a pair.
 public struct EarlierDeliveries: Sendable {
     /// The result files, as given.
     public let paths: [String]
