@@ -16,8 +16,8 @@ public final class ContinuedStream: RecordReader {
     private let inner: any RecordReader
     private let expected: Expectations
     private let isAnswered: (RecordKey) -> Bool
+    /// The records read ahead, the next one last.
     private var readAhead: [CampaignRecord] = []
-    private var readAheadNext = 0
     /// Records read ahead at most: what the first request waits for (records of a few hundred bytes each).
     static let readAheadLimit = 100_000
 
@@ -40,7 +40,7 @@ public final class ContinuedStream: RecordReader {
     public var readProgress: ReadProgress? { inner.readProgress }
 
     /// Records read ahead and not handed out yet.
-    var readAheadCount: Int { readAhead.count - readAheadNext }
+    var readAheadCount: Int { readAhead.count }
 
     public func prepareToStart() throws(PipelineError) {
         try inner.prepareToStart()
@@ -51,18 +51,11 @@ public final class ContinuedStream: RecordReader {
             readAhead.append(record)
             if !known { break }
         }
+        readAhead.reverse()
     }
 
     public func nextRecord() throws -> CampaignRecord? {
-        if readAheadNext < readAhead.count {
-            let record = readAhead[readAheadNext]
-            readAheadNext += 1
-            if readAheadNext == readAhead.count {
-                readAhead = []
-                readAheadNext = 0
-            }
-            return record
-        }
+        if let record = readAhead.popLast() { return record }
         guard let record = try nextInner() else { return nil }
         try expected.check(record)
         return record
@@ -85,16 +78,14 @@ extension ContinuedStream {
     /// What the earlier runs wrote about the records of the streams: per record key, the first result line's
     /// token and topic (hashed) and its line number, and the last digest journaled with a send.
     struct Expectations {
-        struct Line {
-            let token: UInt64
-            let topic: UInt64
-            let number: Int
-        }
+        /// A result line: its token and topic hashed (0 for none), and its line number in the result file.
+        typealias Line = (token: UInt64, topic: UInt64, number: Int)
 
+        /// The inputs as messages name them (`standard input` for `-`).
         let names: [String]
+        /// The file indexes of the inputs that are streams: only their records are checked.
         let streams: Set<Int>
-        let resultsPath: String
-        let journalPath: String
+        let resultsPath: String, journalPath: String
         private(set) var lines: [UInt64: Line] = [:]
         private(set) var digests: [UInt64: (digest: UInt64, number: Int)] = [:]
 
@@ -109,8 +100,7 @@ extension ContinuedStream {
                 while let record = try reader.next() {
                     let key = record.key
                     guard streams.contains(key.fileIndex), lines[key.packed] == nil else { continue }
-                    lines[key.packed] = Line(
-                        token: Self.hash(record.token), topic: Self.hash(record.topic), number: reader.lineNumber)
+                    lines[key.packed] = (Self.hash(record.token), Self.hash(record.topic), reader.lineNumber)
                 }
             }
             if POSIXFile.exists(journalPath) {
