@@ -9,8 +9,11 @@ struct FixedRecordsTests {
         CampaignIdentity(command: command, inputs: [.init(path: "c.ndjson", fingerprint: fingerprint)], settings: [:])
     }
 
-    static func refusal(now: CampaignIdentity, before: CampaignIdentity, arguments: [String]) -> String {
-        let manifest = CampaignManifest(identity: before, arguments: arguments, startedAt: 1)
+    static func refusal(
+        now: CampaignIdentity, before: CampaignIdentity, arguments: [String], state: CampaignManifest.State = .finished
+    ) -> String {
+        var manifest = CampaignManifest(identity: before, arguments: arguments, startedAt: 1)
+        manifest.state = state
         let facts = RunStart.Facts(
             manifest: manifest, resultsExist: true, resultsHoldLines: true, journalHoldsEntries: false,
             freeResultsPath: "out/r-2.ndjson")
@@ -35,7 +38,7 @@ struct FixedRecordsTests {
         #expect(equals.hasSuffix("apns-bulk send --results=out/r-2.ndjson c.ndjson --skip-delivered out/r.ndjson"), "\(equals)")
     }
 
-    @Test("another setting, or a replay: no --skip-delivered command, and --overwrite still said to send everything")
+    @Test("another setting, a replay, or an unfinished campaign: no --skip-delivered command, and --overwrite still said to send everything")
     func otherDifferences() {
         var priority = Self.identity("a")
         priority.settings["--priority"] = "5"
@@ -45,6 +48,11 @@ struct FixedRecordsTests {
             now: Self.identity("b", command: "replay"), before: Self.identity("a", command: "replay"),
             arguments: ["replay", "c.ndjson", "--results", "out/r.ndjson"])
         #expect(!replay.contains("--skip-delivered"), "\(replay)")
+        // An unfinished campaign: its records in flight have no line yet, so no --skip-delivered command.
+        let unfinished = Self.refusal(
+            now: Self.identity("b"), before: Self.identity("a"), arguments: ["send", "c.ndjson", "--results", "out/r.ndjson"],
+            state: .unfinished)
+        #expect(!unfinished.contains("--skip-delivered") && unfinished.contains("an unfinished campaign"), "\(unfinished)")
     }
 
     @Test("the free result path: -2, -3, … beside the old one, counting on from a -N it ends with")

@@ -100,4 +100,25 @@ struct FixedRecordsEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: other), "a failed start left a result file")
         #expect(try run.accepted().total == 8)
     }
+
+    @Test("--skip-delivered naming an unfinished run's result file is refused: its records in flight have no line yet")
+    func skipDeliveredUnfinished() throws {
+        let run = try AuditedCampaign(records: 4000, latency: "1..3ms")
+        try run.sendKilledMidRun()
+        let other = run.directory.file("other.ndjson")
+        let refused = try Tool.run(["send", run.campaign, "--results", other, "--skip-delivered", run.results]
+            + run.mock.clientArguments)
+        #expect(refused.status == 1, "exit \(refused.status): \(refused.stderr)")
+        #expect(refused.stderr.contains("unfinished") && refused.stderr.contains("finish it first"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: other), "a failed start left a result file")
+        // Its own command finishes it; then the file can be named.
+        let finished = try Tool.run(run.send())
+        #expect(finished.status == 0 || finished.status == 3, "exit \(finished.status): \(finished.stderr)")
+        let accepted = try run.accepted().total
+        let skipping = try Tool.run(["send", run.campaign, "--results", other, "--skip-delivered", run.results]
+            + run.mock.clientArguments)
+        #expect(skipping.status == 0, "exit \(skipping.status): \(skipping.stderr)")
+        #expect(try run.accepted().total == accepted, "a record with a delivered or in-doubt line was sent again")
+        try run.expectNothingAcceptedTwice()
+    }
 }

@@ -23,10 +23,15 @@ public struct EarlierDeliveries: Sendable {
     public var count: Int { places.count }
 
     /// Reads each result file whole; a file that is missing, unreadable or has a damaged line throws (a torn last
-    /// line is skipped, as `replay` skips it).
+    /// line is skipped, as `replay` skips it), and so does one whose run is unfinished (a journal beside it): its
+    /// requests in flight have no line yet, and would be sent again.
     public init(paths: [String]) throws(PipelineError) {
         self.paths = paths
         for (file, path) in paths.enumerated() {
+            if (POSIXFile.regularFileSize(atPath: SendJournal.path(forResults: path)) ?? 0) > 0 {
+                throw PipelineError(.unfinishedRun, "--skip-delivered \(path): its run is unfinished (\(SendJournal.path(forResults: path)) "
+                    + "exists), so the records it had in flight have no line yet: finish it first (run its command again)")
+            }
             let reader = try ResultReader(path: path)
             while let record = try reader.next() {
                 guard Self.answersFor(record.outcome), let token = record.token, let topic = record.topic else { continue }

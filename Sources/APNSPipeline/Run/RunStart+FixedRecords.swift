@@ -1,5 +1,5 @@
-/// What a refusal for another campaign on the same result file proposes: when the inputs of a `send` changed (the
-/// records fixed after an exit 2, as the exit table advises), the command that sends only the records the earlier
+/// What a refusal for another campaign on the same result file proposes: when the inputs of a finished `send`
+/// changed (the records fixed after an exit 2, as the exit table advises), the command that sends only the records the earlier
 /// result file does not answer for yet (`--skip-delivered`, docs/RUNNING-AGAIN.md), before `--overwrite`, which
 /// sends every record again.
 extension RunStart {
@@ -8,7 +8,9 @@ extension RunStart {
         identity: CampaignIdentity, manifest: CampaignManifest, resultsPath: String, facts: Facts
     ) -> String {
         let overwrite = "add --overwrite to replace it (--overwrite sends every record again, also those delivered before)"
-        guard identity.command == "send", manifest.identity.command == "send", identity.inputsDiffer(from: manifest.identity),
+        // Only a finished campaign: an unfinished one's records in flight have no line yet, and would go again.
+        guard identity.command == "send", manifest.identity.command == "send", manifest.state == .finished,
+              identity.inputsDiffer(from: manifest.identity),
               let free = facts.freeResultsPath,
               let command = fixedRecordsCommand(manifest: manifest, resultsPath: resultsPath, newResults: free)
         else { return "Name another --results file, or \(overwrite)" }
