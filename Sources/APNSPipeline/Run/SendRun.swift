@@ -112,12 +112,12 @@ public enum SendRun {
             torn = (resume.tornResultLine == nil ? 0 : 1) + (resume.tornJournalLine == nil ? 0 : 1)
         }
         let readsStream = ContinuedStream.applies(to: options.inputs)
-        let answered = resume
+        let resumeState = resume
         // A stream continued: the same stream again, checked before the first request.
-        let reader: any RecordReader = readsStream && start == .continueUnfinished
+        let reader: any RecordReader = readsStream && start == .continueUnfinished && options.resultsPath != "-"
             ? try ContinuedStream(
                 reader, inputs: options.inputs, resultsPath: options.resultsPath, journalPath: journalPath,
-                isAnswered: { answered.status($0) == .finished })
+                isAnswered: { resumeState.status($0) == .finished })
             : reader
         try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
         let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
@@ -140,7 +140,6 @@ public enum SendRun {
             sink.clock = { [unowned engine] in engine.now }
         }
         var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
-        let resumeState = resume
         let dispatcher = Dispatcher(
             configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
             isFirstOccurrence: { notification throws(PipelineError) in
