@@ -37,6 +37,9 @@ struct SendCommand: ParsableCommand {
             line for are sent (the refusal of the changed input prints that command). --overwrite sends every \
             record again.
 
+            A run from standard input or a pipe continues only with the same stream: the records read again are \
+            held to their result lines and journal before any request (status 64, naming the line, otherwise).
+
             EXAMPLES
               export APNS_KEY_FILE=AuthKey_ABC123DEFG.p8 APNS_KEY_ID=ABC123DEFG
               export APNS_TEAM_ID=DEF123GHIJ APNS_TOPIC=com.example.app
