@@ -42,8 +42,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             "interrupted by SIGINT/SIGTERM: run the same command again to finish"
         case .usage:
             "usage error: an unknown or missing option, an option value that is not valid, a result file that belongs "
-                + "to another campaign or is not a result file, an output that is an input or a directory, or a campaign "
-                + "no record of which could be sent (no topic anywhere)"
+                + "to another campaign or is not a result file, an output that is an input or a directory, a stream that "
+                + "is not the one its unfinished run read, or a campaign no record of which could be sent (no topic anywhere)"
         }
     }
 
@@ -57,7 +57,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .failure:
             "run again once the cause is fixed: it continues where the run stopped"
         case .invalidRecords:
-            "done; fix the invalid records in the input (running again sends nothing)"
+            "done; fix the invalid records in the input, then `send` it with a new `--results` file and "
+                + "`--skip-delivered` the old one: only what was not delivered goes (running again unchanged sends nothing)"
         case .retryableLeft:
             "done; `replay` the result file later for what is left (running `send` again sends nothing)"
         case .stoppedEarly:
@@ -100,7 +101,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
             + "unreadable or malformed, an output's folder is missing, the campaign has no records, a PKCS#12 "
             + "password is wrong, or a write failed (full disk); run again once fixed: it continues"),
-        Entry(.invalidRecords, "finished; some records are invalid"),
+        Entry(.invalidRecords, "finished; some records are invalid (fixed, send them with --skip-delivered)"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
         Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
@@ -108,8 +109,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             + "environment or app; fix it, then run the same command again (the fixed one the stop prints): it "
             + "continues"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
-        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it), an output that is "
-            + "an input, a directory or (--results) not a result file, or no topic anywhere"),
+        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it) or of another "
+            + "stream, an output that is an input, a directory or (--results) not a result file, or no topic anywhere"),
     ]
 
     static let validateEntries: [Entry] = [

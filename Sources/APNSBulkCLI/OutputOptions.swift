@@ -9,7 +9,7 @@ struct OutputOptions: ParsableArguments {
         completion: ValueCompletion.anyFile)
     var results: String
 
-    @Flag(name: .customLong("overwrite"), help: "Replace an existing result file (and its journal and campaign record), even one of another or an unfinished campaign.")
+    @Flag(name: .customLong("overwrite"), help: "Replace an existing result file (and its journal and campaign record), even one of another or an unfinished campaign: every record is sent again, also those delivered before (send --skip-delivered sends only the rest).")
     var overwrite = false
 
     @Option(name: .customLong("results-format"), help: "ndjson or csv.", completion: ValueCompletion.resultFormats)

@@ -32,6 +32,14 @@ struct SendCommand: ParsableCommand {
             (status 64), naming what differs, unless --overwrite is given. A retried pod or a cron job needs no \
             shell logic to be safe.
 
+            After fixing invalid records in the input (status 2), send with a new --results file and \
+            --skip-delivered naming the earlier one: only the records it has no delivered, in-doubt or prune \
+            line for are sent (the refusal of the changed input prints that command). --overwrite sends every \
+            record again.
+
+            A run from standard input or a pipe continues only with the same stream: the records read again are \
+            held to their result lines and journal before any request (status 64, naming the line, otherwise).
+
             EXAMPLES
               export APNS_KEY_FILE=AuthKey_ABC123DEFG.p8 APNS_KEY_ID=ABC123DEFG
               export APNS_TEAM_ID=DEF123GHIJ APNS_TOPIC=com.example.app
@@ -53,6 +61,12 @@ struct SendCommand: ParsableCommand {
     @OptionGroup var campaign: CampaignOptions
     @OptionGroup var sending: SendingOptions
 
+    @Option(name: .customLong("skip-delivered"), help: ArgumentHelp(
+        "An earlier result file of this campaign (repeatable): records whose token and topic have a delivered, in-doubt "
+            + "or prune line in it are not sent (a duplicate line names it). For sending the records fixed since.",
+        valueName: "results"), completion: ValueCompletion.resultFiles)
+    var skipDelivered: [String] = []
+
     @Flag(name: .customLong("resume"), help: "Finish the unfinished run recorded in the result file and its journal (the same command does it on its own; this also continues a result file without a campaign record).")
     var resume = false
 
@@ -61,16 +75,29 @@ struct SendCommand: ParsableCommand {
         guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("Standard input (-) can be read once.") }
         guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
         try output.validateStandardOutput(resume: resume)
+        guard !skipDelivered.contains(output.results) else {
+            throw ValidationError("--skip-delivered \(output.results) is the --results file: name a new one for this run.")
+        }
     }
 
     func run() throws {
         let reader = try campaign.readerOptions()
         try sending.runCampaign(
-            inputs: campaign.inputs(files), reading: files + [campaign.template].compactMap { $0 }, reader: reader,
-            output: output, resume: resume, topic: campaign.topic,
-            identity: { try campaign.identity(files: files, delivery: sending.delivery, output: output) }
+            inputs: campaign.inputs(files), reading: files + [campaign.template].compactMap { $0 } + skipDelivered,
+            reader: reader, output: output, resume: resume, topic: campaign.topic,
+            identity: {
+                var identity = try campaign.identity(files: files, delivery: sending.delivery, output: output)
+                if !skipDelivered.isEmpty {
+                    identity.settings["--skip-delivered"] = try skipDelivered.map { path throws(PipelineError) in
+                        try CampaignIdentity.Input.reading(path).fingerprint ?? path
+                    }.joined(separator: " ")
+                }
+                return identity
+            }
         ) { options, engine, progress, onStart in
             if !options.dispatch.allowDuplicates { LargeAllocations.mapSeparately() }
+            var options = options
+            options.skipDelivered = skipDelivered
             return try SendRun.run(options, engine: engine, progress: progress, onStart: onStart)
         }
     }

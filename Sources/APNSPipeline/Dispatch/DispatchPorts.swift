@@ -24,10 +24,17 @@ public protocol ResultSink: AnyObject {
     func write(_ result: ResultRecord) throws
     /// The record is about to leave for APNs (journaled so that after a crash it is known to be in doubt).
     func journalSent(_ key: RecordKey) throws
+    /// The record is about to leave, with the digest of what is sent (`SentDigest`), for a run reading a stream.
+    func journalSent(_ key: RecordKey, digest: UInt64) throws
     /// The record was answered with a retryable failure: safe to send again after a crash.
     func journalRetryable(_ key: RecordKey) throws
     /// Makes everything written so far durable against a crash of this process (write(2) to the files).
     func flush() throws
+}
+
+extension ResultSink {
+    /// Sinks that keep no digest journal the send alone.
+    public func journalSent(_ key: RecordKey, digest: UInt64) throws { try journalSent(key) }
 }
 
 /// What a resumed run knows about records from the run it continues.

@@ -23,6 +23,8 @@ public final class Dispatcher: PushTransportDelegate {
     let isFirstOccurrence: (PushNotification) throws -> Bool
     let resumeStatus: (RecordKey) -> ResumeStatus
     let resumedSends: (RecordKey) -> Int
+    let answeredBefore: ((PushNotification) -> String?)?
+    let sentDigest: ((PushNotification) -> UInt64)?
     var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
     var onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)?
 
@@ -44,6 +46,10 @@ public final class Dispatcher: PushTransportDelegate {
     ///     it throws (the filter's scratch file failed) ends the run.
     ///   - resumeStatus: what the run being resumed knew of a record (`.fresh` for a new run).
     ///   - resumedSends: how often the runs being resumed sent a record (the attempts of its in-doubt line).
+    ///   - answeredBefore: for a notification whose (token, topic) pair earlier result files answer for
+    ///     (`--skip-delivered`), the detail of its `duplicate` line; nil (the default) looks nothing up.
+    ///   - sentDigest: the digest journaled with each send (`SentDigest`, for a run reading a stream); nil (the
+    ///     default) journals none.
     public init(
         configuration: DispatcherConfiguration,
         reader: any RecordReader,
@@ -52,7 +58,9 @@ public final class Dispatcher: PushTransportDelegate {
         scheduler: any LoopScheduler,
         isFirstOccurrence: @escaping (PushNotification) throws -> Bool,
         resumeStatus: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
-        resumedSends: @escaping (RecordKey) -> Int = { _ in 0 }
+        resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
+        answeredBefore: ((PushNotification) -> String?)? = nil,
+        sentDigest: ((PushNotification) -> UInt64)? = nil
     ) {
         self.reader = reader
         self.sink = sink
@@ -61,6 +69,8 @@ public final class Dispatcher: PushTransportDelegate {
         self.isFirstOccurrence = isFirstOccurrence
         self.resumeStatus = resumeStatus
         self.resumedSends = resumedSends
+        self.answeredBefore = answeredBefore
+        self.sentDigest = sentDigest
         machine = DispatcherStateMachine(configuration: configuration)
     }
 
@@ -274,15 +284,18 @@ extension Dispatcher {
     private func take(_ record: consuming CampaignRecord) throws -> Bool {
         // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
         var firstOccurrence = true
-        if !machine.configuration.allowDuplicates, case .notification(let notification) = record.content {
-            firstOccurrence = try isFirstOccurrence(notification)
+        var earlier: String?
+        if case .notification(let notification) = record.content {
+            if !machine.configuration.allowDuplicates { firstOccurrence = try isFirstOccurrence(notification) }
+            earlier = answeredBefore?(notification)
         }
         let resume = resumeStatus(record.key)
         let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
         // The record moves into the decision (its last use here), and its notification on into the pending send;
         // consumed, so the pending send moves on into the in-flight table without a copy.
         let effect = machine.recordRead(
-            consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence)
+            consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence,
+            answeredBefore: earlier)
         switch consume effect {
         case .skip:
             return false
@@ -297,7 +310,11 @@ extension Dispatcher {
 
     /// Journals `send` as sent, files it in flight under a new tag, and hands its notification to the transport.
     private func submit(_ send: consuming PendingSend) throws {
-        try sink.journalSent(send.key)
+        if let sentDigest {
+            try sink.journalSent(send.key, digest: sentDigest(send.notification))
+        } else {
+            try sink.journalSent(send.key)
+        }
         let tag = machine.reserveTag()
         transport.submit(send.notification, tag: tag)  // borrowed: the send is filed after, not copied for this
         machine.submitted(send, tag: tag, now: scheduler.now)

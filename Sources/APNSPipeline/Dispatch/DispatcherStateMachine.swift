@@ -325,11 +325,13 @@ extension DispatcherStateMachine {
     /// A record was read: what to do with it, as `RecordDecision` decides (counted as a record unless skipped).
     /// Consumes `record`, so its notification moves on into the pending send without a copy.
     mutating func recordRead(
-        _ record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool
+        _ record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool,
+        answeredBefore: String? = nil
     ) -> RecordDecision.Effect {
         let decision = RecordDecision(configuration: configuration, stopCause: stopCause)
         let effect = decision.effect(
-            for: consume record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence)
+            for: consume record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence,
+            answeredBefore: answeredBefore)
         summary.records += effect.recordCountChange
         return effect
     }

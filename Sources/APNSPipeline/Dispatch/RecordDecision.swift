@@ -31,9 +31,12 @@ struct RecordDecision {
     ///   - resumedSends: how often the runs being resumed sent it (the attempts of its in-doubt line).
     ///   - firstOccurrence: whether a valid record's (token, topic) pair is new in this run; ignored with
     ///     `allowDuplicates` and for invalid records.
+    ///   - answeredBefore: for a valid record whose pair an earlier result file answers for (`--skip-delivered`,
+    ///     `EarlierDeliveries`), the `duplicate` line's detail naming that line; such a record is never sent.
     /// Consumes `record`, so its notification moves into the pending send instead of being copied.
     func effect(
-        for record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool
+        for record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool,
+        answeredBefore: String? = nil
     ) -> Effect {
         if resume == .finished { return .skip }
         switch record.content {
@@ -42,6 +45,11 @@ struct RecordDecision {
                 key: record.key, outcome: .inputError, token: token, topic: topic,
                 reason: error.code.rawValue, detail: error.detail))
         case .notification(let notification):
+            if let answeredBefore {
+                return .writeFinalResult(ResultRecord(
+                    key: record.key, outcome: .duplicate, token: notification.token.hex,
+                    topic: notification.topic.value, detail: answeredBefore))
+            }
             guard configuration.allowDuplicates || firstOccurrence else {
                 return .writeFinalResult(ResultRecord(
                     key: record.key, outcome: .duplicate, token: notification.token.hex,

@@ -56,6 +56,41 @@ public struct ContentFingerprint: Sendable, Equatable {
 
     /// The fingerprint of everything added, as lowercase hex.
     public var hex: String {
+        let (high, low) = lanes
+        return Self.hexDigits(high) + Self.hexDigits(low)
+    }
+
+    /// A 64-bit fingerprint of `bytes` in one call, for small per-record digests (`SentDigest`): the same rounds,
+    /// sixteen bytes a step, then the last 0 to 15 bytes as one word and the bytes left (no carry buffer, so
+    /// nothing is allocated), the length mixed in; `seed` chains one call's value into the next.
+    public static func digest64(_ bytes: Span<UInt8>, seed: UInt64 = 0) -> UInt64 {
+        var fingerprint = ContentFingerprint()
+        fingerprint.first ^= seed
+        let raw = bytes.bytes
+        let count = bytes.count
+        var offset = 0
+        while offset &+ 16 <= count {
+            fingerprint.round(raw, at: offset)
+            offset &+= 16
+        }
+        var word: UInt64 = 0  // the first 8 of the last 0 to 15 bytes, when there are 8
+        if offset &+ 8 <= count {
+            word = UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset &+= 8
+        }
+        var tail: UInt64 = 0  // the last 0 to 7, one by one
+        var shift: UInt64 = 0
+        while offset < count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift &+= 8
+            offset &+= 1
+        }
+        let a = mix(fingerprint.first, count & 15 >= 8 ? word : tail)
+        let b = mix(fingerprint.second, count & 15 >= 8 ? tail : 0)
+        return avalanche(a ^ (b &* prime4) ^ UInt64(truncatingIfNeeded: count))
+    }
+
+    private var lanes: (high: UInt64, low: UInt64) {
         var a = first
         var b = second
         var tail = carry
@@ -65,7 +100,7 @@ public struct ContentFingerprint: Sendable, Equatable {
         b = Self.mix(b, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         let high = Self.avalanche(a ^ length &* Self.prime4)
         let low = Self.avalanche(b ^ high ^ (length << 32 | length >> 32))
-        return Self.hexDigits(high) + Self.hexDigits(low)
+        return (high, low)
     }
 
     @inline(__always)

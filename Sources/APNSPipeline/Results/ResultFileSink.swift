@@ -28,6 +28,11 @@ public final class ResultFileSink: ResultSink {
         sendsJournaled += 1
     }
 
+    public func journalSent(_ key: RecordKey, digest: UInt64) throws {
+        journal?.recordSent(fileIndex: key.fileIndex, line: key.line, digest: digest)
+        sendsJournaled += 1
+    }
+
     public func journalRetryable(_ key: RecordKey) throws {
         journal?.recordRetryable(fileIndex: key.fileIndex, line: key.line)
     }

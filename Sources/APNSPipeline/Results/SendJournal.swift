@@ -6,7 +6,9 @@ import APNSCore
 ///
 /// Lines are text: `s <file index> <line>` (the record is being sent) and `r <file index> <line>` (it was
 /// answered with a retryable failure: safe to send again). With the result file, `ResumeState` tells records
-/// that are done, in doubt (sent, never answered), safe to resend, or never sent.
+/// that are done, in doubt (sent, never answered), safe to resend, or never sent. A run reading a stream adds the
+/// sent notification's `SentDigest` to its `s` lines (`s <file index> <line> <16 hex digits>`), so a run continuing
+/// it can tell the same stream from another (`ContinuedStream`); a line without one is simply not checked.
 public final class SendJournal {
     /// The journal that goes with a result file.
     public static func path(forResults resultsPath: String) -> String { resultsPath + ".journal" }
@@ -38,6 +40,19 @@ public final class SendJournal {
     public func recordSent(fileIndex: Int, line: Int) {
         append(UInt8(ascii: "s"), fileIndex, line)
     }
+
+    /// Notes that a record is about to be sent, with the digest of what is sent (buffered until `flush()`).
+    public func recordSent(fileIndex: Int, line: Int, digest: UInt64) {
+        append(UInt8(ascii: "s"), fileIndex, line)
+        output.bytes.removeLast()  // the line end: the digest goes before it
+        output.bytes.append(UInt8(ascii: " "))
+        for shift in stride(from: 60, through: 0, by: -4) {
+            output.bytes.append(Self.hexDigits[Int(truncatingIfNeeded: (digest >> UInt64(shift)) & 0xF)])
+        }
+        output.bytes.append(UInt8(ascii: "\n"))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Notes that a record was answered with a retryable failure (buffered until `flush()`).
     public func recordRetryable(fileIndex: Int, line: Int) {
@@ -73,6 +88,8 @@ public final class SendJournal {
         public let kind: Kind
         public let fileIndex: Int
         public let line: Int
+        /// The sent notification's `SentDigest`, on `s` lines that carry one.
+        public var digest: UInt64? = nil
     }
 
     /// Reads a journal, calling `body` per entry in order. A last line without its `\n` is torn (skipped, its
@@ -86,7 +103,7 @@ public final class SendJournal {
             // A last line without its end may be cut inside a number ("s 0 12" → "s 0 1"): never trust it.
             if !line.isTerminated { return line.number }
             guard !line.isTooLong, let entry = parse(lines.buffer[line.range]) else {
-                throw PipelineError(.journalLineInvalid, "\(name):\(line.number): not 's|r <file> <line>'")
+                throw PipelineError(.journalLineInvalid, "\(name):\(line.number): not 's|r <file> <line> [<digest>]'")
             }
             try body(entry)
         }
@@ -95,12 +112,18 @@ public final class SendJournal {
 
     private static func parse(_ bytes: ArraySlice<UInt8>) -> Entry? {
         let parts = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 1,
+        guard parts.count == 3 || parts.count == 4, parts[0].count == 1,
               let fileIndex = NotificationHeaderBuilder.smallInteger(parts[1], maximumDigits: 9),
               let line = NotificationHeaderBuilder.smallInteger(parts[2], maximumDigits: 13), line >= 1
         else { return nil }
+        var digest: UInt64?
+        if parts.count == 4 {
+            guard parts[0].first == UInt8(ascii: "s"), parts[3].count == 16,
+                  let value = UInt64(String(decoding: parts[3], as: UTF8.self), radix: 16) else { return nil }
+            digest = value
+        }
         switch parts[0].first {
-        case UInt8(ascii: "s")?: return Entry(kind: .sent, fileIndex: Int(fileIndex), line: Int(line))
+        case UInt8(ascii: "s")?: return Entry(kind: .sent, fileIndex: Int(fileIndex), line: Int(line), digest: digest)
         case UInt8(ascii: "r")?: return Entry(kind: .retryable, fileIndex: Int(fileIndex), line: Int(line))
         default: return nil
         }

@@ -31,12 +31,19 @@ public enum RunStart: Equatable, Sendable {
         public var resultsHoldLines: Bool
         /// Whether the journal holds any byte.
         public var journalHoldsEntries: Bool
+        /// A result path beside this one that nothing stands at yet (`freeResultsPath(besides:taken:)`), for the
+        /// command a refusal proposes.
+        public var freeResultsPath: String?
 
-        public init(manifest: CampaignManifest?, resultsExist: Bool, resultsHoldLines: Bool, journalHoldsEntries: Bool) {
+        public init(
+            manifest: CampaignManifest?, resultsExist: Bool, resultsHoldLines: Bool, journalHoldsEntries: Bool,
+            freeResultsPath: String? = nil
+        ) {
             self.manifest = manifest
             self.resultsExist = resultsExist
             self.resultsHoldLines = resultsHoldLines
             self.journalHoldsEntries = journalHoldsEntries
+            self.freeResultsPath = freeResultsPath
         }
     }
 
@@ -68,7 +75,8 @@ public enum RunStart: Equatable, Sendable {
             if !differences.isEmpty {
                 let what = manifest.isStopped ? "a stopped" : manifest.state == .unfinished ? "an unfinished" : "a finished"
                 throw PipelineError(.campaignChanged, "\(resultsPath) holds \(what) campaign that is not this one: "
-                    + differences.joined(separator: "; ") + ". Name another --results file, or add --overwrite to replace it")
+                    + differences.joined(separator: "; ") + ". "
+                    + refusalAdvice(identity: identity, manifest: manifest, resultsPath: resultsPath, facts: facts))
             }
         }
         if manifest.isStopped {

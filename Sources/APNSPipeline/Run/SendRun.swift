@@ -18,6 +18,9 @@ public struct SendRunOptions: Sendable {
     public var identity: CampaignIdentity?
     /// The command's arguments, kept in the campaign record for "run this to finish it" messages.
     public var arguments: [String] = []
+    /// Earlier result files (`--skip-delivered`): a record whose (token, topic) pair has a delivered, in-doubt or
+    /// prune line in one of them is not sent (`EarlierDeliveries`).
+    public var skipDelivered: [String] = []
     public var dispatch = DispatcherConfiguration()
     /// Seconds between progress reports.
     public var progressInterval = 1.0
@@ -112,9 +115,9 @@ public enum SendRun {
         }
         let engine = try makeEngine()  // credentials, CA file, TLS
         defer { engine.shutdown() }  // the timers below hold the engine: drop them, or it never goes away
-        try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
         var reopened = 0
         if case .continueStopped = start {
+            // Before the resume state is read: the records APNs did not accept lose their lines, to be sent again.
             reopened = try StoppedCampaign.reopen(resultsPath: options.resultsPath, inputs: paths, format: options.resultsFormat)
         }
         var resume = ResumeState()
@@ -123,6 +126,16 @@ public enum SendRun {
             resume = try ResumeState(resultsPath: options.resultsPath, journalPath: journalPath, inputs: paths)
             torn = (resume.tornResultLine == nil ? 0 : 1) + (resume.tornJournalLine == nil ? 0 : 1)
         }
+        let readsStream = ContinuedStream.applies(to: options.inputs)
+        let resumeState = resume
+        // A stream continued: the same stream again, checked before the first request.
+        let reader: any RecordReader = readsStream && start.continues && options.resultsPath != "-"
+            ? try ContinuedStream(
+                reader, inputs: options.inputs, resultsPath: options.resultsPath, journalPath: journalPath,
+                isAnswered: { resumeState.status($0) == .finished })
+            : reader
+        try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
+        let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
         var manifest: CampaignManifest?
         if let identity = options.identity, options.resultsPath != "-" {
             var record = (start.continues ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
@@ -149,7 +162,6 @@ public enum SendRun {
             sink.clock = { [unowned engine] in engine.now }
         }
         var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
-        let resumeState = resume
         let dispatcher = Dispatcher(
             configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
             isFirstOccurrence: { notification throws(PipelineError) in
@@ -157,7 +169,9 @@ public enum SendRun {
                 return try duplicates.insert(notification)
             },
             resumeStatus: start.continues ? { resumeState.status($0) } : { _ in .fresh },
-            resumedSends: { resumeState.sends($0) })
+            resumedSends: { resumeState.sends($0) },
+            answeredBefore: earlier.map { earlier in { earlier.detail(for: $0) } },
+            sentDigest: readsStream ? { SentDigest.of($0) } : nil)
 
         var result: (CampaignSummary, (any Error)?)?
         func synchronizeIfDue() {
@@ -240,7 +254,10 @@ public enum SendRun {
         }
         return RunStart.Facts(
             manifest: try CampaignManifest.read(forResults: resultsPath), resultsExist: POSIXFile.exists(resultsPath),
-            resultsHoldLines: resultsHoldLines, journalHoldsEntries: journalHoldsEntries)
+            resultsHoldLines: resultsHoldLines, journalHoldsEntries: journalHoldsEntries,
+            freeResultsPath: RunStart.freeResultsPath(besides: resultsPath) { path in
+                [path, SendJournal.path(forResults: path), CampaignManifest.path(forResults: path)].contains(where: POSIXFile.exists)
+            })
     }
 }
 
