@@ -110,7 +110,11 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
+    /// Whether `path` is this replay's own result file from an earlier run: the `--results` file (by path or
+    /// inode) whose campaign record is a replay's. Any other file that is both an input and `--results` (a send's
+    /// result file named twice) is refused by the output check, never dropped and overwritten.
     private func isOwnResults(_ path: String) -> Bool {
+        guard (try? CampaignManifest.read(forResults: output.results))??.identity.command == "replay" else { return false }
         if path == output.results { return true }
         var named = stat()
         var own = stat()

@@ -1,4 +1,5 @@
 import APNSCore
+import Testing
 @testable import APNSPipeline
 
 /// A manual clock: tasks run in time order as the test advances it.
@@ -172,6 +173,13 @@ final class DispatchRun {
             configuration: configuration, reader: source, sink: sink, transport: transport, scheduler: scheduler,
             isFirstOccurrence: { seen.insert($0.token.hex + "\u{0}" + $0.topic.value).inserted },
             resumeStatus: resume, resumedSends: resumedSends)
+    }
+
+    /// Expects exactly one result line for each of `records` records.
+    func expectOneLineEach(records: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        let keys = sink.results.map(\.key)
+        #expect(keys.count == records, "\(keys.count) result lines for \(records) records", sourceLocation: sourceLocation)
+        #expect(Set(keys).count == keys.count, "a record has two result lines", sourceLocation: sourceLocation)
     }
 
     func run(interruptAfter: Int? = nil) -> CampaignSummary? {

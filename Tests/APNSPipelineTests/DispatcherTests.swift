@@ -4,13 +4,6 @@ import Testing
 
 @Suite("Dispatcher")
 struct DispatcherTests {
-    /// Every record ends with exactly one result line.
-    private func expectOneLineEach(_ run: DispatchRun, records: Int) {
-        let keys = run.sink.results.map(\.key)
-        #expect(keys.count == records, "\(keys.count) result lines for \(records) records")
-        #expect(Set(keys).count == keys.count, "a record has two result lines")
-    }
-
     @Test("a mixed campaign: every record gets exactly its outcome")
     func mixedCampaign() throws {
         var records = (1...20).map { Fixture.record($0, token: Fixture.token($0)) }
@@ -25,7 +18,7 @@ struct DispatcherTests {
             return Fixture.ok()
         }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 25)
+        run.expectOneLineEach(records: 25)
         #expect(summary.ending == .completed)
         #expect(summary.count(.delivered) == 21)
         #expect(summary.count(.inputError) == 1)
@@ -78,7 +71,7 @@ struct DispatcherTests {
         let records = (1...1000).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records, capacity: 1) { _, _ in Fixture.rejected(403, .invalidProviderToken) }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 1000)
+        run.expectOneLineEach(records: 1000)
         guard case .stoppedEarly(let why) = summary.ending else {
             Issue.record("did not stop early: \(summary.ending)")
             return
@@ -175,7 +168,7 @@ struct DispatcherTests {
         let records = (1...5000).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records, capacity: 100) { _, _ in Fixture.ok() }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 5000)
+        run.expectOneLineEach(records: 5000)
         #expect(summary.count(.delivered) == 5000)
         #expect(run.transport.maximumInFlight <= 100)
         #expect(run.transport.sends.values.allSatisfy { $0 == 1 })
@@ -200,7 +193,7 @@ struct DispatcherTests {
             token == first && previous == 0 ? Fixture.rejected(429, .tooManyRequests) : Fixture.ok()
         }
         let summary = try #require(runBounded(run))
-        expectOneLineEach(run, records: 100)
+        run.expectOneLineEach(records: 100)
         #expect(summary.count(.delivered) == 100)
         #expect(run.transport.sends[first] == 2)
     }
@@ -215,7 +208,7 @@ struct DispatcherTests {
             token == first && previous == 0 ? Fixture.rejected(429, .tooManyRequests) : Fixture.ok()
         }
         let summary = try #require(runBounded(run))
-        expectOneLineEach(run, records: 30)
+        run.expectOneLineEach(records: 30)
         #expect(summary.count(.delivered) == 30)
     }
 

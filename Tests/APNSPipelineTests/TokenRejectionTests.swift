@@ -7,18 +7,13 @@ import Testing
 /// token listed for pruning (the production/development mix-up, another app's tokens).
 @Suite("token rejections held until the topic is confirmed")
 struct TokenRejectionTests {
-    private func expectOneLineEach(_ run: DispatchRun, records: Int) {
-        let keys = run.sink.results.map(\.key)
-        #expect(keys.count == records, "\(keys.count) result lines for \(records) records")
-        #expect(Set(keys).count == keys.count, "a record has two result lines")
-    }
 
     @Test("every token BadDeviceToken (the other environment): stopped after 20, nothing to prune, all sent again later")
     func wrongEnvironment() throws {
         let records = (1...3000).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records, capacity: 8) { _, _ in Fixture.rejected(400, .badDeviceToken) }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 3000)
+        run.expectOneLineEach(records: 3000)
         guard case .stoppedEarly(let why) = summary.ending else {
             Issue.record("did not stop: \(summary.ending)")
             return
@@ -54,7 +49,7 @@ struct TokenRejectionTests {
             token.hasSuffix("0bad") ? Fixture.rejected(400, .badDeviceToken) : Fixture.ok()
         }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 60)
+        run.expectOneLineEach(records: 60)
         #expect(summary.ending == .completed)
         #expect(summary.count(.prune) == 15 && summary.count(.delivered) == 45)
         #expect(run.sink.results.filter { $0.outcome == .prune }.allSatisfy { $0.detail == nil && $0.status == 400 })
@@ -79,7 +74,7 @@ struct TokenRejectionTests {
             Int(token, radix: 16).map { $0 > 30 } == true ? Fixture.rejected(400, .deviceTokenNotForTopic) : Fixture.ok()
         }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 35)
+        run.expectOneLineEach(records: 35)
         #expect(summary.ending == .completed)
         let other = run.sink.results.filter { $0.topic == "com.example.other" }
         #expect(other.count == 5 && other.allSatisfy { $0.outcome == .prune })
@@ -94,7 +89,7 @@ struct TokenRejectionTests {
         let records = (1...8).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records) { _, _ in Fixture.rejected(400, .badDeviceToken) }
         let summary = try #require(run.run())
-        expectOneLineEach(run, records: 8)
+        run.expectOneLineEach(records: 8)
         guard case .stoppedEarly(let why) = summary.ending else {
             Issue.record("did not stop: \(summary.ending)")
             return

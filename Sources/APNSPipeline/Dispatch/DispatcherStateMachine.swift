@@ -445,10 +445,10 @@ extension DispatcherStateMachine {
         let effect = decision.effect(of: sendAction, answer: outcome.answer, send: send, using: &generator)
         let writes: DispatcherAction.RecordWrites
         switch consume effect {  // what it holds moves out, not copied
-        case .writeFinalResult(let result) where !confirmedLines.isEmpty:
-            writes = .many(confirmedLines.map { .finalResult($0) } + [.finalResult(result)])
         case .writeFinalResult(let result):
-            writes = .one(.finalResult(result))
+            // Rarely anything released: a `where` on the case would copy the line before the test.
+            writes = confirmedLines.isEmpty ? .one(.finalResult(result))
+                : .many(confirmedLines.map { .finalResult($0) } + [.finalResult(result)])
         case .retryLater(let send, let delay):
             summary.retries += 1
             writes = .one(.journalRetryable(send.key))
