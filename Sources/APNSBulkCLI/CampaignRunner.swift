@@ -87,7 +87,9 @@ enum CampaignRunner {
         }
         if let error = outcome.error {
             StandardStream.error("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n")
-            throw ExitStatus.failure.code
+            // With the results on standard output nothing is kept to continue from: running again would send the
+            // campaign again, so this needs a person (4), not a scheduler's retry (1).
+            throw (options.resultsPath == "-" ? ExitStatus.stoppedEarly : ExitStatus.failure).code
         }
         let status = exitStatus(for: summary)
         if status != .success { throw status.code }

@@ -25,7 +25,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .failure:
             "could not start or go on: a file named on the command line (input, template, key, certificate, CA) is "
                 + "missing, unreadable or malformed, an output's folder is missing or not writable, the campaign has no "
-                + "records, a PKCS#12 password is wrong, or a write failed (full disk, a closed standard output)"
+                + "records, a PKCS#12 password is wrong, or a write failed (full disk)"
         case .invalidRecords:
             "finished; some records are invalid (`validate`: not every record is valid)"
         case .retryableLeft:
@@ -37,7 +37,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
                 + "(TLS handshake failure: no TLS version or cipher suite in common, server certificate, host name, "
                 + "pin or client certificate refused; no HTTP/2; fresh provider tokens declared expired (a wrong "
                 + "clock); 12 connections in a row that failed over at least 20 s: refused, no HTTP/2 SETTINGS, "
-                + "stalled, a protocol error)"
+                + "stalled, a protocol error), or the results' standard output closed (`--results -` keeps nothing to "
+                + "continue from)"
         case .interrupted:
             "interrupted by SIGINT/SIGTERM: run the same command again to finish"
         case .usage:
@@ -107,7 +108,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
             + "provider tokens declared expired (a wrong clock), no working connection, or tokens of the other "
             + "environment or app; fix it, then run the same command again (the fixed one the stop prints): it "
-            + "continues"),
+            + "continues (with --results -, a closed standard output: nothing is kept, so it sends all again)"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
         Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it) or of another "
             + "stream, an output that is an input, a directory or (--results) not a result file, or no topic anywhere"),
