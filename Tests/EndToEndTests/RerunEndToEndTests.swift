@@ -182,10 +182,7 @@ struct RerunEndToEndTests {
     @Test("a wrong topic stops the campaign; the report's next step, with the right topic, delivers every record once")
     func wrongTopicFixedAsTheReportSays() throws {
         let run = try AuditedCampaign(records: 400)
-        var arguments = run.send()
-        arguments[arguments.firstIndex(of: MockProcess.topic)!] = "com.wrong.app"
-        let wrong = try Tool.run(arguments)
-        #expect(wrong.status == 4, "exit \(wrong.status): \(wrong.stderr)")
+        let (arguments, wrong) = try run.sendStoppedForTopic("com.wrong.app")
         #expect(wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app") && wrong.stderr.contains("--topic YOUR_TOPIC"),
                 "the stop does not name its fix: \(wrong.stderr)")
         #expect(try run.accepted().total == 0)
@@ -311,6 +308,17 @@ struct AuditedCampaign {
     /// The campaign's `send` command against the mock.
     func send(_ extra: [String] = []) -> [String] {
         ["send", campaign, "--results", results] + extra + mock.clientArguments
+    }
+
+    /// Runs the campaign's command with `--topic` set to `topic` (a wrong one) and expects the stop: exit 4, nothing
+    /// accepted. Returns the command and what it printed.
+    func sendStoppedForTopic(_ topic: String) throws -> (arguments: [String], result: Tool.Result) {
+        var arguments = send()
+        if let index = arguments.firstIndex(of: "--topic") { arguments[index + 1] = topic }
+        let result = try Tool.run(arguments)
+        #expect(result.status == 4, "exit \(result.status): \(result.stderr)")
+        #expect(try accepted().total == 0)
+        return (arguments, result)
     }
 
     /// Starts the tool without waiting for it.

@@ -115,10 +115,7 @@ struct StopEndToEndTests {
     @Test("a wrong topic: the printed command with the topic filled in delivers every record once, those APNs refused included")
     func wrongTopicContinued() throws {
         let run = try AuditedCampaign(records: 400)
-        var arguments = run.send()
-        arguments[arguments.firstIndex(of: MockProcess.topic)!] = "com.wrong.app"
-        let stopped = try Tool.run(arguments)
-        #expect(stopped.status == 4, "exit \(stopped.status): \(stopped.stderr)")
+        let (arguments, stopped) = try run.sendStoppedForTopic("com.wrong.app")
         let command = try Self.printedCommand(stopped.stderr)
         #expect(command.contains("--topic YOUR_TOPIC"), "\(command)")
         let continued = try Self.follow(command, replacing: [("YOUR_TOPIC", MockProcess.topic)], in: run.directory)
