@@ -67,6 +67,26 @@ install_metrics_tools() {
     pkill -x prometheus 2>/dev/null || true
 }
 
+# The token clean-up tests run samples/cron/'s SQL against a real PostgreSQL server (started by the test as the
+# postgres user on a private socket) and SQLite: Debian's postgresql and sqlite3 are installed here when missing,
+# with a policy-rc.d that keeps the package from starting its own cluster.
+install_database_tools() {
+    local need=()
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+    command -v sqlite3 >/dev/null || need+=(sqlite3)
+    [ ${#need[@]} -gt 0 ] || return 0
+    echo "test: installing ${need[*]} for the token clean-up tests" >&2
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    local policy=/usr/sbin/policy-rc.d made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null && $sudo chmod 0755 "$policy" && made_policy=1
+    fi
+    apt_install "${need[@]}" ||
+        { echo "test: could not install ${need[*]}" >&2; [ -z "$made_policy" ] || $sudo rm -f "$policy"; return 1; }
+    [ -z "$made_policy" ] || $sudo rm -f "$policy"
+}
+
 # The completion tests drive each shell's completion of the generated scripts (bash's completion function, also as
 # bash-completion loads it; zsh on a pseudo-terminal; fish's complete -C), and the terminal tests read send's live
 # display off a tmux screen: bash-completion, zsh, fish and tmux are installed here when missing; without one, its
@@ -100,6 +120,7 @@ step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
 step "install promtool and node_exporter" install_metrics_tools
 step "install bash-completion, zsh, fish and tmux" install_shells
+step "install postgresql and sqlite3" install_database_tools
 step "build" swift build --build-tests
 step "unsafe code only in scripts/unsafe-allowed.txt's files (and the check caught on probes)" bash scripts/check-unsafe.sh --self-test
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
