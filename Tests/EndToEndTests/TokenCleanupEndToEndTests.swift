@@ -219,3 +219,44 @@ final class PostgresServer: @unchecked Sendable {
         _ = try? RunFilesEndToEndTests.shell(words(["\(bin)/pg_ctl", "-D", root + "/data", "-m", "fast", "-w", "stop"]))
     }
 }
+
+/// What `prune` prints about where tokens come from and what it holds back, run as a user would.
+@Suite("prune's columns, confirmation and --after end to end", .serialized)
+struct PruneSourcesEndToEndTests {
+    @Test("a real send: the CSV's columns, the environment from the campaign record; --after in ISO 8601 to the millisecond")
+    func columnsAndAfter() throws {
+        let directory = try TemporaryDirectory()
+        let csv = try TokenCleanupEndToEndTests.sendAndPrune(in: directory, registry: TokenCleanupEndToEndTests.deadRegistry) { $0 != 4 && $0 != 1 }
+        let manifest = try String(contentsOfFile: directory.file("results.ndjson.campaign"), encoding: .utf8)
+        #expect(manifest.contains(#""environment" : "127.0.0.1""#), "\(manifest)")
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "token,reason,timestamp,topic,environment,timestamp_iso,campaign,results")
+        let dead = try #require(lines.first { $0.hasPrefix(TokenCleanupEndToEndTests.dead) })
+        #expect(dead == "\(TokenCleanupEndToEndTests.dead),Unregistered,1767225600123,\(MockProcess.topic),127.0.0.1,"
+            + "2026-01-01T00:00:00.123Z,\(directory.file("campaign.ndjson")),\(directory.file("results.ndjson"))")
+        let results = directory.file("results.ndjson")
+        let after = try Tool.run(["prune", results, "--after", "2026-01-01T00:00:00.123Z"])
+        #expect(after.status == 0 && after.stdout == TokenCleanupEndToEndTests.bad + "\n", "\(after.stdout) \(after.stderr)")
+        let before = try Tool.run(["prune", results, "--after", "2026-01-01"])
+        #expect(before.stdout.split(separator: "\n").count == 5, "\(before.stdout)")
+        let refused = try Tool.run(["prune", results, "--after", "2026-01-01T00:00:00"])
+        #expect(refused.status == 64 && refused.stderr.contains("ISO 8601"), "\(refused.stderr)")
+    }
+
+    @Test("lines of an older version: BadDeviceToken with nothing of its topic delivered is held back with one line; --include-unconfirmed lists it")
+    func heldBack() throws {
+        let directory = try TemporaryDirectory()
+        let results = directory.file("old.ndjson")
+        let token = String(repeating: "cd", count: 32)
+        try """
+            {"file":"c.ndjson","line":1,"token":"\(token)","topic":"com.a","outcome":"prune","status":400,"reason":"BadDeviceToken","attempts":1}
+            {"file":"c.ndjson","line":2,"token":"\(token.dropLast(2))aa","topic":"com.b","outcome":"delivered","status":200,"attempts":1}
+
+            """.write(toFile: results, atomically: true, encoding: .utf8)
+        let held = try Tool.run(["prune", results])
+        #expect(held.status == 0 && held.stdout.isEmpty, "\(held.stdout)")
+        #expect(held.stderr.contains("held back 1 tokens called bad") && held.stderr.contains("--include-unconfirmed lists them"), "\(held.stderr)")
+        let listed = try Tool.run(["prune", results, "--include-unconfirmed"])
+        #expect(listed.status == 0 && listed.stdout == token + "\n", "\(listed.stdout) \(listed.stderr)")
+    }
+}
