@@ -44,6 +44,19 @@ install_browser() {
         echo "test: could not install ${browser[*]}: the report's browser test will be skipped" >&2
 }
 
+# apt_install with a policy-rc.d (when there is none) that keeps the packages' services from starting.
+apt_install_not_started() {
+    local sudo=
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    local policy=/usr/sbin/policy-rc.d made_policy=
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null && $sudo chmod 0755 "$policy" && made_policy=1
+    fi
+    apt_install "$@" ||
+        { echo "test: could not install $*" >&2; [ -z "$made_policy" ] || $sudo rm -f "$policy"; return 1; }
+    [ -z "$made_policy" ] || $sudo rm -f "$policy"
+}
+
 # promtool (Debian's prometheus) and prometheus-node-exporter read the --metrics files in the metrics tests, as the
 # tools users keep beside apns-bulk. Their packages would start the services on install: a policy-rc.d that says
 # no keeps them stopped (the tests start node_exporter themselves, on 127.0.0.1).
@@ -53,18 +66,22 @@ install_metrics_tools() {
     [ -x /usr/bin/prometheus-node-exporter ] || need+=(prometheus-node-exporter)
     [ ${#need[@]} -gt 0 ] || return 0
     echo "test: installing ${need[*]} for the metrics tests" >&2
-    local sudo=
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    local policy=/usr/sbin/policy-rc.d made_policy=
-    if [ ! -e "$policy" ]; then
-        printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null && $sudo chmod 0755 "$policy" && made_policy=1
-    fi
-    apt_install "${need[@]}" ||
-        { echo "test: could not install ${need[*]}" >&2; [ -z "$made_policy" ] || $sudo rm -f "$policy"; return 1; }
-    [ -z "$made_policy" ] || $sudo rm -f "$policy"
+    apt_install_not_started "${need[@]}" || return 1
     # Stop anything an install started anyway: the tests run their own node_exporter on an ephemeral port.
     pkill -x prometheus-node-exporter 2>/dev/null || true
     pkill -x prometheus 2>/dev/null || true
+}
+
+# The token clean-up tests run samples/cron/'s SQL against a real PostgreSQL server (started by the test as the
+# postgres user on a private socket) and SQLite: Debian's postgresql and sqlite3 are installed here when missing,
+# with a policy-rc.d that keeps the package from starting its own cluster.
+install_database_tools() {
+    local need=()
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+    command -v sqlite3 >/dev/null || need+=(sqlite3)
+    [ ${#need[@]} -gt 0 ] || return 0
+    echo "test: installing ${need[*]} for the token clean-up tests" >&2
+    apt_install_not_started "${need[@]}"
 }
 
 # The completion tests drive each shell's completion of the generated scripts (bash's completion function, also as
@@ -100,6 +117,7 @@ step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
 step "install promtool and node_exporter" install_metrics_tools
 step "install bash-completion, zsh, fish and tmux" install_shells
+step "install postgresql and sqlite3" install_database_tools
 step "build" swift build --build-tests
 step "unsafe code only in scripts/unsafe-allowed.txt's files (and the check caught on probes)" bash scripts/check-unsafe.sh --self-test
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"

@@ -10,14 +10,22 @@ struct PruneCommand: ParsableCommand {
         abstract: "List the dead tokens in result files: 410 Unregistered/ExpiredToken, BadDeviceToken, DeviceTokenNotForTopic.",
         usage: "apns-bulk prune <results> ... [--format <format>] [<options>]",
         discussion: """
-            Tokens are deduplicated across files; for 410s the latest timestamp is kept (milliseconds since the \
-            epoch at which APNs last confirmed the token was invalid: a token your app registered after that is \
-            still good, so compare before deleting). --after keeps only 410 tokens whose timestamp is later; \
-            BadDeviceToken and DeviceTokenNotForTopic have no timestamp and are always listed.
+            Tokens are deduplicated across files (per topic and environment); for 410s the latest timestamp is \
+            kept (milliseconds since the epoch at which APNs last confirmed the token was invalid: a token your \
+            app registered after that is still good, so compare before deleting). --after keeps only 410 tokens \
+            whose timestamp is later; BadDeviceToken and DeviceTokenNotForTopic have no timestamp.
+
+            Only what APNs confirmed is listed: a token called bad (BadDeviceToken, DeviceTokenNotForTopic) only \
+            when its result file also holds a token of its topic delivered or answered 410, so the endpoint and the \
+            topic were right; the others are held back (one line on standard error says how many) unless \
+            --include-unconfirmed is given.
+
+            csv and ndjson rows say where each token comes from: \(PruneList.csvHeader) (docs/FILES.md). \
+            samples/cron/cleanup-postgresql.sql and cleanup-sqlite.sql delete them from a token table.
 
             EXAMPLES
-              apns-bulk prune results.ndjson > dead-tokens.txt
               apns-bulk prune results-*.ndjson --format csv --output prune.csv
+              apns-bulk prune results.ndjson --after 2026-01-01 > dead-tokens.txt
 
             \(ExitStatus.helpSection(ExitStatus.pruneEntries))
             """
@@ -35,12 +43,21 @@ struct PruneCommand: ParsableCommand {
             completion: ValueCompletion.anyFile)
     var outputPath: String?
 
-    @Option(name: .customLong("after"), help: ArgumentHelp("Keep only 410 tokens whose timestamp (ms since the epoch) is later.", valueName: "ms"))
-    var after: Int64?
+    @Option(name: .customLong("after"), help: ArgumentHelp(
+        "Keep only 410 tokens whose timestamp is later: milliseconds since the epoch, or ISO 8601 (2026-01-01, 2026-01-01T08:00:00Z).",
+        valueName: "time"))
+    var after: String?
+
+    @Flag(name: .customLong("include-unconfirmed"),
+          help: "List tokens called bad also when nothing in their result file confirmed their topic and environment.")
+    var includeUnconfirmed = false
 
     mutating func validate() throws {
         guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
         guard PruneList.OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text, csv or ndjson.") }
+        if let after, MillisecondTime.parse(after) == nil {
+            throw ValidationError("--after must be milliseconds since the epoch or an ISO 8601 date or time with a zone (2026-01-01, 2026-01-01T08:00:00Z), not '\(PrintableText.escaping(after))'.")
+        }
     }
 
     func run() throws {
@@ -50,8 +67,9 @@ struct PruneCommand: ParsableCommand {
             }
         }
         var list = PruneList()
+        list.includeUnconfirmed = includeUnconfirmed
         try list.add(resultsAt: resultFiles)
-        let entries = list.entries(after: after)
+        let entries = list.entries(after: after.flatMap(MillisecondTime.parse))
         let outputFormat = PruneList.OutputFormat(rawValue: format) ?? .text
         if let outputPath {
             try PruneList.write(entries, format: outputFormat, toPath: outputPath)
@@ -69,8 +87,11 @@ struct PruneCommand: ParsableCommand {
             FileHandle.standardError.write(Data("apns-bulk: the list holds the tokens answered so far; \(run.message)\n".utf8))
         }
         if list.heldBack > 0 {
-            let line = "apns-bulk: held back \(list.heldBack) tokens called bad (BadDeviceToken, DeviceTokenNotForTopic) in a "
-                + "run that accepted no token of their topic: the endpoint or the topic may have been wrong, not the tokens\n"
+            let what = includeUnconfirmed ? "listed, as --include-unconfirmed asks," : "held back"
+            let line = "apns-bulk: \(what) \(list.heldBack) tokens called bad (BadDeviceToken, DeviceTokenNotForTopic) that "
+                + "nothing confirmed: no token of their topic was delivered or answered 410 in their result file, so the "
+                + "endpoint (environment) or the topic may have been wrong, not the tokens"
+                + (includeUnconfirmed ? "\n" : "; --include-unconfirmed lists them\n")
             FileHandle.standardError.write(Data(line.utf8))
         }
         FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))

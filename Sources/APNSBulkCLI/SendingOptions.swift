@@ -35,6 +35,7 @@ struct SendingOptions: ParsableArguments {
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         let environment: StopHint.Environment? = client.endpoint == .production ? .production
             : client.endpoint == .development ? .development : nil
+        options.environment = environment?.rawValue ?? client.endpoint.host
         let hint = StopHint(
             keyID: authentication.providerKey.keyID, teamID: authentication.providerKey.teamID, topic: topic,
             endpoint: client.endpoint.description, environment: environment, arguments: options.arguments)

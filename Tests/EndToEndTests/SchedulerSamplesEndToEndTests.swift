@@ -91,10 +91,16 @@ struct SchedulerSamplesEndToEndTests {
             RESULTS_DIR=\(resultsDir)
             OUT_DIR=\(run.directory.file("prune"))
             DAY=\(day)
+            SQLITE_DB=\(run.directory.file("tokens.db"))
             PATH=\(binDir):/usr/bin:/bin
 
             """
         try Data(env.utf8).write(to: URL(fileURLWithPath: envFile))
+        // The token database the script cleans (cleanup-sqlite.sql): a live row of another app, which stays.
+        let seeded = try RunFilesEndToEndTests.shell("sqlite3 -bail '\(run.directory.file("tokens.db"))' \"CREATE TABLE device_tokens "
+            + "(token TEXT, topic TEXT, environment TEXT, registered_at_ms INTEGER, deleted_at_ms INTEGER); "
+            + "INSERT INTO device_tokens VALUES ('aa00', 'com.example.other', 'production', 1, NULL)\"")
+        #expect(seeded.status == 0, "\(seeded.stderr)")
         let log = run.directory.file("cleanup.log")
         let command = cron.command
             .replacingOccurrences(of: "/usr/local/lib/apns-bulk/nightly-cleanup.sh", with: Tool.path("samples/cron/nightly-cleanup.sh"))
@@ -118,6 +124,10 @@ struct SchedulerSamplesEndToEndTests {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(text.contains("nothing sent"), "the second run did not find the replay finished: \(text.suffix(2000))")
         #expect(FileManager.default.fileExists(atPath: run.directory.file("prune/prune-\(day).csv")))
+        #expect(text.contains("dead tokens removed from \(run.directory.file("tokens.db"))"), "\(text.suffix(2000))")
+        let rows = try RunFilesEndToEndTests.shell(
+            "test \"$(sqlite3 '\(run.directory.file("tokens.db"))' 'SELECT count(*) FROM device_tokens')\" = 1")
+        #expect(rows.status == 0, "the other app's row was deleted")
         var perLine: [Int: Int] = [:]
         for line in try Results.read(replayResults) { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }
         #expect(perLine.count == retryable, "\(perLine.count) replay lines for \(retryable) retryable records")

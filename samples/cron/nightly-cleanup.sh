@@ -37,10 +37,21 @@ fi
 
 apns-bulk prune "${files[@]}" --format csv --output "$OUT_DIR/prune-$day.csv"
 log "prune list: $OUT_DIR/prune-$day.csv"
-# Feed it to your database, for example:
-#   psql "$DATABASE_URL" -c "\copy dead_tokens(token, reason, apns_timestamp_ms) from '$OUT_DIR/prune-$day.csv' csv header"
-# then delete tokens whose registration time is older than apns_timestamp_ms (a token registered after that
-# moment is still good).
+# Delete the dead tokens from the token database, with the SQL beside this script (read its header first: it names
+# the table it expects). Set DATABASE_URL for PostgreSQL or SQLITE_DB for SQLite, and SOFT_DELETE=on to mark rows
+# deleted instead. Only rows of the CSV's topic and environment, last registered before APNs's 410 timestamp, go.
+sql_dir=${CLEANUP_SQL_DIR:-$(dirname "$0")}
+if [ -n "${DATABASE_URL:-}" ]; then
+    psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -v soft_delete="${SOFT_DELETE:-off}" \
+        -f "$sql_dir/cleanup-postgresql.sql" < "$OUT_DIR/prune-$day.csv"
+    log "dead tokens removed from PostgreSQL"
+elif [ -n "${SQLITE_DB:-}" ]; then
+    soft=0
+    [ "${SOFT_DELETE:-off}" != on ] || soft=1
+    sqlite3 -bail -cmd "create temp table cleanup_settings as select $soft as soft_delete" "$SQLITE_DB" \
+        ".read $sql_dir/cleanup-sqlite.sql" < "$OUT_DIR/prune-$day.csv"
+    log "dead tokens removed from $SQLITE_DB"
+fi
 
 # Re-send yesterday's retryable failures once, with the same credentials as the campaign (env APNS_*). In-doubt
 # records are left out: they may have arrived already.

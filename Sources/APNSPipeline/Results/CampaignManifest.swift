@@ -38,6 +38,10 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
     /// The result file of the `replay` that took over a stopped campaign's unsent records: the campaign is
     /// finished here, and running it again sends nothing (the replay's own command continues the replay).
     public var replayedInto: String?
+    /// Where the last run sent: `production`, `development`, or another endpoint's host (`prune` says it beside
+    /// each token). Not part of the identity: a stopped campaign is continued against another endpoint. Absent in
+    /// records of older apns-bulk versions.
+    public var environment: String?
 
     /// Whether the campaign stopped early and can be continued (records written by an apns-bulk that had no
     /// `stopped` state say `finished` with a stop reason).

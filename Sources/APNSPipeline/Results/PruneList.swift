@@ -2,10 +2,18 @@ import APNSCore
 
 /// The tokens to delete from a token database, from result files: every record whose outcome is `prune`
 /// (410 `Unregistered`/`ExpiredToken` with APNs's timestamp, `BadDeviceToken`, `DeviceTokenNotForTopic`),
-/// one entry per token across all files, in the order tokens were first seen.
+/// one entry per token, topic and environment across all files, in the order first seen. Each entry says where
+/// it comes from: topic, environment (from the campaign record beside its result file), the input file it was
+/// read from (`campaign`) and its result file.
 ///
-/// When a token appears more than once: an entry without a timestamp (`BadDeviceToken`,
-/// `DeviceTokenNotForTopic`: the token is always dead) wins; otherwise the latest timestamp wins.
+/// Only what APNs confirmed is listed. A 410 always is. A token called bad (`BadDeviceToken`,
+/// `DeviceTokenNotForTopic`, no timestamp) is listed only when its own result file also holds a token of the same
+/// topic answered 200 or 410 (so that endpoint, that environment and that topic were right), and its line does not
+/// say `unconfirmed:` (`TokenRejectionCheck`); the others are held back (`heldBack`), or listed with
+/// `includeUnconfirmed`.
+///
+/// When an entry appears more than once: one without a timestamp (the token is always dead) wins; otherwise the
+/// latest timestamp wins.
 ///
 /// `entries(after:)` keeps 410 entries whose timestamp is strictly after the cutoff (a token registered again
 /// after APNs's timestamp is still good, so old 410s may be stale). Entries without a timestamp always pass:
@@ -19,11 +27,27 @@ public struct PruneList: Sendable {
         public var reason: String
         /// For 410s: milliseconds since the epoch at which APNs last saw the token invalid.
         public var timestamp: Int64?
+        /// The topic the token was sent to.
+        public var topic: String
+        /// `production`, `development`, or the host of another endpoint; empty when the result file has no
+        /// campaign record that says.
+        public var environment: String
+        /// The input file the record was read from.
+        public var campaign: String
+        /// The result file the line was read from.
+        public var results: String
 
-        public init(token: String, reason: String, timestamp: Int64?) {
+        public init(
+            token: String, reason: String, timestamp: Int64?, topic: String = "", environment: String = "",
+            campaign: String = "", results: String = ""
+        ) {
             self.token = token
             self.reason = reason
             self.timestamp = timestamp
+            self.topic = topic
+            self.environment = environment
+            self.campaign = campaign
+            self.results = results
         }
     }
 
@@ -31,33 +55,46 @@ public struct PruneList: Sendable {
     public enum OutputFormat: String, Sendable, CaseIterable {
         /// One token per line.
         case text
-        /// `token,reason,timestamp` with a header row.
+        /// `csvHeader`'s columns with a header row.
         case csv
-        /// One JSON object per line: `{"token":…,"reason":…,"timestamp":…}`.
+        /// One JSON object per line, members named as the CSV columns (an empty value left out).
         case ndjson
     }
 
+    /// The CSV columns, in order: the first three as apns-bulk always wrote them, then where each row comes from.
+    public static let csvHeader = "token,reason,timestamp,topic,environment,timestamp_iso,campaign,results"
+
     public private(set) var entries: [Entry] = []
-    private var positionByToken: [String: Int] = [:]
+    private var positionByKey: [String: Int] = [:]
     /// Torn last lines skipped while reading files, as `file:line`.
     public private(set) var tornLines: [String] = []
+    /// List tokens called bad in a run that did not confirm their topic and environment too.
+    public var includeUnconfirmed = false
 
     public init() {}
 
-    /// Tokens called bad in a run that accepted no token of their topic (`TokenRejectionCheck`): not listed, since
-    /// the endpoint or the topic may have been wrong rather than the tokens.
+    /// Tokens called bad (`BadDeviceToken`, `DeviceTokenNotForTopic`) whose result file holds no token of their
+    /// topic answered 200 or 410, or whose run said so (`unconfirmed:`): not listed, since the endpoint (the
+    /// environment) or the topic may have been wrong rather than the tokens. Listed too with `includeUnconfirmed`.
     public private(set) var heldBack = 0
 
-    /// Adds a result if its outcome is `prune` and its topic was confirmed in its run.
-    public mutating func add(_ record: ResultRecord) {
+    /// Adds a result if its outcome is `prune` and its topic was confirmed in its run (`confirmed`: by another
+    /// line of its result file; a record on its own can only say it was not).
+    public mutating func add(_ record: ResultRecord, from source: Entry = Entry(token: "", reason: "", timestamp: nil), confirmed: Bool = true) {
         guard record.outcome == .prune, let token = record.token, !token.isEmpty else { return }
-        if record.detail?.hasPrefix(TokenRejectionCheck.unconfirmedPrefix) == true {
+        let untimed = record.timestamp == nil && record.status != 410
+        if untimed, !confirmed || record.detail?.hasPrefix(TokenRejectionCheck.unconfirmedPrefix) == true {
             heldBack += 1
-            return
+            guard includeUnconfirmed else { return }
         }
-        let entry = Entry(token: token, reason: record.reason ?? "", timestamp: record.timestamp)
-        guard let position = positionByToken[token] else {
-            positionByToken[token] = entries.count
+        var entry = source
+        entry.token = token
+        entry.reason = record.reason ?? ""
+        entry.timestamp = record.timestamp
+        entry.topic = record.topic ?? ""
+        let key = entry.token + " " + entry.topic + " " + entry.environment
+        guard let position = positionByKey[key] else {
+            positionByKey[key] = entries.count
             entries.append(entry)
             return
         }
@@ -76,9 +113,29 @@ public struct PruneList: Sendable {
 
     /// Adds every `prune` result of a campaign's result files (a run, its shards, its replays): of a record's lines
     /// in an original and its replays, only the one that stands (`ResultChain`), so a token a later replay
-    /// delivered to is not listed.
+    /// delivered to is not listed. Tokens called bad wait for the end of their file: a 200 or 410 of their topic
+    /// anywhere in it confirms them.
     public mutating func add(resultsAt paths: [String]) throws(PipelineError) {
-        let (_, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, _ in add(record) }
+        let environments = paths.map { path in (try? CampaignManifest.read(forResults: path))?.environment ?? "" }
+        var confirmedTopics: Set<String> = []  // "file index, topic"
+        var waiting: [(record: ResultRecord, source: Entry, file: Int)] = []
+        let (_, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, file, inputs in
+            let topic = record.topic ?? ""
+            if record.outcome == .delivered || record.status == 410 { confirmedTopics.insert("\(file) \(topic)") }
+            guard record.outcome == .prune else { return }
+            let source = Entry(
+                token: "", reason: "", timestamp: nil, environment: environments[file],
+                campaign: record.key.fileIndex < inputs.paths.count ? inputs.path(at: record.key.fileIndex) : "",
+                results: paths[file])
+            if record.timestamp == nil && record.status != 410 {
+                waiting.append((record, source, file))
+            } else {
+                add(record, from: source)
+            }
+        }
+        for line in waiting {
+            add(line.record, from: line.source, confirmed: confirmedTopics.contains("\(line.file) \(line.record.topic ?? "")"))
+        }
         tornLines += torn
     }
 
@@ -92,8 +149,13 @@ public struct PruneList: Sendable {
     public static func write(_ entries: [Entry], format: OutputFormat, to sink: any ByteSink) throws(PipelineError) {
         var out: [UInt8] = []
         out.reserveCapacity(64 * 1024)
-        if format == .csv { out.append(contentsOf: "token,reason,timestamp\n".utf8) }
+        if format == .csv { out.append(contentsOf: (csvHeader + "\n").utf8) }
         for entry in entries {
+            let iso = entry.timestamp.map(MillisecondTime.iso8601) ?? ""
+            let fields: [(String, String)] = [
+                ("topic", entry.topic), ("environment", entry.environment), ("timestamp_iso", iso),
+                ("campaign", entry.campaign), ("results", entry.results),
+            ]
             switch format {
             case .text:
                 out.append(contentsOf: entry.token.utf8)
@@ -103,6 +165,10 @@ public struct PruneList: Sendable {
                 CSVText.appendCell(entry.reason, to: &out)
                 out.append(UInt8(ascii: ","))
                 if let timestamp = entry.timestamp { DecimalText.append(timestamp, to: &out) }
+                for (_, value) in fields {
+                    out.append(UInt8(ascii: ","))
+                    CSVText.appendUserCell(value, to: &out)
+                }
             case .ndjson:
                 out.append(contentsOf: #"{"token":"#.utf8)
                 JSONText.appendString(entry.token, to: &out)
@@ -111,6 +177,10 @@ public struct PruneList: Sendable {
                 if let timestamp = entry.timestamp {
                     out.append(contentsOf: #","timestamp":"#.utf8)
                     DecimalText.append(timestamp, to: &out)
+                }
+                for (name, value) in fields where !value.isEmpty {
+                    out.append(contentsOf: ",\"\(name)\":".utf8)
+                    JSONText.appendString(value, to: &out)
                 }
                 out.append(UInt8(ascii: "}"))
             }

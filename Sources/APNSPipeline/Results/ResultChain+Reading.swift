@@ -38,13 +38,21 @@ extension ResultChain {
     public static func forEachStandingLine(
         resultPaths paths: [String], _ line: (ResultRecord, Int) -> Void
     ) throws(PipelineError) -> (chain: ResultChain, tornLines: [String]) {
+        try forEachStandingLine(resultPaths: paths) { record, file, _ in line(record, file) }
+    }
+
+    /// The same, with the input files the records' keys index (for the path a line names as its `file`).
+    @discardableResult
+    public static func forEachStandingLine(
+        resultPaths paths: [String], _ line: (ResultRecord, Int, InputFileList) -> Void
+    ) throws(PipelineError) -> (chain: ResultChain, tornLines: [String]) {
         var inputFiles = InputFileList()
         let chain = try read(resultPaths: paths, inputFiles: &inputFiles)
         var tornLines: [String] = []
         for (file, path) in paths.enumerated() {
             let reader = try ResultReader(path: path, inputFiles: inputFiles)
             while let record = try reader.next() {
-                if chain.stands(record.key, file: file) { line(record, file) }
+                if chain.stands(record.key, file: file) { line(record, file, reader.inputFiles) }
             }
             inputFiles = reader.inputFiles
             if let torn = reader.tornLine { tornLines.append("\(path):\(torn)") }

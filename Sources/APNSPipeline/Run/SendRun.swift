@@ -30,6 +30,8 @@ public struct SendRunOptions: Sendable {
     /// For `replay`: the result files it replays. A stopped campaign among them is recorded as replayed into this
     /// run's result file, so its own command, run again, sends nothing this replay sends.
     public var replayedResults: [String] = []
+    /// `production`, `development` or the endpoint's host, recorded in the campaign record.
+    public var environment: String?
 
     public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat) {
         self.inputs = inputs
@@ -141,6 +143,7 @@ public enum SendRun {
             var record = (start.continues ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
                 ?? CampaignManifest(identity: identity, arguments: options.arguments, startedAt: Date().timeIntervalSince1970)
             record.identity = identity  // the same campaign; the paths (and a setting that fixed a stop) as given this time
+            record.environment = options.environment
             if case .continueStopped = start {
                 record.state = .unfinished
                 record.stoppedEarly = nil
