@@ -178,7 +178,13 @@ final class PostgresServer: @unchecked Sendable {
         root = directory.file("postgres")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         runAs = getuid() == 0 ? ["runuser", "-u", "postgres", "--"] : []
-        if getuid() == 0 { _ = try RunFilesEndToEndTests.shell("chown postgres '\(root)' && chmod 0755 '\(directory.path)'") }
+        if getuid() == 0 {
+            // The postgres user must reach the folder: the test's own, and the private TMPDIR above it (scripts/test.sh
+            // makes one of mode 0700), which it may pass through but not list.
+            let parent = (directory.path as NSString).deletingLastPathComponent
+            _ = try RunFilesEndToEndTests.shell(
+                "chown postgres '\(root)' && chmod 0755 '\(directory.path)' && chmod o+x '\(parent)'")
+        }
         // The server outlives the shell that starts it: it must not hold the descriptors Foundation's Process
         // watches to see that shell end, so every one above standard error is closed first.
         let closeInherited = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done 2>/dev/null; "
