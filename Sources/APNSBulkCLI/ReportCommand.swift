@@ -66,6 +66,7 @@ struct ReportCommand: ParsableCommand {
         var report = CampaignReport()
         do {
             try report.addResults(atPaths: resultFiles)
+            report.stopped = StopHint.stoppedRuns(resultPaths: resultFiles)
             for path in summaries { try report.addSummary(atPath: path) }
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
@@ -74,6 +75,10 @@ struct ReportCommand: ParsableCommand {
         try Self.write(report, html: html, json: json, title: title)
         for torn in report.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
         for run in report.unfinished { FileHandle.standardError.write(Data("apns-bulk: \(run.message)\n".utf8)) }
+        for run in report.stopped {
+            let line = "apns-bulk: \(run.resultsPath) stopped early (\(run.why)); \(run.advice): \(run.command)"
+            FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
+        }
         var line = "\(report.records) records, \(report.count(.delivered)) delivered, \(report.tokensToPrune) tokens to prune, "
         line += "\(report.replayableTotal) to replay"
         if let path = html { line += "; report: \(path)" }
@@ -85,6 +90,7 @@ struct ReportCommand: ParsableCommand {
         var report = CampaignReport()
         do {
             try report.addResults(atPaths: resultPaths)
+            report.stopped = StopHint.stoppedRuns(resultPaths: resultPaths)
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
             throw ExitStatus.failure.code

@@ -1,4 +1,5 @@
 import ArgumentParser
+import APNSPipeline
 import Testing
 @testable import APNSBulkCLI
 
@@ -22,6 +23,23 @@ struct StopHintTests {
         #expect(hint.line(forStop: "InvalidPushType on 5 requests in a row")?.hasSuffix(same + " --push-type YOUR_PUSH_TYPE") == true)
         #expect(hint.line(forStop: "BadCertificateEnvironment on 5 requests in a row")?.contains("environment") == true)
         #expect(hint.line(forStop: "transport failed: connect refused")?.hasSuffix(": " + same) == true)
+    }
+
+    @Test("the hint read off a campaign record names its ids, topic and environment, and continues it the same way")
+    func fromManifest() throws {
+        var manifest = CampaignManifest(
+            identity: CampaignIdentity(command: "send", inputs: [], settings: [:]),
+            arguments: ["send", "c.ndjson", "--key-id=KEY1234567", "--topic", "com.wrong.app", "--endpoint", "development"],
+            startedAt: 0)
+        manifest.environment = "development"
+        let read = StopHint(manifest: manifest, environmentVariables: ["APNS_TEAM_ID": "TEAM123456"])
+        #expect(read.keyID == "KEY1234567" && read.teamID == "TEAM123456" && read.topic == "com.wrong.app")
+        #expect(read.environment == .development && read.endpoint == "development")
+        let fix = read.fix(forStop: "BadDeviceToken for every token of topic com.wrong.app (20 answers, none accepted)")
+        #expect(fix.advice.contains("the development environment"), "\(fix.advice)")
+        #expect(fix.command == "apns-bulk send c.ndjson --key-id=KEY1234567 --topic com.wrong.app --endpoint production")
+        let token = read.fix(forStop: "InvalidProviderToken on 5 requests in a row")
+        #expect(token.advice.contains("--key-id KEY1234567 and --team-id TEAM123456"), "\(token.advice)")
     }
 
     @Test("a stop for tokens of the other environment names the other endpoint; for another app's tokens, the topic")

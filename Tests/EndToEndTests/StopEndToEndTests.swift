@@ -131,6 +131,35 @@ struct StopEndToEndTests {
         #expect(try run.accepted().total == 400)
     }
 
+    @Test("report on a stopped campaign proposes the campaign's own command, not a replay; it delivers every record once")
+    func reportProposesContinuing() throws {
+        let run = try AuditedCampaign(records: 200)
+        _ = try run.sendStoppedForTopic("com.wrong.app")
+        let json = run.directory.file("report.json"), html = run.directory.file("report.html")
+        let report = try Tool.run(["report", run.results, "--json", json, "--html", html])
+        #expect(report.status == 0, "exit \(report.status): \(report.stderr)")
+        #expect(report.stderr.contains("stopped early"), "\(report.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let next = try #require(object["next_steps"] as? [String: Any])
+        #expect(next["replay"] == nil, "a replay proposed for a stopped campaign: \(next)")
+        let commands = try #require(next["continue"] as? [String])
+        #expect(commands.count == 1)
+        let command = try #require(commands.first)
+        #expect(command.hasPrefix("apns-bulk send ") && command.contains("--topic YOUR_TOPIC"), "\(command)")
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("This campaign stopped early") && !page.contains("id=\"replay-command\""))
+
+        let continued = try Self.follow(command, replacing: [("YOUR_TOPIC", MockProcess.topic)], in: run.directory)
+        #expect(continued.status == 0, "exit \(continued.status): \(continued.stderr)")
+        #expect(try run.accepted().total == 200)
+        try run.expectNothingAcceptedTwice()
+        #expect(try Self.outcomes(run.results) == ["delivered": 200])
+        // Finished now: the report proposes nothing more.
+        let after = try Tool.run(["report", run.results, "--json", json])
+        let finished = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        #expect(after.status == 0 && (finished["next_steps"] as? [String: Any])?.isEmpty == true, "\(finished)")
+    }
+
     @Test("an endpoint nothing answers: a failed start, one error line, no file; the right endpoint then sends all once")
     func endpointNothingAnswers() throws {
         let run = try AuditedCampaign(records: 200)

@@ -28,10 +28,8 @@ public final class ReplayReader: RecordReader {
         /// The APNs reasons of rejections these overrides fix: a wrong topic, a wrong push type.
         public var fixedReasons: Set<String> {
             var reasons: Set<String> = []
-            if topic != nil {
-                reasons.formUnion([APNSReason.badTopic, .topicDisallowed, .missingTopic].map(\.rawValue))
-            }
-            if pushType != nil { reasons.insert(APNSReason.invalidPushType.rawValue) }
+            if topic != nil { reasons.formUnion(APNSReason.wrongTopicReasons) }
+            if pushType != nil { reasons.formUnion(APNSReason.wrongPushTypeReasons) }
             return reasons
         }
 

@@ -79,9 +79,9 @@ public struct CampaignReport: Sendable {
     }
 
     /// The reasons of rejections a replay with `--topic` fixes.
-    static let topicReasons: Set<String> = Set([APNSReason.badTopic, .topicDisallowed, .missingTopic].map(\.rawValue))
+    static let topicReasons: Set<String> = APNSReason.wrongTopicReasons
     /// The reasons of rejections a replay with `--push-type` fixes.
-    static let pushTypeReasons: Set<String> = [APNSReason.invalidPushType.rawValue]
+    static let pushTypeReasons: Set<String> = APNSReason.wrongPushTypeReasons
     /// What the printed replay command holds in place of the topic the user must fill in.
     public static let topicPlaceholder = "YOUR_TOPIC"
     /// What the printed replay command holds in place of the push type the user must fill in.
@@ -104,6 +104,9 @@ public struct CampaignReport: Sendable {
     public var tornLines: [String] = []
     /// Result files whose run has not finished (`report` says so and prints the command that finishes each).
     public var unfinished: [UnfinishedRun] = []
+    /// Result files whose campaign stopped early: the report proposes each one's own command, the cause fixed, and
+    /// leaves their chains out of the replay command (`StoppedRun`).
+    public var stopped: [StoppedRun] = []
     /// Requests APNs rejected as bad (`input_error` lines that reached the wire), apart from records found
     /// invalid in the file and never sent.
     public private(set) var rejected = 0
@@ -213,8 +216,9 @@ public struct CampaignReport: Sendable {
     }
 
     private func replayCommand(results: String, excludingInDoubt: Bool) -> String? {
+        let stoppedChains = Set(stopped.map { chainOf[$0.resultsPath] ?? $0.resultsPath })
         let left = resultFiles.filter { file in
-            guard let counts = replayable[file] else { return false }
+            guard !stoppedChains.contains(chainOf[file] ?? file), let counts = replayable[file] else { return false }
             return counts.totalWithFixes - (excludingInDoubt ? counts.inDoubt : 0) > 0
         }
         guard !left.isEmpty else { return nil }
@@ -265,6 +269,7 @@ extension CampaignReport {
         if let command = replayCommandExcludingInDoubt() { next["replay_excluding_in_doubt"] = command }
         if let command = pruneCommand() { next["prune"] = command }
         if !unfinished.isEmpty { next["finish"] = unfinished.map { $0.command ?? "" } }
+        if !stopped.isEmpty { next["continue"] = stopped.map { $0.command } }
         object["unfinished"] = unfinished.map(\.resultsPath)
         object["rejected"] = rejected
         object["next_steps"] = next

@@ -73,6 +73,11 @@ public struct CampaignReportHTML {
             out += "Finish it first with:</p><pre class=\"finish-command\">"
             out += "\(HTMLText.escaped(run.command ?? "the same send command with --resume"))</pre>"
         }
+        for run in report.stopped {
+            out += "<p class=\"warning\" id=\"stopped\"><strong>This campaign stopped early:</strong> "
+            out += "\(HTMLText.escaped(run.why)). \(HTMLText.escaped(PrintableText.escaping(run.advice))):</p>"
+            out += "<pre class=\"continue-command\">\(HTMLText.escaped(run.command))</pre>"
+        }
         if let replay = report.replayCommand() {
             out += "<p>\(Self.grouped(report.replayableTotal)) records may still be delivered "
             out += "(retryable \(Self.grouped(report.count(.retryable))), in doubt \(Self.grouped(report.count(.inDoubt))), "
@@ -101,6 +106,8 @@ public struct CampaignReportHTML {
                 out += "<p>APNs rejected the campaign's push type: replace \(CampaignReport.pushTypePlaceholder) with "
                 out += "the right one (alert, background, voip, …).</p>"
             }
+        } else if !report.stopped.isEmpty {
+            out += "<p>Nothing else to replay: the stopped campaign's own command sends what it did not.</p>"
         } else if report.unfinished.isEmpty {
             out += "<p>Nothing to replay: every record has its final outcome.</p>"
         } else {

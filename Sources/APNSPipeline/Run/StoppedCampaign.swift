@@ -13,8 +13,7 @@ import APNSCore
 /// more.
 public enum StoppedCampaign {
     /// The APNs reasons of `input_error` lines that a campaign-wide setting caused, sent again on continuing.
-    public static let settingReasons: Set<String> = Set(
-        [APNSReason.badTopic, .topicDisallowed, .missingTopic, .invalidPushType].map(\.rawValue))
+    public static let settingReasons: Set<String> = APNSReason.campaignSettingReasons
 
     /// Whether a stopped campaign's continuation sends the record of this line again.
     public static func isSentAgain(_ record: ResultRecord) -> Bool {
