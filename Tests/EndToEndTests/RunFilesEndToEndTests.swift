@@ -185,6 +185,15 @@ struct RunFilesEndToEndTests {
         _ = try mock.stop()
     }
 
+    /// A port of 127.0.0.1 nothing listens on (bound once by the kernel's choice, then released): a connection
+    /// to it is refused.
+    static func closedPort(in directory: TemporaryDirectory) throws -> String {
+        let file = directory.file("closed-port")
+        let found = try shell("python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])' > '\(file)'")
+        try #require(found.status == 0, "\(found.stderr)")
+        return try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Runs a `/bin/sh` script to completion and collects its output.
     static func shell(_ script: String, timeout: Double = 120) throws -> Tool.Result {
         let process = Process()

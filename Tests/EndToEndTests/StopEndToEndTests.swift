@@ -160,13 +160,40 @@ struct StopEndToEndTests {
         #expect(after.status == 0 && (finished["next_steps"] as? [String: Any])?.isEmpty == true, "\(finished)")
     }
 
+    @Test("nothing left to send needs no connection: a replay of a finished campaign, and a send of invalid records only, end at once while APNs is unreachable")
+    func nothingToSendNeedsNoConnection() throws {
+        let run = try AuditedCampaign(records: 50)
+        let sent = try Tool.run(run.send())
+        #expect(sent.status == 0, "exit \(sent.status): \(sent.stderr)")
+        let port = try RunFilesEndToEndTests.closedPort(in: run.directory)
+        func unreachable(_ arguments: [String]) -> [String] {
+            var arguments = arguments
+            arguments[arguments.firstIndex(of: "https://127.0.0.1:\(run.mock.port)")!] = "https://127.0.0.1:\(port)"
+            return arguments
+        }
+        let replayResults = run.directory.file("replay.ndjson")
+        let started = Date()
+        let replay = try Tool.run(unreachable(["replay", run.results, "--results", replayResults] + run.mock.replayArguments))
+        #expect(replay.status == 0, "exit \(replay.status): \(replay.stderr)")
+        #expect(try Results.read(replayResults).isEmpty)
+
+        let invalid = run.directory.file("invalid.ndjson")
+        try (0..<20).map { #"{"token":"abc\#($0)","payload":{"aps":{"alert":"hi"}}}"# }.joined(separator: "\n")
+            .appending("\n").write(toFile: invalid, atomically: true, encoding: .utf8)
+        let invalidResults = run.directory.file("invalid-results.ndjson")
+        let none = try Tool.run(unreachable(["send", invalid, "--results", invalidResults] + run.mock.clientArguments))
+        #expect(none.status == 2, "exit \(none.status): \(none.stderr)")
+        #expect(try Self.outcomes(invalidResults) == ["input_error": 20])
+        // The give-up rule needs 20 s of refused connections: neither run waited for it.
+        #expect(Date().timeIntervalSince(started) < 15 * Tool.timeScale)
+        #expect(try run.accepted().total == 50)
+    }
+
     @Test("an endpoint nothing answers: a failed start, one error line, no file; the right endpoint then sends all once")
     func endpointNothingAnswers() throws {
         let run = try AuditedCampaign(records: 200)
         // A port nobody listens on: every connection refused, the give-up rule's 20 s.
-        let closed = try RunFilesEndToEndTests.shell("python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])' > '\(run.directory.file("port"))'")
-        #expect(closed.status == 0)
-        let port = try String(contentsOfFile: run.directory.file("port"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try RunFilesEndToEndTests.closedPort(in: run.directory)
         var arguments = run.send()
         arguments[arguments.firstIndex(of: "https://127.0.0.1:\(run.mock.port)")!] = "https://127.0.0.1:\(port)"
         let failed = try Tool.run(arguments, timeout: 120)

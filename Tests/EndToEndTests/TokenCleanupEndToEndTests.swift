@@ -44,7 +44,9 @@ struct TokenCleanupEndToEndTests {
     }
 
     /// Sends the campaign to a mock whose registry says `registry`, and writes the prune CSV; returns its path.
-    static func sendAndPrune(in directory: TemporaryDirectory, registry: String, expectStatus: (Int32) -> Bool) throws -> String {
+    static func sendAndPrune(
+        in directory: TemporaryDirectory, registry: String, results resultsPath: String? = nil, expectStatus: (Int32) -> Bool
+    ) throws -> String {
         let registryFile = directory.file("registry.txt")
         try registry.write(toFile: registryFile, atomically: true, encoding: .utf8)
         let campaign = directory.file("campaign.ndjson")
@@ -53,7 +55,7 @@ struct TokenCleanupEndToEndTests {
         try (lines.joined(separator: "\n") + "\n").write(toFile: campaign, atomically: true, encoding: .utf8)
         let log = directory.file("accepted.ndjson")
         let mock = try MockProcess(["--log-accepted", log, "--registry", registryFile, "--no-suffix-rules"])
-        let results = directory.file("results.ndjson")
+        let results = resultsPath ?? directory.file("results.ndjson")
         let sent = try Tool.run(["send", campaign, "--results", results] + mock.clientArguments)
         #expect(expectStatus(sent.status), "exit \(sent.status): \(sent.stderr)")
         _ = try mock.stop()
@@ -111,6 +113,53 @@ struct TokenCleanupEndToEndTests {
             let query = soft ? "SELECT id FROM device_tokens WHERE deleted_at_ms IS NULL ORDER BY id" : "SELECT id FROM device_tokens ORDER BY id"
             #expect(try Self.sqliteIDs(query, database: database, in: directory) == [1, 3, 6, 7, 8], soft ? "soft delete" : "delete")
         }
+    }
+
+    @Test("the cron sample with DATABASE_URL: nightly-cleanup.sh loads its prune CSV into PostgreSQL with psql and deletes exactly the dead rows")
+    func cronWithDatabaseURL() throws {
+        let directory = try TemporaryDirectory()
+        let resultsDir = directory.file("results")
+        try FileManager.default.createDirectory(atPath: resultsDir, withIntermediateDirectories: true)
+        let day = "2026-11-30"
+        _ = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, results: resultsDir + "/\(day)-spring.ndjson") {
+            $0 != 4 && $0 != 1
+        }
+        let server = try PostgresServer(in: directory)
+        defer { server.stop() }
+        try server.sql("CREATE DATABASE tokens", database: "postgres")
+        try server.sql("""
+            CREATE TABLE device_tokens (id int, token text, topic text, environment text, registered_at timestamptz,
+                                        deleted_at timestamptz);
+            """ + Self.rows(environment: "127.0.0.1").map { row in
+                "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
+                    + "to_timestamp(\(row.registered) / 1000.0), NULL);"
+            }.joined(separator: "\n"), database: "tokens")
+        // The script as cron runs it: settings from the env file (quoted as env.example says), psql from
+        // DATABASE_URL (the server's private socket), nothing of the test's environment. Every record has its final
+        // outcome, so its replay sends nothing and needs no connection: its endpoint is a port nothing listens on.
+        let closedPort = try RunFilesEndToEndTests.closedPort(in: directory)
+        let envFile = directory.file("env")
+        let binDir = (Tool.binary as NSString).deletingLastPathComponent
+        try Data("""
+            APNS_KEY_FILE=\(MockProcess.keyFile)
+            APNS_KEY_ID=\(MockProcess.keyID)
+            APNS_TEAM_ID=\(MockProcess.teamID)
+            APNS_TOPIC=\(MockProcess.topic)
+            RESULTS_DIR=\(resultsDir)
+            OUT_DIR=\(directory.file("prune"))
+            DAY=\(day)
+            APNS_ENDPOINT=https://127.0.0.1:\(closedPort)
+            DATABASE_URL='postgresql:///tokens?host=\(server.root)&user=postgres'
+            PATH=\(binDir):/usr/bin:/bin
+
+            """.utf8).write(to: URL(fileURLWithPath: envFile))
+        let log = directory.file("cleanup.log")
+        let run = try RunFilesEndToEndTests.shell(
+            "env -i APNS_BULK_ENV='\(envFile)' /bin/bash '\(Tool.path("samples/cron/nightly-cleanup.sh"))' > '\(log)' 2>&1")
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(run.status == 0, "exit \(run.status): \(text.suffix(2000))")
+        #expect(text.contains("dead tokens removed from PostgreSQL"), "\(text.suffix(2000))")
+        #expect(try server.ids("SELECT id FROM device_tokens ORDER BY id", database: "tokens") == [1, 3, 6, 7, 8])
     }
 
     @Test("a campaign sent to the wrong environment (every token BadDeviceToken): nothing pruned, no row deleted in PostgreSQL or SQLite")

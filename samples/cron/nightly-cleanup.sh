@@ -40,10 +40,12 @@ log "prune list: $OUT_DIR/prune-$day.csv"
 # Delete the dead tokens from the token database, with the SQL beside this script (read its header first: it names
 # the table it expects). Set DATABASE_URL for PostgreSQL or SQLITE_DB for SQLite, and SOFT_DELETE=on to mark rows
 # deleted instead. Only rows of the CSV's topic and environment, last registered before APNs's 410 timestamp, go.
+# Campaigns sent with --keep add their kept columns to the CSV: for PostgreSQL name them in KEPT_COLUMNS
+# (e.g. "user_id text, device_id text", in the CSV's order); SQLite leaves them out.
 sql_dir=${CLEANUP_SQL_DIR:-$(dirname "$0")}
 if [ -n "${DATABASE_URL:-}" ]; then
     psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -v soft_delete="${SOFT_DELETE:-off}" \
-        -f "$sql_dir/cleanup-postgresql.sql" < "$OUT_DIR/prune-$day.csv"
+        ${KEPT_COLUMNS:+-v "kept_columns=$KEPT_COLUMNS"} -f "$sql_dir/cleanup-postgresql.sql" < "$OUT_DIR/prune-$day.csv"
     log "dead tokens removed from PostgreSQL"
 elif [ -n "${SQLITE_DB:-}" ]; then
     soft=0

@@ -268,7 +268,7 @@ extension Dispatcher {
                     break
                 }
                 read += 1
-                if try take(record) { submitted += 1 }
+                if try take(record, canSubmit: budget.requests > submitted) { submitted += 1 }
             }
             try sink.flush()
         } catch {
@@ -280,8 +280,9 @@ extension Dispatcher {
             now: scheduler.now))
     }
 
-    /// Handles one record read from the reader, as the machine decides; returns whether it was submitted.
-    private func take(_ record: consuming CampaignRecord) throws -> Bool {
+    /// Handles one record read from the reader, as the machine decides; returns whether it was submitted (a send
+    /// read without `canSubmit` waits for a slot).
+    private func take(_ record: consuming CampaignRecord, canSubmit: Bool) throws -> Bool {
         // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
         var firstOccurrence = true
         var earlier: String?
@@ -303,6 +304,10 @@ extension Dispatcher {
             try writeFinalResult(result)
             return false
         case .submit(let send):
+            guard canSubmit else {
+                machine.park(send)
+                return false
+            }
             try submit(send)
             return true
         }

@@ -68,7 +68,8 @@ struct DispatcherStateMachine {
     var inFlight = InFlightTable()
     /// Sends waiting for their back-off.
     var retries = RetryQueue()
-    /// Sends the server never processed, waiting for a slot.
+    /// Sends waiting for a slot: those the server never processed, and the record read while no request could
+    /// go (`park`).
     var unprocessedResends: [PendingSend] = []
     var health: CampaignHealth
     /// Rejections of tokens held back until their topic is confirmed.
@@ -318,8 +319,18 @@ extension DispatcherStateMachine {
 
     /// Whether the pump reads another record, having read `read` and submitted `submitted` this turn: while the
     /// source is read, within the records per turn, and (while sending) within the budget.
+    /// Without a request to spare, one record is still read ahead while no send waits: records that need no
+    /// request (invalid, duplicate, already answered) get their lines, and the input's end is seen, without a
+    /// connection (a replay with nothing left to send ends at once, whether or not APNs can be reached); the
+    /// first that needs a request waits for a slot (`park`).
     func readsRecord(read: Int, submitted: Int, budget: PumpBudget) -> Bool {
-        readsSource && read < configuration.maximumRecordsPerTurn && (!sends || budget.requests > submitted)
+        readsSource && read < configuration.maximumRecordsPerTurn
+            && (!sends || budget.requests > submitted || unprocessedResends.isEmpty)
+    }
+
+    /// A record read with no request to spare this turn: it waits for a slot, first of the sends waiting.
+    mutating func park(_ send: consuming PendingSend) {
+        unprocessedResends.append(send)
     }
 
     /// A record was read: what to do with it, as `RecordDecision` decides (counted as a record unless skipped).
