@@ -179,8 +179,8 @@ struct RerunEndToEndTests {
         try run.expectNothingAcceptedTwice()
     }
 
-    @Test("a wrong topic stops the campaign; the report's next step, with the right topic, delivers every record once")
-    func wrongTopicFixedAsTheReportSays() throws {
+    @Test("a wrong topic stops the campaign; a replay with the right topic, as RUNNING-AGAIN.md writes it, takes it over and delivers every record once")
+    func wrongTopicFixedByReplay() throws {
         let run = try AuditedCampaign(records: 400)
         let (arguments, wrong) = try run.sendStoppedForTopic("com.wrong.app")
         #expect(wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app") && wrong.stderr.contains("--topic YOUR_TOPIC"),
@@ -192,8 +192,9 @@ struct RerunEndToEndTests {
         #expect(report.status == 0, "exit \(report.status): \(report.stderr)")
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("Rejected"), "the rejected requests have no card of their own")
-        let command = try #require(Self.preText(page, id: "replay-command"), "no replay command on the page")
-        #expect(command.contains("--topic"), "the next step does not fix the topic: \(command)")
+        let continuing = try #require(Self.preText(page, class: "continue-command"), "no command that continues the campaign")
+        #expect(continuing.contains("--topic YOUR_TOPIC"), "\(continuing)")
+        let command = "apns-bulk replay results.ndjson --topic YOUR_TOPIC --results fixed.ndjson"
 
         // The user fills in the topic and points the command at the mock, as they would at APNs.
         let filled = command.replacingOccurrences(of: "YOUR_TOPIC", with: MockProcess.topic)
@@ -275,8 +276,12 @@ struct RerunEndToEndTests {
     }
 
     /// The text of `<pre id="…">` on a page, unescaped.
-    static func preText(_ page: String, id: String) -> String? {
-        guard let start = page.range(of: "<pre id=\"\(id)\">"),
+    static func preText(_ page: String, id: String) -> String? { preText(page, opening: "<pre id=\"\(id)\">") }
+
+    static func preText(_ page: String, class name: String) -> String? { preText(page, opening: "<pre class=\"\(name)\">") }
+
+    private static func preText(_ page: String, opening: String) -> String? {
+        guard let start = page.range(of: opening),
               let end = page.range(of: "</pre>", range: start.upperBound..<page.endIndex) else { return nil }
         return String(page[start.upperBound..<end.lowerBound])
             .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&quot;", with: "\"")
