@@ -1,6 +1,6 @@
 /// Tells a pause of the whole process (SIGSTOP, a frozen container, a paused or migrated VM) from the time its
 /// loop spent waiting or working, and owns the total paused time the loop's clock leaves out (docs/RUNNING.md,
-/// "Paused processes").
+/// "Paused processes and clock steps").
 ///
 /// The loop reads the monotonic clock at least once a turn and says, before each wait, how long it may sleep.
 /// Between two readings it may legitimately spend that wait plus a moment of work; a gap more than `threshold`
