@@ -104,11 +104,6 @@ public final class EventLoop {
         return pauseDetector.loopTime(at: .now())
     }
 
-    /// Seconds of pauses of the process left out of `now()` so far, and how many pauses (for diagnostics).
-    public var pausedTime: (seconds: Double, pauses: Int) {
-        (Double(pauseDetector.pausedNanoseconds) / 1e9, pauseDetector.pauses)
-    }
-
     /// Moves a manual clock on; the timers it makes due fire on the next turn. Does nothing on a monotonic clock.
     public func advanceTime(bySeconds seconds: Double) {
         manualTime = manualTime?.advanced(bySeconds: seconds)
