@@ -8,7 +8,8 @@ final class EventLoopSendEngine: SendRunEngine {
     private let loop: EventLoop
     private let pool: APNSClientPool
     private let signals: StopSignal
-    private let origin = EventLoopInstant.now()
+    /// On the loop's clock, which leaves out the time the process was paused (`EventLoop.now()`).
+    private let origin: EventLoopInstant
     private var stopRequested = false
 
     /// Builds the loop and the pool (credentials, CA file, TLS set-up); throws before anything connects.
@@ -22,6 +23,7 @@ final class EventLoopSendEngine: SendRunEngine {
         }
         self.loop = loop
         self.signals = signals
+        origin = loop.now()
     }
 
     var transport: any PushTransport { pool }

@@ -23,7 +23,8 @@ struct ProviderTokenCacheTests {
     }
 
     private func cache(_ clock: DrivenClock, interval: Int64 = ProviderTokenCache.defaultRefreshIntervalSeconds) throws -> ProviderTokenCache {
-        try ProviderTokenCache(signer: signer, refreshIntervalSeconds: interval, clock: { clock.now })
+        // The wall and uptime clocks move together here: no clock step.
+        try ProviderTokenCache(signer: signer, refreshIntervalSeconds: interval, clock: { clock.now }, uptime: { clock.now })
     }
 
     @Test("the refresh interval must lie within 20...60 minutes; 50 is the default")
@@ -179,6 +180,59 @@ struct ProviderTokenCacheTests {
         }
         #expect(routine + forced == cache.signingCount)
         #expect(forced > 0 && routine > 1, "the run must meet both kinds of signing")
+    }
+
+    /// A cache on two driven clocks: the wall clock the `iat` comes from, and the uptime clock ages are counted on.
+    private func cache(wall: DrivenClock, uptime: DrivenClock) throws -> ProviderTokenCache {
+        try ProviderTokenCache(signer: signer, clock: { wall.now }, uptime: { uptime.now })
+    }
+
+    @Test("a wall-clock step back of hours does not keep a token past its refresh: ages are counted on the uptime clock",
+          arguments: [-3 * 3600, -26 * 3600] as [Int64])
+    func wallStepBack(step: Int64) throws {
+        let wall = DrivenClock(Self.start)
+        let uptime = DrivenClock(1000)
+        let cache = try cache(wall: wall, uptime: uptime)
+        let first = try cache.currentToken()
+        #expect(first.issuedAt == Self.start)
+        wall.now += 10 * 60 + step  // ten minutes on, the NTP step lands
+        uptime.now += 10 * 60
+        #expect(try cache.currentToken() == first)
+        wall.now += 40 * 60
+        uptime.now += 40 * 60  // 50 minutes since the signing, by the uptime clock
+        let second = try cache.currentToken()
+        #expect(second.serial == 2)
+        #expect(second.issuedAt == Self.start + 50 * 60 + step)  // the iat is the wall clock's, stepped as it is
+        #expect(try cache.currentSerial() == 2 && cache.signingCount == 2)
+    }
+
+    @Test("a wall-clock step forward of hours re-signs nothing early: no TooManyProviderTokenUpdates, no iat per request",
+          arguments: [3 * 3600, 26 * 3600] as [Int64])
+    func wallStepForward(step: Int64) throws {
+        let wall = DrivenClock(Self.start)
+        let uptime = DrivenClock(1000)
+        let cache = try cache(wall: wall, uptime: uptime)
+        let first = try cache.currentToken()
+        wall.now += 60 + step
+        uptime.now += 60
+        for _ in 0..<100 {
+            #expect(try cache.currentSerial() == first.serial)
+            wall.now += 1
+            uptime.now += 1
+        }
+        #expect(try cache.currentToken() == first)
+        #expect(cache.signingCount == 1)
+        uptime.now += 50 * 60
+        wall.now += 50 * 60
+        let second = try cache.currentToken()
+        #expect(second.serial == 2 && second.issuedAt == wall.now)
+    }
+
+    @Test("the uptime clock moves on and counts in whole seconds")
+    func systemUptimeMovesOn() {
+        let first = ProviderTokenCache.systemUptime()
+        #expect(first > 0)
+        #expect(ProviderTokenCache.systemUptime() >= first)
     }
 
     @Test("the system clock the cache signs by is the wall clock in epoch seconds")

@@ -227,6 +227,26 @@ struct EventLoopTests {
         #expect(handler.events.isEmpty)
     }
 
+    @Test("a timer due in a turn finds every ready socket read first, more than one wait returns too")
+    func inputReadBeforeTimers() throws {
+        let loop = try EventLoop()
+        var peers: [Socket] = []
+        var handlers: [RecordingHandler] = []
+        defer { for handler in handlers { loop.deregister(handler.socket.fd) } }
+        for _ in 0..<300 {  // more than the 256 events one wait returns
+            let (left, right) = try Socket.pair()
+            let handler = RecordingHandler(left)
+            try loop.register(left.fd, interest: .read, handler: handler)
+            #expect(right.send([UInt8(7)].span.bytes) == .transferred(1))
+            handlers.append(handler)
+            peers.append(right)
+        }
+        var readWhenDue: Int?
+        loop.schedule(at: loop.now()) { readWhenDue = handlers.count { !$0.received.isEmpty } }
+        loop.runOnce(timeout: 0)
+        #expect(readWhenDue == 300)
+    }
+
     @Test("next-turn work runs after the current turn, without blocking")
     func nextTurn() throws {
         let loop = try EventLoop()

@@ -165,8 +165,10 @@ struct ClientAgainstMockTests {
         let fixture = try MockFixture()
         let reads = Atomic<Int>(0)
         let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: 1)) {
-            reads.add(1, ordering: .relaxed)
-            return Int64(Date().timeIntervalSince1970)
+            ProviderTokenCache.systemTime()
+        } uptime: {
+            reads.add(1, ordering: .relaxed)  // the age is counted on the uptime clock
+            return ProviderTokenCache.systemUptime()
         }
         driver.run(MockFixture.notifications(400))
         driver.close()

@@ -26,9 +26,10 @@ final class PoolDriver: PushTransportDelegate {
     var retryExpiredToken = false
     private var expiredRetried = Set<UInt64>()
 
-    init(configuration: APNSClientConfiguration, clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime) throws {
+    init(configuration: APNSClientConfiguration, clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime,
+         uptime: @escaping ProviderTokenCache.Uptime = ProviderTokenCache.systemUptime) throws {
         loop = try EventLoop()
-        pool = try APNSClientPool(configuration: configuration, loop: loop, clock: clock)
+        pool = try APNSClientPool(configuration: configuration, loop: loop, clock: clock, uptime: uptime)
         pool.delegate = self
     }
 

@@ -4,9 +4,11 @@ internal import Glibc
 /// The one provider token a team's connections share, and the policy for re-signing it (seeds 000, 001):
 ///
 /// - routine refresh: it re-signs when the token is `refreshIntervalSeconds` old (default 50 minutes, allowed
-///   20...60), counted from the current token's `iat`, so no token older than 60 minutes is ever served and
-///   routine refreshes are never less than 20 minutes apart (APNs punishes more frequent updates with
-///   `TooManyProviderTokenUpdates`);
+///   20...60), so no token older than 60 minutes is ever served and routine refreshes are never less than 20
+///   minutes apart (APNs punishes more frequent updates with `TooManyProviderTokenUpdates`). The age is counted
+///   on the uptime clock (`CLOCK_BOOTTIME`: never stepped, counting a suspend), not from the `iat`: the `iat`
+///   comes from the wall clock, which an NTP step can move by hours, and a step back would keep an expired token
+///   in use, a step forward re-sign at once (docs/RUNNING.md, "Paused processes and clock steps");
 /// - expiry answer: when APNs answers `ExpiredProviderToken` for the token in use, `invalidate(serial:)` re-signs
 ///   at once, whatever its age: APNs itself declared it dead, so the new token is not a "too soon" update. Only the
 ///   first answer for a token re-signs; answers for a token already replaced sign nothing;
@@ -14,13 +16,16 @@ internal import Glibc
 ///   carrying them (`tokensExpiredOnFirstUse`). A freshly signed token that is expired on arrival means this
 ///   host's clock is wrong; the caller stops once the count reaches its limit.
 ///
-/// All times come from the injected clock (UNIX epoch seconds), so the policy is tested with a driven clock.
+/// Both clocks are injected (the wall clock in UNIX epoch seconds, the uptime clock in seconds), so the policy is
+/// tested with driven clocks.
 ///
 /// Not thread-safe and not `Sendable`: it belongs to the one event-loop thread that drives all connections,
 /// which asks for the token when it renders requests; no lock is taken on that hot path.
 public final class ProviderTokenCache {
     /// Returns the current time in UNIX epoch seconds.
     public typealias Clock = () -> Int64
+    /// Returns seconds on a clock that moves on steadily, whatever the wall clock does (`systemUptime`).
+    public typealias Uptime = () -> Int64
 
     /// APNs rejects routine token updates more frequent than this (seconds).
     public static let minimumRefreshIntervalSeconds: Int64 = 20 * 60
@@ -35,11 +40,22 @@ public final class ProviderTokenCache {
         Int64(time(nil))
     }
 
+    /// Whole seconds since boot on `CLOCK_BOOTTIME`: monotonic, never stepped, and counting time suspended (a
+    /// token ages while a laptop sleeps; `CLOCK_MONOTONIC` would stand still).
+    public static func systemUptime() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &spec)
+        return Int64(spec.tv_sec)
+    }
+
     public let signer: ProviderTokenSigner
     /// The age (seconds) at which the token is replaced.
     public let refreshIntervalSeconds: Int64
     private let clock: Clock
+    private let uptime: Uptime
     private var token: ProviderToken?
+    /// When the current token was signed, on the uptime clock: its age is judged from this.
+    private var signedAtUptime: Int64 = 0
     /// Whether APNs accepted a request carrying the current token.
     private var currentAccepted = false
     /// How many tokens this cache has signed (the serial of the newest token).
@@ -54,7 +70,8 @@ public final class ProviderTokenCache {
     public init(
         signer: ProviderTokenSigner,
         refreshIntervalSeconds: Int64 = ProviderTokenCache.defaultRefreshIntervalSeconds,
-        clock: @escaping Clock = ProviderTokenCache.systemTime
+        clock: @escaping Clock = ProviderTokenCache.systemTime,
+        uptime: @escaping Uptime = ProviderTokenCache.systemUptime
     ) throws(CryptoError) {
         let allowed = Self.minimumRefreshIntervalSeconds...Self.maximumRefreshIntervalSeconds
         guard allowed.contains(refreshIntervalSeconds) else {
@@ -65,24 +82,28 @@ public final class ProviderTokenCache {
         self.signer = signer
         self.refreshIntervalSeconds = refreshIntervalSeconds
         self.clock = clock
+        self.uptime = uptime
     }
 
     /// The token to send now. Signs the first token, and a new one once the current one is
     /// `refreshIntervalSeconds` old. Throws only when signing fails (the previous token is then kept).
     public func currentToken() throws(CryptoError) -> ProviderToken {
-        let now = clock()
-        if let token, now - token.issuedAt < refreshIntervalSeconds { return token }
-        return try sign(at: now)
+        if let token, isFresh { return token }
+        return try sign(at: clock())
     }
 
     /// The serial of the token to send now, signing as `currentToken()` does: what a per-request freshness check
     /// compares, without copying the token out.
     public func currentSerial() throws(CryptoError) -> Int {
         // Fields read through the optional, so the token (its JWT string and header bytes) is not copied.
-        if let issuedAt = token?.issuedAt, let serial = token?.serial, clock() - issuedAt < refreshIntervalSeconds {
-            return serial
-        }
+        if let serial = token?.serial, isFresh { return serial }
         return try sign(at: clock()).serial
+    }
+
+    /// Whether the current token is younger than the refresh interval, on the uptime clock.
+    private var isFresh: Bool {
+        let age = uptime() - signedAtUptime
+        return age >= 0 && age < refreshIntervalSeconds
     }
 
     /// Reports that APNs answered `ExpiredProviderToken` for `rejected`; see `invalidate(serial:)`.
@@ -124,6 +145,7 @@ public final class ProviderTokenCache {
     private func sign(at now: Int64) throws(CryptoError) -> ProviderToken {
         let fresh = ProviderToken(jwtBytes: try signer.signBytes(issuedAt: now), issuedAt: now, serial: signingCount + 1)
         token = fresh
+        signedAtUptime = uptime()
         currentAccepted = false
         signingCount += 1
         return fresh

@@ -36,6 +36,8 @@ public final class EventLoop {
     private var turnCount: UInt64 = 0
     /// The time a loop with a manual clock reads (nil: the monotonic clock).
     private var manualTime: EventLoopInstant?
+    /// On the monotonic clock: the pauses of the process, which the loop's time leaves out.
+    private var pauseDetector = EventLoopPauseDetector()
 
     var timerHeap = EventLoopTimerHeap()
     var cancelledTimers = 0
@@ -94,8 +96,13 @@ public final class EventLoop {
         case manual(EventLoopInstant)
     }
 
-    /// The current time: monotonic, or the manual clock's.
-    public func now() -> EventLoopInstant { manualTime ?? .now() }
+    /// The current time: the manual clock's, or the monotonic clock's less every pause of the process (stopped
+    /// with SIGSTOP, a frozen container, a paused VM: `EventLoopPauseDetector`), so time the process did not run
+    /// makes no timer and no timeout due: time is judged while the process runs.
+    public func now() -> EventLoopInstant {
+        if let manualTime { return manualTime }
+        return pauseDetector.loopTime(at: .now())
+    }
 
     /// Moves a manual clock on; the timers it makes due fire on the next turn. Does nothing on a monotonic clock.
     public func advanceTime(bySeconds seconds: Double) {
@@ -152,6 +159,9 @@ public final class EventLoop {
     /// One turn: waits for readiness (at most `timeout` seconds, nil = until something happens or the next
     /// timer), dispatches it, fires due timers, runs next-turn work. Returns how many events, timers and work
     /// items it handled.
+    ///
+    /// Before any timer fires, input that became ready since the wait is read too (`dispatchInputBeforeTimers`):
+    /// a timeout is judged only once the answers waiting in the sockets have been taken in.
     @discardableResult
     public func runOnce(timeout: Double?) -> Int {
         ownerThread = pthread_self()
@@ -163,6 +173,7 @@ public final class EventLoop {
         for index in 0..<ready {
             handled += dispatch(events[index])
         }
+        handled += dispatchInputBeforeTimers()
         handled += fireDueTimers()
         if !nextTurnWork.isEmpty {
             swap(&nextTurnWork, &runningNextTurnWork)
@@ -204,10 +215,28 @@ public final class EventLoop {
             let untilTimer = max(0, first.deadline.seconds(since: now()))
             limit = min(limit ?? untilTimer, untilTimer)
         }
-        guard let limit else { return -1 }
+        guard let limit else {
+            pauseDetector.willWait(seconds: nil)
+            return -1
+        }
         // Round up so a timer is never polled a little early, then spun on with zero timeouts.
         let milliseconds = (limit * 1000).rounded(.up)
-        return milliseconds >= Double(Int32.max) ? Int32.max : Int32(milliseconds)
+        let wait = milliseconds >= Double(Int32.max) ? Int32.max : Int32(milliseconds)
+        pauseDetector.willWait(seconds: Double(wait) / 1000)
+        return wait
+    }
+
+    /// When a timer is due: polls for readiness without waiting and dispatches it, so the timer's action judges
+    /// a connection with the input that arrived meanwhile read (after a wait cut short by a signal, or a stop of
+    /// the process, the wait itself may have returned nothing).
+    private func dispatchInputBeforeTimers() -> Int {
+        guard let first = timerHeap.first, first.deadline <= now() else { return 0 }
+        let ready = wait(milliseconds: 0)
+        var handled = 0
+        for index in 0..<ready {
+            handled += dispatch(events[index])
+        }
+        return handled
     }
 
     private func wait(milliseconds: Int32) -> Int {

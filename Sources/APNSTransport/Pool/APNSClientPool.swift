@@ -35,13 +35,18 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     var headersCheckedInTurn: UInt64?
 
     /// Builds the pool; connections open when `start()` is called.
-    public init(configuration: APNSClientConfiguration, loop: EventLoop, clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime) throws {
+    /// `clock` is the wall clock the provider token's `iat` comes from, `uptime` the clock its age is counted on.
+    public init(
+        configuration: APNSClientConfiguration, loop: EventLoop,
+        clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime,
+        uptime: @escaping ProviderTokenCache.Uptime = ProviderTokenCache.systemUptime
+    ) throws {
         self.configuration = configuration
         self.loop = loop
         self.context = try TLSClientContext(configuration.tls)
         switch configuration.authentication {
         case .providerToken(let signer, let refresh):
-            tokenCache = try ProviderTokenCache(signer: signer, refreshIntervalSeconds: refresh, clock: clock)
+            tokenCache = try ProviderTokenCache(signer: signer, refreshIntervalSeconds: refresh, clock: clock, uptime: uptime)
         case .certificate:
             tokenCache = nil
         }
