@@ -83,6 +83,13 @@ struct HappyEyeballsScheduleTests {
         #expect(schedule.tick(now: at(1)) == [.drop(0, .timedOut), .dial(1)])
     }
 
+    @Test("the pool's defaults: a 250 ms head start (RFC 8305's Connection Attempt Delay), 10 s per address")
+    func defaults() {
+        let configuration = APNSClientConfiguration(endpoint: .production, authentication: .certificate)
+        #expect(configuration.connectAttemptDelay == 0.25)
+        #expect(configuration.tls.connectTimeout == 10)
+    }
+
     @Test("no address: the connect fails at once")
     func noAddress() {
         var schedule = schedule(0)
