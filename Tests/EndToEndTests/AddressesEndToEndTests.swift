@@ -11,6 +11,8 @@ struct AddressesEndToEndTests {
     static let blackHole = "10.9.9.2"
     static let refusing = "127.0.0.2"
     static let answering = "127.0.0.1"
+    /// An IPv6 address the namespace has no route to: its connect fails at once (network unreachable).
+    static let unreachable = "[2001:db8::1]"
 
     /// Why namespaces cannot be made here, or nil when they can.
     static let unavailable: String? = {
@@ -96,14 +98,14 @@ struct AddressesEndToEndTests {
         }
     }
 
-    @Test("--resolve with a black hole, a refusing and an answering address: delivered within seconds")
+    @Test("--resolve with a black hole, an unreachable IPv6, a refusing and an answering address: delivered within seconds")
     func pinnedAddresses() throws {
         if let reason = Self.unavailable {
             print("skipped: \(reason)")
             return
         }
         let namespace = try Namespace(records: 1000)
-        let addresses = [Self.blackHole, Self.refusing, Self.answering].joined(separator: ",")
+        let addresses = [Self.blackHole, Self.unreachable, Self.refusing, Self.answering].joined(separator: ",")
         let (run, seconds) = try namespace.send(["--resolve", "localhost:\(namespace.mock.port):\(addresses)"])
         print("--resolve localhost:PORT:\(addresses): exit \(run.status) after \(String(format: "%.2f", seconds)) s")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
