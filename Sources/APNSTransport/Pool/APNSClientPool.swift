@@ -170,8 +170,7 @@ extension APNSClientPool {
         do {
             connections[id] = try APNSClientConnection(
                 id: id, endpoint: configuration.endpoint, proxy: configuration.proxy, dialing: dialPlan(for: id),
-                context: context,
-                http2: http2, timing: timing, loop: loop, owner: self)
+                context: context, http2: http2, timing: timing, loop: loop, owner: self)
         } catch {
             run(machine.failed(.http2(error)))
             run(machine.openFailed(id))
