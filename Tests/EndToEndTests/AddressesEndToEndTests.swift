@@ -153,7 +153,11 @@ struct AddressesEndToEndTests {
             + "exit \(run.status) after \(String(format: "%.2f", seconds)) s")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
         #expect(connections >= 15, "only \(connections) connections: too few to tell")
-        #expect(blackHoleDials <= 2, "\(blackHoleDials) of \(connections) connections dialed the black hole")
+        // Two outrun connections make it avoided. Under a sanitizer the answering address can take longer than the
+        // 250 ms head start to connect, and a connection then dials the black hole second (cancelled, not counted
+        // against it): there, fewer than a quarter (without the memory, every other connection starts at it).
+        let allowed = ProcessInfo.processInfo.environment["APNS_BULK_SANITIZER"] == nil ? 2 : max(2, connections / 4)
+        #expect(blackHoleDials <= allowed, "\(blackHoleDials) of \(connections) connections dialed the black hole")
         try namespace.expectAllDeliveredOnce()
         _ = try namespace.mock.stop()
     }
