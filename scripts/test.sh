@@ -99,6 +99,14 @@ install_shells() {
     apt_install "${need[@]}" || echo "test: could not install ${need[*]}: their tests will be skipped" >&2
 }
 
+# The many-address tests make network namespaces (unshare, nsenter: util-linux) and route a black hole into their
+# loopback with ip: iproute2 is installed here when missing.
+install_namespace_tools() {
+    command -v ip >/dev/null && return 0
+    echo "test: installing iproute2 for the many-address tests" >&2
+    apt_install iproute2
+}
+
 # Builds in its own scratch path with `--sanitize=$1` and runs every test there, end-to-end tests included: they
 # run that build's executable, so a leak or race in `apns-bulk` itself fails them too, and wait 5 times longer
 # for it (APNS_BULK_TEST_TIME_SCALE). The tests are Swift Testing only (--disable-xctest skips the empty XCTest
@@ -118,6 +126,7 @@ step "install the browser" install_browser
 step "install promtool and node_exporter" install_metrics_tools
 step "install bash-completion, zsh, fish and tmux" install_shells
 step "install postgresql and sqlite3" install_database_tools
+step "install iproute2" install_namespace_tools
 step "build" swift build --build-tests
 step "unsafe code only in scripts/unsafe-allowed.txt's files (and the check caught on probes)" bash scripts/check-unsafe.sh --self-test
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"

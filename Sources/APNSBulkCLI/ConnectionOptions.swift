@@ -21,6 +21,11 @@ struct ConnectionOptions: ParsableArguments {
     @Option(name: .customLong("proxy"), help: ArgumentHelp("HTTP CONNECT proxy http://[user:pass@]host:port (or HTTPS_PROXY).", valueName: "url"))
     var proxy: String?
 
+    @Option(name: .customLong("resolve"), help: ArgumentHelp(
+        "Dial these addresses for HOST:PORT instead of resolving it, as curl does (the endpoint's, or the proxy's with --proxy); repeat it for other hosts. IPv6 in brackets: [::1].",
+        valueName: "host:port:addr[,addr…]"))
+    var resolve: [String] = []
+
     @Option(name: .customLong("connections"), help: ArgumentHelp(
         "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, spares opened ahead of need.",
         valueName: "count"))
@@ -52,6 +57,22 @@ struct ConnectionOptions: ParsableArguments {
         if let endpoint {
             do { _ = try APNSEndpoint(parsing: endpoint) } catch { throw ValidationError("--endpoint: \(error)") }
         }
+        _ = try resolveOverrides()
+    }
+
+    /// The `--resolve` entries, each error naming the option and the value.
+    func resolveOverrides() throws -> ResolveOverrides {
+        var entries: [ResolveOverride] = []
+        for value in resolve {
+            do {
+                let entry = try ResolveOverride(parsing: value)
+                entries.append(entry)
+                _ = try ResolveOverrides(entries)
+            } catch {
+                throw ValidationError("--resolve '\(value)': \(error)")
+            }
+        }
+        return try ResolveOverrides(entries)
     }
 
     /// The pool configuration for these options and credentials.
@@ -71,6 +92,14 @@ struct ConnectionOptions: ParsableArguments {
         configuration.requestTimeout = requestTimeout
         if let proxy = EnvironmentDefault.value(proxy, "HTTPS_PROXY") ?? EnvironmentDefault.value(nil, "https_proxy") {
             configuration.proxy = try ProxyConfiguration(parsing: proxy)
+        }
+        configuration.resolve = try resolveOverrides()
+        // An entry that names neither the host dialed nor its port would silently resolve the name after all.
+        let dialed = configuration.proxy.map { ($0.host, $0.port) } ?? (where_.host, where_.port)
+        for entry in configuration.resolve.entries where !entry.matches(host: dialed.0, port: dialed.1) {
+            let what = configuration.proxy == nil ? "the endpoint" : "the proxy"
+            throw ValidationError(
+                "--resolve '\(entry)': \(what) is \(ResolveOverride.hostPort(dialed.0, dialed.1)), not \(ResolveOverride.hostPort(entry.host, entry.port))")
         }
         return configuration
     }

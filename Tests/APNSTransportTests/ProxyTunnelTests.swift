@@ -213,6 +213,27 @@ struct ProxyTunnelTests {
         server.close()
     }
 
+    @Test("--resolve pins the proxy's addresses (a name that does not resolve; the first address refuses); the endpoint's name goes to the proxy")
+    func pinnedProxyAddresses() throws {
+        let loop = try EventLoop()
+        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext(), echo: true)
+        let proxy = try BlockingConnectProxy()
+        defer { proxy.stop() }
+        let recorder = TLSRecorder()
+        let overrides = try ResolveOverrides([ResolveOverride(parsing: "proxy.invalid:\(proxy.port):127.0.0.2,127.0.0.1")])
+        let client = TLSConnection.connect(
+            host: "localhost", port: server.port, proxy: ProxyConfiguration(host: "proxy.invalid", port: proxy.port),
+            context: try TLSFixtures.clientContext(), loop: loop, dialing: DialPlan(overrides: overrides),
+            delegate: recorder)
+        client.write([1, 2, 3])
+        spin(loop, seconds: 30) { recorder.received.count >= 3 || recorder.closed }
+        #expect(recorder.info?.applicationProtocol == "h2")
+        #expect(recorder.received == [1, 2, 3])
+        #expect(proxy.requests.withLock { $0 } == ["CONNECT localhost:\(server.port) HTTP/1.1\r\nHost: localhost:\(server.port)\r\n\r\n"])
+        client.close()
+        server.close()
+    }
+
     @Test("a proxy demanding credentials refuses a client without them (407)")
     func proxyWantsCredentials() throws {
         let loop = try EventLoop()

@@ -66,6 +66,7 @@ struct CompletionEndToEndTests {
         Request(["prune", "--format", ""], ["text", "csv", "ndjson"]),
         // Free text: nothing to offer (and no files).
         Request(["send", "--topic", ""], []),
+        Request(["send", "--resolve", ""], []),
     ]
 
     /// The sample directory the shells complete in, with the completion script for `shell` beside it.

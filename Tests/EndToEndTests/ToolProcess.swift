@@ -95,11 +95,13 @@ final class MockProcess: @unchecked Sendable {
     var caFile: String { directory.file("ca.pem") }
     var countersFile: String { directory.file("counters.json") }
 
-    init(_ extra: [String] = [], publicKey: String = MockProcess.publicKeyFile) throws {
+    /// `launcher`: a program and its arguments that run the mock (the executable and its arguments follow them), such
+    /// as a shell that makes a network namespace first and then execs it (keeping its pid).
+    init(_ extra: [String] = [], publicKey: String = MockProcess.publicKeyFile, launcher: [String] = []) throws {
         directory = try TemporaryDirectory()
         let portFile = directory.file("port")
-        process.executableURL = URL(fileURLWithPath: Tool.binary)
-        process.arguments = [
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? Tool.binary)
+        process.arguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [Tool.binary]) + [
             "mock", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-ca", directory.file("ca.pem"),
             "--key-id", Self.keyID, "--team-id", Self.teamID, "--public-key", publicKey, "--topic", Self.topic,
             "--counters", directory.file("counters.json"), "--duration", "300",

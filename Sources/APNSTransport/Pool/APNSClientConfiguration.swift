@@ -17,6 +17,10 @@ public struct APNSClientConfiguration: Sendable {
     public var authentication: Authentication
     public var tls: TLSClientConfiguration
     public var proxy: ProxyConfiguration?
+    /// Addresses to dial instead of resolving a name (`--resolve`): the endpoint's, or the proxy's with a proxy.
+    public var resolve = ResolveOverrides()
+    /// Seconds a connect attempt has before the next address is dialed too (Happy Eyeballs, RFC 8305).
+    public var connectAttemptDelay = 0.25
     /// Persistent connections at most. The pool widens rather than deepens: no connection carries more than
     /// `streamsPerConnection` requests (what a dropped one puts in doubt); `initialConnections` open at the start,
     /// `connectionStagger` seconds apart, and more as what is in flight grows (room kept for eight times as much), so

@@ -32,7 +32,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
 
     init(
         id: ConnectionPoolStateMachine.ConnectionID, endpoint: APNSEndpoint, proxy: ProxyConfiguration?,
-        context: TLSClientContext, http2: HTTP2ClientConfiguration, timing: ClientConnectionStateMachine.Timing,
+        dialing: DialPlan, context: TLSClientContext, http2: HTTP2ClientConfiguration, timing: ClientConnectionStateMachine.Timing,
         loop: EventLoop, owner: any APNSClientConnectionOwner
     ) throws(HTTP2Error) {
         self.id = id
@@ -42,7 +42,8 @@ final class APNSClientConnection: TLSConnectionDelegate {
         self.session = try HTTP2ClientSession(configuration: http2)
         output.reserveCapacity(Self.outputChunkBytes)
         tls = TLSConnection.connect(
-            host: endpoint.host, port: endpoint.port, proxy: proxy, context: context, loop: loop, delegate: self)
+            host: endpoint.host, port: endpoint.port, proxy: proxy, context: context, loop: loop, dialing: dialing,
+            delegate: self)
         scheduleTick()
     }
 

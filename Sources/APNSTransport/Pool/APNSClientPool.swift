@@ -19,6 +19,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     var timers: [ConnectionPoolStateMachine.Timer: EventLoopTimer] = [:]
     /// Connections with submits not yet flushed (a few at most: searched, not hashed).
     var dirty: [APNSClientConnection] = []
+    /// How connects to each address ended: the order new connections dial the addresses in.
+    var addressHealth = AddressHealth()
     /// The machine's actions not run yet, in order (see `run`).
     private var queuedActions: [ConnectionPoolStateMachine.Action] = []
 
@@ -172,12 +174,27 @@ extension APNSClientPool {
             maximumConcurrentStreams: configuration.maximumStreamsPerConnection, lastStreamID: configuration.lastStreamID)
         do {
             connections[id] = try APNSClientConnection(
-                id: id, endpoint: configuration.endpoint, proxy: configuration.proxy, context: context,
-                http2: http2, timing: timing, loop: loop, owner: self)
+                id: id, endpoint: configuration.endpoint, proxy: configuration.proxy, dialing: dialPlan(for: id),
+                context: context, http2: http2, timing: timing, loop: loop, owner: self)
         } catch {
             run(machine.failed(.http2(error)))
             run(machine.openFailed(id))
         }
+    }
+
+    /// How connection `id` dials: the pinned addresses or the resolver's, spread by the connection's number and
+    /// ordered by their health; each attempt's end is remembered.
+    private func dialPlan(for id: ConnectionPoolStateMachine.ConnectionID) -> DialPlan {
+        DialPlan(
+            overrides: configuration.resolve, attemptDelay: configuration.connectAttemptDelay,
+            order: { [weak self] addresses in
+                guard let self else { return addresses }
+                return addressHealth.order(addresses, connection: id.value, now: loop.now())
+            },
+            report: { [weak self] address, outcome in
+                guard let self else { return }
+                addressHealth.record(outcome, for: address, now: loop.now())
+            })
     }
 
     /// Reports a request that never reached a connection, on the next loop turn (never from inside `submit`).

@@ -197,37 +197,45 @@ public protocol TLSConnectionDelegate: AnyObject {
 // MARK: - Connect
 
 extension TLSConnection {
-    /// Opens a client connection to `host:port`: resolves the name off the loop, connects over TCP (each
-    /// address in turn, within the configured connect timeout), tunnels through `proxy` with CONNECT when given,
-    /// then runs the TLS handshake verifying `host`. Returns at once; the delegate hears
-    /// `didCompleteHandshake` or `didCloseWith(error)` on a later turn. Writes made before the handshake are
-    /// sent right after it.
+    /// Opens a client connection to `host:port`: resolves the name off the loop (or takes the addresses
+    /// `dialing.overrides` pins for it), connects over TCP racing the addresses as `SocketConnector` does (Happy
+    /// Eyeballs, each address within the configured connect timeout), tunnels through `proxy` with CONNECT when
+    /// given (then the proxy's name is the one resolved or pinned), then runs the TLS handshake verifying `host`.
+    /// Returns at once; the delegate hears `didCompleteHandshake` or `didCloseWith(error)` on a later turn. Writes
+    /// made before the handshake are sent right after it.
     public static func connect(host: String, port: Int, proxy: ProxyConfiguration? = nil,
-                               context: TLSClientContext, loop: EventLoop,
+                               context: TLSClientContext, loop: EventLoop, dialing: DialPlan = DialPlan(),
                                delegate: (any TLSConnectionDelegate)?) -> TLSConnection {
         let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let connection = TLSConnection(loop: loop, context: context.context, serverName: literal, delegate: delegate)
-        connection.startConnecting(host: literal, port: port, proxy: proxy)
+        connection.startConnecting(host: literal, port: port, proxy: proxy, dialing: dialing)
         return connection
     }
 
-    private func startConnecting(host: String, port: Int, proxy: ProxyConfiguration?) {
+    private func startConnecting(host: String, port: Int, proxy: ProxyConfiguration?, dialing: DialPlan) {
         let dialHost = proxy?.host ?? host
         let dialPort = proxy?.port ?? port
-        loop.resolve(host: dialHost, port: dialPort) { result in
+        let found: (Result<[SocketAddress], TransportError>) -> Void = { result in
             guard self.state == .connecting else { return }
             switch result {
             case .failure(let error):
                 self.fail(proxy == nil ? error : TransportError(error.kind, "proxy \(proxy?.description ?? ""): \(error.detail)"))
             case .success(let addresses):
-                let connector = SocketConnector(loop: self.loop, addresses: addresses,
-                                                timeout: self.context.connectTimeout) { result in
+                let connector = SocketConnector(
+                    loop: self.loop, addresses: dialing.ordered(addresses), timeout: self.context.connectTimeout,
+                    attemptDelay: dialing.attemptDelay, report: dialing.report
+                ) { result in
                     self.stage = nil
                     self.connected(result, host: host, port: port, proxy: proxy)
                 }
                 self.stage = connector
                 connector.start()
             }
+        }
+        if let pinned = dialing.overrides.addresses(host: dialHost, port: dialPort) {
+            loop.executeNextTurn { found(.success(pinned)) }
+        } else {
+            loop.resolve(host: dialHost, port: dialPort, completion: found)
         }
     }
 

@@ -54,7 +54,7 @@ public struct TLSClientConfiguration: Sendable, Hashable {
     /// Versions, cipher suites and ALPN offered (the server must select one of the protocols, or the connection
     /// fails); its timeout also bounds the proxy CONNECT exchange.
     public var handshake: TLSHandshakeSettings
-    /// Seconds allowed for the TCP connect (per attempt over all addresses).
+    /// Seconds each address gets to accept the TCP connect (the addresses race: `SocketConnector`).
     public var connectTimeout: Double
 
     public init(
