@@ -72,8 +72,10 @@ struct ReplayChainEndToEndTests {
         #expect(outcomes["delivered"] == (try chain.run.accepted().total), "\(outcomes)")
         #expect(report.stderr.hasPrefix("3000 records"), "\(report.stderr)")
 
-        // Follow the report's next step, then report again, until nothing is left to replay.
+        // Follow the report's next step (the safe one first: without in-doubt records, which may have arrived
+        // already), then report again, until nothing is left to replay.
         var files = [chain.first, chain.second]
+        var inDoubt = 0
         for round in 1...6 {
             try JSONSerialization.data(withJSONObject: [:]).write(to: URL(fileURLWithPath: json))
             let again = try Tool.run(["report"] + files + ["--json", json], directory: chain.run.directory.path)
@@ -81,15 +83,19 @@ struct ReplayChainEndToEndTests {
             let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
             #expect(figures["records"] as? Int == 3000, "round \(round): \(figures["records"] ?? "none") records")
             let next = figures["next_steps"] as? [String: Any] ?? [:]
-            guard let command = next["replay"] as? String else { break }
+            inDoubt = (figures["outcomes"] as? [String: Int])?["in_doubt"] ?? 0
+            guard let command = (next["replay_excluding_in_doubt"] ?? next["replay"]) as? String,
+                  next["replay_excluding_in_doubt"] != nil || inDoubt == 0 else { break }
             let output = try #require(command.components(separatedBy: " --results ").last)
             let replay = try chain.shell("\(command) --max-attempts 1 \(chain.quotedReplayArguments)")
             #expect(replay.status == 0 || replay.status == 3, "round \(round): exit \(replay.status): \(replay.stderr)")
             try chain.run.expectNothingAcceptedTwice()
             files.append(chain.run.directory.file(output))
         }
+        // Every record delivered, but for in-doubt ones (a slow run, as under a sanitizer, can lose answers)
+        // that the mock never accepted.
         let accepted = try chain.run.accepted().total
-        #expect(accepted == 3000, "\(accepted) of 3000 delivered")
+        #expect(accepted <= 3000 && accepted >= 3000 - inDoubt, "\(accepted) of 3000 delivered, \(inDoubt) in doubt")
         try chain.run.expectNothingAcceptedTwice()
     }
 
