@@ -152,6 +152,8 @@ struct KeptFieldsTests {
         let first = try #require(try JSONSerialization.jsonObject(with: Data(ndjson[0].utf8)) as? [String: Any])
         #expect(first["user_id"] as? String == Self.awkward.values[0])
         #expect(first["device_id"] as? String == Self.awkward.values[1])
+        #expect(first["note"] as? String == "", "an empty kept value is written, unlike the other columns'")
+        #expect(first["environment"] == nil)
         #expect(!ndjson[2].contains("user_id"))
         #expect(try written(.text).split(separator: "\n") == [Support.token(1), Support.token(2), Support.token(3)].map { Substring($0) })
     }

@@ -162,6 +162,10 @@ struct KeptFieldsEndToEndTests {
         #expect(pruned.last?.first == Self.token(2) && pruned.last?.suffix(2) == ["dev-2", "u2"])
         let validate = try Tool.run(["validate", campaign, "--template", template, "--topic", MockProcess.topic, "--keep", "phone"])
         #expect(validate.status != 0 && validate.stderr.contains("'phone'"), "validate: \(validate.status) \(validate.stderr)")
+        for bad in ["token", "user_id,user_id", "user id"] {
+            let usage = try Tool.run(["validate", campaign, "--template", template, "--topic", MockProcess.topic, "--keep", bad])
+            #expect(usage.status == 64, "--keep \(bad): \(usage.status) \(usage.stderr)")
+        }
     }
 
     @Test("kill -9 mid-send, then --resume: another --keep is refused, the same one gives every record's line its own values")
