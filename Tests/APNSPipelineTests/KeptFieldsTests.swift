@@ -158,6 +158,24 @@ struct KeptFieldsTests {
         #expect(try written(.text).split(separator: "\n") == [Support.token(1), Support.token(2), Support.token(3)].map { Substring($0) })
     }
 
+    @Test("a stopped campaign's CSV result file, reopened, keeps its kept columns and values")
+    func stoppedCampaignKeepsColumns() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/results.csv"
+        let names = ["user_id", "device_id"]
+        var notSent = Self.record(line: 2, kept: KeptValues(names: names, values: ["u2", "d2"]))
+        notSent.outcome = .notSent
+        let delivered = Self.record(line: 1, kept: KeptValues(names: names, values: ["u1", "d1"]))
+        let bytes = try Self.written([delivered, notSent], .csv, keptNames: names)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let removed = try StoppedCampaign.reopen(resultsPath: path, inputs: ["c.ndjson"], format: .csv, keptNames: names)
+        #expect(removed == 1)
+        let read = try Self.read(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        #expect(read.map(\.kept) == [delivered.kept])
+    }
+
     @Test("the NDJSON writers escape DEL, C1 controls, the separators and the bidi controls in every string (a file path here)")
     func ndjsonEscapesEveryControl() throws {
         var out: [UInt8] = []
