@@ -110,6 +110,9 @@ if Context.environment["APNS_BULK_FUZZ"] == "1" {
         ("PayloadTemplate", ["APNSCore", "APNSPipeline"]),
         ("ResultLine", ["APNSPipeline", "PipelineTestSupport"]),
         ("ProxyResponse", ["APNSTransport"]),
+        ("MillisecondTime", ["APNSPipeline"]),
+        ("KeptValue", ["APNSCore", "APNSPipeline", "PipelineTestSupport"]),
+        ("KeptFields", ["APNSCore", "APNSPipeline"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(

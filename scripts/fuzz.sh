@@ -25,7 +25,7 @@ for argument in "$@"; do
     esac
 done
 
-TARGETS=(JSONScanner NDJSONRecord CSVRecord PayloadTemplate ResultLine ProxyResponse)
+TARGETS=(JSONScanner NDJSONRecord CSVRecord PayloadTemplate ResultLine ProxyResponse MillisecondTime KeptValue KeptFields)
 SCRATCH=.build-fuzz
 export APNS_BULK_FUZZ=1
 

@@ -40,6 +40,12 @@ struct CampaignOptions: ParsableArguments {
     @Option(name: .customLong("max-record-bytes"), help: "The longest NDJSON line or CSV record accepted.")
     var maximumRecordBytes: Int = CampaignReaderOptions.defaultMaximumRecordLength
 
+    @Option(name: .customLong("keep"), help: ArgumentHelp(
+        "Copy these NDJSON members or CSV columns (e.g. user_id,device_id) into every result line and prune row of "
+            + "their record, to join them back to your rows; a CSV header without one is refused.",
+        valueName: "field,..."))
+    var keep: String?
+
     @Option(name: .customLong("shard"), help: ArgumentHelp(
         "Handle only shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable hash of the token decides.", valueName: "K/N"))
     var shard: String?
@@ -51,16 +57,29 @@ struct CampaignOptions: ParsableArguments {
             throw ValidationError("--input-format must be ndjson or csv.")
         }
         _ = try defaultsAndShard()
+        _ = try keptFields()
+    }
+
+    /// `--keep`, checked: a bad field name is a usage error naming it.
+    func keptFields() throws -> KeptFields? {
+        guard let keep else { return nil }
+        do {
+            return try KeptFields(parsing: keep)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The reader options these flags describe. Reads the template: a template file that is missing, unreadable or
     /// invalid throws its `PipelineError` (exit status 1, like any unreadable file), not a usage error.
     func readerOptions() throws -> CampaignReaderOptions {
         let (defaults, shard) = try defaultsAndShard()
-        return CampaignReaderOptions(
+        var options = CampaignReaderOptions(
             defaults: defaults,
             template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
             shard: shard, maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
+        options.keep = try keptFields()
+        return options
     }
 
     /// The option values alone, checked (no file is read): an invalid value is a usage error naming its option.
@@ -108,6 +127,9 @@ struct CampaignOptions: ParsableArguments {
         settings["--collapse-id"] = collapseID
         settings["--shard"] = self.shard.map { _ in shard.description }
         settings["--input-format"] = inputFormat
+        // Part of the identity: a resumed run's lines must carry the same fields as the earlier run's (a CSV
+        // result file's header names them).
+        settings["--keep"] = try keptFields()?.optionValue
         if let template { settings["--template"] = try CampaignIdentity.Input.reading(template).fingerprint }
         if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
         return CampaignIdentity(command: "send", inputs: try files.map(CampaignIdentity.Input.reading), settings: settings)

@@ -75,8 +75,10 @@ struct ReplayCommand: ParsableCommand {
         let overrides = try self.overrides()
         let resultFiles = replayedFiles()
         let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
+        var readerOptions = CampaignReaderOptions(defaults: CampaignDefaults())
+        readerOptions.keep = Self.keptFields(of: resultFiles)
         try sending.runCampaign(
-            inputs: [], reading: resultFiles, reader: CampaignReaderOptions(defaults: CampaignDefaults()), output: output,
+            inputs: [], reading: resultFiles, reader: readerOptions, output: output,
             resume: resume, topic: topic, identity: { try identity(replaying: resultFiles, overrides: overrides) }
         ) { options, engine, progress, onStart in
             var options = options
@@ -94,8 +96,22 @@ struct ReplayCommand: ParsableCommand {
         settings["--push-type"] = overrides.pushType?.rawValue
         if excludeInDoubt { settings["--exclude-in-doubt"] = "" }
         if sending.delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
+        settings["--keep"] = Self.keptFields(of: resultFiles)?.optionValue
         return CampaignIdentity(
             command: "replay", inputs: try resultFiles.map(CampaignIdentity.Input.reading), settings: settings)
+    }
+
+    /// The fields the replayed campaigns kept (`--keep` in their campaign records, in order, each once): a
+    /// replay's lines carry the values its records' lines had, and a CSV result file has a column for each.
+    static func keptFields(of resultFiles: [String]) -> KeptFields? {
+        var names: [String] = []
+        for path in resultFiles {
+            guard let manifest = try? CampaignManifest.read(forResults: path), let keep = manifest.identity.settings["--keep"]
+            else { continue }
+            for name in keep.split(separator: ",").map(String.init) where !names.contains(name) { names.append(name) }
+        }
+        let fields = KeptFields(checkedNames: names)
+        return fields.names.isEmpty ? nil : fields
     }
 
     /// The result files to replay: those named, less the replay's own result file (by name or as the same file),

@@ -1,12 +1,29 @@
+import APNSCore
+import Foundation
 import Testing
 @testable import APNSPipeline
 
 /// The byte-table escaping of result-line strings against a plain reference written from RFC 8259 §7.
 @Suite struct JSONTextEscapingTests {
     /// The reference: `"` and `\` get a backslash, the six short escapes, every other control byte `\u00XX`.
+    /// Then, as the writer makes every file line printable, each character `PrintableText` escapes (DEL, C1, the
+    /// separators and the bidi controls) as `\uXXXX`.
     static func reference(_ text: String) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in text.utf8 {
+        for scalar in text.unicodeScalars {
+            guard scalar.value < 0x80 else {
+                if PrintableText.needsEscaping(scalar) {
+                    out += Array(String(format: "\\u%04x", scalar.value).utf8)
+                } else {
+                    out += Array(String(Character(scalar)).utf8)
+                }
+                continue
+            }
+            let byte = UInt8(scalar.value)
+            if byte == 0x7F {
+                out += Array(#"\u007f"#.utf8)
+                continue
+            }
             switch byte {
             case 0x22: out += Array(#"\""#.utf8)
             case 0x5C: out += Array(#"\\"#.utf8)
@@ -45,7 +62,7 @@ import Testing
     /// the eight-byte words), among non-ASCII text that must pass through untouched.
     @Test func escapesFoundAtEveryPlace() {
         let fillers: [String] = ["a", "é", "€"]
-        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}"] + [""] {
+        for special in ["\"", "\\", "\n", "\u{01}", "\u{1F}", "\u{7F}", "\u{85}", "\u{202E}", "\u{2069}"] + [""] {
             for filler in fillers {
                 for length in 0..<25 {
                     for place in 0...length {

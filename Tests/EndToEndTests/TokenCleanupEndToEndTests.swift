@@ -44,25 +44,32 @@ struct TokenCleanupEndToEndTests {
     }
 
     /// Sends the campaign to a mock whose registry says `registry`, and writes the prune CSV; returns its path.
+    /// With `keep`, each record has a `device_id` and the send keeps it: the prune CSV has a `device_id` column after
+    /// `results`, which the sample SQL loads (PostgreSQL, `-v kept_columns=`) or leaves out (SQLite).
     static func sendAndPrune(
-        in directory: TemporaryDirectory, registry: String, results resultsPath: String? = nil, expectStatus: (Int32) -> Bool
+        in directory: TemporaryDirectory, registry: String, keep: Bool = false, results resultsPath: String? = nil,
+        expectStatus: (Int32) -> Bool
     ) throws -> String {
         let registryFile = directory.file("registry.txt")
         try registry.write(toFile: registryFile, atomically: true, encoding: .utf8)
         let campaign = directory.file("campaign.ndjson")
         let tokens = [live, dead, reRegistered, "<" + spaced(deadMixedCase.uppercased()) + ">", bad, reRegisteredSame]
-        let lines = tokens.map { #"{"token":"\#($0)","payload":{"aps":{"alert":"hello"}}}"# }
+        let lines = tokens.enumerated().map { index, token in
+            #"{"token":"\#(token)","payload":{"aps":{"alert":"hello"}},"device_id":"dev-\#(index + 1)"}"#
+        }
         try (lines.joined(separator: "\n") + "\n").write(toFile: campaign, atomically: true, encoding: .utf8)
         let log = directory.file("accepted.ndjson")
         let mock = try MockProcess(["--log-accepted", log, "--registry", registryFile, "--no-suffix-rules"])
         let results = resultsPath ?? directory.file("results.ndjson")
-        let sent = try Tool.run(["send", campaign, "--results", results] + mock.clientArguments)
+        let sent = try Tool.run(["send", campaign, "--results", results] + (keep ? ["--keep", "device_id"] : []) + mock.clientArguments)
         #expect(expectStatus(sent.status), "exit \(sent.status): \(sent.stderr)")
         _ = try mock.stop()
         #expect(try AuditedCampaign.accepted(inLog: log).perToken.values.allSatisfy { $0 == 1 })
         let csv = directory.file("prune.csv")
         let pruned = try Tool.run(["prune", results, "--format", "csv", "--output", csv])
         #expect(pruned.status == 0, "exit \(pruned.status): \(pruned.stderr)")
+        let header = try String(contentsOfFile: csv, encoding: .utf8).prefix { $0 != "\n" }
+        #expect(header.hasSuffix(",results,device_id") == keep, "\(header)")
         return csv
     }
 
@@ -78,7 +85,7 @@ struct TokenCleanupEndToEndTests {
     @Test("PostgreSQL: send, prune, cleanup-postgresql.sql: exactly the dead rows of this app and environment are deleted; soft delete marks the same rows")
     func postgres() throws {
         let directory = try TemporaryDirectory()
-        let csv = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry) { $0 != 4 && $0 != 1 }
+        let csv = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, keep: true) { $0 != 4 && $0 != 1 }
         let server = try PostgresServer(in: directory)
         defer { server.stop() }
         for soft in [false, true] {
@@ -91,7 +98,7 @@ struct TokenCleanupEndToEndTests {
                     "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
                         + "to_timestamp(\(row.registered) / 1000.0), NULL);"
                 }.joined(separator: "\n"), database: database)
-            let run = try server.psql(["-v", "ON_ERROR_STOP=1"] + (soft ? ["-v", "soft_delete=on"] : [])
+            let run = try server.psql(["-v", "ON_ERROR_STOP=1", "-v", "kept_columns=device_id text"] + (soft ? ["-v", "soft_delete=on"] : [])
                 + ["-f", Tool.path("samples/cron/cleanup-postgresql.sql")], database: database, stdin: csv)
             #expect(run.status == 0, "\(run.stderr)")
             let query = soft ? "SELECT id FROM device_tokens WHERE deleted_at IS NULL ORDER BY id" : "SELECT id FROM device_tokens ORDER BY id"
@@ -103,7 +110,7 @@ struct TokenCleanupEndToEndTests {
     @Test("SQLite: send, prune, cleanup-sqlite.sql: exactly the dead rows of this app and environment are deleted; soft delete marks the same rows")
     func sqlite() throws {
         let directory = try TemporaryDirectory()
-        let csv = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry) { $0 != 4 && $0 != 1 }
+        let csv = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, keep: true) { $0 != 4 && $0 != 1 }
         for soft in [false, true] {
             let database = try Self.seedSQLite(in: directory, name: soft ? "soft.db" : "hard.db", environment: "127.0.0.1")
             let settings = soft ? "-cmd 'create temp table cleanup_settings as select 1 as soft_delete' " : ""

@@ -3,6 +3,10 @@
 --
 --   psql "$DATABASE_URL" -v ON_ERROR_STOP=1 [-v soft_delete=on] -f cleanup-postgresql.sql < prune.csv
 --
+-- A prune list of a campaign sent with `--keep user_id,device_id` has those columns after `results`: name them,
+-- in the CSV's order, with -v kept_columns='user_id text, device_id text' (they are loaded into prune_rows too, for
+-- a join of your own by them; the delete below matches by token, topic and environment alone).
+--
 -- The token table it expects (rename to yours; registered_at is when your app last registered the token):
 --
 --   CREATE TABLE device_tokens (token text, topic text, environment text, registered_at timestamptz,
@@ -26,12 +30,17 @@
 \else
 \set soft_delete off
 \endif
+\if :{?kept_columns}
+\set kept_column_list ', ' :kept_columns
+\else
+\set kept_column_list ''
+\endif
 BEGIN;
 CREATE TEMP TABLE prune_rows (
     token text, reason text, timestamp_ms text, topic text, environment text, timestamp_iso text, campaign text,
-    results text
+    results text :kept_column_list
 ) ON COMMIT DROP;
-\copy prune_rows (token, reason, timestamp_ms, topic, environment, timestamp_iso, campaign, results) from pstdin with (format csv, header true)
+\copy prune_rows from pstdin with (format csv, header true)
 CREATE TEMP TABLE dead_rows ON COMMIT DROP AS
 SELECT d.ctid AS row_id
 FROM device_tokens d

@@ -16,6 +16,8 @@
 -- milliseconds (a row registered at or after it, or with no registration time, stays); BadDeviceToken and
 -- DeviceTokenNotForTopic, whose timestamp is empty on purpose, delete the row whatever its registration time; an
 -- empty timestamp with any other reason deletes nothing. One transaction: a CSV that does not load deletes nothing.
+-- The columns a campaign sent with `--keep` adds after `results` are not loaded (sqlite3 says "extras ignored" on
+-- standard error, once a row).
 CREATE TEMP TABLE IF NOT EXISTS cleanup_settings AS SELECT 0 AS soft_delete;
 BEGIN;
 CREATE TEMP TABLE prune_rows (

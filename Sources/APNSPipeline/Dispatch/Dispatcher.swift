@@ -33,6 +33,9 @@ public final class Dispatcher: PushTransportDelegate {
     /// Events not handled yet, oldest first. The one being handled stays in the queue until its action has run,
     /// so the queue is empty exactly when no event is being handled and none waits for its loop turn.
     private var events: [DispatcherEvent] = []
+    /// The `--keep` values of records submitted and not finished yet, by `RecordKey.packed`, put into their final
+    /// line (a pending send carries none: it stays within 128 bytes). Empty when the run keeps no fields.
+    private var keptBySend: [UInt64: KeptValues] = [:]
 
     public var configuration: DispatcherConfiguration { machine.configuration }
     /// What the run has done so far.
@@ -230,7 +233,12 @@ extension Dispatcher {
     /// Writes a record's final line, counted first.
     private func writeFinalResult(_ result: ResultRecord) throws {
         machine.countFinalResult(result)
-        try sink.write(result)
+        guard !keptBySend.isEmpty, result.kept == nil, let kept = keptBySend.removeValue(forKey: result.key.packed) else {
+            return try sink.write(result)
+        }
+        var withKept = result
+        withKept.kept = kept
+        try sink.write(withKept)
     }
 
     /// The files themselves failed: the machine ends the run.
@@ -291,6 +299,7 @@ extension Dispatcher {
             earlier = answeredBefore?(notification)
         }
         let resume = resumeStatus(record.key)
+        let kept = record.kept
         let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
         // The record moves into the decision (its last use here), and its notification on into the pending send;
         // consumed, so the pending send moves on into the in-flight table without a copy.
@@ -300,10 +309,12 @@ extension Dispatcher {
         switch consume effect {
         case .skip:
             return false
-        case .writeFinalResult(let result):
+        case .writeFinalResult(var result):
+            result.kept = kept
             try writeFinalResult(result)
             return false
         case .submit(let send):
+            if let kept { keptBySend[send.key.packed] = kept }
             guard canSubmit else {
                 machine.park(send)
                 return false

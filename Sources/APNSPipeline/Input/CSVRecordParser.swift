@@ -32,9 +32,12 @@ public struct CSVRecordParser {
     /// Whether valid records carry their payload's bytes; false leaves them empty (see
     /// `CampaignReaderOptions.keepsPayloads`). Every payload is checked either way.
     public var keepsPayloads = true
+    /// The `--keep` fields and the column of each; nil keeps none.
+    private let keep: (fields: KeptFields, columns: [Int])?
 
     public init(
-        header: [String], defaults: CampaignDefaults, template: PayloadTemplate?, tokenColumn: String = "token"
+        header: [String], defaults: CampaignDefaults, template: PayloadTemplate?, tokenColumn: String = "token",
+        keep: KeptFields? = nil
     ) throws(PipelineError) {
         let names = header.map { String(Substring($0).trimmingSpaces()) }
         columns = names
@@ -64,6 +67,7 @@ public struct CSVRecordParser {
             }
             variableColumns.append(index)
         }
+        self.keep = try keep.map { fields throws(PipelineError) in (fields, try fields.columns(inHeader: names)) }
         self.template = template
         self.variableColumns = variableColumns
         templateValues = [PayloadTemplate.Value](repeating: .missing, count: variableColumns.count)
@@ -74,12 +78,13 @@ public struct CSVRecordParser {
     public mutating func parse(_ reader: CSVReader, record: CSVReader.Record, fileIndex: Int) -> CampaignRecord {
         let key = RecordKey(fileIndex: fileIndex, line: record.line)
         var raw = RawHeaderFields(bytes: reader.fieldBytes)
+        let kept = keep.map { $0.fields.values(ofCSV: reader, record: record, columns: $0.columns) }
         do {
             let notification = try parse(reader, record: record, raw: &raw)
-            return CampaignRecord(key: key, content: .notification(notification))
+            return CampaignRecord(key: key, content: .notification(notification), kept: kept)
         } catch {
             let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
-            return CampaignRecord(key: key, content: content)
+            return CampaignRecord(key: key, content: content, kept: kept)
         }
     }
 

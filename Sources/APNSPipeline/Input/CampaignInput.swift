@@ -46,6 +46,8 @@ public struct CampaignReaderOptions: Sendable {
     /// Whether valid records carry their payload's bytes. `validate` checks every payload exactly as `send` does
     /// but sends nothing, so it sets this to false: its records then hold an empty payload and skip a copy each.
     public var keepsPayloads = true
+    /// The record fields each result line carries (`--keep`); nil keeps none.
+    public var keep: KeptFields?
 
     public init(
         defaults: CampaignDefaults,

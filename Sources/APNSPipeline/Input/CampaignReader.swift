@@ -332,6 +332,7 @@ public final class CampaignReader: RecordReader {
             let lines = LineReader(source: source, maximumLineLength: options.maximumRecordLength)
             var parser = NDJSONRecordParser(defaults: options.defaults, template: options.template)
             parser.keepsPayloads = options.keepsPayloads
+            parser.keep = options.keep
             return .ndjson(OpenNDJSONFile(index: index, reader: lines, parser: parser))
         case .csv:
             let reader = CSVReader(source: source, maximumRecordLength: options.maximumRecordLength)
@@ -344,8 +345,8 @@ public final class CampaignReader: RecordReader {
             let names = (0..<header.fieldCount).map { reader.fieldText($0) }
             do {
                 var parser = try CSVRecordParser(
-                    header: names, defaults: options.defaults, template: options.template, tokenColumn: options.tokenColumn
-                )
+                    header: names, defaults: options.defaults, template: options.template, tokenColumn: options.tokenColumn,
+                    keep: options.keep)
                 parser.keepsPayloads = options.keepsPayloads
                 return .csv(OpenCSVFile(index: index, reader: reader, parser: parser))
             } catch {

@@ -16,10 +16,14 @@ public struct CampaignRecord: Sendable {
 
     public var key: RecordKey
     public var content: Content
+    /// The values of the run's `--keep` fields (`KeptFields`), copied into the record's result line; nil when
+    /// the run keeps none.
+    public var kept: KeptValues?
 
-    public init(key: RecordKey, content: Content) {
+    public init(key: RecordKey, content: Content, kept: KeptValues? = nil) {
         self.key = key
         self.content = content
+        self.kept = kept
     }
 
     /// The notification, for valid records.

@@ -39,8 +39,12 @@ enum JSONText {
     }
 
     /// Appends `text` escaped for the inside of a JSON string, without the quotes (a caller whose literal ends in
-    /// the opening quote saves an append). One pass over its UTF-8 bytes, eight at a time, finds whether anything
-    /// needs escaping; the common case (nothing) is then one copy of the bytes it checked in place.
+    /// the opening quote saves an append): what a result line or a prune row holds. Besides `"`, `\` and the C0
+    /// controls it escapes, as `\uXXXX`, every character `PrintableText` escapes (DEL, the C1 controls, the line
+    /// separators and the bidirectional controls), so a result file read with `cat` or `less` never shows one raw
+    /// and a JSON reader still gets the same text back. One pass over its UTF-8 bytes, eight at a time, finds
+    /// whether anything may need escaping (plain printable ASCII needs none); the common case (nothing) is then
+    /// one copy of the bytes it checked in place.
     static func appendStringContents(_ text: String, to out: inout [UInt8]) {
         let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard !needsEscaping(bytes.span.bytes) else { return false }
@@ -48,33 +52,55 @@ enum JSONText {
             return true
         }
         guard copied != true else { return }
-        for byte in text.utf8 {
-            if escapes[Int(byte)] == 0 { out.append(byte) } else { appendEscape(byte, to: &out) }
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80, escapes[Int(value)] != 0 {
+                appendEscape(UInt8(value), to: &out)
+            } else if PrintableText.needsEscaping(scalar) {
+                appendUnicodeEscape(value, to: &out)  // DEL, C1, the separators and bidi controls: all in the BMP
+            } else if value < 0x80 {
+                out.append(UInt8(value))
+            } else {
+                out.append(contentsOf: String(Character(scalar)).utf8)
+            }
         }
     }
 
-    /// Whether any byte of `bytes` is `"`, `\` or a control character (below 0x20): the bytes `escapes` maps to a
-    /// letter. Eight bytes at a time with the scanner's `JSONScanner.escapedByteMask`; a string of eight bytes or
-    /// more ends with the word of its last eight.
+    /// Whether any byte of `bytes` is `"`, `\`, a control character (below 0x20), DEL, or part of a non-ASCII
+    /// character (which may be one `PrintableText` escapes). Eight bytes at a time with the scanner's
+    /// `JSONScanner.escapedByteMask`; a string of eight bytes or more ends with the word of its last eight.
     static func needsEscaping(_ bytes: RawSpan) -> Bool {
         var index = 0  // each loop keeps its loads inside `bytes` (and each load checks it)
         while index &+ 8 <= bytes.byteCount {
             let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self))
-            if JSONScanner.escapedByteMask(word) != 0 { return true }
+            if JSONScanner.escapedByteMask(word) | delOrAboveMask(word) != 0 { return true }
             index &+= 8
         }
         if index < bytes.byteCount, bytes.byteCount >= 8 {
             // The last few bytes as the tail of one more word, which overlaps bytes already found clean.
             let last = bytes.byteCount &- 8
             let word = UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: last, as: UInt64.self))
-            return JSONScanner.escapedByteMask(word) != 0
+            return JSONScanner.escapedByteMask(word) | delOrAboveMask(word) != 0
         }
         while index < bytes.byteCount {
             let byte = bytes.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
             index &+= 1
         }
         return false
+    }
+
+    /// Nonzero when a byte of `word` is 0x7F or above: bit 7 of the byte or of the byte plus one. A carry out of a
+    /// byte comes only from 0xFF, which its own bit 7 already finds.
+    @inline(__always)
+    static func delOrAboveMask(_ word: UInt64) -> UInt64 {
+        (word | (word &+ 0x0101_0101_0101_0101)) & 0x8080_8080_8080_8080
+    }
+
+    private static func appendUnicodeEscape(_ value: UInt32, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\\"))
+        out.append(UInt8(ascii: "u"))
+        for shift: UInt32 in [12, 8, 4, 0] { out.append(hexDigits[Int((value >> shift) & 0xF)]) }
     }
 
     /// For each byte, the letter after the backslash that escapes it in a JSON string (`u` for `\u00XX`), or 0

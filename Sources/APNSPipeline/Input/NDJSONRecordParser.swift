@@ -21,6 +21,8 @@ public struct NDJSONRecordParser {
     /// Whether valid records carry their payload's bytes; false leaves them empty (see
     /// `CampaignReaderOptions.keepsPayloads`). Every payload is checked either way.
     public var keepsPayloads = true
+    /// The fields whose values each record carries to its result line (`--keep`); nil keeps none.
+    public var keep: KeptFields?
 
     public init(defaults: CampaignDefaults, template: PayloadTemplate? = nil) {
         self.template = template
@@ -30,6 +32,14 @@ public struct NDJSONRecordParser {
 
     /// Parses the line `bytes[range]` (without its line terminator).
     public mutating func parse(_ bytes: [UInt8], range: Range<Int>, key: RecordKey) -> CampaignRecord {
+        guard let keep else { return parseRecord(bytes, range: range, key: key) }
+        var record = parseRecord(bytes, range: range, key: key)
+        record.kept = keep.values(ofJSONLine: bytes, range: range)
+        return record
+    }
+
+    @inline(__always)
+    private mutating func parseRecord(_ bytes: [UInt8], range: Range<Int>, key: RecordKey) -> CampaignRecord {
         let scanner = JSONScanner(bytes)
         var raw = RawHeaderFields(bytes: bytes)
         do {

@@ -100,12 +100,12 @@ public final class ReplayReader: RecordReader {
                 do {
                     let notification = overrides.applied(to: try record.replayNotification())
                     try notification.validate()
-                    return CampaignRecord(key: record.key, content: .notification(notification))
+                    return CampaignRecord(key: record.key, content: .notification(notification), kept: record.kept)
                 } catch {
                     let located = InputError(error.code, "\(reader.name):\(reader.lineNumber): \(error.detail)")
                     return CampaignRecord(
-                        key: record.key, content: .invalid(located, tokenText: record.token, topicText: record.topic)
-                    )
+                        key: record.key, content: .invalid(located, tokenText: record.token, topicText: record.topic),
+                        kept: record.kept)
                 }
             case .failure(let damaged):
                 if let record = damaged.record, !isReplayed(record) || !chain.stands(record.key, file: nextPath - 1) {
@@ -116,7 +116,7 @@ public final class ReplayReader: RecordReader {
                     ?? RecordKey(fileIndex: inputFiles.index(of: reader.name) ?? 0, line: damaged.lineNumber)
                 return CampaignRecord(key: key, content: .invalid(
                     damaged.error, tokenText: damaged.record?.token, topicText: damaged.record?.topic
-                ))
+                ), kept: damaged.record?.kept)
             }
         }
     }

@@ -36,11 +36,14 @@ public struct PruneList: Sendable {
         public var campaign: String
         /// The result file the line was read from.
         public var results: String
+        /// The record's `--keep` values, from its result line; nil when its run kept none.
+        public var kept: KeptValues?
 
         public init(
             token: String, reason: String, timestamp: Int64?, topic: String = "", environment: String = "",
-            campaign: String = "", results: String = ""
+            campaign: String = "", results: String = "", kept: KeptValues? = nil
         ) {
+            self.kept = kept
             self.token = token
             self.reason = reason
             self.timestamp = timestamp
@@ -92,6 +95,7 @@ public struct PruneList: Sendable {
         entry.reason = record.reason ?? ""
         entry.timestamp = record.timestamp
         entry.topic = record.topic ?? ""
+        entry.kept = record.kept
         let key = entry.token + " " + entry.topic + " " + entry.environment
         guard let position = positionByKey[key] else {
             positionByKey[key] = entries.count
@@ -145,11 +149,24 @@ public struct PruneList: Sendable {
         return entries.filter { entry in entry.timestamp.map { $0 > cutoff } ?? true }
     }
 
-    /// Writes entries in a format.
+    /// The kept fields of the entries, each once, in the order first seen: the CSV's columns after `csvHeader`'s.
+    public static func keptNames(of entries: [Entry]) -> [String] {
+        var names: [String] = []
+        var seen: Set<String> = []
+        for entry in entries {
+            for name in entry.kept?.names ?? [] where seen.insert(name).inserted { names.append(name) }
+        }
+        return names
+    }
+
+    /// Writes entries in a format. CSV and NDJSON rows carry the kept fields after the other columns (in CSV a
+    /// column for each kept field of any entry, empty where an entry has none; in NDJSON a member for each of the
+    /// entry's own, named as the field); the text format stays one token a line.
     public static func write(_ entries: [Entry], format: OutputFormat, to sink: any ByteSink) throws(PipelineError) {
         var out: [UInt8] = []
         out.reserveCapacity(64 * 1024)
-        if format == .csv { out.append(contentsOf: (csvHeader + "\n").utf8) }
+        let keptNames = format == .csv ? keptNames(of: entries) : []
+        if format == .csv { out.append(contentsOf: (([csvHeader] + keptNames).joined(separator: ",") + "\n").utf8) }
         for entry in entries {
             let iso = entry.timestamp.map(MillisecondTime.iso8601) ?? ""
             let fields: [(String, String)] = [
@@ -169,6 +186,10 @@ public struct PruneList: Sendable {
                     out.append(UInt8(ascii: ","))
                     CSVText.appendUserCell(value, to: &out)
                 }
+                for name in keptNames {
+                    out.append(UInt8(ascii: ","))
+                    CSVText.appendUserCell(entry.kept?.value(named: name) ?? "", to: &out)
+                }
             case .ndjson:
                 out.append(contentsOf: #"{"token":"#.utf8)
                 JSONText.appendString(entry.token, to: &out)
@@ -181,6 +202,14 @@ public struct PruneList: Sendable {
                 for (name, value) in fields where !value.isEmpty {
                     out.append(contentsOf: ",\"\(name)\":".utf8)
                     JSONText.appendString(value, to: &out)
+                }
+                if let kept = entry.kept {
+                    for (name, value) in zip(kept.names, kept.values) {
+                        out.append(UInt8(ascii: ","))
+                        JSONText.appendString(name, to: &out)
+                        out.append(UInt8(ascii: ":"))
+                        JSONText.appendString(value, to: &out)
+                    }
                 }
                 out.append(UInt8(ascii: "}"))
             }

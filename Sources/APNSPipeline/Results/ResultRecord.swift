@@ -34,6 +34,9 @@ public struct ResultRecord: Sendable, Hashable {
     public var collapseID: String?
     /// The payload bytes exactly as sent.
     public var payload: [UInt8]?
+    /// The record's `--keep` values (`KeptFields`): in NDJSON the line's last member, `kept`, an object of
+    /// strings; in CSV the columns after `payload`, one per kept field. Nil when the run keeps none.
+    public var kept: KeptValues? = nil
 
     /// The field names, in the order they are written (the CSV header).
     public static let fieldNames = [
@@ -117,9 +120,13 @@ extension ResultRecord {
         }
         guard object.kind == .object else { throw ResultLineProblem("not a JSON object", .recordNotObject) }
         var fields = ResultFieldValues()
+        var keptMember: JSONScanner.Value?
         scanner.forEachMember(of: object) { key, value in
             guard value.kind != .null else { return }
-            guard let field = ResultFieldValues.index(ofKey: key, in: scanner) else { return }  // unknown: ignored
+            guard let field = ResultFieldValues.index(ofKey: key, in: scanner) else {
+                if value.kind == .object, scanner.decodeString(key) == "kept" { keptMember = value }
+                return  // other unknown members: ignored
+            }
             switch value.kind {
             case .string where value.hasEscapes:
                 // An escaped lone surrogate names no character: the field is damaged, not silently U+FFFD.
@@ -137,6 +144,7 @@ extension ResultRecord {
             }
         }
         try self.init(fields, inputFiles: &inputFiles)
+        if let keptMember { kept = KeptValues.read(member: keptMember, in: scanner) }
     }
 
     /// Builds a record from field values read from NDJSON or CSV. A problem found after the line's file, line and
@@ -283,9 +291,18 @@ struct ResultFieldValues {
 struct ResultCSVColumns {
     /// The known field each column holds (by `ResultRecord.fieldNames` position), nil for unknown columns.
     private let fieldByColumn: [Int?]
+    /// The columns that are not known fields and can be kept fields' names (`KeptFields.problem(with:)`): a
+    /// `--keep` run's kept values, after `payload`.
+    private let keptColumns: [(name: String, column: Int)]
 
     init(header: [String]) throws(ResultLineProblem) {
         fieldByColumn = header.map { ResultFieldValues.index(of: $0.trimmingCharactersInSpaces()) }
+        var kept: [(name: String, column: Int)] = []
+        for (column, cell) in header.enumerated() where fieldByColumn[column] == nil {
+            let name = cell.trimmingCharactersInSpaces()
+            if KeptFields.problem(with: name) == nil, !kept.contains(where: { $0.name == name }) { kept.append((name, column)) }
+        }
+        keptColumns = kept
         for required in ["file", "line", "outcome"] where !fieldByColumn.contains(ResultFieldValues.index(of: required)) {
             throw ResultLineProblem("the CSV header has no '\(required)' column")
         }
@@ -307,7 +324,13 @@ struct ResultCSVColumns {
             fields.values[field] = UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
                 ? .text(cell) : .invalid("is not valid UTF-8", .recordInvalidUTF8)
         }
-        return try ResultRecord(fields, inputFiles: &inputFiles)
+        var record = try ResultRecord(fields, inputFiles: &inputFiles)
+        if !keptColumns.isEmpty {
+            record.kept = KeptValues(
+                names: keptColumns.map(\.name),
+                values: keptColumns.map { String(decoding: csv.fieldBytes[csv.field($0.column)], as: UTF8.self) })
+        }
+        return record
     }
 }
 
@@ -346,7 +369,7 @@ extension ResultRecord {
     func appendNDJSON(opening: [UInt8], deliveryMiddle: inout DeliveryLineMiddle, to out: inout [UInt8]) {
         out.append(contentsOf: opening)
         DecimalText.append(key.line, to: &out)
-        if let token, let topic, isPlainDelivery {
+        if let token, let topic, isPlainDelivery, kept == nil {
             // The commonest line: the same bytes as below, each string's closing quote in the literal after it.
             Self.append(#","token":""#, to: &out)
             JSONText.appendStringContents(token, to: &out)
@@ -375,7 +398,7 @@ extension ResultRecord {
         if let detail { Self.appendMember(#","detail":""#, detail, to: &out) }
         if let apnsID { Self.appendMember(#","apns_id":""#, apnsID, to: &out) }
         if let timestamp { Self.appendMember(#","timestamp":"#, timestamp, to: &out) }
-        if attempts == 1, pushType == nil, priority == nil, expiration == nil, collapseID == nil, payload == nil {
+        if attempts == 1, pushType == nil, priority == nil, expiration == nil, collapseID == nil, payload == nil, kept == nil {
             Self.append(",\"attempts\":1}\n", to: &out)
             return
         }
@@ -388,17 +411,19 @@ extension ResultRecord {
             Self.append(#","payload":"#, to: &out)
             Self.appendPayload(payload, to: &out)
         }
+        kept?.appendNDJSONMember(to: &out)
         Self.append("}\n", to: &out)
     }
 
-    /// Appends the CSV header row.
-    static func appendCSVHeader(to out: inout [UInt8]) {
-        out.append(contentsOf: fieldNames.joined(separator: ",").utf8)
+    /// Appends the CSV header row: `fieldNames`, then the kept fields' names.
+    static func appendCSVHeader(keptNames: [String] = [], to out: inout [UInt8]) {
+        out.append(contentsOf: (fieldNames + keptNames).joined(separator: ",").utf8)
         out.append(UInt8(ascii: "\n"))
     }
 
-    /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order; `file` as for NDJSON.
-    func appendCSV(file: String, to out: inout [UInt8]) {
+    /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order, then its value of each of
+    /// `keptNames` (empty when it has none), each a user cell (`CSVText.appendUserCell`); `file` as for NDJSON.
+    func appendCSV(file: String, keptNames: [String] = [], to out: inout [UInt8]) {
         CSVText.appendCell(file, to: &out)
         out.append(UInt8(ascii: ","))
         DecimalText.append(key.line, to: &out)
@@ -430,6 +455,10 @@ extension ResultRecord {
         CSVText.appendCell(collapseID, to: &out)
         out.append(UInt8(ascii: ","))
         if let payload { CSVText.appendQuotedCell(payload, to: &out) }
+        for name in keptNames {
+            out.append(UInt8(ascii: ","))
+            CSVText.appendUserCell(kept?.value(named: name) ?? "", to: &out)
+        }
         out.append(UInt8(ascii: "\n"))
     }
 

@@ -26,6 +26,8 @@ public final class ResultWriter {
     public private(set) var recordsWritten = 0
     /// Bytes of a torn last line that opening in `.append` mode cut off.
     public let droppedTornBytes: Int
+    /// The kept fields a CSV file has columns for, after `payload` (NDJSON lines carry each record's own).
+    public let keptNames: [String]
 
     private let output: BufferedOutput
     /// The NDJSON lines' shared start for the file of the last record written, and that file's index.
@@ -35,18 +37,23 @@ public final class ResultWriter {
     private var deliveryMiddle = DeliveryLineMiddle()
 
     /// Writes to any sink; `writeHeader` starts a CSV file with its header row.
-    public init(sink: any ByteSink, format: ResultFormat, inputFiles: InputFileList, writeHeader: Bool = true) {
+    public init(
+        sink: any ByteSink, format: ResultFormat, inputFiles: InputFileList, writeHeader: Bool = true,
+        keptNames: [String] = []
+    ) {
         output = BufferedOutput(sink: sink, file: nil, reservingCapacity: Self.initialCapacity)
         self.format = format
         self.inputFiles = inputFiles
         self.droppedTornBytes = 0
-        if format == .csv, writeHeader { ResultRecord.appendCSVHeader(to: &output.bytes) }
+        self.keptNames = keptNames
+        if format == .csv, writeHeader { ResultRecord.appendCSVHeader(keptNames: keptNames, to: &output.bytes) }
     }
 
     /// Opens a result file: `.create` empties it; `.append` continues it (`send --resume`), first cutting off a
     /// torn last line so that new lines never join it. `-` is standard output.
     public init(
-        path: String, format: ResultFormat, mode: AppendOnlyFile.Mode, inputFiles: InputFileList
+        path: String, format: ResultFormat, mode: AppendOnlyFile.Mode, inputFiles: InputFileList,
+        keptNames: [String] = []
     ) throws(PipelineError) {
         let opened = try AppendOnlyFile.open(path, mode: mode)
         output = BufferedOutput(
@@ -54,7 +61,8 @@ public final class ResultWriter {
         self.format = format
         self.inputFiles = inputFiles
         self.droppedTornBytes = opened.droppedTornBytes
-        if format == .csv, opened.isEmpty { ResultRecord.appendCSVHeader(to: &output.bytes) }
+        self.keptNames = keptNames
+        if format == .csv, opened.isEmpty { ResultRecord.appendCSVHeader(keptNames: keptNames, to: &output.bytes) }
     }
 
     /// Adds one record's line to the buffer.
@@ -67,7 +75,7 @@ public final class ResultWriter {
             }
             record.appendNDJSON(opening: opening, deliveryMiddle: &deliveryMiddle, to: &output.bytes)
         case .csv:
-            record.appendCSV(file: inputFiles.path(at: record.key.fileIndex), to: &output.bytes)
+            record.appendCSV(file: inputFiles.path(at: record.key.fileIndex), keptNames: keptNames, to: &output.bytes)
         }
         recordsWritten += 1
         if output.bytes.count >= Self.autoFlushBytes { try flush() }

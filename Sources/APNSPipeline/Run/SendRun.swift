@@ -120,7 +120,9 @@ public enum SendRun {
         var reopened = 0
         if case .continueStopped = start {
             // Before the resume state is read: the records APNs did not accept lose their lines, to be sent again.
-            reopened = try StoppedCampaign.reopen(resultsPath: options.resultsPath, inputs: paths, format: options.resultsFormat)
+            reopened = try StoppedCampaign.reopen(
+                resultsPath: options.resultsPath, inputs: paths, format: options.resultsFormat,
+                keptNames: options.reader.keep?.names ?? [])
         }
         var resume = ResumeState()
         var torn = 0
@@ -157,7 +159,9 @@ public enum SendRun {
         }
         onStart(start, resume.finishedCount)
         let mode: AppendOnlyFile.Mode = start.continues ? .append : .create
-        let writer = try ResultWriter(path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths))
+        let writer = try ResultWriter(
+            path: options.resultsPath, format: options.resultsFormat, mode: mode, inputFiles: InputFileList(paths),
+            keptNames: options.reader.keep?.names ?? [])
         let journal = options.resultsPath == "-" ? .keepingNothing() : try SendJournal(path: journalPath, mode: mode)
         let sink = ResultFileSink(writer: writer, journal: journal)
         if options.durable {

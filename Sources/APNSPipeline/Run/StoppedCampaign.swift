@@ -25,9 +25,9 @@ public enum StoppedCampaign {
     }
 
     /// Rewrites the result file at `resultsPath` (of `format`, its lines naming `inputs`) without the lines whose
-    /// records are sent again; returns how many were taken out.
+    /// records are sent again; returns how many were taken out. A CSV file keeps its `keptNames` columns.
     public static func reopen(
-        resultsPath: String, inputs: [String], format: ResultFormat
+        resultsPath: String, inputs: [String], format: ResultFormat, keptNames: [String] = []
     ) throws(PipelineError) -> Int {
         let reader = try ResultReader(path: resultsPath, inputFiles: InputFileList(inputs))
         let temporary = "\(resultsPath).continue-tmp"
@@ -35,7 +35,8 @@ public enum StoppedCampaign {
         var removed = 0
         do throws(PipelineError) {
             let writer = try ResultWriter(
-                path: temporary, format: reader.format ?? format, mode: .create, inputFiles: InputFileList(inputs))
+                path: temporary, format: reader.format ?? format, mode: .create, inputFiles: InputFileList(inputs),
+                keptNames: keptNames)
             while let record = try reader.next() {
                 guard record.key.fileIndex < inputs.count else {
                     throw PipelineError(.campaignChanged, "\(resultsPath):\(reader.lineNumber): a line of the input "
