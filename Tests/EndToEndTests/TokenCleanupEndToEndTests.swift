@@ -91,13 +91,7 @@ struct TokenCleanupEndToEndTests {
         for soft in [false, true] {
             let database = soft ? "soft" : "hard"
             try server.sql("CREATE DATABASE \(database)", database: "postgres")
-            try server.sql("""
-                CREATE TABLE device_tokens (id int, token text, topic text, environment text, registered_at timestamptz,
-                                            deleted_at timestamptz);
-                """ + Self.rows(environment: "127.0.0.1").map { row in
-                    "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
-                        + "to_timestamp(\(row.registered) / 1000.0), NULL);"
-                }.joined(separator: "\n"), database: database)
+            try Self.seedPostgres(server, database: database)
             let run = try server.psql(["-v", "ON_ERROR_STOP=1", "-v", "kept_columns=device_id text"] + (soft ? ["-v", "soft_delete=on"] : [])
                 + ["-f", Tool.path("samples/cron/cleanup-postgresql.sql")], database: database, stdin: csv)
             #expect(run.status == 0, "\(run.stderr)")
@@ -134,13 +128,7 @@ struct TokenCleanupEndToEndTests {
         let server = try PostgresServer(in: directory)
         defer { server.stop() }
         try server.sql("CREATE DATABASE tokens", database: "postgres")
-        try server.sql("""
-            CREATE TABLE device_tokens (id int, token text, topic text, environment text, registered_at timestamptz,
-                                        deleted_at timestamptz);
-            """ + Self.rows(environment: "127.0.0.1").map { row in
-                "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
-                    + "to_timestamp(\(row.registered) / 1000.0), NULL);"
-            }.joined(separator: "\n"), database: "tokens")
+        try Self.seedPostgres(server, database: "tokens")
         // The script as cron runs it: settings from the env file (quoted as env.example says), psql from
         // DATABASE_URL (the server's private socket), nothing of the test's environment. Every record has its final
         // outcome, so its replay sends nothing and needs no connection: its endpoint is a port nothing listens on.
@@ -183,17 +171,22 @@ struct TokenCleanupEndToEndTests {
 
         let server = try PostgresServer(in: directory)
         defer { server.stop() }
-        try server.sql("""
-            CREATE TABLE device_tokens (id int, token text, topic text, environment text, registered_at timestamptz,
-                                        deleted_at timestamptz);
-            """ + Self.rows(environment: "127.0.0.1").map { row in
-                "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
-                    + "to_timestamp(\(row.registered) / 1000.0), NULL);"
-            }.joined(separator: "\n"), database: "postgres")
+        try Self.seedPostgres(server, database: "postgres")
         let cleaned = try server.psql(["-v", "ON_ERROR_STOP=1", "-f", Tool.path("samples/cron/cleanup-postgresql.sql")],
                                       database: "postgres", stdin: csv)
         #expect(cleaned.status == 0, "\(cleaned.stderr)")
         #expect(try server.ids("SELECT id FROM device_tokens ORDER BY id", database: "postgres") == Array(1...9))
+    }
+
+    /// The token table in PostgreSQL, of `rows`, as the sample SQL's header expects it.
+    static func seedPostgres(_ server: PostgresServer, database: String) throws {
+        try server.sql("""
+            CREATE TABLE device_tokens (id int, token text, topic text, environment text, registered_at timestamptz,
+                                        deleted_at timestamptz);
+            """ + rows(environment: "127.0.0.1").map { row in
+                "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
+                    + "to_timestamp(\(row.registered) / 1000.0), NULL);"
+            }.joined(separator: "\n"), database: database)
     }
 
     static func seedSQLite(in directory: TemporaryDirectory, name: String, environment: String) throws -> String {
