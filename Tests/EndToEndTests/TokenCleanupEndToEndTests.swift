@@ -313,5 +313,11 @@ struct PruneSourcesEndToEndTests {
         #expect(held.stderr.contains("held back 1 tokens called bad") && held.stderr.contains("--include-unconfirmed lists them"), "\(held.stderr)")
         let listed = try Tool.run(["prune", results, "--include-unconfirmed"])
         #expect(listed.status == 0 && listed.stdout == token + "\n", "\(listed.stdout) \(listed.stderr)")
+        // The report counts what prune lists: none, and proposes no prune.
+        let json = directory.file("report.json")
+        let report = try Tool.run(["report", results, "--json", json])
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        #expect(report.status == 0 && figures["tokens_to_prune"] as? Int == 0, "\(figures)")
+        #expect((figures["next_steps"] as? [String: Any])?["prune"] == nil, "\(figures)")
     }
 }

@@ -141,6 +141,12 @@ public struct CampaignReport: Sendable {
 
     /// Adds one result line of `resultFile`.
     public mutating func add(_ record: ResultRecord, resultFile: String) {
+        add(record, resultFile: resultFile, fileIndex: nil)
+    }
+
+    /// Adds one result line; with `fileIndex` (its file among those `addResults` reads), a token called bad counts
+    /// for pruning only once its file has shown its topic confirmed, as `prune` lists it (`PruneList`).
+    private mutating func add(_ record: ResultRecord, resultFile: String, fileIndex: Int?) {
         addResultFile(resultFile)
         runs[resultFile, default: RunFacts()].count(topic: record.topic)
         records += 1
@@ -151,7 +157,7 @@ public struct CampaignReport: Sendable {
             let key = record.outcome.rawValue + "/" + reason
             reasonCounts[key, default: ReasonCount(outcome: record.outcome, reason: reason, count: 0)].count += 1
         }
-        prune.add(record)
+        if let fileIndex { prune.add(line: record, file: fileIndex) } else { prune.add(record) }
         switch record.outcome {
         case .retryable: replayable[resultFile, default: ReplayableCounts()].retryable += 1
         case .inDoubt: replayable[resultFile, default: ReplayableCounts()].inDoubt += 1
@@ -322,8 +328,9 @@ extension CampaignReport {
             if let manifest = try? CampaignManifest.read(forResults: path) { runs[path, default: RunFacts()].take(manifest) }
         }
         let (chain, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, file in
-            add(record, resultFile: paths[file])
+            add(record, resultFile: paths[file], fileIndex: file)
         }
+        prune.addWaitingLines()
         tornLines += torn
         for (file, path) in paths.enumerated() {
             chainOf[path] = paths[chain.chain[file]]

@@ -69,6 +69,10 @@ public struct PruneList: Sendable {
 
     public private(set) var entries: [Entry] = []
     private var positionByKey: [String: Int] = [:]
+    /// Topics answered 200 or 410 in a result file, as "file index, topic" (`add(line:file:source:)`).
+    private var confirmedTopics: Set<String> = []
+    /// Tokens called bad, waiting for the end of their files to know whether their topic was confirmed.
+    private var waiting: [(record: ResultRecord, source: Entry, file: Int)] = []
     /// Torn last lines skipped while reading files, as `file:line`.
     public private(set) var tornLines: [String] = []
     /// List tokens called bad in a run that did not confirm their topic and environment too.
@@ -121,26 +125,36 @@ public struct PruneList: Sendable {
     /// anywhere in it confirms them.
     public mutating func add(resultsAt paths: [String]) throws(PipelineError) {
         let environments = paths.map { path in (try? CampaignManifest.read(forResults: path))?.environment ?? "" }
-        var confirmedTopics: Set<String> = []  // "file index, topic"
-        var waiting: [(record: ResultRecord, source: Entry, file: Int)] = []
         let (_, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, file, inputs in
-            let topic = record.topic ?? ""
-            if record.outcome == .delivered || record.status == 410 { confirmedTopics.insert("\(file) \(topic)") }
-            guard record.outcome == .prune else { return }
-            let source = Entry(
+            guard record.outcome == .prune || record.outcome == .delivered || record.status == 410 else { return }
+            add(line: record, file: file, source: Entry(
                 token: "", reason: "", timestamp: nil, environment: environments[file],
                 campaign: record.key.fileIndex < inputs.paths.count ? inputs.path(at: record.key.fileIndex) : "",
-                results: paths[file])
-            if record.timestamp == nil && record.status != 410 {
-                waiting.append((record, source, file))
-            } else {
-                add(record, from: source)
-            }
+                results: paths[file]))
         }
+        addWaitingLines()
+        tornLines += torn
+    }
+
+    /// Adds one standing line of result file `file` (of a chain read line by line, as `report` does): a 200 or 410
+    /// confirms its topic in that file; a token called bad waits for `addWaitingLines`, after the last line.
+    public mutating func add(line record: ResultRecord, file: Int, source: Entry = Entry(token: "", reason: "", timestamp: nil)) {
+        if record.outcome == .delivered || record.status == 410 { confirmedTopics.insert("\(file) \(record.topic ?? "")") }
+        guard record.outcome == .prune else { return }
+        if record.timestamp == nil && record.status != 410 {
+            waiting.append((record, source, file))
+        } else {
+            add(record, from: source)
+        }
+    }
+
+    /// Adds the tokens called bad that `add(line:file:source:)` kept waiting, each listed only if its topic was
+    /// confirmed in its file.
+    public mutating func addWaitingLines() {
         for line in waiting {
             add(line.record, from: line.source, confirmed: confirmedTopics.contains("\(line.file) \(line.record.topic ?? "")"))
         }
-        tornLines += torn
+        waiting = []
     }
 
     /// The entries that pass the cutoff (milliseconds since the epoch); nil keeps all.
