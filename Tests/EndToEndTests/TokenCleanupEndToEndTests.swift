@@ -110,7 +110,7 @@ struct TokenCleanupEndToEndTests {
             let settings = soft ? "-cmd 'create temp table cleanup_settings as select 1 as soft_delete' " : ""
             let run = try RunFilesEndToEndTests.shell(
                 "sqlite3 -bail \(settings)'\(database)' \".read '\(Tool.path("samples/cron/cleanup-sqlite.sql"))'\" < '\(csv)'")
-            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")  // the kept column loads, silently
             let query = soft ? "SELECT id FROM device_tokens WHERE deleted_at_ms IS NULL ORDER BY id" : "SELECT id FROM device_tokens ORDER BY id"
             #expect(try Self.sqliteIDs(query, database: database, in: directory) == [1, 3, 6, 7, 8], soft ? "soft delete" : "delete")
         }

@@ -16,15 +16,11 @@
 -- milliseconds (a row registered at or after it, or with no registration time, stays); BadDeviceToken and
 -- DeviceTokenNotForTopic, whose timestamp is empty on purpose, delete the row whatever its registration time; an
 -- empty timestamp with any other reason deletes nothing. One transaction: a CSV that does not load deletes nothing.
--- The columns a campaign sent with `--keep` adds after `results` are not loaded (sqlite3 says "extras ignored" on
--- standard error, once a row).
+-- The table of prune rows is made from the CSV's header, so the columns a campaign sent with `--keep` adds after
+-- `results` are loaded too, under their names: a delete of your own can join on them (p.device_id).
 CREATE TEMP TABLE IF NOT EXISTS cleanup_settings AS SELECT 0 AS soft_delete;
 BEGIN;
-CREATE TEMP TABLE prune_rows (
-    token TEXT, reason TEXT, timestamp_ms TEXT, topic TEXT, environment TEXT, timestamp_iso TEXT, campaign TEXT,
-    results TEXT
-);
-.import --csv --skip 1 /dev/stdin prune_rows
+.import --csv --schema temp /dev/stdin prune_rows
 CREATE TEMP TABLE dead_rows AS
 SELECT d.rowid AS row_id
 FROM device_tokens d
@@ -32,9 +28,9 @@ JOIN prune_rows p
   ON lower(replace(replace(replace(d.token, '<', ''), '>', ''), ' ', '')) = lower(p.token)
  AND d.topic = p.topic
  AND d.environment = p.environment
-WHERE (p.reason IN ('Unregistered', 'ExpiredToken') AND p.timestamp_ms <> ''
-       AND d.registered_at_ms < CAST(p.timestamp_ms AS INTEGER))
-   OR (p.reason IN ('BadDeviceToken', 'DeviceTokenNotForTopic') AND p.timestamp_ms = '');
+WHERE (p.reason IN ('Unregistered', 'ExpiredToken') AND p.timestamp <> ''
+       AND d.registered_at_ms < CAST(p.timestamp AS INTEGER))
+   OR (p.reason IN ('BadDeviceToken', 'DeviceTokenNotForTopic') AND p.timestamp = '');
 UPDATE device_tokens SET deleted_at_ms = CAST(strftime('%s', 'now') AS INTEGER) * 1000
 WHERE (SELECT soft_delete FROM cleanup_settings) = 1 AND deleted_at_ms IS NULL
   AND rowid IN (SELECT row_id FROM dead_rows);

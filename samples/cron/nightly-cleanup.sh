@@ -41,7 +41,7 @@ log "prune list: $OUT_DIR/prune-$day.csv"
 # the table it expects). Set DATABASE_URL for PostgreSQL or SQLITE_DB for SQLite, and SOFT_DELETE=on to mark rows
 # deleted instead. Only rows of the CSV's topic and environment, last registered before APNs's 410 timestamp, go.
 # Campaigns sent with --keep add their kept columns to the CSV: for PostgreSQL name them in KEPT_COLUMNS
-# (e.g. "user_id text, device_id text", in the CSV's order); SQLite leaves them out.
+# (e.g. "user_id text, device_id text", in the CSV's order); SQLite loads them by the CSV's header.
 sql_dir=${CLEANUP_SQL_DIR:-$(dirname "$0")}
 if [ -n "${DATABASE_URL:-}" ]; then
     psql "$DATABASE_URL" -X -q -v ON_ERROR_STOP=1 -v soft_delete="${SOFT_DELETE:-off}" \
