@@ -116,13 +116,13 @@ struct TokenCleanupEndToEndTests {
         }
     }
 
-    @Test("the cron sample with DATABASE_URL: nightly-cleanup.sh loads its prune CSV into PostgreSQL with psql and deletes exactly the dead rows")
+    @Test("the cron sample with DATABASE_URL and KEPT_COLUMNS: nightly-cleanup.sh loads its prune CSV into PostgreSQL with psql and deletes exactly the dead rows")
     func cronWithDatabaseURL() throws {
         let directory = try TemporaryDirectory()
         let resultsDir = directory.file("results")
         try FileManager.default.createDirectory(atPath: resultsDir, withIntermediateDirectories: true)
         let day = "2026-11-30"
-        _ = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, results: resultsDir + "/\(day)-spring.ndjson") {
+        _ = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, keep: true, results: resultsDir + "/\(day)-spring.ndjson") {
             $0 != 4 && $0 != 1
         }
         let server = try PostgresServer(in: directory)
@@ -145,6 +145,7 @@ struct TokenCleanupEndToEndTests {
             DAY=\(day)
             APNS_ENDPOINT=https://127.0.0.1:\(closedPort)
             DATABASE_URL='postgresql:///tokens?host=\(server.root)&user=postgres'
+            KEPT_COLUMNS="device_id text"
             PATH=\(binDir):/usr/bin:/bin
 
             """.utf8).write(to: URL(fileURLWithPath: envFile))
