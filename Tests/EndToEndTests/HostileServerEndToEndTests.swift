@@ -59,7 +59,13 @@ struct HostileServerEndToEndTests {
         let alreadyCovered = cases.filter { ["silent", "window0", "drip", "push-promise", "unknown-stream"].contains($0.mode) }
         return [handshakeClose, handshakeClose.connections(1), handshakeClose.connections(64),
                 tcpRefused, tcpRefused.connections(1), tcpRefused.connections(64)]
-            + alreadyCovered.map { $0.connections(1) }
+            + alreadyCovered.map { covered in
+                var one = covered.connections(1)
+                // window0: one request per connection goes whole before the server's SETTINGS; one connection
+                // replaced through the 20 s has more connections in a row than three do (measured: 5).
+                if one.mostInDoubt != nil { one.mostInDoubt = 12 }
+                return one
+            }
     }()
 
     /// The runs of this pass: under the sanitizers (slower, several times over) only the default-option ones.
