@@ -22,7 +22,7 @@ enum CampaignRunner {
         signal(SIGXFSZ, SIG_IGN)  // past the file-size limit, a write fails (EFBIG) and the run ends cleanly
         let stop = StopSignal()
         let watcher = SignalWatcher(stop)
-        let printer = ProgressPrinter(option: output.progress)
+        let printer = ProgressPrinter(option: output.progress, rateLimit: options.dispatch.ratePerSecond)
         let shard = options.reader.shard
         let timeline = TimelineRecorder(
             startedAt: Date().timeIntervalSince1970,

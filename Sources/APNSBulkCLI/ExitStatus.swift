@@ -36,7 +36,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
                 + "another app), or the transport cannot work "
                 + "(TLS handshake failure: no TLS version or cipher suite in common, server certificate, host name, "
                 + "pin or client certificate refused; no HTTP/2; fresh provider tokens declared expired (a wrong "
-                + "clock); 12 connections in a row that failed over at least 20 s: refused, no HTTP/2 SETTINGS, "
+                + "clock); connections failing in a row for 20 s, whatever the pool size: refused, no HTTP/2 SETTINGS, "
                 + "stalled, a protocol error), or the results' standard output closed (`--results -` keeps nothing to "
                 + "continue from)"
         case .interrupted:

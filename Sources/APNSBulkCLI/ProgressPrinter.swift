@@ -17,8 +17,11 @@ final class ProgressPrinter: @unchecked Sendable {
     /// Lines of the live display on screen now (redrawn in place, erased at the end).
     private var drawnLines = 0
     private var last: ProgressSnapshot?
+    /// `--rate`, which bounds the time left.
+    private let rateLimit: Double?
 
-    init(option: String) {
+    init(option: String, rateLimit: Double? = nil) {
+        self.rateLimit = rateLimit
         switch option {
         case "bar": mode = .bar
         case "log": mode = .log
@@ -30,7 +33,7 @@ final class ProgressPrinter: @unchecked Sendable {
 
     /// `window`: the in-flight limit, when the dispatcher has one.
     func update(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
-        let snapshot = ProgressSnapshot(summary, inFlight: inFlight, window: window)
+        let snapshot = ProgressSnapshot(summary, inFlight: inFlight, window: window, rateLimit: rateLimit)
         last = snapshot
         switch mode {
         case .none:

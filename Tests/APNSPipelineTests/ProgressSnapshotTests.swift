@@ -12,22 +12,26 @@ struct ProgressSnapshotTests {
             retriesPending: 3, read: read)
     }
 
+    /// A quarter of the records done: 5,163 final (delivered to not sent) of the 20,652 estimated from a quarter
+    /// of the bytes read.
+    private let quarter = ReadProgress(bytesRead: 250, bytesTotal: 1000, records: 5163)
+
     /// 2026-11-28T05:01:02Z.
     private let time = 1_795_842_062.7
 
     @Test("a file input's log line: the time it was written first, percent done and ETA, each result kind apart")
     func fileLine() {
-        let line = snapshot(read: ReadProgress(bytesRead: 250, bytesTotal: 1000), window: 64).logLine(at: time)
-        #expect(line == "2026-11-28T05:01:02Z apns-bulk: progress 25.0% ETA 1m30s | 5200 records: 5000 delivered,"
+        let line = snapshot(read: quarter, window: 64).logLine(at: time)
+        #expect(line == "2026-11-28T05:01:02Z apns-bulk: progress 25.0% of ~20652 ETA 1m30s | 5200 records: 5000 delivered,"
             + " 120 pruned, 7 rejected, 30 invalid, 2 retryable, 4 in doubt | 48 in flight (limit 64), 3 to retry"
             + " | 176 req/s | 30s elapsed")
     }
 
     @Test("the terminal display, wide: a bar with percent and ETA, then every count apart, in flight and its limit")
     func terminalLinesWide() {
-        let lines = snapshot(read: ReadProgress(bytesRead: 250, bytesTotal: 1000), window: 64).terminalLines(width: 200)
+        let lines = snapshot(read: quarter, window: 64).terminalLines(width: 200)
         #expect(lines == [
-            "[#####...............] 25.0%  ETA 1m30s  176 req/s  30s elapsed",
+            "[#####...............] 25.0% of ~20,652  ETA 1m30s  176 req/s  30s elapsed",
             "5,200 records: 5,000 delivered, 120 pruned, 7 rejected, 30 invalid, 2 retryable, 4 in doubt"
                 + " | 48 in flight (limit 64), 3 to retry",
         ])
@@ -36,7 +40,7 @@ struct ProgressSnapshotTests {
 
     @Test("the terminal display fits any width; percent, ETA and rate are the last to go", arguments: [20, 40, 59, 79, 119])
     func terminalLinesFit(width: Int) {
-        let lines = snapshot(read: ReadProgress(bytesRead: 250, bytesTotal: 1000), window: 64).terminalLines(width: width)
+        let lines = snapshot(read: quarter, window: 64).terminalLines(width: width)
         for line in lines { #expect(line.count <= width, "\(line.count) columns: \(line)") }
         #expect(lines[0].contains("25.0%"))
         if width >= 59 {
@@ -66,7 +70,7 @@ struct ProgressSnapshotTests {
 
     @Test("the JSON line is one object with the same facts; percent and ETA only when the size is known")
     func jsonLine() throws {
-        let text = snapshot(read: ReadProgress(bytesRead: 250, bytesTotal: 1000), window: 64).jsonLine(at: time)
+        let text = snapshot(read: quarter, window: 64).jsonLine(at: time)
         #expect(!text.contains("\n"))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(object["time"] as? String == "2026-11-28T05:01:02Z")
@@ -86,6 +90,9 @@ struct ProgressSnapshotTests {
         #expect(object["eta_seconds"] as? Double == 90)
         #expect(object["bytes_read"] as? Int == 250)
         #expect(object["bytes_total"] as? Int == 1000)
+        #expect(object["records_done"] as? Int == 5163)
+        #expect(object["records_total"] as? Int == 20652)
+        #expect(object["records_total_estimated"] as? Bool == true)
         #expect(object["requests_per_second"] as? Double == 176.4)
 
         let stdin = try #require(try JSONSerialization.jsonObject(with: Data(snapshot(read: nil).jsonLine(at: time).utf8)) as? [String: Any])
@@ -113,8 +120,10 @@ struct ProgressSnapshotTests {
         summary.requests = 9
         summary.elapsedSeconds = 3
         summary.retriesPending = 2
-        summary.readProgress = ReadProgress(bytesRead: 0, bytesTotal: 10)
-        let snapshot = ProgressSnapshot(summary, inFlight: 4)
+        summary.outcomes[.duplicate] = 1
+        summary.recordsSkipped = 2
+        summary.readProgress = ReadProgress(bytesRead: 10, bytesTotal: 10, records: 16, inputsEnded: true)
+        let snapshot = ProgressSnapshot(summary, inFlight: 4, rateLimit: 2)
         #expect(snapshot.failed == 3)
         #expect(snapshot.invalid == 1)
         #expect(snapshot.rejected == 1)
@@ -123,10 +132,73 @@ struct ProgressSnapshotTests {
         #expect(snapshot.notSent == 1)
         #expect(snapshot.retriesPending == 2)
         #expect(snapshot.requestsPerSecond == 3)
-        #expect(snapshot.fractionDone == 0)
-        #expect(snapshot.secondsLeft == nil, "nothing read yet: no estimate")
-        #expect(snapshot.logLine(at: time).hasSuffix("progress 0.0% ETA -- | 11 records: 5 delivered, 1 pruned, 1 rejected,"
+        #expect(snapshot.duplicates == 1 && snapshot.skipped == 2)
+        // 12 final lines of this run (a duplicate among them) and 2 of the run resumed: 14 of the 16 records.
+        #expect(snapshot.recordsDone == 14)
+        #expect(snapshot.fractionDone == 14.0 / 16)
+        #expect(snapshot.secondsLeft == 1, "2 left at --rate 2 (this run ended 4 a second)")
+        #expect(snapshot.logLine(at: time).hasSuffix("progress 87.5% of 16 ETA 1s | 11 records: 5 delivered, 1 pruned, 1 rejected,"
             + " 1 invalid, 1 retryable, 1 in doubt, 1 not sent | 4 in flight, 2 to retry | 3 req/s | 3s elapsed"))
+    }
+
+    /// 17 records, the whole file read ahead at once (as a small file is, whatever `--rate`), `done` of them with
+    /// their final line after `elapsed` seconds.
+    private func limited(done: Int, elapsed: Double, exact: Bool = true, rateLimit: Double? = 0.5) -> ProgressSnapshot {
+        ProgressSnapshot(elapsedSeconds: elapsed, records: 17, delivered: done, requests: done, requestsPerSecond: 0,
+                         inFlight: 1, retriesPending: 0,
+                         read: ReadProgress(bytesRead: 1700, bytesTotal: 1700, records: 17, inputsEnded: exact),
+                         rateLimit: rateLimit)
+    }
+
+    @Test("percent and ETA follow the records done, not the bytes read: 6 of 17 at --rate 0.5 is 35.2 %, 22 s left")
+    func percentFromRecordsDone() {
+        let snapshot = limited(done: 6, elapsed: 11)
+        #expect(snapshot.read?.fraction == 1, "the reader is at the end of the file")
+        #expect(snapshot.total == .exact(17))
+        #expect(snapshot.terminalLines(width: 200)[0] == "[#######.............] 35.2% of 17  ETA 22s  0 req/s  11s elapsed")
+        #expect(snapshot.secondsLeft == 22, "11 left at 0.5 a second")
+    }
+
+    @Test("never 100 % before every record is done; 100 % once they are", arguments: [0, 1, 16, 17])
+    func hundredOnlyAtTheEnd(done: Int) {
+        let snapshot = limited(done: done, elapsed: 30)
+        let fraction = snapshot.fractionDone ?? -1
+        #expect((fraction == 1) == (done == 17), "\(fraction) with \(done) of 17 done")
+        #expect(snapshot.logLine(at: time).contains("100.0%") == (done == 17), "\(snapshot.logLine(at: time))")
+        // An estimated total may be short: it never reads 100 %.
+        let estimated = limited(done: done, elapsed: 30, exact: false)
+        #expect(estimated.total == .estimated(17))
+        #expect((estimated.fractionDone ?? 1) < 1)
+        #expect(!estimated.logLine(at: time).contains("100.0%"), "\(estimated.logLine(at: time))")
+    }
+
+    @Test("the ETA under --rate is what is left over the rate, not over a faster first burst; without it, the pace so far")
+    func etaUnderRate() {
+        // 5 done in the first 0.2 s (the limiter's first burst): at --rate 5, the 15 left take 3 s.
+        let burst = ProgressSnapshot(elapsedSeconds: 0.2, records: 20, delivered: 5, requests: 5, requestsPerSecond: 25,
+                                     inFlight: 1, retriesPending: 0,
+                                     read: ReadProgress(bytesRead: 100, bytesTotal: 100, records: 20, inputsEnded: true),
+                                     rateLimit: 5)
+        #expect(burst.secondsLeft == 3)
+        var unlimited = burst
+        unlimited.rateLimit = nil
+        #expect(unlimited.secondsLeft == 0.6)
+        // Slower than the rate (the server's latency): the pace so far.
+        let slow = limited(done: 2, elapsed: 10, rateLimit: 5)
+        #expect(slow.secondsLeft == 75, "15 left at 0.2 a second")
+        #expect(limited(done: 0, elapsed: 10).secondsLeft == nil, "nothing done yet: no estimate")
+    }
+
+    @Test("the total before the reader reached the end: the records read scaled by the bytes that held them, marked ~")
+    func estimatedTotal() {
+        let early = ReadProgress(bytesRead: 2_000, bytesTotal: 200_000, records: 10)
+        #expect(early.total == .estimated(1000))
+        #expect(ReadProgress(bytesRead: 0, bytesTotal: 200_000, records: 0).total == nil)
+        #expect(ReadProgress(bytesRead: 200_000, bytesTotal: 200_000, records: 998, inputsEnded: true).total == .exact(998))
+        let snapshot = ProgressSnapshot(elapsedSeconds: 2, records: 10, delivered: 4, requests: 4, requestsPerSecond: 2,
+                                        inFlight: 6, retriesPending: 0, read: early)
+        #expect(snapshot.terminalLines(width: 200)[0].hasPrefix("[....................] 0.4% of ~1,000  ETA 8m18s"),
+                "\(snapshot.terminalLines(width: 200)[0])")
     }
 
     @Test("durations read as a person says them")
@@ -147,7 +219,7 @@ struct ReadProgressTests {
             .joined(separator: "\n") + "\n"
     }
 
-    @Test("a plain file: bytes consumed over its size, from 0 to the whole file")
+    @Test("a plain file: bytes up to the last record read over its size, from 0 to the whole file, with the records read")
     func plainFile() throws {
         let directory = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -157,9 +229,16 @@ struct ReadProgressTests {
         #expect(reader.readProgress == ReadProgress(bytesRead: 0, bytesTotal: size))
         _ = try reader.nextRecord()
         let early = try #require(reader.readProgress)
-        #expect(early.bytesRead > 0 && early.bytesRead < size, "one chunk read of a file larger than a chunk: \(early)")
+        // One record read: the bytes of its line, not the chunk the reader took from the file.
+        let firstLine = Int64(ndjson(1).utf8.count)
+        #expect(early == ReadProgress(bytesRead: firstLine, bytesTotal: size, records: 1), "\(early)")
+        guard case .estimated(let estimate)? = early.total else { Issue.record("\(String(describing: early.total))"); return }
+        #expect(abs(estimate - 6000) < 300, "estimated \(estimate) from the first line (its number is shorter than most)")
+        for _ in 0..<99 { _ = try reader.nextRecord() }
+        #expect(reader.readProgress?.total == .estimated(Int((Double(100 * size) / Double(reader.readProgress?.bytesRead ?? 1)).rounded())))
         while try reader.nextRecord() != nil {}
-        #expect(reader.readProgress == ReadProgress(bytesRead: size, bytesTotal: size))
+        #expect(reader.readProgress == ReadProgress(bytesRead: size, bytesTotal: size, records: 6000, inputsEnded: true))
+        #expect(reader.readProgress?.total == .exact(6000))
     }
 
     @Test("a .gz file: compressed bytes consumed over the compressed size; several files add up")
@@ -184,7 +263,7 @@ struct ReadProgressTests {
         var count = 1
         while try reader.nextRecord() != nil { count += 1 }
         #expect(count == 3005)
-        #expect(reader.readProgress == ReadProgress(bytesRead: total, bytesTotal: total))
+        #expect(reader.readProgress == ReadProgress(bytesRead: total, bytesTotal: total, records: 3005, inputsEnded: true))
     }
 
     @Test("standard input has no size: no progress fraction")

@@ -50,6 +50,56 @@ struct TerminalEndToEndTests {
         #expect(end.status == 5, "exit \(end.status): \(end.screen)")
     }
 
+    @Test("--rate 5 over 20 records: the percent follows the records answered, never 100 % before the end; the ETA is what is left over the rate",
+          .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"))
+    func progressFollowsAnswers() throws {
+        let (records, rate) = (20, 5.0)
+        let run = try TerminalRun(width: 120, records: records, rate: "5", dead: "0", mockFaults: [])
+        var samples: [(percent: Double, answered: Int, eta: Double?)] = []
+        var exited = false
+        let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
+        while Date() < deadline, !exited {
+            let screen = run.tmux.screen()
+            exited = screen.contains { $0.hasPrefix("EXIT ") }
+            if !exited, let sample = Self.progress(on: screen) { samples.append(sample) }
+            usleep(50_000)
+        }
+        #expect(exited, "send did not end")
+        let during = samples.filter { $0.answered < records }
+        #expect(during.count >= 3, "too few live displays: \(samples)")
+        for sample in samples {
+            let answered = 100 * Double(sample.answered) / Double(records)
+            // Both lines come from one snapshot: the percent is the records answered, rounded down.
+            #expect(sample.percent <= answered + 0.1 && sample.percent >= answered - 5.1,
+                    "\(sample.percent) % shown with \(sample.answered) of \(records) answered")
+            #expect(sample.percent < 100 || sample.answered == records, "100 % shown with \(sample.answered) of \(records) answered")
+        }
+        for sample in during where sample.answered >= 2 {
+            let expected = Double(records - sample.answered) / rate
+            let eta = try #require(sample.eta, "no ETA with \(sample.answered) answered")
+            #expect(eta >= expected - 1.5 && eta <= (expected + 2) * 2 * Tool.timeScale,
+                    "ETA \(eta) s with \(records - sample.answered) records left at --rate \(rate)")
+        }
+    }
+
+    /// The percent, the records answered (delivered: the mock answers every one 200) and the ETA in seconds (nil
+    /// for `--`) of a screen that shows the live display.
+    static func progress(on screen: [String]) -> (percent: Double, answered: Int, eta: Double?)? {
+        guard let first = screen.first(where: { $0.contains("req/s") }),
+              let counts = screen.first(where: { $0.contains(" records: ") }),
+              let percent = first.firstMatch(of: /([0-9]+\.[0-9])%/).flatMap({ Double($0.1) }),
+              let answered = counts.firstMatch(of: /: ([0-9,]+) delivered/).flatMap({ Int($0.1.replacing(",", with: "")) }),
+              let eta = first.firstMatch(of: /ETA ([0-9a-z-]+)/)?.1
+        else { return nil }
+        return (percent, answered, seconds(String(eta)))
+    }
+
+    /// `4s`, `1m02s` in seconds; nil for `--`.
+    static func seconds(_ text: String) -> Double? {
+        guard let match = text.wholeMatch(of: /(?:([0-9]+)m)?([0-9]+)s/) else { return nil }
+        return Double(match.1.flatMap { Int($0) } ?? 0) * 60 + Double(Int(match.2) ?? 0)
+    }
+
     /// Every live line shorter than the terminal (the last column stays free) and ending in a whole part.
     static func expectFits(_ lines: [String], width: Int) {
         for line in lines where line.contains("req/s") || line.contains(" records: ") {
@@ -66,12 +116,15 @@ struct TerminalRun {
     let mock: MockProcess
     let tmux: Tmux
 
-    init(width: Int) throws {
+    /// `records` at `--rate rate` (by default 12,000 at 2,000 a second, 1 % dead tokens, 1 % answered 500).
+    init(width: Int, records: Int = 12000, rate: String = "2000", dead: String = "0.01",
+         mockFaults: [String] = ["--fault", "latency=20..40ms", "--fault", "500=0.01"]) throws {
         directory = try TemporaryDirectory()
         let campaign = directory.file("c.ndjson")
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records 12000 --dead 0.01 --out '\(campaign)'")
-        mock = try MockProcess(["--fault", "latency=20..40ms", "--fault", "500=0.01"])
-        var arguments = ["send", campaign, "--results", directory.file("r.ndjson"), "--rate", "2000"] + mock.clientArguments
+        try SendEndToEndTests.shell(
+            "python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(records) --dead \(dead) --out '\(campaign)'")
+        mock = try MockProcess(mockFaults)
+        var arguments = ["send", campaign, "--results", directory.file("r.ndjson"), "--rate", rate] + mock.clientArguments
         if let index = arguments.firstIndex(of: "--progress") { arguments.removeSubrange(index...(index + 1)) }
         let command = ([Tool.binary] + arguments).map(Tmux.quoted).joined(separator: " ")
         tmux = try Tmux(width: width, height: 20, command: "\(command); echo \"EXIT $?\"; sleep 600")

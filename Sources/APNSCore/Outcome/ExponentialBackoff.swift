@@ -10,8 +10,9 @@ public struct ExponentialBackoff: Sendable, Equatable {
 
     /// For requests: 0.5 s doubling to 30 s, five tries in all.
     public static let requests = ExponentialBackoff(base: 0.5, cap: 30, maximumAttempts: 5)
-    /// For connections: 0.25 s doubling to 30 s, twelve failed connects in a row before giving up.
-    public static let connections = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12)
+    /// For connections: 0.25 s doubling to 30 s, without a count of tries: the pool gives up by time, one connection
+    /// attempt after its failure window (`APNSClientConfiguration.failureWindow`), whatever its size.
+    public static let connections = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: .max)
 
     public init(base: Double, cap: Double, maximumAttempts: Int) {
         self.base = base

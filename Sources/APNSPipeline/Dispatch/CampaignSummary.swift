@@ -34,6 +34,8 @@ public struct CampaignSummary: Sendable {
     /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
     public var records = 0
+    /// Records read that the run being resumed had finished (not counted in `records`), for the progress lines.
+    public var recordsSkipped = 0
     /// Records sent and refused by APNs as a bad request: the `input_error` lines that carry an answer (the rest
     /// were invalid in the file and never sent).
     public var rejected = 0

@@ -344,6 +344,7 @@ extension DispatcherStateMachine {
             for: consume record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence,
             answeredBefore: answeredBefore)
         summary.records += effect.recordCountChange
+        if case .skip = effect { summary.recordsSkipped += 1 }
         return effect
     }
 

@@ -20,6 +20,9 @@ struct ByteWindow {
     /// Whether every byte read has been used.
     var isEmpty: Bool { start == end }
 
+    /// Bytes read from the source and not used yet.
+    var unusedCount: Int { end - start }
+
     /// Drops every byte read but not used.
     mutating func discard() {
         start = 0

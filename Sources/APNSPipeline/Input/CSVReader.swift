@@ -46,6 +46,10 @@ public final class CSVReader {
         chunk = ByteWindow(source: source, capacity: max(4, chunkSize))
     }
 
+    /// Bytes read from the source and not parsed yet: how far behind the source's position the rows handed out
+    /// are (for `CampaignReader.readProgress`).
+    public var bytesAhead: Int { chunk.unusedCount }
+
     /// The bytes of field `index` of the current record in `fieldBytes`.
     public func field(_ index: Int) -> Range<Int> {
         let ends = machine.fieldEnds

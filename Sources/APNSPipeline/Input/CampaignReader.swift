@@ -54,16 +54,32 @@ public final class CampaignReader: RecordReader {
         inputSizes = sizes.contains(nil) ? nil : sizes.compactMap { $0 }
     }
 
-    /// Bytes read over the inputs' total size (compressed sizes for `.gz` inputs); nil when an input is standard
-    /// input or not a regular file.
+    /// Bytes read over the inputs' total size, with the records of this shard they held: for a plain file, up to
+    /// the end of the last record read (what the reader's buffer holds ahead of it is not counted), for a `.gz`
+    /// input, the compressed bytes gzip consumed (coarser: gzip and the pipe buffer read ahead). Nil when an input
+    /// is standard input or not a regular file. `inputsEnded` once every input has been read to its end: the
+    /// records read are then the campaign's total.
     public var readProgress: ReadProgress? {
         guard let sizes = inputSizes else { return nil }
         let finished = current == nil ? nextInput : nextInput - 1
         var read = sizes.prefix(max(0, finished)).reduce(0, +)
         if current != nil, sizes.indices.contains(finished) {
-            read += min(sizes[finished], max(0, currentSource?.bytesConsumed ?? 0))
+            var consumed = max(0, currentSource?.bytesConsumed ?? 0)
+            if currentSource?.isCompressed == false { consumed -= Int64(bytesAheadInCurrentFile) }
+            read += min(sizes[finished], max(0, consumed))
         }
-        return ReadProgress(bytesRead: read, bytesTotal: sizes.reduce(0, +))
+        return ReadProgress(
+            bytesRead: read, bytesTotal: sizes.reduce(0, +), records: recordsRead,
+            inputsEnded: current == nil && nextInput == inputs.count)
+    }
+
+    /// Bytes the open file's reader has read past the last record it returned.
+    private var bytesAheadInCurrentFile: Int {
+        switch current {
+        case .ndjson(let file)?: file.reader.bytesAhead
+        case .csv(let file)?: file.reader.bytesAhead
+        case nil: 0
+        }
     }
 
     /// Records `prepareToStart` read ahead, handed out first by `nextRecord` (already counted in `recordsRead`).

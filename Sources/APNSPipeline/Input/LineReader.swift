@@ -44,6 +44,10 @@ public final class LineReader {
         self.window = ByteWindow(source: source, capacity: self.maximumLineLength + 2 + max(1, chunkSize))
     }
 
+    /// Bytes read from the source that no line returned yet holds: how far behind the source's position the
+    /// lines handed out are (for `CampaignReader.readProgress`).
+    public var bytesAhead: Int { window.unusedCount }
+
     /// The next line, or nil at the end of the input.
     public func next() throws(PipelineError) -> Line? {
         while true {

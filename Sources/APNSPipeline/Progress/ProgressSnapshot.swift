@@ -2,7 +2,10 @@ import Foundation
 
 /// What the progress lines say at one moment of a run: counts so far (each kind of unfinished record apart), the
 /// request rate, requests in flight (and the in-flight limit, where the dispatcher has one), retries waiting, and
-/// how far the inputs are read, from which the percentage done and the time left follow.
+/// how far the inputs are read. The percentage done is the records with their final line (answered, or final
+/// without a request: invalid, duplicate, finished by the run resumed) over the campaign's record count, exact once
+/// the reader reached the end and estimated from the bytes read before (`ReadProgress.total`); the time left is
+/// the records left over the rate they end at, never faster than `--rate` (docs/RUNNING.md, "Progress").
 public struct ProgressSnapshot: Sendable, Equatable {
     public var elapsedSeconds: Double
     /// Records read so far.
@@ -28,11 +31,18 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public var retriesPending: Int
     /// How far the inputs are read; nil for standard input and replays.
     public var read: ReadProgress?
+    /// Later copies of a (token, topic) pair: final without a request.
+    public var duplicates: Int
+    /// Records the run being resumed had finished: read again, not counted in `records`.
+    public var skipped: Int
+    /// `--rate`: requests started per second at most.
+    public var rateLimit: Double?
 
     public init(
         elapsedSeconds: Double, records: Int, delivered: Int, pruned: Int = 0, invalid: Int = 0, rejected: Int = 0,
         retryable: Int = 0, inDoubt: Int = 0, notSent: Int = 0, requests: Int, requestsPerSecond: Double,
-        inFlight: Int, window: Int? = nil, retriesPending: Int, read: ReadProgress? = nil
+        inFlight: Int, window: Int? = nil, retriesPending: Int, read: ReadProgress? = nil, duplicates: Int = 0,
+        skipped: Int = 0, rateLimit: Double? = nil
     ) {
         self.elapsedSeconds = elapsedSeconds
         self.records = records
@@ -49,28 +59,54 @@ public struct ProgressSnapshot: Sendable, Equatable {
         self.window = window
         self.retriesPending = retriesPending
         self.read = read
+        self.duplicates = duplicates
+        self.skipped = skipped
+        self.rateLimit = rateLimit
     }
 
     /// The facts of a summary as the dispatcher reports it with its progress.
-    public init(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil) {
+    public init(_ summary: CampaignSummary, inFlight: Int, window: Int? = nil, rateLimit: Double? = nil) {
         self.init(
             elapsedSeconds: summary.elapsedSeconds, records: summary.records, delivered: summary.count(.delivered),
             pruned: summary.count(.prune), invalid: summary.count(.inputError) - summary.rejected,
             rejected: summary.rejected, retryable: summary.count(.retryable), inDoubt: summary.count(.inDoubt),
             notSent: summary.count(.notSent), requests: summary.requests, requestsPerSecond: summary.requestRate,
-            inFlight: inFlight, window: window, retriesPending: summary.retriesPending, read: summary.readProgress)
+            inFlight: inFlight, window: window, retriesPending: summary.retriesPending, read: summary.readProgress,
+            duplicates: summary.count(.duplicate), skipped: summary.recordsSkipped, rateLimit: rateLimit)
     }
 
     /// Records that ended retryable, in doubt or not sent: what `replay` may send again.
     public var failed: Int { retryable + inDoubt + notSent }
 
-    /// 0 ... 1 when the inputs' size is known.
-    public var fractionDone: Double? { read?.fraction }
+    /// Records with their final line: this run's (answered, or final without a request) and those the run being
+    /// resumed had finished.
+    public var recordsDone: Int { doneThisRun + skipped }
 
-    /// Seconds left at the pace so far, when the inputs' size is known and some of it has been read.
+    /// This run's final lines.
+    private var doneThisRun: Int { delivered + pruned + invalid + rejected + retryable + inDoubt + notSent + duplicates }
+
+    /// The campaign's record count, when the inputs' size is known and a record was read.
+    public var total: RecordTotal? { read?.total }
+
+    /// 0 ... 1: records done over the total, when it is known. 1 only once every record has its final line of an
+    /// exact total (never on an estimate, which may be short).
+    public var fractionDone: Double? {
+        guard let total else { return nil }
+        guard total.count > 0 else { return 1 }
+        if case .exact(let count) = total, recordsDone >= count { return 1 }
+        return min(0.999, Double(recordsDone) / Double(total.count))
+    }
+
+    /// Seconds left: the records left over the rate records end at so far, never faster than `--rate`; nil
+    /// before a record ended or while the total is unknown.
     public var secondsLeft: Double? {
-        guard let fraction = fractionDone, fraction > 0, elapsedSeconds > 0 else { return nil }
-        return elapsedSeconds * (1 - fraction) / fraction
+        guard let total else { return nil }
+        let left = max(0, total.count - recordsDone)
+        if left == 0, fractionDone == 1 { return 0 }
+        guard elapsedSeconds > 0, doneThisRun > 0 else { return nil }
+        var rate = Double(doneThisRun) / elapsedSeconds
+        if let rateLimit, rateLimit > 0 { rate = min(rate, rateLimit) }
+        return Double(max(1, left)) / rate
     }
 }
 
@@ -80,10 +116,11 @@ extension ProgressSnapshot {
     /// The live display for a terminal `width` columns wide: two lines, each fitted to the width by leaving out
     /// its least important parts first (the percentage, the time left and the rate go last):
     ///
-    ///     [########............] 40.0%  ETA 11s  1,020 req/s  8s elapsed
+    ///     [########............] 40.0% of ~18,300  ETA 11s  1,020 req/s  8s elapsed
     ///     7,324 records: 7,270 delivered, 4 pruned, 2 rejected, 3 in doubt | 43 in flight (limit 64), 1 to retry
     ///
-    /// Counts of zero other than delivered are left out; the result kinds are never lumped together.
+    /// The percentage is of the records done, out of the total (`~`: estimated from the bytes read). Counts of
+    /// zero other than delivered are left out; the result kinds are never lumped together.
     public func terminalLines(width: Int) -> [String] {
         var first: [LinePart] = []
         if let fraction = fractionDone {
@@ -91,6 +128,7 @@ extension ProgressSnapshot {
             let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: Self.barWidth - filled)
             first.append(LinePart("[\(bar)]", keep: 3, separator: " "))
             first.append(LinePart(Self.percent(fraction), keep: 0, separator: " "))
+            if let total { first.append(LinePart("of \(total.text)", keep: 5, separator: " ")) }
             first.append(LinePart("ETA " + (secondsLeft.map(Self.duration) ?? "--"), keep: 1, separator: "  "))
         } else {
             first.append(LinePart("\(Self.grouped(records)) records read", keep: 0, separator: "  "))
@@ -110,10 +148,13 @@ extension ProgressSnapshot {
 
     /// The plain line written every 10 s when stderr is not a terminal (`--progress log`), with the same facts,
     /// after the time it was written (ISO 8601, UTC), as cron and Kubernetes logs need:
-    /// `2026-11-28T05:01:02Z apns-bulk: progress 40.0% ETA 11s | 7324 records: 7270 delivered, … | 43 in flight | …`.
+    /// `2026-11-28T05:01:02Z apns-bulk: progress 40.0% of ~18300 ETA 11s | 7324 records: 7270 delivered, … | …`.
     public func logLine(at time: Double) -> String {
         var facts: [String] = []
-        if let fraction = fractionDone { facts.append(Self.percent(fraction) + " ETA " + (secondsLeft.map(Self.duration) ?? "--")) }
+        if let fraction = fractionDone, let total {
+            let count = (total == .exact(total.count) ? "" : "~") + "\(total.count)"
+            facts.append(Self.percent(fraction) + " of \(count) ETA " + (secondsLeft.map(Self.duration) ?? "--"))
+        }
         let counted = counts.enumerated().filter { $0.offset == 0 || $0.element.count > 0 }
         facts.append("\(records) records: " + counted.map { "\($0.element.count) \($0.element.name)" }.joined(separator: ", "))
         facts.append("\(inFlight) in flight" + (window.map { " (limit \($0))" } ?? "") + ", \(retriesPending) to retry")
@@ -122,8 +163,9 @@ extension ProgressSnapshot {
         return Self.iso8601(time) + " apns-bulk: progress " + facts.joined(separator: " | ")
     }
 
-    /// One JSON object on one line (`--progress json`); `percent_done` and `eta_seconds` only when the inputs'
-    /// size is known, `window` only when the dispatcher has one. `failed` is `retryable + in_doubt + not_sent`.
+    /// One JSON object on one line (`--progress json`); `percent_done`, `records_total` (with
+    /// `records_total_estimated`) and `eta_seconds` only when the inputs' size is known, `window` only when the
+    /// dispatcher has one. `failed` is `retryable + in_doubt + not_sent`; `records_done` counts every final line.
     public func jsonLine(at time: Double) -> String {
         var object: [String: Any] = [
             "time": Self.iso8601(time),
@@ -131,8 +173,14 @@ extension ProgressSnapshot {
             "records": records, "delivered": delivered, "pruned": pruned, "invalid": invalid, "rejected": rejected,
             "retryable": retryable, "in_doubt": inDoubt, "not_sent": notSent, "failed": failed,
             "requests": requests, "requests_per_second": Self.rounded(requestsPerSecond, places: 1),
-            "in_flight": inFlight, "retries_pending": retriesPending,
+            "in_flight": inFlight, "retries_pending": retriesPending, "duplicate": duplicates,
+            "records_done": recordsDone,
         ]
+        if skipped > 0 { object["skipped"] = skipped }
+        if let total {
+            object["records_total"] = total.count
+            object["records_total_estimated"] = total != .exact(total.count)
+        }
         if let window { object["window"] = window }
         if let read {
             object["bytes_read"] = read.bytesRead
@@ -157,8 +205,9 @@ extension ProgressSnapshot {
         Date(timeIntervalSince1970: time.rounded(.down)).formatted(.iso8601)
     }
 
+    /// `99.9%`: rounded down, so that 100% means every record done.
     private static func percent(_ fraction: Double) -> String {
-        String(format: "%.1f%%", fraction * 100)
+        String(format: "%.1f%%", (fraction * 1000).rounded(.down) / 10)
     }
 
     /// `1,234,567`.
@@ -220,19 +269,57 @@ struct LinePart {
 // MARK: - ReadProgress
 
 /// How far a run has read its campaign files: bytes consumed over the total size of the inputs (for a `.gz`
-/// input, compressed bytes over the compressed size). Only known when every input is a regular file.
+/// input, compressed bytes over the compressed size), and the records of this shard those bytes held. Only known
+/// when every input is a regular file. From them follows the campaign's record count (`RecordTotal`).
 public struct ReadProgress: Sendable, Equatable {
     public var bytesRead: Int64
     public var bytesTotal: Int64
+    /// Records of this shard read so far (valid or not, finished by a run resumed or not).
+    public var records: Int
+    /// Every input has been read to its end: `records` is the total.
+    public var inputsEnded: Bool
 
-    public init(bytesRead: Int64, bytesTotal: Int64) {
+    public init(bytesRead: Int64, bytesTotal: Int64, records: Int = 0, inputsEnded: Bool = false) {
         self.bytesRead = bytesRead
         self.bytesTotal = bytesTotal
+        self.records = records
+        self.inputsEnded = inputsEnded
     }
 
     /// 0 ... 1; 1 for empty inputs.
     public var fraction: Double {
         bytesTotal > 0 ? min(1, max(0, Double(bytesRead) / Double(bytesTotal))) : 1
+    }
+
+    /// The campaign's record count: exact once every input was read to its end, else the records read so far
+    /// scaled by the bytes that held them (the inputs' size over the bytes read); nil before any record was read.
+    public var total: RecordTotal? {
+        if inputsEnded { return .exact(records) }
+        guard records > 0, bytesRead > 0 else { return nil }
+        let scaled = (Double(records) * Double(bytesTotal) / Double(bytesRead)).rounded()
+        return .estimated(max(records, Int(min(scaled, Double(Int.max / 2)))))
+    }
+}
+
+/// How many records the campaign has, as far as the reader can tell.
+public enum RecordTotal: Sendable, Equatable {
+    /// Every input read to its end.
+    case exact(Int)
+    /// Extrapolated from the bytes read so far (records of a similar size ahead).
+    case estimated(Int)
+
+    public var count: Int {
+        switch self {
+        case .exact(let count), .estimated(let count): count
+        }
+    }
+
+    /// `12,000`, or `~12,000` for an estimate.
+    var text: String {
+        switch self {
+        case .exact(let count): ProgressSnapshot.grouped(count)
+        case .estimated(let count): "~" + ProgressSnapshot.grouped(count)
+        }
     }
 }
 

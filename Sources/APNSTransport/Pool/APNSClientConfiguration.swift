@@ -42,12 +42,13 @@ public struct APNSClientConfiguration: Sendable {
     /// Requests open and none answered or ended by the server for this many seconds (a stalled, dripping or
     /// flow-control-starved server): the connection failed. Requests whose body never left are sent elsewhere.
     public var stallTimeout = 5.0
-    /// A row of `reconnect.maximumAttempts` failed connections gives up only once it has lasted this many seconds
-    /// (a brief outage is ridden out; a broken server still ends the run within about a minute).
+    /// Connections failing in a row over the pool (each ended without an answer: refused, a failed handshake, no
+    /// SETTINGS, a stall, a protocol error), with no answer in between and no connection answering, end the
+    /// campaign once the row has lasted this many seconds and a connection opened after that fails too (every slot
+    /// tries once more when it ends): a brief outage is ridden out, a broken server ends the run within a minute
+    /// whatever the pool's size.
     public var failureWindow = 20.0
-    /// Back-off between reconnects of one connection; `maximumAttempts` failed connections in a row over the pool
-    /// (each ended without an answer: refused, a failed handshake, no SETTINGS, a stall, a protocol error), with no
-    /// answer in between and no connection answering, end the campaign.
+    /// Back-off between reconnects of one connection (its `maximumAttempts` is not used: `failureWindow` decides).
     public var reconnect = ExponentialBackoff.connections
     /// Our ceiling on streams per connection, whatever the server allows.
     public var maximumStreamsPerConnection = 1000

@@ -61,8 +61,9 @@ struct ConnectionPoolStateMachine {
         case open(slot: Int)
         /// The end of `close(gracePeriod:)`: connections still open are aborted.
         case closeDeadline
-        /// `failureWindow` seconds after the first of the connections in a row that failed: from then on, enough
-        /// failures in a row give up (a brief outage is ridden out, a broken server ends the run in seconds).
+        /// `failureWindow` seconds after the first of the connections in a row that failed: every slot waiting to
+        /// reconnect tries once more at once, and the first connection opened from then on that fails too gives up
+        /// (a brief outage is ridden out, a broken server ends the run one connection attempt later).
         case failureWindow
     }
 
@@ -131,14 +132,18 @@ struct ConnectionPoolStateMachine {
     var slots: [ConnectionState]
     /// Connections that left their slot (GOAWAY, stream ids used up) and finish their open requests: in flight on each.
     var retired: [ConnectionID: Int] = [:]
-    /// Connections that ended without an answer, over the whole pool, since the last answer anywhere: the count
-    /// that gives up (`reconnect.maximumAttempts`, once `failureWindow` has passed), whatever slot they were in.
+    /// Connections that ended without an answer, over the whole pool, since the last answer anywhere, whatever
+    /// slot they were in: named in the message that gives up.
     var failuresInARow = 0
     /// Whether `failureWindow` seconds have passed since the first of `failuresInARow`.
     var failureWindowOver = false
+    /// The first connection id opened after `failureWindow` ended (ids grow): one of these that fails without an
+    /// answer gives up. Nil while the window runs.
+    private var firstConnectionAfterWindow: Int?
     /// What the last failed connection met, for the message that gives up.
     var lastFailure: TransportError?
-    /// Seconds a row of failed connections must last before the pool gives up.
+    /// Seconds a row of failed connections lasts before the pool gives up, whatever its size: the rule in
+    /// `replaceConnection` and docs/ARCHITECTURE.md, "The connection pool".
     let failureWindow: Double
     /// Whether each slot's connection has been answered on: the connections that prove the pool works, and the
     /// ones `pickConnection` packs onto. Reset when the slot opens a connection; read only for active slots.
@@ -286,6 +291,7 @@ struct ConnectionPoolStateMachine {
         guard failuresInARow > 0 else { return [] }
         failuresInARow = 0
         failureWindowOver = false
+        firstConnectionAfterWindow = nil
         return [.cancel(.failureWindow)]
     }
 
@@ -361,7 +367,8 @@ struct ConnectionPoolStateMachine {
         case .failureWindow:
             guard failuresInARow > 0 else { return [] }
             failureWindowOver = true
-            return isClosing ? [] : giveUpIfFailing()
+            firstConnectionAfterWindow = nextID
+            return isClosing ? [] : lastTries()
         }
     }
 
@@ -405,7 +412,7 @@ extension ConnectionPoolStateMachine {
         case .idle, .backingOff, .draining, .closed: return []
         }
         retired[id] = inFlight
-        return replaceConnection(inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .retired)
+        return replaceConnection(id, inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .retired)
     }
 
     /// The connection closed; every request it carried has been reported. `error` is nil for a clean close.
@@ -424,7 +431,7 @@ extension ConnectionPoolStateMachine {
             return reportClosedIfDone()
         }
         return replaceConnection(
-            inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .closed(error, serverSpoke: serverSpoke))
+            id, inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .closed(error, serverSpoke: serverSpoke))
     }
 
     /// A connection could not even be set up (its HTTP/2 session could not be created): the slot stays empty and
@@ -495,14 +502,16 @@ extension ConnectionPoolStateMachine {
     }
 
     /// The one reconnect decision, for a connection that closed or retired: a handshake failure no reconnect can
-    /// cure ends the pool; so do `reconnect.maximumAttempts` connections in a row over the pool that ended without
-    /// an answer (refused, a failed handshake, no SETTINGS, a stall, a protocol error, a close), while no open
-    /// connection has answered, naming what the last one met; otherwise the slot opens a new connection, at once
-    /// after a retired connection that had answered, else after the back-off delay (a connection that never
-    /// answered counts as a failed attempt, so a server that drops every connection right after the handshake
-    /// does not reset the back-off).
+    /// cure ends the pool; so does a row of connections over the pool that ended without an answer (refused, a
+    /// failed handshake, no SETTINGS, a stall, a protocol error, a close) once it has lasted `failureWindow`
+    /// seconds, when a connection opened after that fails too and no open connection answers, naming what the
+    /// last one met. Time decides, not a count: one slot meets as few failures in the window as its back-off
+    /// allows, 64 meet many, and both give up one connection attempt after the window. Otherwise the slot opens a
+    /// new connection, at once after a connection that had answered, else after the back-off delay (a connection
+    /// that never answered counts as a failed attempt, so a server that drops every connection right after the
+    /// handshake does not reset the back-off).
     private mutating func replaceConnection(
-        inSlot slot: Int, attempts previous: Int, hadAnswer: Bool, ending: Ending
+        _ id: ConnectionID, inSlot slot: Int, attempts previous: Int, hadAnswer: Bool, ending: Ending
     ) -> [Action] {
         let attempts = hadAnswer ? 0 : previous + 1
         slots[slot] = .backingOff(attempts: attempts)
@@ -520,11 +529,17 @@ extension ConnectionPoolStateMachine {
             failuresInARow += 1
             if failuresInARow == 1 {
                 failureWindowOver = false
+                firstConnectionAfterWindow = nil
                 actions.append(.schedule(.failureWindow, after: failureWindow))
             }
-            if let failure = givingUp {
+            if let failure = givingUp(after: id) {
                 slots[slot] = .closed
                 return actions + failed(.transport(failure))
+            }
+            // Opened before the window ended, it failed after: the verdict waits for a connection opened since,
+            // so the slot tries again at once instead of backing off up to `reconnect.cap`.
+            if failureWindowOver, !anyConnectionAnswering {
+                return actions + [.schedule(.open(slot: slot), after: 0), .reportFreeStreams]
             }
         }
         // A connection that had answered reopens at once, however it ended (GOAWAY, a reset, a close): the server
@@ -536,15 +551,25 @@ extension ConnectionPoolStateMachine {
         return actions + [.schedule(.open(slot: slot), after: delay), .reportFreeStreams]
     }
 
-    /// Gives up when `reconnect.maximumAttempts` connections in a row have failed over at least `failureWindow`
-    /// seconds and no open connection answers: the failure names what the last one met and how many there were.
-    mutating func giveUpIfFailing() -> [Action] {
-        givingUp.map { failed(.transport($0)) } ?? []
+    /// The end of `failureWindow` while connections keep failing and none answers: every slot waiting out its
+    /// back-off opens its connection now, so the verdict comes one connection attempt after the window, not after
+    /// a back-off of up to `reconnect.cap` (with one slot, twelve failures took two minutes).
+    private mutating func lastTries() -> [Action] {
+        guard case .running = lifecycle, !anyConnectionAnswering else { return [] }
+        var actions: [Action] = []
+        for slot in 0..<usedSlots {
+            guard case .backingOff(let attempts) = slots[slot] else { continue }
+            actions.append(.cancel(.open(slot: slot)))
+            actions += open(slot, attempts: attempts)
+        }
+        return actions
     }
 
-    /// The failure to give up with, if the pool should: the last one met, and how many there were.
-    private var givingUp: TransportError? {
-        guard !reconnect.allowsRetry(afterAttempts: failuresInARow), failureWindowOver, !anyConnectionAnswering,
+    /// The failure to give up with when connection `id` failed without an answer, if the pool should: the row of
+    /// failures has lasted `failureWindow` seconds, `id` was opened after that, and no open connection answers,
+    /// whatever the pool's size. The failure names what the last one met and how many failed in a row.
+    private func givingUp(after id: ConnectionID) -> TransportError? {
+        guard failureWindowOver, let first = firstConnectionAfterWindow, id.value >= first, !anyConnectionAnswering,
               let last = lastFailure else { return nil }
         return TransportError(last.kind, "\(last.detail), \(failuresInARow) connections in a row")
     }

@@ -14,6 +14,9 @@ Modes:
   push-promise    answers the first request with a PUSH_PROMISE (the client disabled push)
   unknown-stream  answers with HEADERS on a stream the client never opened
   refused         resets every request with REFUSED_STREAM
+  handshake-close reads the ClientHello, then closes the TCP connection without a TLS alert (what a server that
+                  speaks only TLS 1.1, only RSA key exchange or only CBC suites does behind some middleboxes)
+  tcp-refused     nothing listens on the port written: every connect is refused
 
   hostile_h2_server.py --mode MODE --cert C --key K --port-file F [--duration S]
 """
@@ -138,6 +141,14 @@ class Connection:
 
 
 def serve(client, mode, context):
+    if mode == "handshake-close":
+        try:
+            client.settimeout(5)
+            client.recv(65536)
+        except OSError:
+            pass
+        client.close()
+        return
     try:
         with context.wrap_socket(client, server_side=True) as sock:
             Connection(sock, mode).run()
@@ -161,10 +172,16 @@ def main():
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
     listener.listen(64)
+    port = listener.getsockname()[1]
+    if args.mode == "tcp-refused":
+        listener.close()
     with open(args.port_file + ".tmp", "w") as f:
-        f.write(str(listener.getsockname()[1]))
+        f.write(str(port))
     os.rename(args.port_file + ".tmp", args.port_file)
     deadline = time.time() + args.duration
+    if args.mode == "tcp-refused":
+        time.sleep(args.duration)
+        return 0
     listener.settimeout(1)
     while time.time() < deadline:
         try:
