@@ -90,4 +90,34 @@ struct ResultUniqueIDTests {
             #expect(try reader.next() == nil)
         }
     }
+
+    @Test("continuing (--resume) a CSV result file whose header has no apns_unique_id keeps its layout; a new file has the column")
+    func appendToOldCSV() throws {
+        let directory = try Support.temporaryDirectory()
+        let path = directory.appendingPathComponent("old.csv").path
+        let oldNames = ResultRecord.fieldNames.filter { $0 != "apns_unique_id" }
+        let old = oldNames.joined(separator: ",") + "\n" + "a.ndjson,1,ab,t,delivered,200,,,\(Self.apnsID),,1,,,,,\n"
+        try old.write(toFile: path, atomically: true, encoding: .utf8)
+        let writer = try ResultWriter(path: path, format: .csv, mode: .append, inputFiles: InputFileList(["a.ndjson"]))
+        #expect(!writer.csvUniqueIDColumn)
+        let added = Self.records(kept: false)[0]
+        try writer.write(added)
+        try writer.flush()
+        let reader = try ResultReader(path: path)
+        #expect(try reader.next()?.apnsID == Self.apnsID)
+        let second = try #require(try reader.next())
+        #expect(second.key.line == 1 && second.apnsID == Self.apnsID && second.attempts == 1 && second.apnsUniqueID == nil)
+        #expect(try reader.next() == nil)
+
+        let fresh = directory.appendingPathComponent("new.csv").path
+        for mode in [AppendOnlyFile.Mode.create, .append] {
+            let writer = try ResultWriter(path: fresh, format: .csv, mode: mode, inputFiles: InputFileList(["a.ndjson"]))
+            #expect(writer.csvUniqueIDColumn)
+            try writer.write(added)
+            try writer.flush()
+        }
+        let freshReader = try ResultReader(path: fresh)
+        #expect(try freshReader.next()?.apnsUniqueID == Self.uniqueID)
+        #expect(try freshReader.next()?.apnsUniqueID == Self.uniqueID)
+    }
 }

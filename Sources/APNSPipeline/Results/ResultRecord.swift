@@ -434,7 +434,8 @@ extension ResultRecord {
 
     /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order, then its value of each of
     /// `keptNames` (empty when it has none), each a user cell (`CSVText.appendUserCell`); `file` as for NDJSON.
-    func appendCSV(file: String, keptNames: [String] = [], to out: inout [UInt8]) {
+    /// `uniqueIDColumn: false` leaves the `apns_unique_id` cell out, for a file whose header has no such column.
+    func appendCSV(file: String, keptNames: [String] = [], uniqueIDColumn: Bool = true, to out: inout [UInt8]) {
         CSVText.appendCell(file, to: &out)
         out.append(UInt8(ascii: ","))
         DecimalText.append(key.line, to: &out)
@@ -453,8 +454,10 @@ extension ResultRecord {
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(apnsID, to: &out)
         out.append(UInt8(ascii: ","))
-        CSVText.appendCell(apnsUniqueID, to: &out)
-        out.append(UInt8(ascii: ","))
+        if uniqueIDColumn {
+            CSVText.appendCell(apnsUniqueID, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
         if let timestamp { DecimalText.append(timestamp, to: &out) }
         out.append(UInt8(ascii: ","))
         DecimalText.append(attempts, to: &out)
