@@ -43,8 +43,8 @@ public struct ResultRecord: Sendable, Hashable {
 
     /// The field names, in the order they are written (the CSV header).
     public static let fieldNames = [
-        "file", "line", "token", "topic", "outcome", "status", "reason", "detail", "apns_id", "apns_unique_id", "timestamp",
-        "attempts",
+        "file", "line", "token", "topic", "outcome", "status", "reason", "detail", "apns_id", "apns_unique_id",
+        "timestamp", "attempts",
         "push_type", "priority", "expiration", "collapse_id", "payload",
     ]
 }
