@@ -33,8 +33,9 @@ struct MockCommand: ParsableCommand {
 
             On exit prints the counters to stderr and writes them as JSON to --counters FILE. With \
             --log-accepted FILE, each notification accepted with a 200 is logged there as one JSON line (token, \
-            topic, apns_id, connection, stream, answered), written before its answer leaves, for audits against a \
-            result file; a 200 held back by latency when its connection ends is logged with "answered":false.
+            topic, apns_id, with --development apns_unique_id, connection, stream, answered), written before its \
+            answer leaves, for audits against a result file; a 200 held back by latency when its connection ends \
+            is logged with "answered":false.
 
             Keys: each --key-id goes with the --team-id and the --key (.p8) or --public-key file in the same \
             position; one --team-id serves every key. --key, --key-id and --team-id may also come from \

@@ -10,7 +10,8 @@ internal import Glibc
 ///
 ///     {"token":"<hex>","topic":"com.example.app","apns_id":"<uuid>","connection":1,"stream":3,"answered":true}
 ///
-/// `topic` is the request's `apns-topic` header (empty when a certificate's only topic stood in for it).
+/// `topic` is the request's `apns-topic` header (empty when a certificate's only topic stood in for it). In
+/// development mode the line also carries the answer's `apns-unique-id`, as `"apns_unique_id"` after `apns_id`.
 /// `answered` says whether the 200 was handed to HTTP/2: an answer sent at once is logged before it is handed over
 /// (`true`, so the line is on disk before the client can see the answer); an answer held back by injected latency
 /// is logged when it is handed over (`true`) or, when the connection ends first, then (`false`: the notification
@@ -38,7 +39,7 @@ public final class MockAcceptedLog: Sendable {
 
     /// The line for an accepted request: its token (from `:path`), `apns-topic` and answer's `apns-id`, marked
     /// answered (see `unanswered` for the other mark).
-    static func line(for request: MockRequest, apnsID: APNSID, connection: Int) -> [UInt8] {
+    static func line(for request: MockRequest, apnsID: APNSID, uniqueID: APNSID? = nil, connection: Int) -> [UInt8] {
         let prefix = Array("/3/device/".utf8)
         let token = request.path.starts(with: prefix) ? request.path.dropFirst(prefix.count) : request.path[...]
         let topic = request.fields.firstValue(of: "apns-topic") ?? []
@@ -48,6 +49,10 @@ public final class MockAcceptedLog: Sendable {
         ResponseBodies.appendEscaped(String(decoding: topic, as: UTF8.self), to: &line)
         line.append(contentsOf: #"","apns_id":""#.utf8)
         line.append(contentsOf: apnsID.bytes)
+        if let uniqueID {
+            line.append(contentsOf: #"","apns_unique_id":""#.utf8)
+            line.append(contentsOf: uniqueID.bytes)
+        }
         line.append(contentsOf: #"","connection":\#(connection),"stream":\#(request.streamID),"answered":true}"#.utf8)
         line.append(UInt8(ascii: "\n"))
         return line

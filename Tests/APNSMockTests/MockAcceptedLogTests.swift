@@ -112,6 +112,17 @@ struct MockAcceptedLogTests {
         #expect(text.hasSuffix(#","connection":2,"stream":5,"answered":false}"# + "\n"), "\(text)")
     }
 
+    @Test("in development mode a line carries the answer's apns-unique-id after apns_id; otherwise none")
+    func uniqueID() throws {
+        let request = MockTestSupport.request(streamID: 7, headers: [("apns-topic", "com.example.app")])
+        let apnsID = try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000")
+        let uniqueID = try APNSID(parsing: "5b0a7c1e-3f0d-4e8a-9c1b-2d3e4f5a6b7c")
+        let with = String(decoding: MockAcceptedLog.line(for: request, apnsID: apnsID, uniqueID: uniqueID, connection: 1), as: UTF8.self)
+        #expect(with.contains(#""apns_id":"123e4567-e89b-12d3-a456-426614174000","apns_unique_id":"5b0a7c1e-3f0d-4e8a-9c1b-2d3e4f5a6b7c","connection":1"#), "\(with)")
+        let without = String(decoding: MockAcceptedLog.line(for: request, apnsID: apnsID, connection: 1), as: UTF8.self)
+        #expect(!without.contains("apns_unique_id"))
+    }
+
     @Test("a log that cannot be created stops the server from starting")
     func unwritableLog() {
         var configuration = MockConfiguration()

@@ -29,6 +29,7 @@ struct ResultFileTests {
                 apnsID: outcome == .delivered ? "123e4567-e89b-12d3-a456-426614174000" : nil,
                 timestamp: outcome == .prune ? 1_700_000_000_123 : nil, attempts: index, notification: notification
             )
+            if outcome == .delivered { record.apnsUniqueID = "5b0a7c1e-3f0d-4e8a-9c1b-2d3e4f5a6b7c" }
             if outcome == .inputError {
                 let error = InputError(.tokenOddLength, "device token has 3 hex digits: odd length")
                 record = ResultRecord(
@@ -251,10 +252,10 @@ struct ResultFileTests {
     func csvCellNotUTF8(column: String) throws {
         let header = ResultRecord.fieldNames.joined(separator: ",") + "\n"
         var cells = [String](repeating: "", count: ResultRecord.fieldNames.count)
-        cells[0] = "a"; cells[1] = "2"; cells[4] = "retryable"; cells[10] = "1"
+        cells[0] = "a"; cells[1] = "2"; cells[4] = "retryable"; cells[ResultRecord.fieldNames.firstIndex(of: "attempts") ?? 0] = "1"
         let marker = "MARK"
         cells[ResultRecord.fieldNames.firstIndex(of: column) ?? 0] = column == "payload" ? #""{""a"":""MARK""}""# : marker
-        var bytes = Array((header + "a,1,,,delivered,200,,,,,1,,,,,\n" + cells.joined(separator: ",") + "\n").utf8)
+        var bytes = Array((header + "a,1,,,delivered,200,,,,,,1,,,,,\n" + cells.joined(separator: ",") + "\n").utf8)
         let at = try #require(bytes.indices.last { Array(bytes[$0...].prefix(4)) == Array(marker.utf8) })
         bytes[at + 1] = 0xFE
         let reader = try ResultReader(source: MemoryByteSource(bytes), name: "r.csv")
@@ -271,8 +272,8 @@ struct ResultFileTests {
     @Test("a bad line that is not the last is an error naming file and line", arguments: ResultFormat.allCases)
     func badMiddleLine(format: ResultFormat) throws {
         let header = format == .csv ? ResultRecord.fieldNames.joined(separator: ",") + "\n" : ""
-        let good = format == .csv ? "a,1,,,delivered,200,,,,,1,,,,,\n" : #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
-        let bad = format == .csv ? "a,x,,,delivered,200,,,,,1,,,,,\n" : #"{"file":"a","line":2,"outcome":"sent"}"# + "\n"
+        let good = format == .csv ? "a,1,,,delivered,200,,,,,,1,,,,,\n" : #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
+        let bad = format == .csv ? "a,x,,,delivered,200,,,,,,1,,,,,\n" : #"{"file":"a","line":2,"outcome":"sent"}"# + "\n"
         let reader = try ResultReader(source: MemoryByteSource(header + good + bad + good), name: "res.\(format)")
         #expect(try reader.next() != nil)
         #expect {

@@ -1,7 +1,9 @@
 /// The rules APNs applies to a notification payload: a JSON object, within the push type's size limit, and not a
-/// content-available-only payload at priority 10. Payload bytes are validated as they stand, never re-serialised.
+/// content-available-only payload at priority 10; for push type `liveactivity`, the fields ActivityKit needs
+/// (`LiveActivityRules`). Payload bytes are validated as they stand, never re-serialised.
 public enum PayloadRules {
     /// Validates payload bytes for a push type and the priority that will be sent (nil means APNs's default, 10).
+    /// `liveActivityFields: false` leaves `LiveActivityRules` out (the mock: APNs documents no answer for them).
     ///
     /// - Returns: the scanned top-level object, so callers can look further without scanning again.
     @discardableResult
@@ -9,7 +11,8 @@ public enum PayloadRules {
         _ scanner: JSONScanner,
         range: Range<Int>,
         pushType: PushType,
-        priority: Priority?
+        priority: Priority?,
+        liveActivityFields: Bool = true
     ) throws(InputError) -> JSONScanner.Value {
         let nonSpace = scanner.skipSpace(range.lowerBound, range.upperBound) < range.upperBound
         guard !range.isEmpty, nonSpace else { throw InputError(.payloadEmpty, "payload is empty") }
@@ -25,17 +28,20 @@ public enum PayloadRules {
             throw InputError(.payloadNotObject, "payload must be a JSON object, not \(value.kind)")
         }
         try validatePriority(priority, contentAvailableOnly: check.isContentAvailableOnly)
+        if pushType == .liveactivity, liveActivityFields { try LiveActivityRules.validate(scanner, payload: value) }
         return value
     }
 
     /// Validates a payload already scanned as a JSON object (a record's `payload` member, checked by the scan of
-    /// its line): the same rules in the same order as `validate`, given the object's size in bytes and whether its
-    /// `aps` holds only `content-available` (`isContentAvailableOnly`).
+    /// its line, `object` in `scanner`): the same rules in the same order as `validate`, given whether its `aps`
+    /// holds only `content-available` (`isContentAvailableOnly`).
     public static func validate(
-        scannedObjectOfSize size: Int, contentAvailableOnly: Bool, pushType: PushType, priority: Priority?
+        scannedObject object: JSONScanner.Value, in scanner: JSONScanner, contentAvailableOnly: Bool,
+        pushType: PushType, priority: Priority?
     ) throws(InputError) {
-        try validateSize(size, pushType: pushType)
+        try validateSize(object.range.count, pushType: pushType)
         try validatePriority(priority, contentAvailableOnly: contentAvailableOnly)
+        if pushType == .liveactivity { try LiveActivityRules.validate(scanner, payload: object) }
     }
 
     private static func validateSize(_ size: Int, pushType: PushType) throws(InputError) {

@@ -217,7 +217,8 @@ extension MockServerConnection {
         if let response = decision.response {
             var logLine: [UInt8]?
             if response.status == 200, listener.acceptedLog != nil {
-                logLine = MockAcceptedLog.line(for: request, apnsID: response.apnsID, connection: state.id)
+                logLine = MockAcceptedLog.line(
+                    for: request, apnsID: response.apnsID, uniqueID: response.uniqueID, connection: state.id)
             }
             if let delay = Self.delay(in: decision.actions) {
                 answer(streamID, response, logging: logLine, afterMilliseconds: delay)

@@ -29,7 +29,8 @@ struct AnswerDecision {
         switch action {
         // Each result is made where it is returned, so it moves into the effect rather than being copied there.
         case .delivered:
-            return .writeFinalResult(send.finalResult(.delivered, detail: nil, apnsID: answer?.apnsID))
+            return .writeFinalResult(send.finalResult(
+                .delivered, detail: nil, apnsID: answer?.apnsID, apnsUniqueID: answer?.apnsUniqueID))
         case .prune:
             return .writeFinalResult(
                 send.finalResult(.prune, detail: nil, apnsID: answer?.apnsID, timestamp: answer?.timestamp))

@@ -64,11 +64,13 @@ struct PendingSend {
 extension PendingSend {
     /// The record's final result, as its last answer left it (`apnsID` and `timestamp` from that answer).
     func finalResult(
-        _ outcome: RecordOutcome, detail: String?, apnsID: String? = nil, timestamp: Int64? = nil
+        _ outcome: RecordOutcome, detail: String?, apnsID: String? = nil, apnsUniqueID: String? = nil,
+        timestamp: Int64? = nil
     ) -> ResultRecord {
         ResultRecord(
             key: key, outcome: outcome, token: notification.token.hex, topic: notification.topic.value,
-            status: lastStatus, reason: lastReason, detail: detail, apnsID: apnsID, timestamp: timestamp,
+            status: lastStatus, reason: lastReason, detail: detail, apnsID: apnsID, apnsUniqueID: apnsUniqueID,
+            timestamp: timestamp,
             attempts: attempts + unprocessed,  // every request the record made, resends of unprocessed ones included
             notification: ResultRecord.carriesNotification(outcome, status: lastStatus) ? notification : nil)
     }

@@ -125,7 +125,7 @@ public struct NDJSONRecordParser {
                 throw InputError(.payloadNotObject, "field 'payload' must be a JSON object, not \(Self.article(payload.kind))")
             }
             try PayloadRules.validate(
-                scannedObjectOfSize: payload.range.count, contentAvailableOnly: members.payloadIsContentAvailableOnly,
+                scannedObject: payload, in: scanner, contentAvailableOnly: members.payloadIsContentAvailableOnly,
                 pushType: pushType, priority: priority
             )
             return

@@ -110,6 +110,9 @@ public struct CampaignReport: Sendable {
     /// Requests APNs rejected as bad (`input_error` lines that reached the wire), apart from records found
     /// invalid in the file and never sent.
     public private(set) var rejected = 0
+    /// Delivered lines that carry an `apns_unique_id` (development environment), and the first one read.
+    public private(set) var deliveredWithUniqueID = 0
+    public private(set) var firstUniqueID: String?
     /// The course of each run over time, from summary files.
     public private(set) var timelines: [CampaignTimeline] = []
     /// Summary files read.
@@ -158,6 +161,10 @@ public struct CampaignReport: Sendable {
             reasonCounts[key, default: ReasonCount(outcome: record.outcome, reason: reason, count: 0)].count += 1
         }
         if let fileIndex { prune.add(line: record, file: fileIndex) } else { prune.add(record) }
+        if let uniqueID = record.apnsUniqueID, record.outcome == .delivered {
+            deliveredWithUniqueID += 1
+            if firstUniqueID == nil { firstUniqueID = uniqueID }
+        }
         switch record.outcome {
         case .retryable: replayable[resultFile, default: ReplayableCounts()].retryable += 1
         case .inDoubt: replayable[resultFile, default: ReplayableCounts()].inDoubt += 1

@@ -129,7 +129,14 @@ public struct CampaignReportHTML {
             out += "<tr><td><span class=\"swatch\" style=\"background:\(Self.color(outcome))\"></span>\(outcome.rawValue)</td>"
             out += "<td class=\"n\">\(Self.grouped(count))</td><td class=\"n\">\(Self.percent(count, of: report.records))</td></tr>"
         }
-        return out + "</tbody></table></section>\n"
+        out += "</tbody></table>"
+        if let first = report.firstUniqueID {
+            // Shown, never linked: the console needs the user's Apple account, and the report links nowhere outside.
+            out += "<p>\(Self.grouped(report.deliveredWithUniqueID)) delivered records carry an apns_unique_id "
+            out += "(development environment) to look up in Apple's Push Notifications Console, the first "
+            out += "<code id=\"first-unique-id\">\(HTMLText.escaped(first))</code>; the result lines hold every one.</p>"
+        }
+        return out + "</section>\n"
     }
 
     /// One horizontal bar split by outcome.

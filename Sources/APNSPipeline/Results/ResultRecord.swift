@@ -4,7 +4,8 @@ import APNSCore
 /// `prune`, `report`, `send --resume`): one line of a result file.
 ///
 /// Fields, in the order they are written (NDJSON omits absent ones; CSV leaves them empty):
-/// `file`, `line`, `token`, `topic`, `outcome`, `status`, `reason`, `detail`, `apns_id`, `timestamp`, `attempts`,
+/// `file`, `line`, `token`, `topic`, `outcome`, `status`, `reason`, `detail`, `apns_id`, `apns_unique_id`,
+/// `timestamp`, `attempts`,
 /// then what `replay` needs to send the record again: `push_type`, `priority`, `expiration`, `collapse_id`,
 /// `payload` (the payload bytes as sent; in NDJSON embedded as raw JSON, in CSV as a quoted cell). The record
 /// carries its `RecordKey`; only `ResultWriter` turns the key's file index into the `file` path (and
@@ -23,6 +24,8 @@ public struct ResultRecord: Sendable, Hashable {
     /// Human text: the input error, the transport failure, why the campaign stopped.
     public var detail: String?
     public var apnsID: String?
+    /// The `apns-unique-id` of a 200 answer (the development environment sends one), for Apple's delivery log.
+    public var apnsUniqueID: String?
     /// For 410 answers: milliseconds since the epoch at which APNs last saw the token invalid.
     public var timestamp: Int64?
     /// Requests that reached the wire for this record.
@@ -40,7 +43,8 @@ public struct ResultRecord: Sendable, Hashable {
 
     /// The field names, in the order they are written (the CSV header).
     public static let fieldNames = [
-        "file", "line", "token", "topic", "outcome", "status", "reason", "detail", "apns_id", "timestamp", "attempts",
+        "file", "line", "token", "topic", "outcome", "status", "reason", "detail", "apns_id", "apns_unique_id",
+        "timestamp", "attempts",
         "push_type", "priority", "expiration", "collapse_id", "payload",
     ]
 }
@@ -57,14 +61,15 @@ extension ResultRecord {
     /// the original (a dozen reference-count operations a result).
     public init(
         key: RecordKey, outcome: RecordOutcome, token: String? = nil, topic: String? = nil, status: Int? = nil,
-        reason: String? = nil, detail: String? = nil, apnsID: String? = nil, timestamp: Int64? = nil,
-        attempts: Int = 0, notification: PushNotification? = nil
+        reason: String? = nil, detail: String? = nil, apnsID: String? = nil, apnsUniqueID: String? = nil,
+        timestamp: Int64? = nil, attempts: Int = 0, notification: PushNotification? = nil
     ) {
         let replayed = Self.carriesNotification(outcome, status: status) ? notification : nil
         self.init(
             key: key, token: token ?? notification?.token.hex, topic: topic ?? notification?.topic.value,
             outcome: outcome, status: status, reason: reason, detail: detail,
-            apnsID: apnsID ?? replayed?.apnsID?.description, timestamp: timestamp, attempts: attempts,
+            apnsID: apnsID ?? replayed?.apnsID?.description, apnsUniqueID: apnsUniqueID, timestamp: timestamp,
+            attempts: attempts,
             pushType: replayed?.pushType, priority: replayed?.priority, expiration: replayed?.expiration?.epochSeconds,
             collapseID: replayed?.collapseID?.value, payload: replayed?.payload)
     }
@@ -175,6 +180,7 @@ extension ResultRecord {
         reason = try fields.text("reason")
         detail = try fields.text("detail")
         apnsID = try fields.text("apns_id")
+        apnsUniqueID = try fields.text("apns_unique_id")
         timestamp = try fields.integer("timestamp")
         attempts = try fields.integer("attempts").map { Int($0) } ?? 0
         if let text = try fields.text("push_type") {
@@ -378,6 +384,10 @@ extension ResultRecord {
             if let apnsID {
                 Self.append(#","apns_id":""#, to: &out)
                 JSONText.appendStringContents(apnsID, to: &out)
+                if let apnsUniqueID {
+                    Self.append(#"","apns_unique_id":""#, to: &out)
+                    JSONText.appendStringContents(apnsUniqueID, to: &out)
+                }
                 Self.append("\",\"attempts\":1}\n", to: &out)
             } else {
                 Self.append(",\"attempts\":1}\n", to: &out)
@@ -397,6 +407,7 @@ extension ResultRecord {
         if let reason { Self.appendMember(#","reason":""#, reason, to: &out) }
         if let detail { Self.appendMember(#","detail":""#, detail, to: &out) }
         if let apnsID { Self.appendMember(#","apns_id":""#, apnsID, to: &out) }
+        if let apnsUniqueID { Self.appendMember(#","apns_unique_id":""#, apnsUniqueID, to: &out) }
         if let timestamp { Self.appendMember(#","timestamp":"#, timestamp, to: &out) }
         if attempts == 1, pushType == nil, priority == nil, expiration == nil, collapseID == nil, payload == nil, kept == nil {
             Self.append(",\"attempts\":1}\n", to: &out)
@@ -423,7 +434,8 @@ extension ResultRecord {
 
     /// Appends the record as one CSV row (with its `\n`), in `fieldNames` order, then its value of each of
     /// `keptNames` (empty when it has none), each a user cell (`CSVText.appendUserCell`); `file` as for NDJSON.
-    func appendCSV(file: String, keptNames: [String] = [], to out: inout [UInt8]) {
+    /// `uniqueIDColumn: false` leaves the `apns_unique_id` cell out, for a file whose header has no such column.
+    func appendCSV(file: String, keptNames: [String] = [], uniqueIDColumn: Bool = true, to out: inout [UInt8]) {
         CSVText.appendCell(file, to: &out)
         out.append(UInt8(ascii: ","))
         DecimalText.append(key.line, to: &out)
@@ -442,6 +454,10 @@ extension ResultRecord {
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(apnsID, to: &out)
         out.append(UInt8(ascii: ","))
+        if uniqueIDColumn {
+            CSVText.appendCell(apnsUniqueID, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
         if let timestamp { DecimalText.append(timestamp, to: &out) }
         out.append(UInt8(ascii: ","))
         DecimalText.append(attempts, to: &out)
@@ -467,6 +483,7 @@ extension ResultRecord {
     private var isPlainDelivery: Bool {
         outcome == .delivered && status == 200 && reason == nil && detail == nil && timestamp == nil && attempts == 1
             && pushType == nil && priority == nil && expiration == nil && collapseID == nil && payload == nil
+            && (apnsUniqueID == nil || apnsID != nil)
     }
 
     /// The outcome and status members of a delivery answered 200, as one literal.

@@ -28,6 +28,9 @@ public final class ResultWriter {
     public let droppedTornBytes: Int
     /// The kept fields a CSV file has columns for, after `payload` (NDJSON lines carry each record's own).
     public let keptNames: [String]
+    /// Whether CSV rows have the `apns_unique_id` column: false only when continuing a CSV file whose header,
+    /// written before the column existed, lacks it (its rows must keep matching their header).
+    public let csvUniqueIDColumn: Bool
 
     private let output: BufferedOutput
     /// The NDJSON lines' shared start for the file of the last record written, and that file's index.
@@ -46,6 +49,7 @@ public final class ResultWriter {
         self.inputFiles = inputFiles
         self.droppedTornBytes = 0
         self.keptNames = keptNames
+        self.csvUniqueIDColumn = true
         if format == .csv, writeHeader { ResultRecord.appendCSVHeader(keptNames: keptNames, to: &output.bytes) }
     }
 
@@ -62,6 +66,7 @@ public final class ResultWriter {
         self.inputFiles = inputFiles
         self.droppedTornBytes = opened.droppedTornBytes
         self.keptNames = keptNames
+        self.csvUniqueIDColumn = format != .csv || opened.isEmpty || Self.csvHeaderHasUniqueID(path)
         if format == .csv, opened.isEmpty { ResultRecord.appendCSVHeader(keptNames: keptNames, to: &output.bytes) }
     }
 
@@ -75,10 +80,23 @@ public final class ResultWriter {
             }
             record.appendNDJSON(opening: opening, deliveryMiddle: &deliveryMiddle, to: &output.bytes)
         case .csv:
-            record.appendCSV(file: inputFiles.path(at: record.key.fileIndex), keptNames: keptNames, to: &output.bytes)
+            record.appendCSV(
+                file: inputFiles.path(at: record.key.fileIndex), keptNames: keptNames, uniqueIDColumn: csvUniqueIDColumn,
+                to: &output.bytes)
         }
         recordsWritten += 1
         if output.bytes.count >= Self.autoFlushBytes { try flush() }
+    }
+
+    /// Whether the header row of the CSV result file at `path` names `apns_unique_id` (true when it cannot be read:
+    /// then the file is not one this writer can continue anyway, and the reader reports it).
+    static func csvHeaderHasUniqueID(_ path: String) -> Bool {
+        guard let file = try? POSIXFile.openForReading(path), let start = file.peek(at: 0, count: 64 * 1024),
+              let end = start.firstIndex(of: UInt8(ascii: "\n"))
+        else { return true }
+        return String(decoding: start[..<end], as: UTF8.self).split(separator: ",").contains { name in
+            name.trimmingSpaces() == "apns_unique_id"
+        }
     }
 
     /// Writes what is buffered (one write(2), looping only on short writes).
