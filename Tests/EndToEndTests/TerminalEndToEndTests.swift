@@ -187,6 +187,8 @@ final class Tmux: @unchecked Sendable {
     /// The command that starts the server runs under python3's `subprocess`, which closes every inherited file
     /// but the standard three: Foundation's `Process` learns that a child ended when a descriptor it shares
     /// with the child closes, and the tmux server, forked off to live on, would otherwise hold it open forever.
+    /// It also unblocks every signal: the test runner's threads block most of them, a mask children inherit, and
+    /// a pane whose shell cannot get SIGHUP outlives `kill-server` (and the server with it).
     @discardableResult
     private func run(_ arguments: [String], closingInheritedFiles: Bool = false) -> (status: Int32, output: String) {
         guard let binary = Self.binary else { return (-1, "") }
@@ -195,7 +197,10 @@ final class Tmux: @unchecked Sendable {
         let tmux = [binary, "-L", socket, "-f", "/dev/null"] + arguments
         if closingInheritedFiles {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-c", "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:], close_fds=True))"] + tmux
+            process.arguments = [
+                "-c", "import signal, subprocess, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); "
+                    + "sys.exit(subprocess.call(sys.argv[1:], close_fds=True))",
+            ] + tmux
         } else {
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = Array(tmux.dropFirst())
