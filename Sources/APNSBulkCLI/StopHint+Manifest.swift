@@ -7,11 +7,11 @@ extension StopHint {
     init(manifest: CampaignManifest, environmentVariables: [String: String] = ProcessInfo.processInfo.environment) {
         let arguments = manifest.arguments
         func value(_ option: String, _ variable: String?) -> String? {
-            for (index, word) in arguments.enumerated() {
-                if word == option, index + 1 < arguments.count { return arguments[index + 1] }
-                if word.hasPrefix(option + "=") { return String(word.dropFirst(option.count + 1)) }
+            switch StopHint.valuePosition(of: option, in: arguments) {
+            case (let index, inline: false)?: return arguments[index]
+            case (let index, inline: true)?: return String(arguments[index].dropFirst(option.count + 1))
+            case nil: return variable.flatMap { environmentVariables[$0] }
             }
-            return variable.flatMap { environmentVariables[$0] }
         }
         let environment = manifest.environment.flatMap(Environment.init(rawValue:))
         self.init(

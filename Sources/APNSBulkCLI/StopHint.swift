@@ -74,17 +74,22 @@ struct StopHint {
         }
     }
 
+    /// Where the value of `option` is in `words`: the word after `option`, or the `option=value` word (`inline`).
+    static func valuePosition(of option: String, in words: [String]) -> (index: Int, inline: Bool)? {
+        if let index = words.firstIndex(of: option), index + 1 < words.count { return (index + 1, false) }
+        if let index = words.firstIndex(where: { $0.hasPrefix(option + "=") }) { return (index, true) }
+        return nil
+    }
+
     /// The command that ran, words quoted for a POSIX shell; with `option` set to `value` when given (replacing
     /// its value, or added at the end).
     func command(setting option: String? = nil, to value: String = "") -> String {
         var words = arguments
         if let option {
-            if let index = words.firstIndex(of: option), index + 1 < words.count {
-                words[index + 1] = value
-            } else if let index = words.firstIndex(where: { $0.hasPrefix(option + "=") }) {
-                words[index] = option + "=" + value
-            } else {
-                words += [option, value]
+            switch Self.valuePosition(of: option, in: words) {
+            case (let index, inline: false)?: words[index] = value
+            case (let index, inline: true)?: words[index] = option + "=" + value
+            case nil: words += [option, value]
             }
         }
         return (["apns-bulk"] + CampaignManifest.redacted(words)).map(ShellWord.quoted).joined(separator: " ")
