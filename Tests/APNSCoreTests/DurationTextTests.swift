@@ -10,7 +10,8 @@ struct DurationTextTests {
         #expect(DurationText(parsing: "24h")?.seconds == 86_400)
         #expect(DurationText(parsing: "7d")?.seconds == 604_800)
         #expect(DurationText(parsing: "1h30m")?.seconds == 5_400)
-        #expect(DurationText(parsing: "2d12h5m7s")?.seconds == 2 * 86_400 + 12 * 3_600 + 5 * 60 + 7)
+        let mixed: Int64 = 2 * 86_400 + 12 * 3_600 + 5 * 60 + 7
+        #expect(DurationText(parsing: "2d12h5m7s")?.seconds == mixed)
         #expect(DurationText(parsing: "0h1s")?.seconds == 1)
     }
 
@@ -20,7 +21,8 @@ struct DurationTextTests {
                      "1.5h", "3661d", "999999999999999d", "1h30"] {
             #expect(DurationText(parsing: text) == nil, "\(text)")
         }
-        #expect(DurationText(parsing: "3660d")?.seconds == 3_660 * 86_400)
+        let longest: Int64 = 3_660 * 86_400
+        #expect(DurationText(parsing: "3660d")?.seconds == longest)
     }
 
     @Test("the description reads back to the same length, in the fewest groups")
