@@ -206,6 +206,27 @@ struct MockServerStreamTests {
         #expect(settings.first == "SETTINGS MCS=1", "\(frames)")
     }
 
+    @Test("once the client acknowledges the first SETTINGS, no second, identical one follows (h2spec waits for its own ACK there)")
+    func noSecondInitialSettings() throws {
+        let fixture = try MockServerFixture { $0.maxConcurrentStreams = 700 }
+        let stranger = try MockServerFixture()
+        let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
+        client.spin { client.session.streamSlots.hasReceivedPeerSettings }
+        // A rejected request keeps the initial limit (no raise) and makes the server read the client's ACK.
+        let rejected = try client.send(authorization: stranger.authorization)
+        client.spin { client.answers[rejected] != nil }
+        let second = try client.send(authorization: stranger.authorization)
+        client.spin { client.answers[second] != nil }
+        #expect(client.answers[second]?.status == 403)
+        let announced = client.serverFrames.filter { $0.hasPrefix("SETTINGS") && $0 != "SETTINGS ACK" }
+        #expect(announced == ["SETTINGS MCS=1"], "\(client.serverFrames)")
+        // The initial limit still holds: the raise comes with the first authenticated request, as one frame.
+        let accepted = try client.send(authorization: fixture.authorization)
+        client.spin { client.answers[accepted] != nil && client.limits.last == 700 }
+        let after = client.serverFrames.filter { $0.hasPrefix("SETTINGS") && $0 != "SETTINGS ACK" }
+        #expect(after == ["SETTINGS MCS=1", "SETTINGS MCS=700"], "\(client.serverFrames)")
+    }
+
     @Test("streams opened before the client saw the initial limit are served (default) or refused (.immediately)",
           arguments: [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
     func earlyBurst(enforcement: MockServer.InitialLimitEnforcement) throws {

@@ -19,6 +19,11 @@ public final class HTTP2ServerSession: HTTP2Session {
     private var streamsClosedErrors: [Int32] = []
     /// The input broke a connection rule nghttp2 does not check: the session is ending, no more input is read.
     private var inputRefused = false
+    /// A stream limit the session applies itself, already on the wire (see `refuseStreams(over:)`); nil when
+    /// nghttp2's own limit is the one that holds.
+    private var unannouncedStreamLimit: Int?
+    /// Streams over `unannouncedStreamLimit`, owed an RST_STREAM REFUSED_STREAM once nghttp2 has read the input.
+    private var streamsRefused: [Int32] = []
     /// The SETTINGS_MAX_CONCURRENT_STREAMS most recently announced (it applies once the client acknowledges it,
     /// see `.settingsAcknowledged`; nghttp2 refuses streams over it from the moment it is queued).
     public private(set) var announcedMaxConcurrentStreams: Int
@@ -79,6 +84,16 @@ public final class HTTP2ServerSession: HTTP2Session {
         let result = nghttp2.submitMaxConcurrentStreams(UInt32(limit))
         guard result == 0 else { throw Nghttp2Session.error(result) }
         announcedMaxConcurrentStreams = limit
+        unannouncedStreamLimit = nil
+    }
+
+    /// Refuses (REFUSED_STREAM) each new stream that would take the open streams over `limit`, with no SETTINGS
+    /// frame: for a limit the client already has on the wire but nghttp2 does not enforce (the mock's rewritten
+    /// first SETTINGS). A second, identical SETTINGS would reach the client where it waits for the ACK of its own
+    /// (h2spec counts that against the server). The next `setMaxConcurrentStreams` ends it.
+    public func refuseStreams(over limit: Int) {
+        unannouncedStreamLimit = max(0, limit)
+        announcedMaxConcurrentStreams = max(0, limit)
     }
 
     /// Sends GOAWAY with `lastStreamID` (nil: the last stream processed). Streams above it are closed (the client
@@ -150,6 +165,8 @@ public final class HTTP2ServerSession: HTTP2Session {
         // DATA or HEADERS on a stream the client had reset (nghttp2 read and ignored them, HPACK kept in step).
         for streamID in streamsClosedErrors { _ = nghttp2.submitReset(streamID: streamID, errorCode: .streamClosed) }
         streamsClosedErrors.removeAll(keepingCapacity: true)
+        for streamID in streamsRefused { _ = nghttp2.submitReset(streamID: streamID, errorCode: .refusedStream) }
+        streamsRefused.removeAll(keepingCapacity: true)
         guard resetLimitExceeded else { return }
         resetLimitExceeded = false
         _ = nghttp2.terminate(errorCode: .enhanceYourCalm, reason: "too many resets of streams not answered yet")
@@ -180,6 +197,10 @@ public final class HTTP2ServerSession: HTTP2Session {
 extension HTTP2ServerSession: Nghttp2EventSink {
     func nghttp2BeginHeaders(streamID: Int32, slot: Int?, isRequest: Bool) -> Int? {
         guard isRequest, slot == nil else { return nil }
+        if let limit = unannouncedStreamLimit, streams.count >= limit {
+            streamsRefused.append(streamID)  // no slot: its fields and body are read and dropped
+            return nil
+        }
         let claimed = streams.claim()
         streams[claimed].phase = .receiving
         streams[claimed].streamID = streamID

@@ -153,8 +153,9 @@ final class MockServerConnection: TLSConnectionDelegate {
 /// once the peer has it, and h2load or a pool that opens 100 streams right after the handshake would otherwise
 /// see them refused. So, under `.onceAcknowledged`, nghttp2 starts with the full limit (nothing is refused) while
 /// the frame on the wire is rewritten to say the initial limit; once the client acknowledges that frame, the
-/// initial limit is submitted to nghttp2 too (a second, identical SETTINGS) and enforced from then on, unless the
-/// validator has changed the limit meanwhile. Under `.immediately` nghttp2 refuses streams over the initial
+/// session refuses streams over the initial limit itself (`refuseStreams(over:)`, no second SETTINGS: a client
+/// such as h2spec waits for the ACK of its own SETTINGS there) from then on, unless the validator has changed the
+/// limit meanwhile. Under `.immediately` nghttp2 refuses streams over the initial
 /// limit from the start (REFUSED_STREAM), which tests a client's resending.
 extension MockServerConnection {
     /// What the HTTP/2 session announces to nghttp2 at start: the limit nghttp2 enforces before the first ACK.
@@ -203,7 +204,8 @@ extension MockServerConnection {
         acknowledgedSettingsCount += 1
         guard acknowledgedSettingsCount == 1, !initialLimitEnforced, !streamLimitChanged else { return }
         initialLimitEnforced = true
-        try? session.setMaxConcurrentStreams(listener.validator.configuration.initialConcurrentStreams)
+        // The limit is on the wire already (the rewritten first SETTINGS): enforced here, with no second frame.
+        session.refuseStreams(over: listener.validator.configuration.initialConcurrentStreams)
     }
 }
 
