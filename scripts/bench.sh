@@ -134,7 +134,7 @@ fi
 KEY=samples/keys/AuthKey_TEST123456.p8
 PUB=samples/keys/AuthKey_TEST123456.pub.pem
 AUTH=(--key "$KEY" --key-id TEST123456 --team-id TEAMID1234)
-TOPIC=com.example.apnsbulk
+TOPIC=com.example.app
 TOKEN=$(printf 'ab%.0s' $(seq 1 32))            # the one token of the --allow-duplicates campaigns (64 hex digits)
 PAYLOAD='{"aps":{"alert":{"title":"Hello","body":"Record 1"},"badge":1}}'
 

@@ -50,7 +50,7 @@ LIMITS=(--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
 # The sample key and ids (samples/keys/README.md), the demo's topic.
 KEY_ID=TEST123456
 TEAM_ID=TEAMID1234
-TOPIC=com.example.apnsbulk
+TOPIC=com.example.app
 
 started=$EPOCHREALTIME
 step_started=$started

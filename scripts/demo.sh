@@ -17,7 +17,7 @@ mkdir -p "$OUT"
 # Generated test material (samples/keys/README.md): key id TEST123456, team id TEAMID1234.
 KEY=samples/keys/AuthKey_TEST123456.p8
 PUB=samples/keys/AuthKey_TEST123456.pub.pem
-TOPIC=com.example.apnsbulk
+TOPIC=com.example.app
 
 "$BIN" mock --listen 127.0.0.1:0 --port-file "$OUT/mock.port" --write-ca "$OUT/mock-ca.pem" \
     --key-id TEST123456 --team-id TEAMID1234 --public-key "$PUB" --topic "$TOPIC" \

@@ -12,7 +12,7 @@ WORK=$(mktemp -d)
 trap 'kill "${MOCK:-}" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 "$BIN" mock --listen 127.0.0.1:0 --port-file "$WORK/port" --write-ca "$WORK/ca.pem" --key-id TEST123456 \
-    --team-id TEAMID1234 --public-key samples/keys/AuthKey_TEST123456.pub.pem --topic com.example.apnsbulk \
+    --team-id TEAMID1234 --public-key samples/keys/AuthKey_TEST123456.pub.pem --topic com.example.app \
     --max-streams 25 --fault latency=20..60ms --fault 429=0.02 --seed 7 2>"$WORK/mock.log" &
 MOCK=$!
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
@@ -25,7 +25,7 @@ python3 scripts/gen-campaign.py --records 40000 --dead 0.01 --out "$WORK/spring-
 
 common=(--endpoint "https://127.0.0.1:$(cat "$WORK/port")" --ca-file "$WORK/ca.pem"
         --key "$PWD/samples/keys/AuthKey_TEST123456.p8" --key-id TEST123456 --team-id TEAMID1234
-        --topic com.example.apnsbulk --max-attempts 2 --progress none)
+        --topic com.example.app --max-attempts 2 --progress none)
 cd "$WORK"
 # Exit 3 (some records left retryable) is what the 429s are for; anything above is a failure.
 "$BIN" send spring-sale.ndjson --shard 0/2 --results results-0.ndjson --summary summary-0.json "${common[@]}" &

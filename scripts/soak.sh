@@ -62,7 +62,7 @@ wait_for() {
 
 python3 scripts/gen-campaign.py --records "$RECORDS" --out "$WORK/campaign.ndjson" --dead 0.01
 "$BIN" mock --listen 127.0.0.1:0 --port-file "$WORK/port" --write-ca "$WORK/ca.pem" --key-id TEST123456 \
-    --team-id TEAMID1234 --public-key samples/keys/AuthKey_TEST123456.pub.pem --topic com.example.apnsbulk \
+    --team-id TEAMID1234 --public-key samples/keys/AuthKey_TEST123456.pub.pem --topic com.example.app \
     --fault "$FAULTS" --seed "$SEED" --log-accepted "$WORK/accepted.ndjson" --counters "$WORK/counters.json" \
     2>"$WORK/mock.log" &
 MOCK=$!
@@ -79,7 +79,7 @@ if [ "$RTT" != 0 ]; then
 fi
 send=("$BIN" send "$WORK/campaign.ndjson" --results "$WORK/results.ndjson" --endpoint "https://127.0.0.1:$PORT"
       --ca-file "$WORK/ca.pem" --key samples/keys/AuthKey_TEST123456.p8 --key-id TEST123456 --team-id TEAMID1234
-      --topic com.example.apnsbulk --connections "$CONNECTIONS" --progress none)
+      --topic com.example.app --connections "$CONNECTIONS" --progress none)
 
 echo "soak: $RECORDS records, $ROUNDS kill rounds, seed $SEED, RTT $RTT ms, $CONNECTIONS connections, faults $FAULTS"
 RANDOM=$SEED

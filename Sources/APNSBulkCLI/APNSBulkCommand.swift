@@ -19,16 +19,39 @@ public struct APNSBulkCommand: ParsableCommand {
 
     public init() {}
 
-    /// Runs the command line as argument-parser does, except that a help screen keeps its EXAMPLES whole.
+    /// Runs the command line as argument-parser does, except that a help screen keeps its EXAMPLES whole, a
+    /// misspelt command or option is answered with the name meant (`CommandLineSpelling`), and every error reads
+    /// `apns-bulk: error: …`, as the tool's own messages do.
     public static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let mistake = CommandLineSpelling.apnsBulk.mistake(in: arguments) {
+            StandardStream.error("apns-bulk: error: \(mistake)\n")
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
-            guard exitCode(for: error) == .success, let help = helpScreen(for: error) else { exit(withError: error) }
-            print(help)
-            Foundation.exit(ExitCode.success.rawValue)
+            let code = exitCode(for: error)
+            if code == .success {
+                guard let help = helpScreen(for: error) else { exit(withError: error) }
+                print(help)
+                Foundation.exit(ExitCode.success.rawValue)
+            }
+            let message = errorMessage(for: error)
+            if !message.isEmpty { StandardStream.error(message + "\n") }
+            Foundation.exit(code.rawValue)
         }
+    }
+
+    /// argument-parser's message for `error` (a usage error's help and usage lines included), its first line in the
+    /// tool's voice: `apns-bulk: error: …`. Empty for an exit status the command reported itself.
+    static func errorMessage(for error: any Error) -> String {
+        var message = fullMessage(for: error)
+        while message.hasSuffix("\n") { message.removeLast() }
+        guard !message.isEmpty else { return "" }
+        if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+        return "apns-bulk: error: " + message
     }
 
     /// The help screen `error` asks for (`--help`, `help <command>`), wrapped to `columns` (the terminal's width

@@ -7,7 +7,7 @@ import Foundation
 struct AuthenticationOptions: ParsableArguments {
     @OptionGroup var providerKey: ProviderKeyOptions
 
-    @Option(name: .customLong("token-refresh"), help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
+    @Option(name: .customLong("token-refresh"), parsing: .unconditional, help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
     var tokenRefreshMinutes: Int = 50
 
     @Option(name: .customLong("cert"), help: ArgumentHelp(
@@ -56,7 +56,9 @@ struct AuthenticationOptions: ParsableArguments {
     /// takes the key from the same file, and says so on stderr.
     func resolve() throws -> (APNSClientConfiguration.Authentication, TLSIdentity?) {
         if let certificateFile {
-            let pair = try CertificateKeyPair(chainPath: certificateFile, keyPath: certificateKeyFile)
+            let pair = try OptionFileError.reading(certificateKeyFile == nil ? "--cert" : "--cert/--cert-key") {
+                try CertificateKeyPair(chainPath: certificateFile, keyPath: certificateKeyFile)
+            }
             if pair.keyIsInChainFile {
                 let note = "apns-bulk: using the private key in \(pair.keyPath) (\(pair.privateKey.algorithm)) for its certificate \(pair.chain.leaf.label)\n"
                 FileHandle.standardError.write(Data(note.utf8))

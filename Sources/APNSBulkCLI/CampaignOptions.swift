@@ -37,7 +37,7 @@ struct CampaignOptions: ParsableArguments {
     @Option(name: .customLong("token-column"), help: "The CSV column that holds the device token.")
     var tokenColumn: String = "token"
 
-    @Option(name: .customLong("max-record-bytes"), help: "The longest NDJSON line or CSV record accepted.")
+    @Option(name: .customLong("max-record-bytes"), parsing: .unconditional, help: "The longest NDJSON line or CSV record accepted.")
     var maximumRecordBytes: Int = CampaignReaderOptions.defaultMaximumRecordLength
 
     @Option(name: .customLong("keep"), help: ArgumentHelp(
@@ -76,7 +76,7 @@ struct CampaignOptions: ParsableArguments {
         let (defaults, shard) = try defaultsAndShard()
         var options = CampaignReaderOptions(
             defaults: defaults,
-            template: try template.map { path throws(PipelineError) in try PayloadTemplate(contentsOfFile: path) },
+            template: try template.map { path in try OptionFileError.reading("--template") { try PayloadTemplate(contentsOfFile: path) } },
             shard: shard, maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
         options.keep = try keptFields()
         return options

@@ -113,7 +113,7 @@ enum CampaignRunner {
         switch start {
         case .continueUnfinished:
             line = "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
-                + "(\(answered) records answered before): nothing answered is sent again\n"
+                + "(\(CountedNoun.text(answered, "record")) answered before): nothing answered is sent again\n"
         case .continueStopped(let manifest):
             line = "apns-bulk: continuing the campaign in \(PrintableText.escaping(resultsPath)), stopped early ("
                 + PrintableText.escaping(manifest.stoppedEarly ?? "") + "): the records APNs did not accept are sent "

@@ -26,17 +26,17 @@ struct ConnectionOptions: ParsableArguments {
         valueName: "host:port:addr[,addr…]"))
     var resolve: [String] = []
 
-    @Option(name: .customLong("connections"), help: ArgumentHelp(
+    @Option(name: .customLong("connections"), parsing: .unconditional, help: ArgumentHelp(
         "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, spares opened ahead of need.",
         valueName: "count"))
     var connections: Int = 32
 
-    @Option(name: .customLong("streams-per-connection"), help: ArgumentHelp(
+    @Option(name: .customLong("streams-per-connection"), parsing: .unconditional, help: ArgumentHelp(
         "Requests in flight on one connection before the pool opens another (1 to 1000): what a dropped connection puts in doubt.",
         valueName: "count"))
     var streamsPerConnection: Int = 128
 
-    @Option(name: .customLong("request-timeout"), help: ArgumentHelp("Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
+    @Option(name: .customLong("request-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
     var requestTimeout: Double = 30
 
     /// The endpoints `--endpoint` accepts by name, as the completions offer them (`APNSEndpoint(parsing:)` also takes
@@ -81,7 +81,7 @@ struct ConnectionOptions: ParsableArguments {
         let (auth, identity) = try authentication.resolve()
         var tls = TLSClientConfiguration()
         if let caFile {
-            _ = try CertificateChain(contentsOfFile: caFile)  // a missing or wrong file stops here, with status 1
+            _ = try OptionFileError.reading("--ca-file") { try CertificateChain(contentsOfFile: caFile) }  // status 1
             tls.trustRoots = .pemFile(path: caFile)
         }
         tls.pinnedSPKISHA256 = pins

@@ -157,7 +157,7 @@ struct MockCommand: ParsableCommand {
                 initialLimitEnforcement: strictInitialStreams ? .immediately : .onceAcknowledged
             )
         } catch {
-            Self.log("Error: \(error)")
+            Self.log("apns-bulk: error: \(error)")
             throw ExitStatus.failure.code
         }
         do {
@@ -165,7 +165,7 @@ struct MockCommand: ParsableCommand {
             if let portFile { try Self.writeAtomically("\(server.port)\n", to: portFile) }
         } catch {
             server.stop()
-            Self.log("Error: \(error)")
+            Self.log("apns-bulk: error: \(error)")
             throw ExitStatus.failure.code
         }
         Self.log("apns-bulk mock listening on \(server.url)")
@@ -176,7 +176,7 @@ struct MockCommand: ParsableCommand {
             do {
                 try Self.writeAtomically(counters.json + "\n", to: countersFile)
             } catch {
-                Self.log("Error: cannot write counters to \(countersFile): \(error)")
+                Self.log("apns-bulk: error: cannot write --counters \(countersFile): \(error)")
                 throw ExitStatus.failure.code
             }
         }

@@ -71,16 +71,16 @@ struct OutputOptions: ParsableArguments {
 
 /// How `send` and `replay` retry, pace and stop.
 struct DeliveryOptions: ParsableArguments {
-    @Option(name: .customLong("rate"), help: ArgumentHelp("Start at most this many requests per second.", valueName: "n"))
+    @Option(name: .customLong("rate"), parsing: .unconditional, help: ArgumentHelp("Start at most this many requests per second.", valueName: "n"))
     var rate: Double?
 
-    @Option(name: .customLong("max-attempts"), help: "Tries per record in all for 429, 5xx and the like.")
+    @Option(name: .customLong("max-attempts"), parsing: .unconditional, help: "Tries per record in all for 429, 5xx and the like.")
     var maximumAttempts: Int = 5
 
-    @Option(name: .customLong("stop-after"), help: "Stop the campaign after this many credential or campaign-wide rejections in a row.")
+    @Option(name: .customLong("stop-after"), parsing: .unconditional, help: "Stop the campaign after this many credential or campaign-wide rejections in a row.")
     var stopAfter: Int = 5
 
-    @Option(name: .customLong("max-in-flight"), help: ArgumentHelp(
+    @Option(name: .customLong("max-in-flight"), parsing: .unconditional, help: ArgumentHelp(
         "Requests in flight at most, across all connections (default: as many as the measured rate needs, up to the servers' stream limits).",
         valueName: "n"))
     var maximumInFlight: Int?

@@ -47,7 +47,7 @@ struct PinCommand: ParsableCommand {
                     print(quiet ? certificate.spkiPin.base64 : "\(certificate.spkiPin)  \(file)#\(index + 1) \(certificate.label)")
                 }
             } catch {
-                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                StandardStream.error("apns-bulk: error: \(file): \(error)\n")
                 failed = true
             }
         }

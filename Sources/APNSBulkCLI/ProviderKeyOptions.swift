@@ -41,6 +41,7 @@ struct ProviderKeyOptions: ParsableArguments {
     /// own error (exit status 1).
     func signer() throws -> ProviderTokenSigner {
         guard let keyFile, let keyID, let teamID else { throw ValidationError("Missing --key, --key-id or --team-id.") }
-        return try ProviderTokenSigner(key: ProviderKey(contentsOfFile: keyFile), keyID: keyID, teamID: teamID)
+        let key = try OptionFileError.reading("--key") { try ProviderKey(contentsOfFile: keyFile) }
+        return try ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
     }
 }

@@ -88,13 +88,13 @@ struct PruneCommand: ParsableCommand {
         }
         if list.heldBack > 0 {
             let what = includeUnconfirmed ? "listed, as --include-unconfirmed asks," : "held back"
-            let line = "apns-bulk: \(what) \(list.heldBack) tokens called bad (BadDeviceToken, DeviceTokenNotForTopic) that "
+            let line = "apns-bulk: \(what) \(CountedNoun.text(list.heldBack, "token")) called bad (BadDeviceToken, DeviceTokenNotForTopic) that "
                 + "nothing confirmed: no token of their topic was delivered or answered 410 in their result file, so the "
                 + "endpoint (environment) or the topic may have been wrong, not the tokens"
                 + (includeUnconfirmed ? "\n" : "; --include-unconfirmed lists them\n")
             FileHandle.standardError.write(Data(line.utf8))
         }
-        FileHandle.standardError.write(Data("\(entries.count) tokens to prune\n".utf8))
+        FileHandle.standardError.write(Data((CountedNoun.text(entries.count, "token") + " to prune\n").utf8))
     }
 }
 

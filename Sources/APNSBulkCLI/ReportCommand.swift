@@ -79,7 +79,8 @@ struct ReportCommand: ParsableCommand {
             let line = "apns-bulk: \(run.resultsPath) stopped early (\(run.why)); \(run.advice): \(run.command)"
             FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
         }
-        var line = "\(report.records) records, \(report.count(.delivered)) delivered, \(report.tokensToPrune) tokens to prune, "
+        var line = CountedNoun.text(report.records, "record") + ", \(report.count(.delivered)) delivered, "
+            + CountedNoun.text(report.tokensToPrune, "token") + " to prune, "
         line += "\(report.replayableTotal) to replay"
         if let path = html { line += "; report: \(path)" }
         FileHandle.standardError.write(Data((line + "\n").utf8))

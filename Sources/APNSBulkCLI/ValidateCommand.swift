@@ -83,7 +83,8 @@ struct ValidateCommand: ParsableCommand {
         let duplicateCount = try duplicates.finish(progress: reader.readProgress)
         FileHandle.standardOutput.write(Data(report.utf8))
         try writer?.flush()
-        var summary = "\(valid + invalid) records: \(valid) valid, \(invalid) invalid, \(duplicateCount) duplicates"
+        var summary = CountedNoun.text(valid + invalid, "record") + ": \(valid) valid, \(invalid) invalid, "
+            + CountedNoun.text(duplicateCount, "duplicate")
         if reader.recordsInOtherShards > 0 { summary += ", \(reader.recordsInOtherShards) in other shards" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if invalid > 0 { throw ExitStatus.invalidRecords.code }

@@ -34,6 +34,7 @@ struct CampaignReaderTests {
         let records = try Support.readAll([CampaignInput(path: path)], options: options)
         #expect(records.map(\.key.line) == [1, 2, 3])
         #expect(records.map(\.code) == [nil, .recordTooLong, nil])
+        #expect(records[1].error?.detail.contains("--max-record-bytes") == true, "the reason names the option that raises the limit")
     }
 
     @Test("gzip input is detected by name and by magic bytes, from a file and from a pipe")

@@ -86,6 +86,7 @@ struct RunStartTests {
         let lines = #expect(throws: PipelineError.self) { try Self.decide(manifest: nil) }
         #expect(lines?.kind == .campaignChanged && lines?.detail.contains("--overwrite") == true)
         #expect(try Self.decide(manifest: nil, resume: true) == .continueUnfinished)
+        #expect(try Self.decide(manifest: nil, results: false, lines: false, resume: true) == .fresh, "--resume with nothing to continue starts")
         #expect(try Self.decide(manifest: nil, overwrite: true) == .fresh)
         let gone = #expect(throws: PipelineError.self) { try Self.decide(manifest: Self.manifest(.finished), results: false, lines: false) }
         #expect(gone?.detail.contains("is gone") == true)

@@ -311,7 +311,7 @@ struct PruneSourcesEndToEndTests {
             """.write(toFile: results, atomically: true, encoding: .utf8)
         let held = try Tool.run(["prune", results])
         #expect(held.status == 0 && held.stdout.isEmpty, "\(held.stdout)")
-        #expect(held.stderr.contains("held back 1 tokens called bad") && held.stderr.contains("--include-unconfirmed lists them"), "\(held.stderr)")
+        #expect(held.stderr.contains("held back 1 token called bad") && held.stderr.contains("--include-unconfirmed lists them"), "\(held.stderr)")
         let listed = try Tool.run(["prune", results, "--include-unconfirmed"])
         #expect(listed.status == 0 && listed.stdout == token + "\n", "\(listed.stdout) \(listed.stderr)")
         // The report counts what prune lists: none, and proposes no prune.

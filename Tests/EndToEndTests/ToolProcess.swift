@@ -85,7 +85,7 @@ final class TemporaryDirectory: @unchecked Sendable {
 final class MockProcess: @unchecked Sendable {
     static let keyID = "TEST123456"
     static let teamID = "TEAMID1234"
-    static let topic = "com.example.apnsbulk"
+    static let topic = "com.example.app"
     static let keyFile = Tool.path("samples/keys/AuthKey_TEST123456.p8")
     static let publicKeyFile = Tool.path("samples/keys/AuthKey_TEST123456.pub.pem")
 

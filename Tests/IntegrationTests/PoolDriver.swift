@@ -132,7 +132,7 @@ final class PoolDriver: PushTransportDelegate {
 
 /// A mock server and the client settings that reach it with a fresh signing key.
 struct MockFixture {
-    static let topic = "com.example.apnsbulk"
+    static let topic = "com.example.app"
     let server: MockServer
     let key: ProviderKey
     let signer: ProviderTokenSigner

@@ -62,7 +62,7 @@ struct AnswerDecision {
             return .resendUnprocessed(send)
         }
         guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
-            return .writeFinalResult(send.finalResult(.retryable, detail: "gave up after \(send.attempts) attempts"))
+            return .writeFinalResult(send.finalResult(.retryable, detail: "gave up after \(CountedNoun.text(send.attempts, "attempt"))"))
         }
         switch kind {
         case .afterResigningToken, .atOnce, .immediately:

@@ -36,7 +36,7 @@ public struct CampaignHealth: Sendable {
             }
             consecutive += 1
             guard consecutive >= threshold else { return .keepGoing }
-            return .stop("\(name) on \(consecutive) requests in a row")
+            return .stop("\(name) on \(CountedNoun.text(consecutive, "request")) in a row")
         case .reject(campaignWide: false), .retry, .inDoubt:
             return .keepGoing
         }

@@ -96,14 +96,14 @@ extension CampaignSummary {
         }
         switch ending {
         case .completed where finishedEarlierAt != nil:
-            lines.append("finished: \(campaign.records) records")
+            lines.append("finished: " + CountedNoun.text(campaign.records, "record"))
         case .completed:
-            lines.append("finished: \(campaign.records) records\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
+            lines.append("finished: " + CountedNoun.text(campaign.records, "record") + "\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
         case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
         case .interrupted: lines.append("interrupted: run the same command again to finish")
         }
         lines.append("  outcomes: " + Self.outcomeList(campaign))
-        for (reason, count) in campaign.reasons.sorted(by: { $0.value > $1.value }).prefix(8) {
+        for (reason, count) in campaign.reasons.sorted(by: Self.byCountThenName).prefix(8) {
             lines.append("    \(PrintableText.escaping(reason)): \(count)")
         }
         if let resultsPath, finishedEarlierAt != nil {
@@ -111,11 +111,16 @@ extension CampaignSummary {
             return lines.joined(separator: "\n")
         }
         if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
-        lines.append(String(format: "  requests: %d (%d retries), %.0f/s; latency p50 %.1f ms, p99 %.1f ms",
-                            requests, retries, requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
-        lines.append("  in flight: at most \(maximumInFlight) requests at once; the adaptive limit was \(inFlightWindow) at the end")
+        lines.append("  requests: \(requests) (\(CountedNoun.text(retries, "retry", plural: "retries"))), "
+            + String(format: "%.0f/s; latency p50 %.1f ms, p99 %.1f ms", requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
+        lines.append("  in flight: at most \(CountedNoun.text(maximumInFlight, "request")) at once; the adaptive limit was \(inFlightWindow) at the end")
         if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
         return lines.joined(separator: "\n")
+    }
+
+    /// The order of every reason breakdown: the most frequent first, ties by name, so two runs print the same.
+    static func byCountThenName(_ a: (key: String, value: Int), _ b: (key: String, value: Int)) -> Bool {
+        a.value != b.value ? a.value > b.value : a.key < b.key
     }
 
     private static func outcomeList(_ tally: CampaignTally) -> String {

@@ -121,7 +121,7 @@ struct TokenRejectionCheck {
     /// The stop's reason, its first word the APNs reason (as `CampaignHealth`'s are): "BadDeviceToken for every
     /// token of topic com.example.app (20 answers, none accepted)".
     static func stopReason(reason: String?, topic: String, count: Int) -> String {
-        "\(reason ?? APNSReason.badDeviceToken.rawValue) for every token of topic \(topic) (\(count) answers, none accepted)"
+        "\(reason ?? APNSReason.badDeviceToken.rawValue) for every token of topic \(topic) (\(CountedNoun.text(count, "answer")), none accepted)"
     }
 }
 

@@ -100,7 +100,7 @@ public struct CSVRecordParser {
     private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
         switch record.problem {
         case .tooLong?:
-            throw InputError(.recordTooLong, "record is longer than \(reader.maximumRecordLength) bytes")
+            throw InputError(.recordTooLong, "record is longer than \(reader.maximumRecordLength) bytes (--max-record-bytes raises the limit)")
         case .unterminatedQuote?:
             throw InputError(.csvMalformed, "a quoted field is not closed before the end of the file")
         case .textAfterClosingQuote?:

@@ -228,7 +228,7 @@ public final class CampaignReader: RecordReader {
         while let line = try lines.next() {
             let key = RecordKey(fileIndex: file.index, line: line.number)
             if line.isTooLong {
-                let error = InputError(.recordTooLong, "line is longer than \(lines.maximumLineLength) bytes")
+                let error = InputError(.recordTooLong, "line is longer than \(lines.maximumLineLength) bytes (--max-record-bytes raises the limit)")
                 try take(.invalid(error, tokenText: nil, topicText: nil), key: key, in: [], valid: valid, invalid: invalid)
                 continue
             }
@@ -319,7 +319,7 @@ public final class CampaignReader: RecordReader {
                     continue
                 }
                 if line.isTooLong {
-                    let error = InputError(.recordTooLong, "line is longer than \(file.reader.maximumLineLength) bytes")
+                    let error = InputError(.recordTooLong, "line is longer than \(file.reader.maximumLineLength) bytes (--max-record-bytes raises the limit)")
                     let key = RecordKey(fileIndex: file.index, line: line.number)
                     return CampaignRecord(key: key, content: .invalid(error, tokenText: nil, topicText: nil))
                 }

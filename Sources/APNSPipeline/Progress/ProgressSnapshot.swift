@@ -1,3 +1,4 @@
+import APNSCore
 import Foundation
 
 /// What the progress lines say at one moment of a run: counts so far (each kind of unfinished record apart), the
@@ -156,7 +157,7 @@ extension ProgressSnapshot {
             facts.append(Self.percent(fraction) + " of \(count) ETA " + (secondsLeft.map(Self.duration) ?? "--"))
         }
         let counted = counts.enumerated().filter { $0.offset == 0 || $0.element.count > 0 }
-        facts.append("\(records) records: " + counted.map { "\($0.element.count) \($0.element.name)" }.joined(separator: ", "))
+        facts.append(CountedNoun.text(records, "record") + ": " + counted.map { "\($0.element.count) \($0.element.name)" }.joined(separator: ", "))
         facts.append("\(inFlight) in flight" + (window.map { " (limit \($0))" } ?? "") + ", \(retriesPending) to retry")
         facts.append(String(format: "%.0f req/s", requestsPerSecond))
         facts.append(Self.duration(elapsedSeconds) + " elapsed")

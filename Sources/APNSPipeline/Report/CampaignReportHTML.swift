@@ -68,7 +68,7 @@ public struct CampaignReportHTML {
         var out = "<section><h2>Next steps</h2>"
         for run in report.unfinished {
             out += "<p class=\"warning\" id=\"unfinished\"><strong>This run is unfinished:</strong> "
-            out += "\(HTMLText.escaped(run.resultsPath)) has \(Self.grouped(run.answered)) records answered so far; its "
+            out += "\(HTMLText.escaped(run.resultsPath)) has \(Self.grouped(run.answered)) \(CountedNoun.noun(run.answered, "record")) answered so far; its "
             out += "run is still going, or was stopped before it finished. The figures below cover those records only. "
             out += "Finish it first with:</p><pre class=\"finish-command\">"
             out += "\(HTMLText.escaped(run.command ?? "the same send command with --resume"))</pre>"
@@ -79,7 +79,7 @@ public struct CampaignReportHTML {
             out += "<pre class=\"continue-command\">\(HTMLText.escaped(run.command))</pre>"
         }
         if let replay = report.replayCommand() {
-            out += "<p>\(Self.grouped(report.replayableTotal)) records may still be delivered "
+            out += "<p>\(Self.grouped(report.replayableTotal)) \(CountedNoun.noun(report.replayableTotal, "record")) may still be delivered "
             out += "(retryable \(Self.grouped(report.count(.retryable))), in doubt \(Self.grouped(report.count(.inDoubt))), "
             out += "not sent \(Self.grouped(report.count(.notSent)))"
             if report.rejectedForTopic > 0 { out += ", rejected for their topic \(Self.grouped(report.rejectedForTopic))" }
@@ -114,7 +114,7 @@ public struct CampaignReportHTML {
             out += "<p>Nothing to replay yet among the records answered so far.</p>"
         }
         if let prune = report.pruneCommand() {
-            out += "<p>\(Self.grouped(report.tokensToPrune)) tokens are dead or wrong for the app. List them for deletion with:</p>"
+            out += "<p>\(Self.grouped(report.tokensToPrune)) \(report.tokensToPrune == 1 ? "token is" : "tokens are") dead or wrong for the app. List them for deletion with:</p>"
             out += "<pre id=\"prune-command\">\(HTMLText.escaped(prune))</pre>"
         }
         return out + "</section>\n"
@@ -132,7 +132,7 @@ public struct CampaignReportHTML {
         out += "</tbody></table>"
         if let first = report.firstUniqueID {
             // Shown, never linked: the console needs the user's Apple account, and the report links nowhere outside.
-            out += "<p>\(Self.grouped(report.deliveredWithUniqueID)) delivered records carry an apns_unique_id "
+            out += "<p>\(Self.grouped(report.deliveredWithUniqueID)) delivered \(report.deliveredWithUniqueID == 1 ? "record carries" : "records carry") an apns_unique_id "
             out += "(development environment) to look up in Apple's Push Notifications Console, the first "
             out += "<code id=\"first-unique-id\">\(HTMLText.escaped(first))</code>; the result lines hold every one.</p>"
         }
@@ -166,8 +166,8 @@ public struct CampaignReportHTML {
     }
 
     private var attempts: String {
-        var out = "<section><h2>Attempts</h2><p>\(Self.grouped(report.attempts)) requests reached the wire for "
-        out += "\(Self.grouped(report.records)) records.</p><table><thead><tr><th>requests per record</th>"
+        var out = "<section><h2>Attempts</h2><p>\(Self.grouped(report.attempts)) \(report.attempts == 1 ? "request" : "requests") reached the wire for "
+        out += "\(Self.grouped(report.records)) \(CountedNoun.noun(report.records, "record")).</p><table><thead><tr><th>requests per record</th>"
         out += "<th class=\"n\">records</th></tr></thead><tbody>"
         for (attempts, count) in report.recordsByAttempts.sorted(by: { $0.key < $1.key }) {
             let label = attempts == 0 ? "0 (never sent)" : "\(attempts)"

@@ -56,7 +56,7 @@ public enum RunStart: Equatable, Sendable {
         let journalPath = SendJournal.path(forResults: resultsPath)
         let hasRun = facts.resultsHoldLines || facts.journalHoldsEntries
         guard let manifest = facts.manifest else {
-            if resume { return .continueUnfinished }
+            if resume { return hasRun ? .continueUnfinished : .fresh }  // nothing to continue: it starts, and says so
             if facts.journalHoldsEntries {
                 throw PipelineError(.unfinishedRun, "\(resultsPath) belongs to an unfinished run (\(journalPath) "
                     + "exists): add --resume to finish it, or remove both files to start over")

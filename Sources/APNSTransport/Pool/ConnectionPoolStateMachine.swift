@@ -571,7 +571,7 @@ extension ConnectionPoolStateMachine {
     private func givingUp(after id: ConnectionID) -> TransportError? {
         guard failureWindowOver, let first = firstConnectionAfterWindow, id.value >= first, !anyConnectionAnswering,
               let last = lastFailure else { return nil }
-        return TransportError(last.kind, "\(last.detail), \(failuresInARow) connections in a row")
+        return TransportError(last.kind, "\(last.detail), \(CountedNoun.text(failuresInARow, "connection")) in a row")
     }
 
     /// Whether an open connection has answered: the pool works, whatever the other slots meet.
