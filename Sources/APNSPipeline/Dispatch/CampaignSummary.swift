@@ -30,7 +30,7 @@ public struct CampaignSummary: Sendable {
             for (outcome, count) in newValue { outcomeCounts[outcome.caseIndex] = count }
         }
     }
-    private var outcomeCounts = InlineArray<7, Int>(repeating: 0)
+    private var outcomeCounts = InlineArray<8, Int>(repeating: 0)
     /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
     public var records = 0

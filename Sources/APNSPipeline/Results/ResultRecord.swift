@@ -548,6 +548,7 @@ extension RecordOutcome {
         case .duplicate: #","outcome":"duplicate""#
         case .notSent: #","outcome":"not_sent""#
         case .inDoubt: #","outcome":"in_doubt""#
+        case .expired: #","outcome":"expired""#
         }
     }
 }
