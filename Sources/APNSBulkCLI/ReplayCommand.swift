@@ -74,7 +74,10 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let overrides = try self.overrides()
         let resultFiles = replayedFiles()
-        let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
+        // A new deadline given: the records the old one expired are sent too.
+        let newDeadline = sending.delivery.notAfter != nil
+        let reader = try ReplayReader(
+            resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, includeExpired: newDeadline, overrides: overrides)
         var readerOptions = CampaignReaderOptions(defaults: CampaignDefaults())
         readerOptions.keep = Self.keptFields(of: resultFiles)
         try sending.runCampaign(
@@ -83,6 +86,7 @@ struct ReplayCommand: ParsableCommand {
         ) { options, engine, progress, onStart in
             var options = options
             options.replayedResults = resultFiles  // a stopped campaign replayed here is finished by this replay
+            options.inheritedNotAfter = Self.deadline(of: resultFiles)
             return try SendRun.run(
                 options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
         }
@@ -112,6 +116,12 @@ struct ReplayCommand: ParsableCommand {
         }
         let fields = KeptFields(checkedNames: names)
         return fields.names.isEmpty ? nil : fields
+    }
+
+    /// The earliest `--not-after` deadline the replayed campaigns' records hold (seconds since the epoch), which a
+    /// replay keeps unless given a new one; nil when none has one.
+    static func deadline(of resultFiles: [String]) -> Double? {
+        resultFiles.compactMap { path in (try? CampaignManifest.read(forResults: path))??.notAfter }.min()
     }
 
     /// The result files to replay: those named, less the replay's own result file (by name or as the same file),
