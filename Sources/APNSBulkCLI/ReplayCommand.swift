@@ -29,11 +29,16 @@ struct ReplayCommand: ParsableCommand {
             delivered line always: nothing a replay delivered is sent again. This replay's own result file, when \
             a glob names it too, is left out of its inputs.
 
+            A replay keeps the --not-after deadline of the campaigns it replays (the earliest): past it, it sends \
+            nothing and its records end expired (exit status 6). Given its own --not-after, it also sends the \
+            records the old deadline expired.
+
             EXAMPLES
               apns-bulk replay yesterday.ndjson --results replay.ndjson \\
                 --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ
               apns-bulk replay results-*.ndjson --exclude-in-doubt --results again.ndjson
               apns-bulk replay stopped.ndjson --topic com.example.app --results fixed.ndjson
+              apns-bulk replay late.ndjson --not-after 2h --results later.ndjson
 
             \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """
