@@ -120,5 +120,15 @@ struct DispatcherDeadlineTests {
         _ = machine.stop(.interrupted)
         #expect(machine.deadlinePassed(now: 10).isEmpty)
         #expect(machine.stopCause == .interrupted)
+
+        var done = self.machine(deadlineAt: 10)
+        _ = done.start(now: 0)
+        done.inputExhausted()
+        var settled = DispatcherAction()
+        done.settle(&settled, now: 5)  // every record answered: the transport closes
+        #expect(settled.closeTransport == .afterFlushingSink)
+        #expect(done.deadlinePassed(now: 10).isEmpty)
+        _ = done.transportClosed(now: 10.1)
+        #expect(done.summary.ending == .completed, "a run that finished its work before the deadline ended by it")
     }
 }
