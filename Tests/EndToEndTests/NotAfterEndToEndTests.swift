@@ -67,6 +67,10 @@ struct NotAfterEndToEndTests {
         })
         let deliveredTokens = Set(lines.filter { $0["outcome"] as? String == "delivered" }.compactMap { $0["token"] as? String })
         #expect(accepted(log).count == delivered && acceptedTokens == deliveredTokens, "accepted \(accepted(log).count), delivered \(delivered)")
+        // The deadline belongs to the campaign: the same result file with another one is refused, nothing sent.
+        let moved = try Tool.run(["send", campaign, "--results", results, "--not-after", "1h"] + mock.clientArguments)
+        #expect(moved.status == 64 && moved.stderr.contains("--not-after"), "exit \(moved.status): \(moved.stderr)")
+        #expect(accepted(log).count == delivered)
         _ = try mock.stop()
 
         // A replay inherits the deadline: past it, it sends nothing and its records end expired.
