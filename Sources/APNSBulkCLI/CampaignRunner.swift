@@ -78,7 +78,12 @@ enum CampaignRunner {
                 campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
                 shard: options.reader.shard.count > 1 ? options.reader.shard.description : "all")
             let now = Date().timeIntervalSince1970
-            let finished = summary.ending == .completed && outcome.error == nil  // statuses 0, 2 and 3
+            let finished = outcome.error == nil && {  // statuses 0, 2, 3 and 6
+                switch summary.ending {
+                case .completed, .deadlinePassed: return true
+                case .stoppedEarly, .interrupted: return false
+                }
+            }()
             let lastSuccess = finished ? (summary.finishedEarlierAt ?? now) : CampaignMetrics.lastSuccess(atPath: path)
             try CampaignMetrics.write(metrics.text(summary, now: now, lastSuccess: lastSuccess), to: path)
         }
@@ -129,8 +134,11 @@ enum CampaignRunner {
         switch summary.ending {
         case .stoppedEarly: return .stoppedEarly
         case .interrupted: return .interrupted
-        case .completed:
+        case .completed, .deadlinePassed:
             let campaign = summary.campaign
+            // Records the deadline cut: retrying cannot help, whatever else is left.
+            if campaign.count(.expired) > 0 { return .deadlinePassed }
+            if case .deadlinePassed = summary.ending, campaign.leftToRetry > 0 { return .deadlinePassed }
             if campaign.leftToRetry > 0 { return .retryableLeft }
             if campaign.count(.inputError) > 0 { return .invalidRecords }
             return .success

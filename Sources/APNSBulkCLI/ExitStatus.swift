@@ -13,6 +13,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case retryableLeft = 3
     case stoppedEarly = 4
     case interrupted = 5
+    case deadlinePassed = 6
     case usage = 64
 
     var code: ExitCode { ExitCode(rawValue) }
@@ -41,6 +42,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
                 + "continue from)"
         case .interrupted:
             "interrupted by SIGINT/SIGTERM: run the same command again to finish"
+        case .deadlinePassed:
+            "finished at the `--not-after` deadline: records not sent by then ended expired (or retryable, their "
+                + "retry cut by it)"
         case .usage:
             "usage error: an unknown or missing option, an option value that is not valid, a result file that belongs "
                 + "to another campaign or is not a result file, an output that is an input or a directory, a stream that "
@@ -67,6 +71,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
                 + "the stop prints): it continues the campaign, sending nothing APNs accepted"
         case .interrupted:
             "run the same command again: it continues"
+        case .deadlinePassed:
+            "done; do not retry: the deadline passed (running again, or `replay` without a new `--not-after`, sends "
+                + "nothing)"
         case .usage:
             "fix the command; a retry cannot help"
         }
@@ -110,6 +117,8 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
             + "environment or app; fix it, then run the same command again (the fixed one the stop prints): it "
             + "continues (with --results -, a closed standard output: nothing is kept, so it sends all again)"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
+        Entry(.deadlinePassed, "finished at the --not-after deadline: records not sent by then ended expired; do "
+            + "not retry (running again sends nothing; replay --not-after with a new deadline sends them)"),
         Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it) or of another "
             + "stream, an output that is an input, a directory or (--results) not a result file, or no topic anywhere"),
     ]

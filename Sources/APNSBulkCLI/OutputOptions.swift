@@ -91,11 +91,28 @@ struct DeliveryOptions: ParsableArguments {
     @Flag(name: .customLong("resend-in-doubt"), help: "Send again requests whose answer was lost (they may arrive twice).")
     var resendInDoubt = false
 
+    @Option(name: .customLong("not-after"), help: ArgumentHelp(
+        "The campaign's deadline: an ISO-8601 time (2026-12-02T18:00:00Z, an offset allowed) or a duration after its "
+            + "first start (6h, 1h30m). Nothing is sent after it; records not sent by then end expired (exit status 6).",
+        valueName: "time"))
+    var notAfter: String?
+
     mutating func validate() throws {
         if let rate, rate <= 0 { throw ValidationError("--rate must be positive.") }
         guard (1...100).contains(maximumAttempts) else { throw ValidationError("--max-attempts must be 1 to 100.") }
         guard stopAfter >= 1 else { throw ValidationError("--stop-after must be at least 1.") }
         if let maximumInFlight, maximumInFlight < 1 { throw ValidationError("--max-in-flight must be at least 1.") }
+        _ = try deadline()
+    }
+
+    /// `--not-after`, read: nil when not given; an unreadable value is a usage error naming the forms it takes.
+    func deadline() throws -> NotAfter? {
+        guard let notAfter else { return nil }
+        guard let value = NotAfter(parsing: notAfter) else {
+            throw ValidationError("--not-after \(notAfter): give an ISO-8601 time with its zone (2026-12-02T18:00:00Z, "
+                + "2026-12-02T19:00:00+01:00) or a duration after the campaign's first start (90m, 6h, 1d12h).")
+        }
+        return value
     }
 
     var configuration: DispatcherConfiguration {

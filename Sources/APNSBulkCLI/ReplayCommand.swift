@@ -29,11 +29,16 @@ struct ReplayCommand: ParsableCommand {
             delivered line always: nothing a replay delivered is sent again. This replay's own result file, when \
             a glob names it too, is left out of its inputs.
 
+            A replay keeps the --not-after deadline of the campaigns it replays (the earliest): past it, it sends \
+            nothing and its records end expired (exit status 6). Given its own --not-after, it also sends the \
+            records the old deadline expired.
+
             EXAMPLES
               apns-bulk replay yesterday.ndjson --results replay.ndjson \\
                 --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ
               apns-bulk replay results-*.ndjson --exclude-in-doubt --results again.ndjson
               apns-bulk replay stopped.ndjson --topic com.example.app --results fixed.ndjson
+              apns-bulk replay late.ndjson --not-after 2h --results later.ndjson
 
             \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """
@@ -74,7 +79,10 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let overrides = try self.overrides()
         let resultFiles = replayedFiles()
-        let reader = try ReplayReader(resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, overrides: overrides)
+        // A new deadline given: the records the old one expired are sent too.
+        let newDeadline = sending.delivery.notAfter != nil
+        let reader = try ReplayReader(
+            resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, includeExpired: newDeadline, overrides: overrides)
         var readerOptions = CampaignReaderOptions(defaults: CampaignDefaults())
         readerOptions.keep = Self.keptFields(of: resultFiles)
         try sending.runCampaign(
@@ -83,6 +91,7 @@ struct ReplayCommand: ParsableCommand {
         ) { options, engine, progress, onStart in
             var options = options
             options.replayedResults = resultFiles  // a stopped campaign replayed here is finished by this replay
+            options.inheritedNotAfter = Self.deadline(of: resultFiles)
             return try SendRun.run(
                 options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
         }
@@ -112,6 +121,12 @@ struct ReplayCommand: ParsableCommand {
         }
         let fields = KeptFields(checkedNames: names)
         return fields.names.isEmpty ? nil : fields
+    }
+
+    /// The earliest `--not-after` deadline the replayed campaigns' records hold (seconds since the epoch), which a
+    /// replay keeps unless given a new one; nil when none has one.
+    static func deadline(of resultFiles: [String]) -> Double? {
+        resultFiles.compactMap { path in (try? CampaignManifest.read(forResults: path))??.notAfter }.min()
     }
 
     /// The result files to replay: those named, less the replay's own result file (by name or as the same file),

@@ -37,6 +37,13 @@ struct SendCommand: ParsableCommand {
             line for are sent (the refusal of the changed input prints that command). --overwrite sends every \
             record again.
 
+            DEADLINE
+            --not-after 2026-12-02T18:00:00Z (an offset allowed) or --not-after 6h (after the campaign's first \
+            start) sends nothing after that time: requests in flight then are answered as usual, and every record \
+            not sent by then ends expired. The deadline is kept in the campaign record: the same command run \
+            again, --resume and a retried pod keep it, and after it send nothing. Exit status 6 tells a scheduler \
+            not to retry: the deadline passed (a replay with a new --not-after sends the expired records).
+
             A run from standard input or a pipe continues only with the same stream: the records read again are \
             held to their result lines and journal before any request (status 64, naming the line, otherwise).
 
@@ -46,6 +53,7 @@ struct SendCommand: ParsableCommand {
               apns-bulk send campaign.ndjson --results out.ndjson
               apns-bulk send users.csv --template alert.json --results out.ndjson
               apns-bulk send campaign.ndjson --results out.ndjson --resume
+              apns-bulk send campaign.ndjson --results out.ndjson --not-after 6h
               apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\
                 --results "out-$JOB_COMPLETION_INDEX.ndjson"
 

@@ -32,6 +32,7 @@ struct SendingOptions: ParsableArguments {
         options.arguments = Array(CommandLine.arguments.dropFirst())
         options.durable = output.durable
         options.dispatch = delivery.configuration
+        options.notAfter = try delivery.deadline()
         client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
         let environment: StopHint.Environment? = client.endpoint == .production ? .production
             : client.endpoint == .development ? .development : nil

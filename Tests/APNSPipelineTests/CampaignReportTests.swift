@@ -174,6 +174,20 @@ struct CampaignReportTests {
         #expect(withoutTimeline.components(separatedBy: "<svg").count - 1 == 1)
     }
 
+    @Test("expired records: their own card and colour, counted as records, not as replayable")
+    func expired() {
+        var report = twoShards()
+        report.add(line(.expired, attempts: 0), resultFile: "out/results-0.ndjson")
+        report.add(line(.expired, attempts: 0), resultFile: "out/results-0.ndjson")
+        #expect(report.records == 12 && report.count(.expired) == 2)
+        #expect(report.replayableTotal == 2, "expired records counted as replayable")
+        let page = CampaignReportHTML(report: report).render()
+        #expect(page.contains("<div class=\"card\" id=\"figure-expired\"><div class=\"label\">Expired</div><div class=\"value\">2</div>"))
+        #expect(page.contains("fill=\"#393b79\"><title>expired: 2</title>"), "the outcome bar draws expired in its own colour")
+        let colours = RecordOutcome.allCases.map(CampaignReportHTML.color)
+        #expect(Set(colours).count == colours.count, "two outcomes share a colour")
+    }
+
     @Test("text from outside (reasons, paths, titles) reaches the page with no raw control character, HTML-escaped")
     func hostileTextInHTML() {
         let hostile = "<script>alert(1)</script>\u{1B}]0;pwned\u{07}\nFAKE LINE\u{202E}\u{85}"

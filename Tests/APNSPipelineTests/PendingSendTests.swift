@@ -49,9 +49,9 @@ struct PendingSendTests {
     func outcomeWithoutAnswer() throws {
         var send = try send()
         send.unprocessed = 3  // refused or above a GOAWAY: never processed, so never on the server
-        #expect(send.outcomeWithoutAnswer == .notSent)
+        #expect(send.outcomeWithoutAnswer(stoppedBy: nil) == .notSent)
         send.attempts = 1
-        #expect(send.outcomeWithoutAnswer == .retryable)
+        #expect(send.outcomeWithoutAnswer(stoppedBy: nil) == .retryable)
     }
 
     @Test("it fits in 128 bytes, the largest value Swift moves without calling memcpy")

@@ -111,6 +111,20 @@ struct ProgressSnapshotTests {
         #expect(line.hasSuffix(" | 48 in flight, 3 to retry | 176 req/s | 30s elapsed"))
     }
 
+    @Test("expired records are done, shown apart on every line, and not counted as failed (replay does not send them)")
+    func expiredRecords() {
+        var summary = CampaignSummary()
+        summary.records = 10
+        summary.outcomes = [.delivered: 4, .expired: 6]
+        summary.readProgress = ReadProgress(bytesRead: 10, bytesTotal: 10, records: 10, inputsEnded: true)
+        let snapshot = ProgressSnapshot(summary, inFlight: 0)
+        #expect(snapshot.expired == 6 && snapshot.failed == 0)
+        #expect(snapshot.recordsDone == 10 && snapshot.fractionDone == 1)
+        #expect(snapshot.logLine(at: time).contains("10 records: 4 delivered, 6 expired |"))
+        #expect(snapshot.jsonLine(at: time).contains(#""expired":6"#))
+        #expect(snapshot.terminalLines(width: 200).last?.contains("4 delivered, 6 expired") == true)
+    }
+
     @Test("the snapshot takes its facts from the dispatcher's summary; rejected apart from invalid")
     func fromSummary() {
         var summary = CampaignSummary()

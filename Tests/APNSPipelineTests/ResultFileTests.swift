@@ -136,14 +136,16 @@ struct ResultFileTests {
         #expect(lines[7].hasSuffix(#"","topic":"c.z","outcome":"delivered","status":200,"attempts":1}"#))
     }
 
-    @Test("only lines replay sends again carry the replay fields; the payload is embedded raw")
+    @Test("only lines replay sends again (by default, or expired ones with a new deadline) carry the replay fields; the payload is embedded raw")
     func replayFields() throws {
         let records = try Self.sampleRecords()
         #expect(records[0].outcome == .delivered && records[0].payload == nil && records[0].pushType == nil)
         #expect(records[0].apnsID == "123e4567-e89b-12d3-a456-426614174000")
         for record in records {
-            #expect((record.payload != nil) == record.outcome.isReplayable, "\(record.outcome)")
-            #expect((record.pushType != nil) == record.outcome.isReplayable, "\(record.outcome)")
+            // `expired` lines too: `replay --not-after` sends them.
+            let carries = record.outcome.isReplayable || record.outcome == .expired
+            #expect((record.payload != nil) == carries, "\(record.outcome)")
+            #expect((record.pushType != nil) == carries, "\(record.outcome)")
         }
         let retryable = try #require(records.first { $0.outcome == .retryable })
         let sink = MemoryByteSink()

@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 import Testing
 @testable import APNSPipeline
 
@@ -34,5 +35,20 @@ struct SummaryTextTests {
         #expect(summary.outcomes == table)
         summary.add(.inDoubt)
         #expect(summary.count(.inDoubt) == 3 && summary.count(.prune) == 0)
+    }
+
+    @Test("a run ended by the deadline says so, with the records it expired, on stderr and in the JSON")
+    func deadlinePassed() throws {
+        var summary = CampaignSummary()
+        summary.ending = .deadlinePassed("2026-12-02T18:00:00Z")
+        summary.records = 5
+        summary.outcomes = [.delivered: 2, .expired: 3]
+        let text = summary.text(resultsPath: nil)
+        #expect(text.hasPrefix("DEADLINE PASSED (--not-after 2026-12-02T18:00:00Z): 3 records expired, never sent; do not retry\n"))
+        #expect(text.contains("outcomes: delivered 2, expired 3"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
+        let ending = json["ending"] as? [String: String]
+        #expect(ending == ["state": "deadline_passed", "not_after": "2026-12-02T18:00:00Z"])
+        #expect((json["outcomes"] as? [String: Int])?["expired"] == 3)
     }
 }

@@ -14,6 +14,9 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
     case notSent = "not_sent"
     /// Sent, but its answer was lost (GOAWAY, dropped connection, timeout, crash): it may have been delivered.
     case inDoubt = "in_doubt"
+    /// Never sent because the campaign's `--not-after` deadline passed first: too late to be worth sending.
+    /// Not replayed by default (docs/RUNNING-AGAIN.md, "The deadline").
+    case expired
 
     /// Hashes the case, not its raw value: the standard library's default for a raw-valued enum hashes the raw
     /// String, and the dispatcher counts every record's outcome in a dictionary.
@@ -25,7 +28,7 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
         lhs.caseIndex == rhs.caseIndex
     }
 
-    /// The case's position in `allCases` (0 to 6), for tables indexed by outcome.
+    /// The case's position in `allCases` (0 to 7), for tables indexed by outcome.
     public var caseIndex: Int {
         switch self {
         case .delivered: return 0
@@ -35,6 +38,7 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
         case .duplicate: return 4
         case .notSent: return 5
         case .inDoubt: return 6
+        case .expired: return 7
         }
     }
 
@@ -42,7 +46,7 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
     public var isReplayable: Bool {
         switch self {
         case .retryable, .notSent, .inDoubt: return true
-        case .delivered, .prune, .inputError, .duplicate: return false
+        case .delivered, .prune, .inputError, .duplicate, .expired: return false
         }
     }
 }

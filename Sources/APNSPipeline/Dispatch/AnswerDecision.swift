@@ -21,6 +21,9 @@ struct AnswerDecision {
     let stopCause: CampaignSummary.Ending?
     /// Whether new requests may still go out.
     let sends: Bool
+    /// Seconds from the answer to the `--not-after` deadline (negative once past); nil without one. A retry that
+    /// would fall due after it is not queued: the record ends retryable, its line saying the deadline cut it.
+    var secondsToDeadline: Double? = nil
 
     /// The effect of `action` on `send` (its attempts and last answer already updated); `answer` is APNs' answer.
     func effect(
@@ -51,24 +54,27 @@ struct AnswerDecision {
 
     private func retry(_ send: PendingSend, kind: SendAction.Retry, using generator: inout some RandomNumberGenerator) -> Effect {
         if stopCause == .interrupted { return .leaveForResume(send.key) }
-        if stopCause != nil {
-            return .writeFinalResult(send.finalResult(send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
-        }
+        if let stopCause { return .writeFinalResult(send.finalResultWithoutAnswer(stoppedBy: stopCause)) }
         if kind == .immediately {
             guard send.unprocessed <= configuration.maximumUnprocessedResends else {
                 let detail = "not processed after \(send.unprocessed) tries: \(send.lastDetail ?? "")"
-                return .writeFinalResult(send.finalResult(send.outcomeWithoutAnswer, detail: detail))
+                return .writeFinalResult(send.finalResult(send.outcomeWithoutAnswer(stoppedBy: nil), detail: detail))
             }
             return .resendUnprocessed(send)
         }
         guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
             return .writeFinalResult(send.finalResult(.retryable, detail: "gave up after \(CountedNoun.text(send.attempts, "attempt"))"))
         }
+        let delay: Double
         switch kind {
         case .afterResigningToken, .atOnce, .immediately:
-            return .retryLater(send, delay: 0)  // the transport has re-signed the token; the server closes an idle connection
+            delay = 0  // the transport has re-signed the token; the server closes an idle connection
         case .afterBackoff:
-            return .retryLater(send, delay: configuration.retry.delay(afterAttempt: send.attempts, using: &generator))
+            delay = configuration.retry.delay(afterAttempt: send.attempts, using: &generator)
         }
+        if let secondsToDeadline, let deadline = configuration.notAfter, delay >= secondsToDeadline {
+            return .writeFinalResult(send.finalResultWithoutAnswer(stoppedBy: .deadlinePassed(deadline.text)))
+        }
+        return .retryLater(send, delay: delay)
     }
 }

@@ -12,6 +12,9 @@ public struct CampaignSummary: Sendable {
         case stoppedEarly(String)
         /// Stopped by a signal; records not yet processed have no result line (`send --resume` finishes them).
         case interrupted
+        /// The `--not-after` deadline (an ISO-8601 instant) passed: nothing new was sent from then on, and every
+        /// record not sent by then has its `expired` line.
+        case deadlinePassed(String)
     }
 
     public var ending: Ending = .completed
@@ -30,7 +33,7 @@ public struct CampaignSummary: Sendable {
             for (outcome, count) in newValue { outcomeCounts[outcome.caseIndex] = count }
         }
     }
-    private var outcomeCounts = InlineArray<7, Int>(repeating: 0)
+    private var outcomeCounts = InlineArray<8, Int>(repeating: 0)
     /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
     public var records = 0
@@ -101,6 +104,9 @@ extension CampaignSummary {
             lines.append("finished: " + CountedNoun.text(campaign.records, "record") + "\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
         case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
         case .interrupted: lines.append("interrupted: run the same command again to finish")
+        case .deadlinePassed(let when):
+            lines.append("DEADLINE PASSED (--not-after \(PrintableText.escaping(when))): \(campaign.count(.expired)) records "
+                + "expired, never sent; do not retry")
         }
         lines.append("  outcomes: " + Self.outcomeList(campaign))
         for (reason, count) in campaign.reasons.sorted(by: Self.byCountThenName).prefix(8) {
@@ -137,6 +143,7 @@ extension CampaignSummary {
         case .completed: ending = ["state": "completed"]
         case .stoppedEarly(let why): ending = ["state": "stopped_early", "reason": why]
         case .interrupted: ending = ["state": "interrupted"]
+        case .deadlinePassed(let when): ending = ["state": "deadline_passed", "not_after": when]
         }
         func figures(_ tally: CampaignTally) -> [String: Any] {
             ["records": tally.records,

@@ -168,6 +168,7 @@ extension Dispatcher {
         case .pumpTurn: pump(.pumpTurn)
         case .wakeUp: pump(.wakeUp)
         case .gracePeriodEnded: run(machine.gracePeriodEnded())
+        case .deadlinePassed: run(machine.deadlinePassed(now: scheduler.now))
         case .interrupt: run(machine.stop(.interrupted))
         case .abortInFlight: run(machine.abortInFlight())
         case .completed(let tag, let outcome, let at): run(machine.completed(tag: tag, outcome: outcome, now: at))
@@ -201,6 +202,9 @@ extension Dispatcher {
         case .nextLoopTurn: scheduler.schedule(after: 0) { [weak self] in self?.post(.pumpTurn) }
         }
         if let delay = action.wakeUpAfter { scheduler.schedule(after: delay) { [weak self] in self?.post(.wakeUp) } }
+        if let delay = action.deadlineAfter {
+            scheduler.schedule(after: delay) { [weak self] in self?.post(.deadlinePassed) }
+        }
         if let delay = action.gracePeriodAfter {
             scheduler.schedule(after: delay) { [weak self] in self?.post(.gracePeriodEnded) }
         }
@@ -364,6 +368,9 @@ public struct DispatcherConfiguration: Sendable {
     /// How the in-flight window (requests in flight across all connections) starts, grows and is capped;
     /// `window.maximum` is `--max-in-flight`.
     public var window = InFlightWindow.Settings()
+    /// The campaign's `--not-after` deadline, if it has one: nothing new is sent from then on, and what was not
+    /// sent ends `expired`.
+    public var notAfter: SendDeadline?
 
     public init() {}
 }

@@ -55,6 +55,8 @@ struct DispatcherAction {
     var wakeUpAfter: Double?
     /// End the grace period for requests in flight after this many seconds (`gracePeriodEnded`).
     var gracePeriodAfter: Double?
+    /// Tell the machine the `--not-after` deadline has come after this many seconds (`deadlinePassed`).
+    var deadlineAfter: Double?
     var closeTransport = TransportClose.no
     /// The run has ended: flush the sink and report the end (`Dispatcher`'s `onEnd`).
     var reportEnd = false
@@ -72,7 +74,7 @@ struct DispatcherAction {
     /// Whether it does nothing at all.
     var isEmpty: Bool {
         if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,
-           gracePeriodAfter == nil, closeTransport == .no, !reportEnd {
+           gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd {
             return true
         }
         return false

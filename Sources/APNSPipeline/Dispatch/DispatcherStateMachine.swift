@@ -16,8 +16,8 @@
 //                                                                                            |  ended  |
 //                                                                                            +---------+
 //
-//  - A stop's cause: `--stop-after` rejections in a row, the transport failing, an interrupt, or `runFailed` (the
-//    files themselves failed). The first cause wins; a stop while closing without a cause sets it.
+//  - A stop's cause: `--stop-after` rejections in a row, the transport failing, an interrupt, `runFailed` (the
+//    files themselves failed), or the `--not-after` deadline (its timer, or a start past it). The first cause wins; a stop while closing without a cause sets it.
 //  - `inputExhausted` clears `inputOpen` in any state but `ended`; `transportClosed` in `sending` or `stopping`
 //    (the transport closed by itself) goes straight to `closingTransport` with `closed` set.
 //  - Settled: nothing more is read, nothing is in flight, waiting for a retry or to be resent. Then the transport
@@ -98,9 +98,30 @@ struct DispatcherStateMachine {
     /// The run starts: the first pump turn is scheduled.
     mutating func start(now: Double) -> DispatcherAction {
         startedAt = now
+        if let deadline = configuration.notAfter, deadline.at <= now { return stop(.deadlinePassed(deadline.text)) }
         var action = DispatcherAction()
+        action.deadlineAfter = configuration.notAfter.map { $0.at - now }
         requestPumpTurn(&action)
         return action
+    }
+
+    /// The `--not-after` deadline's timer fired, at `now`: while the run still sends, it stops for the deadline
+    /// (records not sent end `expired`, requests in flight are awaited as after any stop). Nothing once the run
+    /// stopped for another cause or has done its work.
+    mutating func deadlinePassed(now: Double) -> DispatcherAction {
+        guard let deadline = configuration.notAfter, sends else { return DispatcherAction() }
+        guard now >= deadline.at else {
+            var action = DispatcherAction()
+            action.deadlineAfter = deadline.at - now  // a timer that fired early
+            return action
+        }
+        return stop(.deadlinePassed(deadline.text))
+    }
+
+    /// Whether the `--not-after` deadline has come at `now`: no new request may start.
+    func isPastDeadline(now: Double) -> Bool {
+        guard let deadline = configuration.notAfter else { return false }
+        return now >= deadline.at
     }
 
     /// The transport has free slots, at `now`: a pump turn (once), after the events queued now.
@@ -255,6 +276,8 @@ enum DispatcherEvent {
     case wakeUp
     /// The grace period after a stop is over (`gracePeriodAfter`).
     case gracePeriodEnded
+    /// The `--not-after` deadline has come (`deadlineAfter`).
+    case deadlinePassed
     /// SIGINT/SIGTERM.
     case interrupt
     /// A second SIGINT/SIGTERM.
@@ -303,7 +326,8 @@ extension DispatcherStateMachine {
         timers.lastPumpAt = now
         guard !hasEnded else { return nil }
         let freeSlots = closingTransport ? 0 : transportSlots
-        var budget = min(freeSlots, max(0, window.size - inFlight.count))
+        // Past the deadline nothing starts, even before its timer has run (it is due on this loop turn).
+        var budget = isPastDeadline(now: now) ? 0 : min(freeSlots, max(0, window.size - inFlight.count))
         if var rate = limiter, budget > 0 {
             budget = rate.take(upTo: budget, now: now)
             limiter = rate
@@ -453,7 +477,9 @@ extension DispatcherStateMachine {
         default:
             break
         }
-        let decision = AnswerDecision(configuration: configuration, stopCause: stopCause, sends: sends)
+        let decision = AnswerDecision(
+            configuration: configuration, stopCause: stopCause, sends: sends,
+            secondsToDeadline: configuration.notAfter.map { $0.at - now })
         let effect = decision.effect(of: sendAction, answer: outcome.answer, send: send, using: &generator)
         let writes: DispatcherAction.RecordWrites
         switch consume effect {  // what it holds moves out, not copied
@@ -484,7 +510,8 @@ extension DispatcherStateMachine {
 // MARK: - Stop
 
 extension DispatcherStateMachine {
-    /// A stop begins (`--stop-after` rejections in a row, the transport failing, an interrupt): no new requests.
+    /// A stop begins (`--stop-after` rejections in a row, the transport failing, an interrupt, the deadline): no new
+    /// requests.
     /// Sends waiting for a retry or a resend get their final lines (`PendingSend.outcomeWithoutAnswer`), or after
     /// an interrupt are journaled as safe to resend; requests in flight are awaited until the grace period ends.
     /// The first cause wins: a later stop (an interrupt during an early stop) does nothing.
@@ -496,7 +523,7 @@ extension DispatcherStateMachine {
         unprocessedResends = []
         var writes = waiting.map { send -> DispatcherAction.RecordWrite in
             if ending == .interrupted { return .journalRetryable(send.key) }
-            return .finalResult(send.finalResult(send.outcomeWithoutAnswer, detail: send.lastDetail ?? "campaign stopped"))
+            return .finalResult(send.finalResultWithoutAnswer(stoppedBy: ending))
         }
         writes += tokenRejections.stop().map(unconfirmedWrite)
         if !writes.isEmpty { action.writes = .many(writes) }

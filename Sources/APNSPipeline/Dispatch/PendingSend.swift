@@ -34,10 +34,14 @@ struct PendingSend {
         set { storedUnprocessed = UInt32(clamping: newValue) }
     }
 
-    /// What the record is when the run ends it without an answer (stopped early, resends of unprocessed requests
-    /// used up): `not_sent` when no request of it ever reached the server, else `retryable`. The one place that
-    /// tells the two apart.
-    var outcomeWithoutAnswer: RecordOutcome { attempts == 0 ? .notSent : .retryable }
+    /// What the record is when the run ends it without an answer (stopped early, the deadline passed, resends of
+    /// unprocessed requests used up): `retryable` once a request of it reached the server; before that
+    /// `expired` when the `--not-after` deadline ended it, else `not_sent`. The one place that tells them apart.
+    func outcomeWithoutAnswer(stoppedBy cause: CampaignSummary.Ending?) -> RecordOutcome {
+        guard attempts == 0 else { return .retryable }
+        if case .deadlinePassed = cause { return .expired }
+        return .notSent
+    }
 
     /// The last answer's status; nil before any answer and after a transport failure.
     var lastStatus: Int? { storedStatus == 0 ? nil : Int(storedStatus) }
@@ -62,6 +66,18 @@ struct PendingSend {
 }
 
 extension PendingSend {
+    /// The record's final result when a stop (`cause`) ends it without an answer: its outcome as
+    /// `outcomeWithoutAnswer` says, its detail naming the deadline that cut it, else the last failure's.
+    func finalResultWithoutAnswer(stoppedBy cause: CampaignSummary.Ending?) -> ResultRecord {
+        let outcome = outcomeWithoutAnswer(stoppedBy: cause)
+        guard case .deadlinePassed(let when) = cause else {
+            return finalResult(outcome, detail: lastDetail ?? "campaign stopped")
+        }
+        let detail = outcome == .expired ? "not sent by the --not-after deadline \(when)"
+            : "not retried: the --not-after deadline \(when) came first"
+        return finalResult(outcome, detail: detail)
+    }
+
     /// The record's final result, as its last answer left it (`apnsID` and `timestamp` from that answer).
     func finalResult(
         _ outcome: RecordOutcome, detail: String?, apnsID: String? = nil, apnsUniqueID: String? = nil,

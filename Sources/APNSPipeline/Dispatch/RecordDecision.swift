@@ -9,7 +9,7 @@ struct RecordDecision {
         /// Nothing: the run being resumed wrote its final line, and counted it.
         case skip
         /// Write the record's final line without sending it (input error, duplicate, in doubt and not resent,
-        /// campaign stopping).
+        /// campaign stopping, the deadline passed).
         case writeFinalResult(ResultRecord)
         /// Journal the record as sent and submit it to the transport.
         case submit(PendingSend)
@@ -62,7 +62,11 @@ struct RecordDecision {
             }
             if let stopCause {
                 let why: String
-                if case .stoppedEarly(let reason) = stopCause { why = reason } else { why = "interrupted" }
+                switch stopCause {
+                case .deadlinePassed: return .writeFinalResult(send.finalResultWithoutAnswer(stoppedBy: stopCause))
+                case .stoppedEarly(let reason): why = reason
+                case .interrupted, .completed: why = "interrupted"
+                }
                 return .writeFinalResult(send.finalResult(.notSent, detail: "campaign stopped: \(why)"))
             }
             return .submit(consume send)

@@ -49,6 +49,8 @@ public final class ReplayReader: RecordReader {
     public let inputFiles: InputFileList
     private let resultPaths: [String]
     private let includeInDoubt: Bool
+    /// Whether `expired` lines are replayed too (a replay given a new `--not-after`).
+    private let includeExpired: Bool
     private let overrides: Overrides
     private let fixedReasons: Set<String>
     /// Which line of each record stands among the result files.
@@ -59,9 +61,12 @@ public final class ReplayReader: RecordReader {
     public private(set) var selected = 0
 
     /// Scans the result files once to learn the input files they name; throws if one cannot be read.
-    public init(resultPaths: [String], includeInDoubt: Bool, overrides: Overrides = Overrides()) throws(PipelineError) {
+    public init(
+        resultPaths: [String], includeInDoubt: Bool, includeExpired: Bool = false, overrides: Overrides = Overrides()
+    ) throws(PipelineError) {
         self.resultPaths = resultPaths
         self.includeInDoubt = includeInDoubt
+        self.includeExpired = includeExpired
         self.overrides = overrides
         self.fixedReasons = overrides.fixedReasons
         var files = InputFileList()
@@ -124,6 +129,7 @@ public final class ReplayReader: RecordReader {
     private func isReplayed(_ record: ResultRecord) -> Bool {
         let outcome = record.outcome
         if outcome == .inputError, record.status != nil, let reason = record.reason { return fixedReasons.contains(reason) }
+        if outcome == .expired { return includeExpired }
         return outcome.isReplayable && (includeInDoubt || outcome != .inDoubt)
     }
 }

@@ -61,6 +61,9 @@ public struct CampaignMetrics: Sendable {
         let stopped = if case .stoppedEarly = summary.ending { 1.0 } else { 0.0 }
         family("apns_bulk_stopped_early", "gauge", "1 when the last run stopped early (credentials, settings, transport).")
         sample("apns_bulk_stopped_early", value: stopped)
+        let deadlinePassed = if case .deadlinePassed = summary.ending { 1.0 } else { 0.0 }
+        family("apns_bulk_deadline_passed", "gauge", "1 when the last run ended at the --not-after deadline (records expired).")
+        sample("apns_bulk_deadline_passed", value: deadlinePassed)
         family("apns_bulk_last_run_end_timestamp_seconds", "gauge", "When the last run ended, in seconds since the epoch.")
         sample("apns_bulk_last_run_end_timestamp_seconds", value: now)
         if let lastSuccess {

@@ -23,6 +23,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public var inDoubt: Int
     /// Records the run never sent (it stopped early).
     public var notSent: Int
+    /// Records never sent because the `--not-after` deadline passed.
+    public var expired: Int
     public var requests: Int
     public var requestsPerSecond: Double
     public var inFlight: Int
@@ -43,7 +45,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
         elapsedSeconds: Double, records: Int, delivered: Int, pruned: Int = 0, invalid: Int = 0, rejected: Int = 0,
         retryable: Int = 0, inDoubt: Int = 0, notSent: Int = 0, requests: Int, requestsPerSecond: Double,
         inFlight: Int, window: Int? = nil, retriesPending: Int, read: ReadProgress? = nil, duplicates: Int = 0,
-        skipped: Int = 0, rateLimit: Double? = nil
+        skipped: Int = 0, rateLimit: Double? = nil, expired: Int = 0
     ) {
         self.elapsedSeconds = elapsedSeconds
         self.records = records
@@ -54,6 +56,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
         self.retryable = retryable
         self.inDoubt = inDoubt
         self.notSent = notSent
+        self.expired = expired
         self.requests = requests
         self.requestsPerSecond = requestsPerSecond
         self.inFlight = inFlight
@@ -73,7 +76,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
             rejected: summary.rejected, retryable: summary.count(.retryable), inDoubt: summary.count(.inDoubt),
             notSent: summary.count(.notSent), requests: summary.requests, requestsPerSecond: summary.requestRate,
             inFlight: inFlight, window: window, retriesPending: summary.retriesPending, read: summary.readProgress,
-            duplicates: summary.count(.duplicate), skipped: summary.recordsSkipped, rateLimit: rateLimit)
+            duplicates: summary.count(.duplicate), skipped: summary.recordsSkipped, rateLimit: rateLimit,
+            expired: summary.count(.expired))
     }
 
     /// Records that ended retryable, in doubt or not sent: what `replay` may send again.
@@ -84,7 +88,9 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public var recordsDone: Int { doneThisRun + skipped }
 
     /// This run's final lines.
-    private var doneThisRun: Int { delivered + pruned + invalid + rejected + retryable + inDoubt + notSent + duplicates }
+    private var doneThisRun: Int {
+        delivered + pruned + invalid + rejected + retryable + inDoubt + notSent + expired + duplicates
+    }
 
     /// The campaign's record count, when the inputs' size is known and a record was read.
     public var total: RecordTotal? { read?.total }
@@ -166,7 +172,7 @@ extension ProgressSnapshot {
 
     /// One JSON object on one line (`--progress json`); `percent_done`, `records_total` (with
     /// `records_total_estimated`) and `eta_seconds` only when the inputs' size is known, `window` only when the
-    /// dispatcher has one. `failed` is `retryable + in_doubt + not_sent`; `records_done` counts every final line.
+    /// dispatcher has one, `expired` only once a record expired. `failed` is `retryable + in_doubt + not_sent`; `records_done` counts every final line.
     public func jsonLine(at time: Double) -> String {
         var object: [String: Any] = [
             "time": Self.iso8601(time),
@@ -178,6 +184,7 @@ extension ProgressSnapshot {
             "records_done": recordsDone,
         ]
         if skipped > 0 { object["skipped"] = skipped }
+        if expired > 0 { object["expired"] = expired }
         if let total {
             object["records_total"] = total.count
             object["records_total_estimated"] = total != .exact(total.count)
@@ -198,7 +205,7 @@ extension ProgressSnapshot {
     /// Each count with its name and how long it stays on a narrow line (lower stays longer); delivered first.
     private var counts: [(count: Int, name: String, keep: Int)] {
         [(delivered, "delivered", 1), (pruned, "pruned", 5), (rejected, "rejected", 4), (invalid, "invalid", 6),
-         (retryable, "retryable", 3), (inDoubt, "in doubt", 2), (notSent, "not sent", 7)]
+         (retryable, "retryable", 3), (inDoubt, "in doubt", 2), (notSent, "not sent", 7), (expired, "expired", 7)]
     }
 
     /// `2026-11-28T05:01:02Z`.

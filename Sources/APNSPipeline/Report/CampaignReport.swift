@@ -176,7 +176,7 @@ public struct CampaignReport: Sendable {
             if Self.pushTypeReasons.contains(reason) {
                 replayable[resultFile, default: ReplayableCounts()].rejectedForPushType += 1
             }
-        case .delivered, .prune, .inputError, .duplicate: break
+        case .delivered, .prune, .inputError, .duplicate, .expired: break
         }
     }
 

@@ -51,6 +51,7 @@ public struct CampaignReportHTML {
             ("retryable", "Retryable", Self.grouped(report.count(.retryable)), "send again with replay"),
             ("in_doubt", "In doubt", Self.grouped(report.count(.inDoubt)), "answer lost; may have arrived"),
             ("not_sent", "Not sent", Self.grouped(report.count(.notSent)), "campaign stopped early"),
+            ("expired", "Expired", Self.grouped(report.count(.expired)), "never sent: the deadline passed"),
             ("input_error", "Invalid", Self.grouped(report.count(.inputError) - report.rejected), "never sent"),
             ("rejected", "Rejected", Self.grouped(report.rejected), "sent; APNs refused the request"),
             ("duplicate", "Duplicates", Self.grouped(report.count(.duplicate)), "never sent"),
@@ -276,6 +277,7 @@ public struct CampaignReportHTML {
         case .duplicate: return "#7f7f7f"
         case .notSent: return "#bcbd22"
         case .inDoubt: return "#9467bd"
+        case .expired: return "#393b79"
         }
     }
 
@@ -308,7 +310,7 @@ public struct CampaignReportHTML {
         .warning{border-left:4px solid #c0392b;padding:6px 10px;background:#fdf2f0}.muted,.note,footer{color:#666}.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-top:16px}
         .card{border:1px solid #e0e0e0;border-radius:8px;padding:10px 12px}.card .label{font-size:.85em;color:#555}
         .card .value{font-size:1.6em;font-weight:600;font-variant-numeric:tabular-nums}.card .note{font-size:.75em}
-        #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}
+        #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}#figure-expired .value{color:#393b79}
         table{border-collapse:collapse;margin-top:8px;min-width:50%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
         th{font-weight:600;font-size:.9em;color:#444}.n{text-align:right;font-variant-numeric:tabular-nums}.t{white-space:nowrap}
         pre{background:#f5f5f7;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all}

@@ -42,6 +42,10 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
     /// each token). Not part of the identity: a stopped campaign is continued against another endpoint. Absent in
     /// records of older apns-bulk versions.
     public var environment: String?
+    /// The campaign's `--not-after` deadline, in seconds since the epoch, fixed at its first start (a duration
+    /// counted from `startedAt`); every later run of it (the same command, `--resume`) keeps it. Absent when the
+    /// campaign has none, and in records of older apns-bulk versions.
+    public var notAfter: Double?
 
     /// Whether the campaign stopped early and can be continued (records written by an apns-bulk that had no
     /// `stopped` state say `finished` with a stop reason).

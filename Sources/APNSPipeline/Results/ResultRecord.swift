@@ -79,10 +79,10 @@ extension ResultRecord {
     public var isRejectedByAPNs: Bool { outcome == .inputError && attempts > 0 }
 
     /// Whether a line carries its notification's headers and payload: every line `replay` sends by default
-    /// (retryable, not sent, in doubt), and requests APNs rejected (`input_error` with a status), which
+    /// (retryable, not sent, in doubt), expired ones (`replay --not-after` sends them), and requests APNs rejected (`input_error` with a status), which
     /// `replay --topic` or `--push-type` sends again when the rejection was the campaign's setting's fault.
     public static func carriesNotification(_ outcome: RecordOutcome, status: Int?) -> Bool {
-        outcome.isReplayable || (outcome == .inputError && status != nil)
+        outcome.isReplayable || outcome == .expired || (outcome == .inputError && status != nil)
     }
 
     /// The notification to send again (`replay`), rebuilt from the line alone and validated like a campaign
@@ -548,6 +548,7 @@ extension RecordOutcome {
         case .duplicate: #","outcome":"duplicate""#
         case .notSent: #","outcome":"not_sent""#
         case .inDoubt: #","outcome":"in_doubt""#
+        case .expired: #","outcome":"expired""#
         }
     }
 }

@@ -32,6 +32,12 @@ public struct SendRunOptions: Sendable {
     public var replayedResults: [String] = []
     /// `production`, `development` or the endpoint's host, recorded in the campaign record.
     public var environment: String?
+    /// `--not-after` as given: resolved against the campaign's first start and recorded in its campaign record. A
+    /// run continuing a campaign keeps the deadline recorded there; one given that differs is refused.
+    public var notAfter: NotAfter?
+    /// For a new `replay`: the deadline (seconds since the epoch) it inherits from the campaigns it replays, when no
+    /// `--not-after` is given.
+    public var inheritedNotAfter: Double?
 
     public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat) {
         self.inputs = inputs
@@ -104,6 +110,8 @@ public enum SendRun {
             : try RunStart.decide(
                 facts(resultsPath: options.resultsPath, inputs: paths), resultsPath: options.resultsPath,
                 identity: options.identity, resume: options.resume, overwrite: options.overwrite)
+        let runStartedAt = Date().timeIntervalSince1970
+        let deadline = try deadline(options, start: start, now: runStartedAt)
         if case .alreadyFinished(let manifest) = start {
             let finished = try ResumeState(resultsPath: options.resultsPath, journalPath: nil, inputs: paths)
             onStart(start, finished.finishedCount)
@@ -143,9 +151,10 @@ public enum SendRun {
         var manifest: CampaignManifest?
         if let identity = options.identity, options.resultsPath != "-" {
             var record = (start.continues ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
-                ?? CampaignManifest(identity: identity, arguments: options.arguments, startedAt: Date().timeIntervalSince1970)
+                ?? CampaignManifest(identity: identity, arguments: options.arguments, startedAt: runStartedAt)
             record.identity = identity  // the same campaign; the paths (and a setting that fixed a stop) as given this time
             record.environment = options.environment
+            record.notAfter = deadline
             if case .continueStopped = start {
                 record.state = .unfinished
                 record.stoppedEarly = nil
@@ -168,9 +177,15 @@ public enum SendRun {
             sink.groupCommit = GroupCommit(startedAt: engine.now)
             sink.clock = { [unowned engine] in engine.now }
         }
+        var dispatch = options.dispatch
+        if let deadline {
+            // The dispatcher keeps time in the loop's monotonic clock: the deadline, read off the wall clock now.
+            dispatch.notAfter = SendDeadline(
+                at: engine.now + (deadline - Date().timeIntervalSince1970), text: NotAfter.text(deadline))
+        }
         var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
         let dispatcher = Dispatcher(
-            configuration: options.dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
+            configuration: dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
             isFirstOccurrence: { notification throws(PipelineError) in
                 duplicates.sizeForInput(reader.readProgress)
                 return try duplicates.insert(notification)
@@ -233,6 +248,23 @@ public enum SendRun {
         }
         outcome.error = error.map { "\($0)" }
         return outcome
+    }
+
+    /// The run's `--not-after` deadline, in seconds since the epoch: for a campaign that has run before, the one its
+    /// campaign record holds (a duration given is counted from its first start; a different deadline, or one a
+    /// campaign started without, is refused: a usage error); for a new one, the one given, else the one inherited
+    /// (`replay`), a duration counted from `now`.
+    private static func deadline(_ options: SendRunOptions, start: RunStart, now: Double) throws(PipelineError) -> Double? {
+        guard start != .fresh, options.resultsPath != "-",
+              let manifest = try CampaignManifest.read(forResults: options.resultsPath) else {
+            return options.notAfter?.deadline(firstStart: now) ?? options.inheritedNotAfter
+        }
+        guard let given = options.notAfter?.deadline(firstStart: manifest.startedAt) else { return manifest.notAfter }
+        if let kept = manifest.notAfter, abs(kept - given) < 0.001 { return kept }
+        let kept = manifest.notAfter.map { "the deadline \(NotAfter.text($0))" } ?? "no deadline"
+        throw PipelineError(.campaignChanged, "--not-after \(NotAfter.text(given)): the campaign in \(options.resultsPath) "
+            + "started with \(kept), and keeps it: run the same command without --not-after, or replay the result file "
+            + "with --not-after and a new --results file to send what is left by a new deadline")
     }
 
     /// Records, in the campaign record of each stopped campaign among `replayed`, that this replay's result file

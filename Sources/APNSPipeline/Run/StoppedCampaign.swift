@@ -20,7 +20,7 @@ public enum StoppedCampaign {
         switch record.outcome {
         case .notSent, .retryable: return true
         case .inputError: return record.status != nil && record.reason.map(settingReasons.contains) == true
-        case .delivered, .prune, .duplicate, .inDoubt: return false
+        case .delivered, .prune, .duplicate, .inDoubt, .expired: return false
         }
     }
 
