@@ -43,6 +43,8 @@ public struct CampaignReaderOptions: Sendable {
     public var maximumRecordLength: Int
     /// The CSV column that holds the device token.
     public var tokenColumn: String
+    /// The CSV delimiter (`--csv-delimiter`); nil detects it per file from its header row.
+    public var csvDelimiter: CSVDelimiter?
     /// Whether valid records carry their payload's bytes. `validate` checks every payload exactly as `send` does
     /// but sends nothing, so it sets this to false: its records then hold an empty payload and skip a copy each.
     public var keepsPayloads = true
