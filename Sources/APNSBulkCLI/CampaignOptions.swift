@@ -29,8 +29,8 @@ struct CampaignOptions: ParsableArguments {
     var template: String?
 
     @Option(name: .customLong("input-format"), help: ArgumentHelp(
-        "ndjson or csv: the format of every input, whatever its name (default: by name, .csv and .csv.gz are CSV, the "
-            + "rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
+        "ndjson or csv: the format of every input, whatever its name (default: by name, .csv, .tsv and their .gz are "
+            + "CSV, the rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
         completion: ValueCompletion.inputFormats)
     var inputFormat: String?
 
