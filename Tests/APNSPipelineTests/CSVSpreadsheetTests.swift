@@ -142,6 +142,20 @@ struct CSVSpreadsheetTests {
         #expect(records.map(\.code) == [nil])
     }
 
+    @Test("a UTF-16 file (Excel's Unicode Text) is refused with the fix, not read as garbled columns")
+    func utf16() throws {
+        let directory = try Support.temporaryDirectory()
+        let text = "token\tname\r\n\(Support.token(1))\tAnn\r\n"
+        let path = try Support.write([0xFF, 0xFE] + text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, to: "u.csv", in: directory)
+        var options = CampaignReaderOptions(defaults: Support.defaults)
+        options.template = try PayloadTemplate(bytes: Array(#"{"a":"{{name}}"}"#.utf8))
+        #expect {
+            _ = try Support.readAll([CampaignInput(path: path)], options: options)
+        } throws: { error in
+            (error as? PipelineError)?.kind == .csvHeaderInvalid && "\(error)".contains("UTF-16") && "\(error)".contains("CSV UTF-8")
+        }
+    }
+
     @Test("an empty or non-scalar cell for a bare placeholder is TemplateValueInvalid naming the column; the run goes on")
     func emptyNumericCell() throws {
         let t1 = Support.token(1), t2 = Support.token(2), t3 = Support.token(3)

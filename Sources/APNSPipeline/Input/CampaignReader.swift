@@ -367,6 +367,11 @@ public final class CampaignReader: RecordReader {
             guard let header = try reader.next() else {
                 throw PipelineError(.csvHeaderInvalid, "\(input.path): the file is empty (no header row)")
             }
+            let start = reader.fieldBytes.prefix(2)
+            guard !start.elementsEqual([0xFF, 0xFE]), !start.elementsEqual([0xFE, 0xFF]) else {
+                throw PipelineError(.csvHeaderInvalid, "\(input.path): the file is UTF-16 text (Excel's \"Unicode Text\"), "
+                    + "not UTF-8: save it as \"CSV UTF-8\", or convert it with iconv -f UTF-16 -t UTF-8")
+            }
             guard header.problem == nil else {
                 throw PipelineError(.csvHeaderInvalid, "\(input.path): the header row (line \(header.line)) is malformed")
             }
