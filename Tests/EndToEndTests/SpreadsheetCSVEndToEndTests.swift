@@ -89,6 +89,25 @@ struct SpreadsheetCSVEndToEndTests {
         #expect(bad.stderr.contains("--csv-delimiter must be ',', ';' or tab"), "\(bad.stderr)")
     }
 
+    @Test("--csv-delimiter, when given, is part of the campaign: the same run again sends nothing, one without it is refused")
+    func delimiterInTheIdentity() throws {
+        let directory = try TemporaryDirectory()
+        let template = try Self.write(Self.template, "template.json", in: directory)
+        let campaign = try Self.write("token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
+        let mock = try MockProcess()
+        let results = directory.file("results.ndjson")
+        let send = ["send", campaign, "--template", template, "--results", results]
+        let first = try Tool.run(send + ["--csv-delimiter", ";"] + mock.clientArguments)
+        #expect(first.status == 0, "exit \(first.status): \(first.stderr)")
+        let again = try Tool.run(send + ["--csv-delimiter", ";"] + mock.clientArguments)
+        #expect(again.status == 0, "exit \(again.status): \(again.stderr)")
+        let other = try Tool.run(send + mock.clientArguments)
+        let counters = try mock.stop()
+        #expect(other.status == 64, "exit \(other.status): \(other.stderr)")
+        #expect(other.stderr.contains("--csv-delimiter"), "\(other.stderr)")
+        #expect(counters["requests"] as? Int == 1, "sent once")
+    }
+
     @Test("a device_token header: the error names the column and --token-column; with it, every row delivered")
     func deviceTokenHeader() throws {
         let directory = try TemporaryDirectory()
