@@ -64,7 +64,7 @@ cat "$work/validate.out"
 [ "$status" -eq 2 ] || fail "validate campaign.ndjson exited $status, expected 2"
 grep -q 'TokenOddLength' "$work/validate.out" || fail "validate did not report the sample's invalid records"
 
-echo "== env -i ... apns-bulk validate campaign.csv --template template.json (expect exit 2: two invalid rows)"
+echo "== env -i ... apns-bulk validate campaign.csv --template template.json (expect exit 2: three invalid rows)"
 status=0
 (cd "$work" && "${clean_env[@]}" ./apns-bulk validate campaign.csv --template template.json \
     --topic com.example.app >validate-csv.out) || status=$?

@@ -3,7 +3,7 @@ import APNSPipeline
 import ArgumentParser
 
 /// What the records of a campaign default to, and how to read them: topic, push type, priority, expiration,
-/// collapse id, template, CSV token column, record length, shard.
+/// collapse id, template, CSV token column and delimiter, record length, shard.
 struct CampaignOptions: ParsableArguments {
     @Option(name: .customLong("topic"), help: ArgumentHelp(
         "Default apns-topic: the bundle id (plus the suffix the push type needs) (or APNS_TOPIC).", valueName: "topic"))
@@ -29,13 +29,18 @@ struct CampaignOptions: ParsableArguments {
     var template: String?
 
     @Option(name: .customLong("input-format"), help: ArgumentHelp(
-        "ndjson or csv: the format of every input, whatever its name (default: by name, .csv and .csv.gz are CSV, the "
-            + "rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
+        "ndjson or csv: the format of every input, whatever its name (default: by name, .csv, .tsv and their .gz are "
+            + "CSV, the rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
         completion: ValueCompletion.inputFormats)
     var inputFormat: String?
 
     @Option(name: .customLong("token-column"), help: "The CSV column that holds the device token.")
     var tokenColumn: String = "token"
+
+    @Option(name: .customLong("csv-delimiter"), help: ArgumentHelp(
+        "The CSV delimiter: ',', ';' or tab (also \\t). Default: detected per file from its header row.",
+        valueName: "char"))
+    var csvDelimiter: String?
 
     @Option(name: .customLong("max-record-bytes"), parsing: .unconditional, help: "The longest NDJSON line or CSV record accepted.")
     var maximumRecordBytes: Int = CampaignReaderOptions.defaultMaximumRecordLength
@@ -55,6 +60,9 @@ struct CampaignOptions: ParsableArguments {
         guard maximumRecordBytes >= 1024 else { throw ValidationError("--max-record-bytes must be at least 1024.") }
         if let inputFormat, CampaignInput.Format(rawValue: inputFormat) == nil {
             throw ValidationError("--input-format must be ndjson or csv.")
+        }
+        if let csvDelimiter, CSVDelimiter(option: csvDelimiter) == nil {
+            throw ValidationError("--csv-delimiter must be ',', ';' or tab (or \\t), not '\(PrintableText.escaping(csvDelimiter))'.")
         }
         _ = try defaultsAndShard()
         _ = try keptFields()
@@ -79,6 +87,7 @@ struct CampaignOptions: ParsableArguments {
             template: try template.map { path in try OptionFileError.reading("--template") { try PayloadTemplate(contentsOfFile: path) } },
             shard: shard, maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
         options.keep = try keptFields()
+        options.csvDelimiter = csvDelimiter.flatMap(CSVDelimiter.init(option:))
         return options
     }
 
@@ -127,6 +136,7 @@ struct CampaignOptions: ParsableArguments {
         settings["--collapse-id"] = collapseID
         settings["--shard"] = self.shard.map { _ in shard.description }
         settings["--input-format"] = inputFormat
+        settings["--csv-delimiter"] = csvDelimiter.flatMap(CSVDelimiter.init(option:))?.optionValue
         // Part of the identity: a resumed run's lines must carry the same fields as the earlier run's (a CSV
         // result file's header names them).
         settings["--keep"] = try keptFields()?.optionValue

@@ -16,8 +16,11 @@ struct SendCommand: ParsableCommand {
         discussion: """
             Each NDJSON line is an object with "token" and "payload" (a JSON object sent byte for byte), and \
             optionally "topic", "push_type", "priority", "expiration", "collapse_id", "apns_id", or "vars" for \
-            --template. A CSV file has a header row with a token column; every column fills the template's \
-            {{column}} placeholders. Invalid records are reported with their line and reason and never sent; \
+            --template. A CSV file has a header row with a token column (--token-column); its delimiter, ',' ';' \
+            or tab as spreadsheets export them, is found from the header unless --csv-delimiter names it. Every \
+            column fills the template's {{column}} placeholders; one outside quotes ("badge": {{badge}}) needs a \
+            number, true, false or null, so an empty cell there is an invalid record. CSV from standard input \
+            needs --input-format csv. Invalid records are reported with their line and reason and never sent; \
             later copies of a (token, topic) pair are reported as duplicates.
 
             The result file gets a line per record as answers arrive; a journal beside it (<results>.journal) lets \
@@ -52,6 +55,8 @@ struct SendCommand: ParsableCommand {
               export APNS_TEAM_ID=DEF123GHIJ APNS_TOPIC=com.example.app
               apns-bulk send campaign.ndjson --results out.ndjson
               apns-bulk send users.csv --template alert.json --results out.ndjson
+              apns-bulk send export.csv --template alert.json --results out.ndjson \\
+                --token-column device_token --csv-delimiter ';'
               apns-bulk send campaign.ndjson --results out.ndjson --resume
               apns-bulk send campaign.ndjson --results out.ndjson --not-after 6h
               apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\
@@ -61,7 +66,7 @@ struct SendCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"),
+    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, .tsv, optionally .gz; - for standard input).", valueName: "file"),
               completion: ValueCompletion.campaignFiles)
     var files: [String]
 

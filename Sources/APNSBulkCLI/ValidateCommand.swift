@@ -11,17 +11,22 @@ struct ValidateCommand: ParsableCommand {
         usage: "apns-bulk validate <file> ... [--template <file>] [<options>]",
         discussion: """
             Prints one line per invalid record to stdout (FILE:LINE: REASON: DETAIL), or writes result lines for \
-            them with --results; duplicates are counted. A summary goes to stderr.
+            them with --results; duplicates are counted. A summary goes to stderr. CSV is read as send reads it: \
+            the delimiter (',' ';' or tab) found from each file's header unless --csv-delimiter names it, the \
+            token column by --token-column, an empty cell where the template has a placeholder outside quotes \
+            an invalid record (TemplateValueInvalid).
 
             EXAMPLES
               apns-bulk validate campaign.ndjson --topic com.example.app
               apns-bulk validate users.csv --template alert.json --topic com.example.app
+              cat export.csv | apns-bulk validate - --input-format csv \\
+                --template alert.json --topic com.example.app
 
             \(ExitStatus.helpSection(ExitStatus.validateEntries))
             """
     )
 
-    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, optionally .gz; - for standard input).", valueName: "file"),
+    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, .tsv, optionally .gz; - for standard input).", valueName: "file"),
               completion: ValueCompletion.campaignFiles)
     var files: [String]
 

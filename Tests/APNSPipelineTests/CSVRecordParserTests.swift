@@ -20,15 +20,15 @@ struct CSVRecordParserTests {
         let t1 = Support.token(1), t2 = Support.token(2), t3 = Support.token(3)
         let csv = "\u{FEFF}Token,name,badge,push_type,priority,collapse_id\r\n"
             + "\(t1),\"Ann \"\"A\"\"\",3,,,\r\n"
-            + "\(t2),\"multi\nline\",x,background,5,c1\r\n"
+            + "\(t2),\"multi\nline\",-1.5,background,5,c1\r\n"
             + "\(t3),Bob,7,,,\r\n"
-        let records = try read(csv, template: #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}},"bg":{{push_type}}}"#)
+        let records = try read(csv, template: #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}},"bg":"{{push_type}}"}"#)
         #expect(records.map(\.key.line) == [2, 3, 5])
         let first = try #require(records[0].notification)
         #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi Ann \"A\"","badge":3},"bg":""}"#)
         #expect(first.pushType == .alert)
         let second = try #require(records[1].notification)
-        #expect(String(decoding: second.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi multi\nline","badge":"x"},"bg":"background"}"#)
+        #expect(String(decoding: second.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi multi\nline","badge":-1.5},"bg":"background"}"#)
         #expect(second.pushType == .background)
         #expect(second.priority == .powerAware)
         #expect(second.collapseID?.value == "c1")

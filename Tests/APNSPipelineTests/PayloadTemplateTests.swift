@@ -19,13 +19,30 @@ struct PayloadTemplateTests {
         #expect((try? JSONScanner(Array(out.utf8)).scanDocument(in: 0..<out.utf8.count)) != nil)
     }
 
-    @Test("outside strings: JSON numbers and literals go in as they are, anything else as a quoted string",
-          arguments: [
-              ("5", "5"), ("-1.5e3", "-1.5e3"), ("true", "true"), ("null", "null"), ("007", "\"007\""),
-              ("", "\"\""), (" 5", "\" 5\""), ("hello \"x\"", #""hello \"x\"""#), ("1,5", "\"1,5\""), ("NaN", "\"NaN\""),
-          ])
-    func bareValues(value: String, inserted: String) throws {
-        #expect(try render(#"{"badge":{{v}}}"#, ["v": value]) == #"{"badge":\#(inserted)}"#)
+    @Test("outside strings: JSON numbers and literals go in as they are",
+          arguments: ["5", "-1.5e3", "0", "true", "false", "null"])
+    func bareValues(value: String) throws {
+        #expect(try render(#"{"badge":{{v}}}"#, ["v": value]) == #"{"badge":\#(value)}"#)
+    }
+
+    // Before: an empty cell went in as "" and other text as a quoted string, so "badge": {{badge}} sent
+    // "badge":"" or "badge":"x" (valid JSON, wrong type). Now it is the record's input error, naming the column.
+    @Test("outside strings: an empty cell or any other text is TemplateValueInvalid, naming the column",
+          arguments: ["", "007", " 5", "hello \"x\"", "1,5", "NaN", "{", "[1]", "\"s\""])
+    func bareValuesRefused(value: String) throws {
+        #expect {
+            _ = try render(#"{"a":"{{v}}","badge":{{v}}}"#, ["v": value])
+        } throws: { error in
+            guard let error = error as? InputError, error.code == .templateValueInvalid else { return false }
+            let named = error.detail.contains("column 'v'") && error.detail.contains("a number, true, false or null")
+            return named && (value.isEmpty ? error.detail.hasPrefix("empty value in column 'v'") : error.detail.contains("\"{{v}}\""))
+        }
+    }
+
+    @Test("the same cell inside quotes is text, whatever it holds")
+    func quotedPlaceholderTakesText() throws {
+        #expect(try render(#"{"zip":"{{v}}"}"#, ["v": ""]) == #"{"zip":""}"#)
+        #expect(try render(#"{"zip":"{{v}}"}"#, ["v": "007"]) == #"{"zip":"007"}"#)
     }
 
     @Test("white space outside strings is dropped at load; inside strings it stays")
@@ -72,12 +89,16 @@ struct PayloadTemplateTests {
         }
     }
 
-    @Test("value placeholders after ':', ',' or '[' and before ',', ']' or '}' render valid JSON for any value")
+    @Test("value placeholders after ':', ',' or '[' and before ',', ']' or '}' render valid JSON or refuse the value")
     func valuePlaceholdersStandingAlone() throws {
         let parsed = try template("{\"a\": {{x}} ,\"b\":[ {{y}},{{x}} ],\"c\":{\"d\":{{y}}}}")
         for value in ["1", "-2.5e3", "text", "[", "}", "\"", "", "true"] {
-            let out = try parsed.render(["x": value, "y": value])
-            #expect((try? JSONScanner(out).scanDocument(in: 0..<out.count))?.kind == .object, "value \(value)")
+            do {
+                let out = try parsed.render(["x": value, "y": value])
+                #expect((try? JSONScanner(out).scanDocument(in: 0..<out.count))?.kind == .object, "value \(value)")
+            } catch {
+                #expect(error.code == .templateValueInvalid, "value \(value): \(error)")
+            }
         }
     }
 
@@ -87,9 +108,8 @@ struct PayloadTemplateTests {
         let token = PipelineTestSupport.token(3)
         let record = PipelineTestSupport.parseLine(#"{"token":"\#(token)","vars":{"x":"ok"}}"#, template: parsed)
         #expect(record.notification != nil)
-        // A vars value that is a JSON string stays a string outside quotes; a CSV cell is sniffed. Both valid.
-        let csvStyle = try parsed.render(["x": "{"])
-        #expect(String(decoding: csvStyle, as: UTF8.self) == #"{"a":"{"}"#)
+        // A vars value that is a JSON string stays a string outside quotes; a CSV cell must be a JSON scalar.
+        #expect(throws: InputError.self) { try parsed.render(["x": "{"]) }
     }
 
     @Test("a value that makes the payload too big is PayloadTooLarge, not a template error")

@@ -53,6 +53,8 @@ public struct InputError: DetailedError, Hashable, Sendable {
         case csvColumnCount = "CsvColumnCount"
         case templateVariableMissing = "TemplateVariableMissing"
         case templateResultInvalid = "TemplateResultInvalid"
+        /// A CSV cell for a placeholder outside quotes is empty or not a JSON number, `true`, `false` or `null`.
+        case templateValueInvalid = "TemplateValueInvalid"
     }
 
     public let code: Code

@@ -1,5 +1,6 @@
 /// Reads RFC 4180 CSV as a streaming state machine over byte chunks: quoted fields with `""` escapes and embedded
-/// commas, newlines and CRLF; CRLF or LF record ends; a UTF-8 byte-order mark at the start is skipped.
+/// delimiters, newlines and CRLF; CRLF or LF record ends; a UTF-8 byte-order mark at the start is skipped. The
+/// delimiter is a comma, a semicolon or a tab: given, or detected from the header row (`CSVDelimiter.detect`).
 ///
 /// Records come back one at a time with the physical line where they start. The current record's fields are
 /// unescaped into one reusable buffer (`fieldBytes`, ranges from `field(_:)`), valid until the next call. Memory
@@ -16,7 +17,7 @@ public final class CSVReader {
         public enum Problem: Hashable, Sendable {
             /// A quoted field was still open at the end of the input.
             case unterminatedQuote
-            /// Something other than a comma or a line end followed a closing quote.
+            /// Something other than the delimiter or a line end followed a closing quote.
             case textAfterClosingQuote
             /// The record's fields add up to more than `maximumRecordLength` bytes.
             case tooLong
@@ -33,16 +34,26 @@ public final class CSVReader {
     public var maximumRecordLength: Int { machine.maximumRecordLength }
     /// The current record's unescaped field contents, back to back.
     public var fieldBytes: [UInt8] { machine.fieldBytes }
+    /// The delimiter the fields are split at: the one given, or, once the first record is read, the one detected
+    /// (a comma before).
+    public private(set) var delimiter: CSVDelimiter
     private var machine: CSVStateMachine
     private var chunk: ByteWindow
     private var checkedByteOrderMark = false
+    /// The token column name detection prefers, while the delimiter is still to be detected.
+    private var detectFor: String?
 
+    /// - Parameter delimiter: nil detects it from the header row, preferring a split with a `tokenColumn` field.
     public init(
         source: any ByteSource,
         maximumRecordLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,
-        chunkSize: Int = LineReader.defaultChunkSize
+        chunkSize: Int = LineReader.defaultChunkSize,
+        delimiter: CSVDelimiter? = .comma,
+        tokenColumn: String = "token"
     ) {
-        machine = CSVStateMachine(maximumRecordLength: max(1, maximumRecordLength))
+        self.delimiter = delimiter ?? .comma
+        detectFor = delimiter == nil ? tokenColumn : nil
+        machine = CSVStateMachine(maximumRecordLength: max(1, maximumRecordLength), delimiter: self.delimiter.byte)
         chunk = ByteWindow(source: source, capacity: max(4, chunkSize))
     }
 
@@ -69,6 +80,7 @@ public final class CSVReader {
     /// The next record, or nil at the end of the input.
     public func next() throws(PipelineError) -> Record? {
         if !checkedByteOrderMark { try skipByteOrderMark() }
+        if let tokenColumn = detectFor { try detectDelimiter(tokenColumn: tokenColumn) }
         machine.beginRecord()
         while true {
             if chunk.isEmpty {
@@ -85,5 +97,19 @@ public final class CSVReader {
         checkedByteOrderMark = true
         while chunk.end - chunk.start < 3, !chunk.atEnd { try chunk.refill() }
         if chunk.bytes[chunk.start..<chunk.end].starts(with: [0xEF, 0xBB, 0xBF]) { chunk.start += 3 }
+    }
+
+    /// Reads on until the chunk holds the first line end (or is full, or the input ended), then picks the
+    /// delimiter from what it holds of the header row.
+    private func detectDelimiter(tokenColumn: String) throws(PipelineError) {
+        detectFor = nil
+        var scanned = chunk.start
+        while !chunk.atEnd, !chunk.bytes[scanned..<chunk.end].contains(UInt8(ascii: "\n")),
+              chunk.start > 0 || chunk.end < chunk.bytes.count {
+            scanned = chunk.end - chunk.start
+            try chunk.refill()
+        }
+        delimiter = CSVDelimiter.detect(in: chunk.bytes, range: chunk.start..<chunk.end, tokenColumn: tokenColumn)
+        machine = CSVStateMachine(maximumRecordLength: machine.maximumRecordLength, delimiter: delimiter.byte)
     }
 }

@@ -44,7 +44,7 @@ public struct CSVRecordParser {
         let lowered = names.map { $0.lowercased() }
         func column(_ name: String) -> Int? { lowered.firstIndex(of: name.lowercased()) }
         guard let token = column(tokenColumn) else {
-            throw PipelineError(.csvHeaderInvalid, "no '\(tokenColumn)' column in the header (columns: \(names.joined(separator: ", ")))")
+            throw Self.noTokenColumn(header: header, tokenColumn: tokenColumn, firstRow: nil, delimiter: nil)
         }
         self.tokenColumn = token
         topicColumn = column("topic")
@@ -72,6 +72,49 @@ public struct CSVRecordParser {
         self.variableColumns = variableColumns
         templateValues = [PayloadTemplate.Value](repeating: .missing, count: variableColumns.count)
         headerBuilder = NotificationHeaderBuilder(defaults: defaults)
+    }
+
+    /// The index of the token column in a header (names compared as `init` compares them), or nil.
+    static func tokenColumnIndex(in header: [String], tokenColumn: String) -> Int? {
+        let wanted = tokenColumn.lowercased()
+        return header.firstIndex { String(Substring($0).trimmingSpaces()).lowercased() == wanted }
+    }
+
+    /// The error for a header without the token column, naming the columns that look like one: names that contain
+    /// `token` (`device_token`, `push_token`), and columns whose cell in `firstRow` (the first data row, when it
+    /// was read) is 64 or more hex digits; and the fix, `--token-column NAME`. Names with another `delimiter`
+    /// in them say the file was split at the wrong one: the fix is then `--csv-delimiter`.
+    static func noTokenColumn(header: [String], tokenColumn: String, firstRow: [String]?, delimiter: CSVDelimiter?) -> PipelineError {
+        let names = header.map { String(Substring($0).trimmingSpaces()) }
+        let shown = names.map { "'\($0)'" }.joined(separator: ", ")
+        if let delimiter, let other = CSVDelimiter.candidates.first(where: { candidate in
+            candidate != delimiter && names.contains { $0.utf8.contains(candidate.byte) }
+        }) {
+            return PipelineError(.csvHeaderInvalid, "no '\(tokenColumn)' column in the header split at \(delimiter) "
+                + "(columns: \(shown)); the names hold \(other): give --csv-delimiter \(other)")
+        }
+        var likely = names.filter { $0.lowercased().contains("token") }
+        if let firstRow, firstRow.count == names.count {
+            for (name, cell) in zip(names, firstRow) where !likely.contains(name) && isLongHex(cell) {
+                likely.append(name)
+            }
+        }
+        let fix = switch likely.count {
+        case 0: "name the column that holds the device tokens with --token-column NAME"
+        case 1: "'\(likely[0])' looks like it: give --token-column \(likely[0])"
+        default:
+            "these look like it: \(likely.map { "'\($0)'" }.joined(separator: ", ")); give --token-column NAME with the "
+                + "right one"
+        }
+        return PipelineError(.csvHeaderInvalid, "no '\(tokenColumn)' column in the header (columns: \(shown)); \(fix)")
+    }
+
+    /// Whether a cell is 64 or more hex digits (a device token as it is usually stored).
+    private static func isLongHex(_ cell: String) -> Bool {
+        let trimmed = Substring(cell).trimmingSpaces()
+        return trimmed.utf8.count >= 64 && trimmed.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f"))
+        }
     }
 
     /// Parses the reader's current record, of the input file at `fileIndex`.

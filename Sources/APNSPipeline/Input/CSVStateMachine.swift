@@ -8,6 +8,8 @@ struct CSVStateMachine {
     }
 
     let maximumRecordLength: Int
+    /// The byte between fields: `,`, `;` or a tab.
+    let delimiter: UInt8
     /// The current record's unescaped field contents, back to back.
     private(set) var fieldBytes: [UInt8] = []
     /// Where each field of the current record ends in `fieldBytes`.
@@ -22,8 +24,9 @@ struct CSVStateMachine {
     private var problem: CSVReader.Record.Problem?
     private var recordLine = 1
 
-    init(maximumRecordLength: Int) {
+    init(maximumRecordLength: Int, delimiter: UInt8 = UInt8(ascii: ",")) {
         self.maximumRecordLength = maximumRecordLength
+        self.delimiter = delimiter
         fieldBytes.reserveCapacity(min(maximumRecordLength, 4096))
     }
 
@@ -43,6 +46,7 @@ struct CSVStateMachine {
     /// one ended (empty lines are skipped inside).
     mutating func feed(_ data: [UInt8], from start: Int, to end: Int) -> (next: Int, record: CSVReader.Record?) {
         var position = start
+        let delimiter = self.delimiter
         while position < end {
             let byte = data[position]
             position += 1
@@ -52,7 +56,7 @@ struct CSVStateMachine {
                 case UInt8(ascii: "\"") where state == .fieldStart:
                     state = .quoted
                     hasContent = true
-                case UInt8(ascii: ","):
+                case delimiter:
                     endField()
                     state = .fieldStart
                     hasContent = true
@@ -67,11 +71,11 @@ struct CSVStateMachine {
                     state = .carriageReturn
                     carriageReturnFollowsQuote = false
                 default:
-                    // This byte and the plain ones after it, up to a comma or a line end, copied in one go.
+                    // This byte and the plain ones after it, up to a delimiter or a line end, copied in one go.
                     let run = position - 1
                     while position < end {
                         let next = data[position]
-                        if next == UInt8(ascii: ",") || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") { break }
+                        if next == delimiter || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") { break }
                         position += 1
                     }
                     append(data, run..<position)
@@ -98,7 +102,7 @@ struct CSVStateMachine {
                 case UInt8(ascii: "\""):
                     append(byte)
                     state = .quoted
-                case UInt8(ascii: ","):
+                case delimiter:
                     endField()
                     state = .fieldStart
                 case UInt8(ascii: "\n"):

@@ -4,14 +4,14 @@ public struct CampaignInput: Sendable, Hashable {
     public enum Format: String, Sendable, Hashable, CaseIterable {
         /// One JSON object per line.
         case ndjson
-        /// RFC 4180 CSV with a header row.
+        /// RFC 4180 CSV with a header row (fields split at `,`, `;` or a tab: `CSVDelimiter`).
         case csv
     }
 
     public var path: String
     public var format: Format
 
-    /// - Parameter format: nil picks by name: `.csv` or `.csv.gz` is CSV, anything else (and `-`) NDJSON.
+    /// - Parameter format: nil picks by name: `.csv`, `.tsv` (or either `.gz`) is CSV, anything else (and `-`) NDJSON.
     public init(path: String, format: Format? = nil) {
         self.path = path
         self.format = format ?? Self.format(forPath: path)
@@ -25,7 +25,8 @@ public struct CampaignInput: Sendable, Hashable {
     /// The format a file name suggests.
     public static func format(forPath path: String) -> Format {
         let lowered = path.lowercased()
-        return lowered.hasSuffix(".csv") || lowered.hasSuffix(".csv.gz") ? .csv : .ndjson
+        let csv = [".csv", ".csv.gz", ".tsv", ".tsv.gz"]
+        return csv.contains { lowered.hasSuffix($0) } ? .csv : .ndjson
     }
 }
 
@@ -43,6 +44,8 @@ public struct CampaignReaderOptions: Sendable {
     public var maximumRecordLength: Int
     /// The CSV column that holds the device token.
     public var tokenColumn: String
+    /// The CSV delimiter (`--csv-delimiter`); nil detects it per file from its header row.
+    public var csvDelimiter: CSVDelimiter?
     /// Whether valid records carry their payload's bytes. `validate` checks every payload exactly as `send` does
     /// but sends nothing, so it sets this to false: its records then hold an empty payload and skip a copy each.
     public var keepsPayloads = true

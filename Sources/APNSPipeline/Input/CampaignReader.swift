@@ -82,6 +82,9 @@ public final class CampaignReader: RecordReader {
         }
     }
 
+    /// The first input read as NDJSON whose first line looks like a CSV header, for `requireATopic`'s message.
+    private var csvLookingInput: String?
+
     /// Records `prepareToStart` read ahead, handed out first by `nextRecord` (already counted in `recordsRead`).
     private var readAhead: [CampaignRecord] = []
     private var readAheadNext = 0
@@ -155,7 +158,10 @@ public final class CampaignReader: RecordReader {
             }
         }
         let streams = inputs.filter(\.isStream).map(\.path)
-        let fix = "give --topic (or APNS_TOPIC) with the app's bundle id"
+        var fix = "give --topic (or APNS_TOPIC) with the app's bundle id"
+        if let csvLookingInput {
+            fix += "; and \(csvLookingInput) starts with what looks like a CSV header: give --input-format csv to read it as CSV"
+        }
         guard exhausted || streams.isEmpty else {
             throw PipelineError(.campaignSettingMissing, "no topic: none of the first \(readAhead) records read "
                 + "(\(streams.joined(separator: ", ")) cannot be read twice)\(files.isEmpty ? "" : " nor any record of the files") "
@@ -236,7 +242,9 @@ public final class CampaignReader: RecordReader {
             var range = line.range
             if line.number == 1 { range = Self.droppingByteOrderMark(buffer, range) }
             if Self.isBlank(buffer, range) { continue }
-            try take(file.parser.check(buffer, range: range), key: key, in: buffer, valid: valid, invalid: invalid)
+            var checked = file.parser.check(buffer, range: range)
+            if line.number == 1 { checked = firstLine(checked, of: file, buffer, range) }
+            try take(checked, key: key, in: buffer, valid: valid, invalid: invalid)
         }
     }
 
@@ -327,7 +335,9 @@ public final class CampaignReader: RecordReader {
                 if line.number == 1 { range = Self.droppingByteOrderMark(file.reader.buffer, range) }
                 if Self.isBlank(file.reader.buffer, range) { continue }
                 let key = RecordKey(fileIndex: file.index, line: line.number)
-                return file.parser.parse(file.reader.buffer, range: range, key: key)
+                guard line.number == 1 else { return file.parser.parse(file.reader.buffer, range: range, key: key) }
+                let record = file.parser.parse(file.reader.buffer, range: range, key: key)
+                return firstLine(record, of: file, file.reader.buffer, range)
             case .csv(let file)?:
                 guard let row = try file.reader.next() else {
                     current = nil
@@ -351,14 +361,29 @@ public final class CampaignReader: RecordReader {
             parser.keep = options.keep
             return .ndjson(OpenNDJSONFile(index: index, reader: lines, parser: parser))
         case .csv:
-            let reader = CSVReader(source: source, maximumRecordLength: options.maximumRecordLength)
+            let reader = CSVReader(
+                source: source, maximumRecordLength: options.maximumRecordLength, delimiter: options.csvDelimiter,
+                tokenColumn: options.tokenColumn)
             guard let header = try reader.next() else {
                 throw PipelineError(.csvHeaderInvalid, "\(input.path): the file is empty (no header row)")
+            }
+            let start = reader.fieldBytes.prefix(2)
+            guard !start.elementsEqual([0xFF, 0xFE]), !start.elementsEqual([0xFE, 0xFF]) else {
+                throw PipelineError(.csvHeaderInvalid, "\(input.path): the file is UTF-16 text (Excel's \"Unicode Text\"), "
+                    + "not UTF-8: save it as \"CSV UTF-8\", or convert it with iconv -f UTF-16 -t UTF-8")
             }
             guard header.problem == nil else {
                 throw PipelineError(.csvHeaderInvalid, "\(input.path): the header row (line \(header.line)) is malformed")
             }
             let names = (0..<header.fieldCount).map { reader.fieldText($0) }
+            guard CSVRecordParser.tokenColumnIndex(in: names, tokenColumn: options.tokenColumn) != nil else {
+                // The first data row, read only to name a column of hex tokens in the message.
+                var firstRow: [String]?
+                if let row = try? reader.next(), row.problem == nil { firstRow = (0..<row.fieldCount).map { reader.fieldText($0) } }
+                let error = CSVRecordParser.noTokenColumn(
+                    header: names, tokenColumn: options.tokenColumn, firstRow: firstRow, delimiter: reader.delimiter)
+                throw PipelineError(error.kind, "\(input.path): \(error.detail)")
+            }
             do {
                 var parser = try CSVRecordParser(
                     header: names, defaults: options.defaults, template: options.template, tokenColumn: options.tokenColumn,
@@ -369,6 +394,23 @@ public final class CampaignReader: RecordReader {
                 throw PipelineError(error.kind, "\(input.path): \(error.detail)")
             }
         }
+    }
+
+    /// A first NDJSON line's record with `--input-format csv` in its error when the line looks like a CSV header
+    /// (`NDJSONRecordParser.csvHinted`); remembers the input for `requireATopic`'s message.
+    private func firstLine(_ record: CampaignRecord, of file: OpenNDJSONFile, _ bytes: [UInt8], _ range: Range<Int>) -> CampaignRecord {
+        let hinted = NDJSONRecordParser.firstLine(record, bytes, range: range)
+        if hinted.error != record.error { csvLookingInput = inputs[file.index].path }
+        return hinted
+    }
+
+    /// `firstLine` for `checkRecords`.
+    private func firstLine(_ checked: CheckedLine, of file: OpenNDJSONFile, _ bytes: [UInt8], _ range: Range<Int>) -> CheckedLine {
+        let hinted = NDJSONRecordParser.firstLine(checked, bytes, range: range)
+        if case .invalid(let before, _, _) = checked, case .invalid(let after, _, _) = hinted, before != after {
+            csvLookingInput = inputs[file.index].path
+        }
+        return hinted
     }
 
     static func droppingByteOrderMark(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {

@@ -306,3 +306,49 @@ extension NDJSONRecordParser {
         static let apnsID: UInt64 = 0x64_695F_736E_7061  // "apns_id"
     }
 }
+
+// MARK: - CSV read as NDJSON
+
+/// Telling a CSV file read as NDJSON (standard input or a pipe without `--input-format csv`) by its first line.
+extension NDJSONRecordParser {
+    /// Whether a first line that is no JSON object looks like a CSV header: it does not start with `{` or `[`
+    /// after white space, and it holds a comma, a semicolon or a tab, or names a `token` column.
+    static func looksLikeCSVHeader(_ bytes: [UInt8], range: Range<Int>) -> Bool {
+        guard let first = range.first(where: { !JSONText.isSpace(bytes[$0]) }),
+              bytes[first] != UInt8(ascii: "{"), bytes[first] != UInt8(ascii: "[")
+        else { return false }
+        let line = bytes[first..<range.upperBound]
+        if line.contains(where: { CSVDelimiter.candidates.map(\.byte).contains($0) }) { return true }
+        return String(decoding: line, as: UTF8.self).lowercased().contains("token")
+    }
+
+    /// The first line's error, with the fix added when the line looks like a CSV header (`looksLikeCSVHeader`);
+    /// nil when it does not.
+    static func csvHinted(_ error: InputError, _ bytes: [UInt8], range: Range<Int>) -> InputError? {
+        guard error.code == .recordInvalidJSON || error.code == .recordNotObject, looksLikeCSVHeader(bytes, range: range)
+        else { return nil }
+        return InputError(error.code, "\(error.detail); \(csvHint)")
+    }
+
+    /// `csvHinted` for a checked first line.
+    static func firstLine(_ checked: CheckedLine, _ bytes: [UInt8], range: Range<Int>) -> CheckedLine {
+        guard case .invalid(let error, let tokenText, let topicText) = checked,
+              let hinted = csvHinted(error, bytes, range: range)
+        else { return checked }
+        return .invalid(hinted, tokenText: tokenText, topicText: topicText)
+    }
+
+    /// `csvHinted` for a parsed first line.
+    static func firstLine(_ record: CampaignRecord, _ bytes: [UInt8], range: Range<Int>) -> CampaignRecord {
+        guard case .invalid(let error, let tokenText, let topicText) = record.content,
+              let hinted = csvHinted(error, bytes, range: range)
+        else { return record }
+        var record = record
+        record.content = .invalid(hinted, tokenText: tokenText, topicText: topicText)
+        return record
+    }
+
+    /// What the hint says.
+    static let csvHint = "this looks like a CSV header, not NDJSON: give --input-format csv (standard input and "
+        + "pipes are read as NDJSON unless it is given)"
+}

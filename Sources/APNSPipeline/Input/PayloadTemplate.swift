@@ -6,10 +6,11 @@ import APNSCore
 /// How a value is inserted:
 /// - inside a JSON string literal (`"Hi {{name}}!"`): JSON-string-escaped (quotes, backslashes, control
 ///   characters), with no quotes added;
-/// - outside a string (`"badge": {{count}}`): as a JSON value. A CSV cell (plain text) goes in as it stands when
-///   it is exactly a JSON number, `true`, `false` or `null`, and otherwise as a quoted, escaped string. An NDJSON
-///   `vars` member keeps its JSON type: a string goes in as that string, anything else as its JSON text.
-///   To force a string, write the placeholder inside quotes: `"zip": "{{zip}}"`.
+/// - outside a string (`"badge": {{count}}`): as a JSON value. A CSV cell (plain text) must be exactly a JSON
+///   number, `true`, `false` or `null`, and goes in as it stands; an empty cell or any other text is the record's
+///   input error (`TemplateValueInvalid`, naming the column), never `""` or a string where the template author
+///   wrote a bare value. An NDJSON `vars` member keeps its JSON type: a string goes in as that string, anything
+///   else as its JSON text. For text, write the placeholder inside quotes: `"zip": "{{zip}}"`.
 ///
 /// `{{` always begins a placeholder; the name is what stands before the next `}}`, trimmed of spaces (any text
 /// without braces, quotes, backslashes or control characters: CSV headers like `first name` work). White space
@@ -98,9 +99,7 @@ public struct PayloadTemplate: Sendable {
                 } else if JSONText.isScalarLiteral(bytes, range) {
                     out.append(contentsOf: bytes[range])
                 } else {
-                    out.append(UInt8(ascii: "\""))
-                    JSONText.appendEscaped(bytes, range, to: &out)
-                    out.append(UInt8(ascii: "\""))
+                    throw valueError(placeholder.variable, bytes[range])
                 }
             case .jsonString(let range):
                 if !placeholder.inString { out.append(UInt8(ascii: "\"")) }
@@ -115,6 +114,20 @@ public struct PayloadTemplate: Sendable {
             }
         }
         out.append(contentsOf: literal[literalStart...])
+    }
+
+    /// The error for a CSV cell that cannot stand where variable `variable` stands outside quotes.
+    private func valueError(_ variable: Int, _ cell: ArraySlice<UInt8>) -> InputError {
+        let name = variableNames[variable]
+        let wanted = "a number, true, false or null ({{\(name)}} stands outside quotes in the template)"
+        guard !cell.isEmpty else {
+            return InputError(.templateValueInvalid, "empty value in column '\(name)' where the template needs \(wanted)")
+        }
+        let text = String(decoding: cell, as: UTF8.self)
+        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        return InputError(
+            .templateValueInvalid,
+            "value '\(shown)' in column '\(name)' is not \(wanted); for text, write \"{{\(name)}}\" in the template")
     }
 
     /// Fills the template from text values (as CSV cells are filled); for tools and tests.

@@ -14,8 +14,10 @@ exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzCSVRecor
 public func fuzzCSVRecord(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     let chunkSize = bytes.count % 2 == 0 ? max(4, bytes.count) : 4 + bytes.count % 13
+    // Every third input has its delimiter detected from its header (`,` `;` or tab), the others read with commas.
     let reader = CSVReader(
-        source: MemoryByteSource(bytes, chunkSize: chunkSize), maximumRecordLength: 512, chunkSize: chunkSize)
+        source: MemoryByteSource(bytes, chunkSize: chunkSize), maximumRecordLength: 512, chunkSize: chunkSize,
+        delimiter: bytes.count % 3 == 0 ? nil : .comma)
     do {
         guard let header = try reader.next(), header.problem == nil else { return 0 }
         let names = (0..<header.fieldCount).map { reader.fieldText($0) }

@@ -8,7 +8,8 @@ exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzPayloadT
 
 /// libFuzzer target for the payload template filler: the input is a template, then a NUL byte, then values
 /// separated by NUL bytes, given to the template's variables in order. A template that loads renders every
-/// set of valid UTF-8 values to a JSON object (or reports a missing variable), never to broken JSON.
+/// set of valid UTF-8 values to a JSON object (or reports a missing variable, or a value that is no JSON scalar
+/// where a placeholder stands outside quotes), never to broken JSON.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPayloadTemplate(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
@@ -21,8 +22,13 @@ public func fuzzPayloadTemplate(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
         guard let text = String(validating: value, as: UTF8.self) else { return 0 }
         values[name] = text
     }
-    guard let rendered = try? template.render(values) else {
-        precondition(values.count < template.variableNames.count, "rendering failed with every variable set")
+    let rendered: [UInt8]
+    do {
+        rendered = try template.render(values)
+    } catch {
+        // A value that is no JSON scalar where the placeholder stands outside quotes is the record's error.
+        precondition(values.count < template.variableNames.count || error.code == .templateValueInvalid,
+                     "rendering failed with every variable set: \(error)")
         return 0
     }
     let scanner = JSONScanner(rendered)
