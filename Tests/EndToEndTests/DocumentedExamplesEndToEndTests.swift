@@ -61,6 +61,9 @@ struct DocumentedExamplesEndToEndTests {
         let command: String
     }
 
+    /// What follows `apns-bulk` in a command (a tree of files that starts with the word is not one).
+    static let subcommands: Set<String> = ["send", "replay", "validate", "prune", "report", "token", "pin", "mock", "help", "--help", "--version"]
+
     static func documentedExamples() throws -> [Example] {
         var examples: [Example] = []
         var documents = ["README.md"]
@@ -85,7 +88,8 @@ struct DocumentedExamplesEndToEndTests {
         for line in lines {
             if line.hasPrefix("export ") {
                 exports.append(line)
-            } else if line.hasPrefix("apns-bulk "), !line.contains("..."), !line.contains("<") {
+            } else if line.hasPrefix("apns-bulk "), !line.contains("..."), !line.contains("<"),
+                      let name = line.split(separator: " ").dropFirst().first, subcommands.contains(String(name)) {
                 examples.append(Example(source: source, exports: exports, command: line))
             }
         }
@@ -157,30 +161,45 @@ final class ExampleWorld {
     let mock: MockProcess
     let base: TemporaryDirectory
     let environment: [String: String]
+    /// The campaign's tokens the mock answers 410 (uninstalled yesterday).
+    let deadTokens: [String]
 
     init() throws {
         let exampleKey = ["--key-id", DocumentedExamplesEndToEndTests.keyID, "--team-id", DocumentedExamplesEndToEndTests.teamID,
                           "--public-key", MockProcess.publicKeyFile]
-        // Beside the tests' key (MockProcess's own), one --team-id per --key-id; the topic is the one of the docs.
-        mock = try MockProcess(exampleKey)
         base = try TemporaryDirectory()
         let fm = FileManager.default
         try fm.copyItem(atPath: MockProcess.keyFile, toPath: base.file("AuthKey_ABC123DEFG.p8"))
-        try fm.copyItem(atPath: mock.caFile, toPath: base.file("mock-ca.pem"))
-        for name in ["server-chain.pem", "ca.pem", "backup-ca.pem"] { try fm.copyItem(atPath: mock.caFile, toPath: base.file(name)) }
         try fm.createDirectory(atPath: base.file("samples"), withIntermediateDirectories: true)
         try fm.copyItem(atPath: Tool.path("samples/keys"), toPath: base.file("samples/keys"))
-        try fm.copyItem(atPath: Tool.path("samples/campaign.csv"), toPath: base.file("users.csv"))
         try fm.copyItem(atPath: Tool.path("samples/template.json"), toPath: base.file("alert.json"))
         var campaign = ""
+        var users = "token,first_name,points,city\n"
+        var export = "\u{FEFF}device_token;first_name;points;city\r\n"  // as a spreadsheet in much of Europe writes it
+        var registry = ""
+        var dead: [String] = []
         var generator = SystemRandomNumberGenerator()
+        func token() -> String { (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined() }
+        let yesterday = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
         for index in 0..<40 {
-            // Six dead tokens (the mock answers 410 to a token ending in `dead`), for the prune examples.
-            let bytes = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-            let token = index < 6 ? String(bytes.dropLast(4)) + "dead" : bytes
-            campaign += #"{"token":"\#(token)","payload":{"aps":{"alert":"Spring sale \#(index)"}}}"# + "\n"
+            let hex = token()
+            // Six dead tokens, uninstalled yesterday (APNs's 410 timestamp), for the prune examples.
+            if index < 6 {
+                registry += "unregistered \(hex) \(yesterday)\n"
+                dead.append(hex)
+            }
+            campaign += #"{"token":"\#(hex)","payload":{"aps":{"alert":"Spring sale \#(index)"}}}"# + "\n"
+        }
+        for index in 0..<5 {
+            users += "\(token()),Ana \(index),\(100 + index),\"Lisbon, Portugal\"\n"
+            export += "\(token());Bo \(index);\(50 + index);\"Taipei; Taiwan\"\r\n"
         }
         try Data(campaign.utf8).write(to: URL(fileURLWithPath: base.file("campaign.ndjson")))
+        try Data(users.utf8).write(to: URL(fileURLWithPath: base.file("users.csv")))
+        try Data(export.utf8).write(to: URL(fileURLWithPath: base.file("export.csv")))
+        let registryFile = base.file("registry.txt")
+        try Data(registry.utf8).write(to: URL(fileURLWithPath: registryFile))
+        deadTokens = dead
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
         gzip.arguments = ["-c", "gzip -c campaign.ndjson > big.ndjson.gz"]
@@ -188,6 +207,10 @@ final class ExampleWorld {
         try gzip.run()
         gzip.waitUntilExit()
 
+        // Beside the tests' key (MockProcess's own), one --team-id per --key-id; the topic is the one of the docs.
+        mock = try MockProcess(exampleKey + ["--registry", registryFile])
+        try fm.copyItem(atPath: mock.caFile, toPath: base.file("mock-ca.pem"))
+        for name in ["server-chain.pem", "ca.pem", "backup-ca.pem"] { try fm.copyItem(atPath: mock.caFile, toPath: base.file(name)) }
         environment = [
             "APNS_ENDPOINT": "https://127.0.0.1:\(mock.port)", "APNS_CA_FILE": base.file("mock-ca.pem"),
             "APNS_KEY_FILE": base.file("AuthKey_ABC123DEFG.p8"), "APNS_KEY_ID": DocumentedExamplesEndToEndTests.keyID,
@@ -196,7 +219,7 @@ final class ExampleWorld {
         ]
         // Earlier runs the examples read: yesterday's campaign against a flaky APNs (some records retryable),
         // two shards of one, and a campaign stopped by a topic the app does not have.
-        let flaky = try MockProcess(exampleKey + ["--fault", "503=0.3", "--seed", "7"])
+        let flaky = try MockProcess(exampleKey + ["--registry", registryFile, "--fault", "503=0.3", "--seed", "7"])
         var flakyEnvironment = environment
         flakyEnvironment["APNS_ENDPOINT"] = "https://127.0.0.1:\(flaky.port)"
         flakyEnvironment["APNS_CA_FILE"] = flaky.caFile
@@ -208,6 +231,9 @@ final class ExampleWorld {
             guard run.status == 3 else { throw MockStartError(log: "setting up \(results): exit \(run.status): \(run.stderr)") }
         }
         _ = try flaky.stop()
+        let late = try shell("apns-bulk send campaign.ndjson --results late.ndjson --rate 10 --not-after 1s",
+                             in: base.path, environment: environment)
+        guard late.status == 6 else { throw MockStartError(log: "setting up late.ndjson: exit \(late.status): \(late.stderr)") }
         let stopped = try shell("apns-bulk send campaign.ndjson --results stopped.ndjson --topic com.example.other",
                                 in: base.path, environment: environment)
         guard stopped.status == 4 else { throw MockStartError(log: "setting up stopped.ndjson: exit \(stopped.status): \(stopped.stderr)") }
@@ -241,7 +267,7 @@ final class ExampleWorld {
                 return "exit 0, but \(name) is missing or empty"
             }
             if words.dropFirst().first == "prune", let text = try? String(contentsOfFile: folder.file(name), encoding: .utf8),
-               !text.contains("dead") {
+               !deadTokens.contains(where: text.contains) {
                 return "exit 0, but \(name) lists none of the campaign's dead tokens: \(text.prefix(300))"
             }
         }
