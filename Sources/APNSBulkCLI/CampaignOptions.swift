@@ -88,7 +88,7 @@ struct CampaignOptions: ParsableArguments {
             topic: try Self.parse(topic, "--topic", Topic.init(validating:)),
             pushType: try Self.parse(pushType, "--push-type", PushType.init(parsing:)) ?? .alert,
             priority: try Self.parse(priority, "--priority", Priority.init(parsing:)),
-            expiration: try Self.parse(expiration, "--expiration", Expiration.init(parsing:)),
+            expiration: try Self.parse(expiration, "--expiration", ExpirationSetting.init(parsing:)),
             collapseID: try Self.parse(collapseID, "--collapse-id", CollapseID.init(validating:)))
         do {
             let shard = try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all
