@@ -1,7 +1,7 @@
 /// What a record or campaign says about `apns-expiration`: an epoch (or `0`), a duration after the request is
 /// first sent (`30m`, `24h`, `7d`, read by `DurationText`), or that duration resolved to the epoch it came to at
 /// the first send. The header itself is always an epoch; only the dispatcher resolves a duration, once per record,
-/// so every retry within the run sends the first value (docs/FILES.md, "expiration").
+/// so every retry within the run sends the first value (docs/FILES.md, "Expiration").
 ///
 /// Every case carries 8 bytes, so the setting is as small as the bare epoch it replaced (the dispatcher's
 /// `PendingSend` must stay within 128 bytes).
