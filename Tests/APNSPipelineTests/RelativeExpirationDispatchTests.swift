@@ -46,6 +46,21 @@ struct RelativeExpirationDispatchTests {
         #expect(run.transport.expirationsSent == [1_700_001_800, 7])
     }
 
+    @Test("the sent digest covers the duration: the record read again before its send matches the one journaled")
+    func digest() throws {
+        func notification(_ expiration: ExpirationSetting?) throws -> PushNotification {
+            PushNotification(
+                token: try DeviceToken(parsing: Fixture.token(1)), topic: try Topic(validating: Fixture.topic),
+                pushType: .alert, expiration: expiration, payload: Array(#"{"aps":{}}"#.utf8))
+        }
+        let relative = try ExpirationSetting(parsing: "1h")
+        let resolved = relative.resolved(atEpoch: 1_800_000_000)
+        #expect(SentDigest.of(try notification(relative)) == SentDigest.of(try notification(resolved)))
+        #expect(SentDigest.of(try notification(relative)) != SentDigest.of(try notification(try ExpirationSetting(parsing: "2h"))))
+        #expect(SentDigest.of(try notification(resolved)) != SentDigest.of(try notification(.absolute(try Expiration(epochSeconds: 1_800_003_600)))))
+        #expect(SentDigest.of(try notification(relative)) != SentDigest.of(try notification(nil)))
+    }
+
     @Test("a result line writes a resolved expiration as its epoch and one never sent as its duration; both read back")
     func resultLines() throws {
         let token = Fixture.token(1)
