@@ -61,6 +61,7 @@ struct ExpirationSettingTests {
 
     @Test("as small as the bare epoch it replaced")
     func size() {
-        #expect(MemoryLayout<ExpirationSetting?>.size <= 9)
+        #expect(MemoryLayout<ExpirationSetting?>.size <= MemoryLayout<Expiration?>.size)
+        #expect(MemoryLayout<PushNotification>.size <= 80, "the dispatcher's PendingSend must stay within 128 bytes")
     }
 }

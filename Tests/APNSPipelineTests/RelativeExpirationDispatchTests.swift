@@ -46,6 +46,11 @@ struct RelativeExpirationDispatchTests {
         #expect(run.transport.expirationsSent == [1_700_001_800, 7])
     }
 
+    @Test("a pending send that keeps the resolved expiration still fits in 128 bytes")
+    func pendingSendSize() {
+        #expect(MemoryLayout<PendingSend>.size <= 128)
+    }
+
     @Test("the sent digest covers the duration: the record read again before its send matches the one journaled")
     func digest() throws {
         func notification(_ expiration: ExpirationSetting?) throws -> PushNotification {
