@@ -83,6 +83,29 @@ struct RelativeExpirationEndToEndTests {
         within(Self.token(5), 5_400)
     }
 
+    @Test("a CSV expiration column takes durations too")
+    func csvColumn() throws {
+        let directory = try TemporaryDirectory()
+        let campaign = directory.file("campaign.csv")
+        try "token,expiration\n\(Self.token(1)),7d\n\(Self.token(2)),1767225600\n"
+            .write(toFile: campaign, atomically: true, encoding: .utf8)
+        let template = directory.file("alert.json")
+        try #"{"aps":{"alert":"hi"}}"#.write(toFile: template, atomically: true, encoding: .utf8)
+        let accepted = directory.file("accepted.ndjson")
+        let mock = try MockProcess(["--log-accepted", accepted])
+        let before = Self.now()
+        let sent = try Tool.run(
+            ["send", campaign, "--template", template, "--results", directory.file("results.ndjson")]
+                + mock.clientArguments)
+        let after = Self.now()
+        _ = try mock.stop()
+        #expect(sent.status == 0, "exit \(sent.status): \(sent.stderr)")
+        let expirations = try Self.acceptedExpirations(accepted)
+        let week = try #require(expirations[Self.token(1)] ?? nil)
+        #expect(week >= before + 7 * 86_400 && week <= after + 7 * 86_400, "\(week)")
+        #expect(expirations[Self.token(2)] == 1_767_225_600)
+    }
+
     @Test("retries forced by the mock keep the first value; the retryable line carries it and replay sends it")
     func retriesAndReplayKeepTheFirstValue() throws {
         let directory = try TemporaryDirectory()
