@@ -17,7 +17,7 @@ struct CampaignOptions: ParsableArguments {
             completion: ValueCompletion.priorities)
     var priority: String?
 
-    @Option(name: .customLong("expiration"), help: ArgumentHelp("Default apns-expiration, epoch seconds (0: deliver once).", valueName: "seconds"))
+    @Option(name: .customLong("expiration"), help: ArgumentHelp("Default apns-expiration: epoch seconds (0: deliver once), or a duration after the record's first send (30m, 24h, 7d, 1h30m).", valueName: "when"))
     var expiration: String?
 
     @Option(name: .customLong("collapse-id"), help: ArgumentHelp("Default apns-collapse-id (at most 64 bytes).", valueName: "id"))
@@ -97,7 +97,7 @@ struct CampaignOptions: ParsableArguments {
             topic: try Self.parse(topic, "--topic", Topic.init(validating:)),
             pushType: try Self.parse(pushType, "--push-type", PushType.init(parsing:)) ?? .alert,
             priority: try Self.parse(priority, "--priority", Priority.init(parsing:)),
-            expiration: try Self.parse(expiration, "--expiration", Expiration.init(parsing:)),
+            expiration: try Self.parse(expiration, "--expiration", ExpirationSetting.init(parsing:)),
             collapseID: try Self.parse(collapseID, "--collapse-id", CollapseID.init(validating:)))
         do {
             let shard = try shard.map { spec throws(PipelineError) in try ShardSelector(parsing: spec) } ?? .all

@@ -23,6 +23,10 @@ struct SendCommand: ParsableCommand {
             needs --input-format csv. Invalid records are reported with their line and reason and never sent; \
             later copies of a (token, topic) pair are reported as duplicates.
 
+            An expiration (--expiration, "expiration") is epoch seconds, 0, or a duration such as 30m, 24h or 7d: \
+            counted from the record's first send, sent as that epoch, and kept by its retries and by the \
+            retryable and in_doubt lines replay sends again (docs/RUNNING-AGAIN.md, "Relative expiration").
+
             The result file gets a line per record as answers arrive; a journal beside it (<results>.journal) lets \
             a run be finished after a crash or kill -9 without sending anything twice: records sent but never \
             answered are reported in_doubt (resent only with --resend-in-doubt).
@@ -57,6 +61,7 @@ struct SendCommand: ParsableCommand {
               apns-bulk send users.csv --template alert.json --results out.ndjson
               apns-bulk send export.csv --template alert.json --results out.ndjson \\
                 --token-column device_token --csv-delimiter ';'
+              apns-bulk send campaign.ndjson --results out.ndjson --expiration 24h
               apns-bulk send campaign.ndjson --results out.ndjson --resume
               apns-bulk send campaign.ndjson --results out.ndjson --not-after 6h
               apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\

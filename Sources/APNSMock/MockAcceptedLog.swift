@@ -8,10 +8,12 @@ internal import Glibc
 /// have processed. An audit compares it with a result file: every `delivered` line must be in it, and no device
 /// token may be in it twice.
 ///
-///     {"token":"<hex>","topic":"com.example.app","apns_id":"<uuid>","connection":1,"stream":3,"answered":true}
+///     {"token":"<hex>","topic":"com.example.app","apns_id":"<uuid>","expiration":1767225600,"connection":1,"stream":3,"answered":true}
 ///
 /// `topic` is the request's `apns-topic` header (empty when a certificate's only topic stood in for it). In
 /// development mode the line also carries the answer's `apns-unique-id`, as `"apns_unique_id"` after `apns_id`.
+/// `expiration` is the request's `apns-expiration` header as received (digits: the validator answered 200), absent
+/// when the request had none.
 /// `answered` says whether the 200 was handed to HTTP/2: an answer sent at once is logged before it is handed over
 /// (`true`, so the line is on disk before the client can see the answer); an answer held back by injected latency
 /// is logged when it is handed over (`true`) or, when the connection ends first, then (`false`: the notification
@@ -53,7 +55,12 @@ public final class MockAcceptedLog: Sendable {
             line.append(contentsOf: #"","apns_unique_id":""#.utf8)
             line.append(contentsOf: uniqueID.bytes)
         }
-        line.append(contentsOf: #"","connection":\#(connection),"stream":\#(request.streamID),"answered":true}"#.utf8)
+        line.append(UInt8(ascii: "\""))
+        if let header = request.fields.firstValue(of: "apns-expiration"),
+           let expiration = try? Expiration(parsing: String(decoding: header, as: UTF8.self)) {
+            line.append(contentsOf: #","expiration":\#(expiration.epochSeconds)"#.utf8)  // as a JSON number: no leading 0
+        }
+        line.append(contentsOf: #","connection":\#(connection),"stream":\#(request.streamID),"answered":true}"#.utf8)
         line.append(UInt8(ascii: "\n"))
         return line
     }

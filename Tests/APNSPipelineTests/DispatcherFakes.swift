@@ -5,6 +5,9 @@ import Testing
 /// A manual clock: tasks run in time order as the test advances it.
 final class ManualScheduler: LoopScheduler {
     private(set) var now: Double = 0
+    /// The wall clock at `now` 0; it moves with `now`, in whole seconds.
+    var epochAtStart: Int64 = 1_800_000_000
+    var epochSeconds: Int64 { epochAtStart + Int64(now) }
     private var tasks: [(at: Double, order: Int, body: () -> Void)] = []
     private var order = 0
 
@@ -68,6 +71,8 @@ final class FakeTransport: PushTransport {
     private var unflushed: [UInt64] = []
     private(set) var sends: [String: Int] = [:]
     private(set) var totalSends = 0
+    /// The `apns-expiration` epoch of each send, in the order they went out (nil: no header).
+    private(set) var expirationsSent: [Int64?] = []
     private(set) var maximumInFlight = 0
     private(set) var closed = false
     /// Set by tests to check the journal was flushed before the network.
@@ -99,6 +104,7 @@ final class FakeTransport: PushTransport {
             let previous = sends[token, default: 0]
             sends[token] = previous + 1
             totalSends += 1
+            expirationsSent.append(notification.expiration?.epochSeconds)
             let outcome = self.answer(token, previous)
             scheduler.schedule(after: latency) { [weak self] in
                 guard let self, self.inFlight.removeValue(forKey: tag) != nil else { return }

@@ -24,7 +24,7 @@ struct NDJSONRecordParserTests {
     func allMembers() throws {
         let defaults = CampaignDefaults(
             topic: Support.defaultTopic, pushType: .alert, priority: .immediate,
-            expiration: try Expiration(epochSeconds: 5), collapseID: try CollapseID(validating: "default")
+            expiration: .absolute(try Expiration(epochSeconds: 5)), collapseID: try CollapseID(validating: "default")
         )
         let line = #"{"token":"\#(token.uppercased())","payload":{"aps":{}},"topic":"com.other.app.voip","push_type":"VoIP","priority":"5","expiration":1700000000,"collapse_id":"c1","apns_id":"123E4567-E89B-12D3-A456-426614174000","mine":{"x":1}}"#
         let notification = try #require(Support.parseLine(line, defaults: defaults).notification)

@@ -16,7 +16,7 @@ struct ResultFileTests {
     static func sampleRecords() throws -> [ResultRecord] {
         let notification = PushNotification(
             token: try DeviceToken(parsing: Support.token(1)), topic: try Topic(validating: "com.example.app.voip"),
-            pushType: .voip, priority: .powerAware, expiration: try Expiration(epochSeconds: 1_700_000_000),
+            pushType: .voip, priority: .powerAware, expiration: .absolute(try Expiration(epochSeconds: 1_700_000_000)),
             collapseID: try CollapseID(validating: "c,\"1\""), apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"),
             payload: Array(#"{ "aps" : {"alert":"caf\u00e9, \"x\"\n"},"n":[1 ,2]}"#.utf8)
         )

@@ -61,7 +61,7 @@ struct HTTP2HeaderFieldTests {
         let notification = PushNotification(
             token: try DeviceToken(parsing: "0123456789abcdef0123456789abcdef"),
             topic: try Topic(validating: "com.example.app.voip"), pushType: .voip, priority: .powerAware,
-            expiration: try Expiration(epochSeconds: 1_700_000_000), collapseID: try CollapseID(validating: "c1"),
+            expiration: .absolute(try Expiration(epochSeconds: 1_700_000_000)), collapseID: try CollapseID(validating: "c1"),
             apnsID: try APNSID(parsing: "123E4567-E89B-12D3-A456-426614174000"), payload: [])
         var list = HTTP2HeaderFieldList()
         list.append(name: "stale", value: "x".utf8)

@@ -6,7 +6,8 @@ public struct PushNotification: Sendable, Hashable {
     public let topic: Topic
     // `expiration` before the two one-byte fields, which fill the padding after its nil flag: 80 bytes, not 88
     // (the dispatcher's `PendingSend` holds one and must fit in 128).
-    public let expiration: Expiration?
+    /// Absolute, or relative until the dispatcher resolves it at the first send (`ExpirationSetting`).
+    public let expiration: ExpirationSetting?
     public let pushType: PushType
     /// nil leaves the header out (APNs then uses 10).
     public let priority: Priority?
@@ -19,7 +20,7 @@ public struct PushNotification: Sendable, Hashable {
         topic: Topic,
         pushType: PushType,
         priority: Priority? = nil,
-        expiration: Expiration? = nil,
+        expiration: ExpirationSetting? = nil,
         collapseID: CollapseID? = nil,
         apnsID: APNSID? = nil,
         payload: [UInt8]
@@ -32,6 +33,13 @@ public struct PushNotification: Sendable, Hashable {
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = payload
+    }
+
+    /// The same notification with `expiration` in place of its own (a relative one resolved at its first send).
+    public func replacingExpiration(_ expiration: ExpirationSetting?) -> PushNotification {
+        PushNotification(
+            token: token, topic: topic, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, apnsID: apnsID, payload: payload)
     }
 
     /// Checks the rules that join several fields: the topic's suffix for the push type, and the payload for the

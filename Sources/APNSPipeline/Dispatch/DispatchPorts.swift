@@ -1,4 +1,5 @@
 import APNSCore
+import Foundation
 
 /// Where the dispatcher's records come from, in input order: `CampaignReader` (campaign files) or
 /// `ReplayReader` (result files).
@@ -55,4 +56,10 @@ public protocol LoopScheduler: AnyObject {
     var now: Double { get }
     /// Runs `body` on the loop thread after `delay` seconds (0: on the next loop turn).
     func schedule(after delay: Double, _ body: @escaping () -> Void)
+    /// The wall clock, UNIX epoch seconds: what a relative expiration is counted from at a record's first send.
+    var epochSeconds: Int64 { get }
+}
+
+extension LoopScheduler {
+    public var epochSeconds: Int64 { Int64(Date().timeIntervalSince1970) }
 }

@@ -329,7 +329,10 @@ extension Dispatcher {
     }
 
     /// Journals `send` as sent, files it in flight under a new tag, and hands its notification to the transport.
+    /// A relative expiration is resolved here, at the first send, on the loop's wall clock; the send keeps the
+    /// epoch, so a retry sends the same `apns-expiration` and its result line carries it (docs/RUNNING-AGAIN.md).
     private func submit(_ send: consuming PendingSend) throws {
+        send.resolveExpiration(atEpoch: scheduler.epochSeconds)
         if let sentDigest {
             try sink.journalSent(send.key, digest: sentDigest(send.notification))
         } else {

@@ -9,7 +9,8 @@ import APNSCore
 /// table, the only place that needs it.
 struct PendingSend {
     let key: RecordKey
-    let notification: PushNotification
+    /// Its expiration resolved at the first send (`resolveExpiration`), so every retry sends the same header.
+    private(set) var notification: PushNotification
     private var storedAttempts: UInt32 = 0
     private var storedUnprocessed: UInt32 = 0
     /// The last answer's HTTP status (three digits), 0 before any answer and after a failure.
@@ -20,6 +21,13 @@ struct PendingSend {
     init(key: RecordKey, notification: PushNotification) {
         self.key = key
         self.notification = notification
+    }
+
+    /// Turns a relative expiration into the epoch it comes to at `now` (epoch seconds); does nothing once resolved,
+    /// or for an absolute one. Called before every send, so only the first one counts.
+    mutating func resolveExpiration(atEpoch now: @autoclosure () -> Int64) {
+        guard let expiration = notification.expiration, expiration.needsResolving else { return }
+        notification = notification.replacingExpiration(expiration.resolved(atEpoch: now()))
     }
 
     /// Sends that reached the wire and got an answer or lost one.

@@ -10,14 +10,14 @@ public struct CampaignDefaults: Sendable, Hashable {
     public var topic: Topic?
     public var pushType: PushType
     public var priority: Priority?
-    public var expiration: Expiration?
+    public var expiration: ExpirationSetting?
     public var collapseID: CollapseID?
 
     public init(
         topic: Topic? = nil,
         pushType: PushType = .alert,
         priority: Priority? = nil,
-        expiration: Expiration? = nil,
+        expiration: ExpirationSetting? = nil,
         collapseID: CollapseID? = nil
     ) {
         self.topic = topic

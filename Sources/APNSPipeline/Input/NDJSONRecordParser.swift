@@ -7,7 +7,8 @@ import APNSCore
 /// - `token` (string, required): the device token in hex;
 /// - `payload` (object): the payload, sent byte for byte as written;
 /// - `topic`, `push_type`, `collapse_id`, `apns_id` (strings); `priority`, `expiration` (numbers, or strings of
-///   digits): the headers, each overriding the campaign default;
+///   digits; `expiration` also a duration such as `"30m"`, `ExpirationSetting`): the headers, each overriding the
+///   campaign default;
 /// - `vars` (object): template variables, used when a template is given and the record has no `payload`.
 /// Unknown members are ignored (so records can carry the caller's own ids); `null` counts as absent; a known
 /// member given twice is an error. Other spellings (`pushType`, `push-type`) are not recognised.

@@ -46,7 +46,7 @@ struct NotificationHeaders<Token> {
     let topic: Topic
     let pushType: PushType
     let priority: Priority?
-    let expiration: Expiration?
+    let expiration: ExpirationSetting?
     let collapseID: CollapseID?
     let apnsID: APNSID?
 }
@@ -151,9 +151,9 @@ struct NotificationHeaderBuilder {
         return try Priority(parsing: String(decoding: bytes, as: UTF8.self))
     }
 
-    static func expiration(_ bytes: ArraySlice<UInt8>) throws(InputError) -> Expiration {
-        if let number = smallInteger(bytes, maximumDigits: 18) { return try Expiration(epochSeconds: number) }
-        return try Expiration(parsing: String(decoding: bytes, as: UTF8.self))
+    static func expiration(_ bytes: ArraySlice<UInt8>) throws(InputError) -> ExpirationSetting {
+        if let number = smallInteger(bytes, maximumDigits: 18) { return .absolute(try Expiration(epochSeconds: number)) }
+        return try ExpirationSetting(parsing: String(decoding: bytes, as: UTF8.self))
     }
 
     /// Plain decimal digits (no sign, no space) as a number, if there are at most `maximumDigits`.

@@ -16,7 +16,14 @@ public enum SentDigest {
         }
         if let apnsID = notification.apnsID { state = ContentFingerprint.digest64(apnsID.bytes.span, seed: state ^ 2) }
         let priority = UInt64(truncatingIfNeeded: notification.priority?.rawValue ?? 0)
-        let expiration = notification.expiration.map { UInt64(truncatingIfNeeded: $0.epochSeconds) &+ 1 } ?? 0
+        let expiration = notification.expiration.map(Self.expirationBits) ?? 0
         return StableHash.mix(state ^ StableHash.mix(priority << 56 ^ expiration))
+    }
+
+    /// An epoch as itself plus 1; a duration, resolved or not, as its seconds above every epoch (bit 40), so the
+    /// digest journaled at the first send matches the record read again before it is sent.
+    private static func expirationBits(_ setting: ExpirationSetting) -> UInt64 {
+        if let duration = setting.duration { return UInt64(truncatingIfNeeded: duration.seconds) | 1 << 40 }
+        return UInt64(truncatingIfNeeded: setting.epochSeconds ?? 0) &+ 1
     }
 }

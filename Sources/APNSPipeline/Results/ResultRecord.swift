@@ -32,8 +32,9 @@ public struct ResultRecord: Sendable, Hashable {
     public var attempts: Int
     public var pushType: PushType?
     public var priority: Priority?
-    /// Epoch seconds.
-    public var expiration: Int64?
+    /// Epoch seconds (a relative expiration resolved at the first send), or the duration of a record never sent
+    /// (`ExpirationSetting`): `replay` sends the first value again, or counts the duration from its own send.
+    public var expiration: ExpirationSetting?
     public var collapseID: String?
     /// The payload bytes exactly as sent.
     public var payload: [UInt8]?
@@ -70,7 +71,7 @@ extension ResultRecord {
             outcome: outcome, status: status, reason: reason, detail: detail,
             apnsID: apnsID ?? replayed?.apnsID?.description, apnsUniqueID: apnsUniqueID, timestamp: timestamp,
             attempts: attempts,
-            pushType: replayed?.pushType, priority: replayed?.priority, expiration: replayed?.expiration?.epochSeconds,
+            pushType: replayed?.pushType, priority: replayed?.priority, expiration: replayed?.expiration,
             collapseID: replayed?.collapseID?.value, payload: replayed?.payload)
     }
 
@@ -99,7 +100,7 @@ extension ResultRecord {
             topic: try Topic(validating: topic),
             pushType: pushType ?? .alert,
             priority: priority,
-            expiration: try expiration.map { value throws(InputError) in try Expiration(epochSeconds: value) },
+            expiration: expiration,
             collapseID: try collapseID.map { value throws(InputError) in try CollapseID(validating: value) },
             apnsID: try apnsID.map { value throws(InputError) in try APNSID(parsing: value) },
             payload: payload
@@ -195,7 +196,13 @@ extension ResultRecord {
             }
             priority = value
         }
-        expiration = try fields.integer("expiration")
+        if let bytes = try fields.bytes("expiration") {
+            do {
+                expiration = try ExpirationSetting(parsing: String(decoding: bytes, as: UTF8.self))
+            } catch {
+                throw ResultLineProblem("field 'expiration': \(error.detail)", .expirationInvalid)
+            }
+        }
         collapseID = try fields.text("collapse_id")
         payload = try fields.payload()
     }
@@ -416,7 +423,13 @@ extension ResultRecord {
         Self.appendMember(#","attempts":"#, attempts, to: &out)
         if let pushType { Self.appendMember(#","push_type":""#, pushType.rawValue, to: &out) }
         if let priority { Self.appendMember(#","priority":"#, priority.rawValue, to: &out) }
-        if let expiration { Self.appendMember(#","expiration":"#, expiration, to: &out) }
+        if let expiration {
+            if let epoch = expiration.epochSeconds {
+                Self.appendMember(#","expiration":"#, epoch, to: &out)
+            } else {
+                Self.appendMember(#","expiration":""#, expiration.description, to: &out)
+            }
+        }
         if let collapseID { Self.appendMember(#","collapse_id":""#, collapseID, to: &out) }
         if let payload {
             Self.append(#","payload":"#, to: &out)
@@ -466,7 +479,13 @@ extension ResultRecord {
         out.append(UInt8(ascii: ","))
         if let priority { DecimalText.append(priority.rawValue, to: &out) }
         out.append(UInt8(ascii: ","))
-        if let expiration { DecimalText.append(expiration, to: &out) }
+        if let expiration {
+            if let epoch = expiration.epochSeconds {
+                DecimalText.append(epoch, to: &out)
+            } else {
+                out.append(contentsOf: expiration.description.utf8)  // a duration: digits and d, h, m, s
+            }
+        }
         out.append(UInt8(ascii: ","))
         CSVText.appendCell(collapseID, to: &out)
         out.append(UInt8(ascii: ","))

@@ -371,7 +371,8 @@ extension HTTP2HeaderFieldList {
             append(name: "apns-push-type", value: notification.pushType.rawValue, indexable: true)
         }
         if let apnsID = notification.apnsID { append(name: "apns-id", value: apnsID.bytes) }
-        if let expiration = notification.expiration { append(name: "apns-expiration", decimal: expiration.epochSeconds) }
+        // A relative expiration is resolved by the dispatcher before the notification gets here.
+        if let epoch = notification.expiration?.epochSeconds { append(name: "apns-expiration", decimal: epoch) }
         if let priority = notification.priority {
             append(name: "apns-priority", decimal: Int64(priority.rawValue), indexable: true)
         }
