@@ -101,26 +101,21 @@ struct DocumentedExamplesEndToEndTests {
     /// `$ ` prompt removed; output lines (`apns-bulk: …`) and anything else skipped.
     static func commands(inMarkdown text: String) -> [String] {
         var commands: [String] = []
-        var inBlock = false
+        var block: [String]?
         var shellBlock = false
-        var pending = ""
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("```") {
-                if !inBlock { shellBlock = ["", "sh", "bash", "console", "shell"].contains(String(line.dropFirst(3))) }
-                inBlock.toggle()
-                pending = ""
+            guard line.hasPrefix("```") else {
+                block?.append(line)
                 continue
             }
-            guard inBlock, shellBlock else { continue }
-            pending += (pending.isEmpty ? "" : " ") + line
-            if pending.hasSuffix("\\") {
-                pending.removeLast()
-                pending = pending.trimmingCharacters(in: .whitespaces)
-                continue
+            if let lines = block {
+                if shellBlock { commands += joined(lines).compactMap(shellCommand) }
+                block = nil
+            } else {
+                shellBlock = ["", "sh", "bash", "console", "shell"].contains(String(line.dropFirst(3)))
+                block = []
             }
-            if let command = shellCommand(pending) { commands.append(command) }
-            pending = ""
         }
         return commands
     }
@@ -129,20 +124,25 @@ struct DocumentedExamplesEndToEndTests {
     static func commands(inHelp help: String) -> [String] {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(of: "EXAMPLES") else { return [] }
-        var commands: [String] = []
+        let examples = lines[(start + 1)...].prefix { !$0.isEmpty }.map { $0.trimmingCharacters(in: .whitespaces) }
+        return joined(examples).compactMap(shellCommand)
+    }
+
+    /// Shell lines with their continuations (a line ending in a backslash) joined into one.
+    private static func joined(_ lines: [String]) -> [String] {
+        var logical: [String] = []
         var pending = ""
-        for raw in lines[(start + 1)...] {
-            if raw.isEmpty { break }
-            pending += (pending.isEmpty ? "" : " ") + raw.trimmingCharacters(in: .whitespaces)
+        for line in lines {
+            pending += (pending.isEmpty ? "" : " ") + line
             if pending.hasSuffix("\\") {
                 pending.removeLast()
                 pending = pending.trimmingCharacters(in: .whitespaces)
                 continue
             }
-            if let command = shellCommand(pending) { commands.append(command) }
+            logical.append(pending)
             pending = ""
         }
-        return commands
+        return logical
     }
 
     private static func shellCommand(_ line: String) -> String? {
