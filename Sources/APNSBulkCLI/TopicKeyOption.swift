@@ -10,6 +10,13 @@ struct TopicKeyOption: Hashable {
     let keyID: String
     let teamID: String
 
+    init(bundleID: String, keyFile: String, keyID: String, teamID: String) {
+        self.bundleID = bundleID
+        self.keyFile = keyFile
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+
     /// Parses `text`; `teamID` is `--team-id`'s value, for an entry without `team-id=`. Errors say what is wrong,
     /// to follow "--topic-key '<text>': ".
     init(parsing text: String, teamID defaultTeamID: String?) throws(TopicKeyOptionError) {
@@ -49,10 +56,7 @@ struct TopicKeyOption: Hashable {
         } catch {
             throw .init(error.description)
         }
-        self.bundleID = bundleID
-        keyFile = String(file)
-        self.keyID = keyID
-        self.teamID = teamID
+        self.init(bundleID: bundleID, keyFile: String(file), keyID: keyID, teamID: teamID)
     }
 }
 
