@@ -31,6 +31,7 @@ struct AuthenticationOptions: ParsableArguments {
 
     mutating func validate() throws {
         let keyOnCommandLine = providerKey.keyFile
+        let keyIDOnCommandLine = providerKey.keyID
         providerKey.applyEnvironment()
         let certificate = certificateFile != nil || pkcs12File != nil
         if certificate {
@@ -58,7 +59,7 @@ struct AuthenticationOptions: ParsableArguments {
             guard providerKey.keyID != nil else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
             guard providerKey.teamID != nil else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
             try providerKey.checkIdentifiers()
-        } else if let keyID = providerKey.keyID, keyOnCommandLine == nil {
+        } else if let keyID = keyIDOnCommandLine {
             throw ValidationError("--key-id \(keyID) goes with --key <file>; a --topic-key names its own key-id=.")
         }
         _ = try keySet()
@@ -87,8 +88,8 @@ struct AuthenticationOptions: ParsableArguments {
         }
     }
 
-    /// One authentication per provider key of `keySet()` (key 0 first), each with its own signer, and the routes
-    /// from topics to them; reads every key file, so that a missing or wrong one stops the command before it
+    /// One authentication per provider key of `keySet()` (key 0 first), each with its own signer; reads every key
+    /// file, so that a missing or wrong one stops the command before it
     /// starts (exit status 1), naming the file.
     func resolveKeys(_ set: ProviderKeySet) throws -> [APNSClientConfiguration.Authentication] {
         try set.keys.map { key in
