@@ -5,9 +5,10 @@ import APNSCore
 /// carries two keys' tokens), and each request handed to the one its topic's key routes to (`TopicKeyRoutes`).
 /// A run with one key uses its pool directly, without this.
 ///
-/// The dispatcher sees one transport: `freeSlots` is the keys' free slots together, less the requests waiting.
-/// A request for a key whose pool has no free slot right now waits here, in order, and goes to that pool as soon
-/// as it has room (the dispatcher's in-flight window bounds how many wait). A waiting request is released to go
+/// The dispatcher sees one transport: `freeSlots` adds up each key's free slots less the requests waiting for it,
+/// so a key without room never holds up the others. A request for a key whose pool has no free slot right now
+/// waits here, in order, and goes to that pool as soon as it has room (the dispatcher's in-flight window bounds
+/// how many wait). A waiting request is released to go
 /// out only by `flush()`, which the dispatcher calls once the request's journal line is written, so none leaves
 /// unjournaled. Runs on one event loop; not thread-safe.
 public final class TopicRoutedTransport: PushTransport {
@@ -52,8 +53,8 @@ public final class TopicRoutedTransport: PushTransport {
 
     public var freeSlots: Int {
         var free = 0
-        for lane in lanes { free += lane.transport.freeSlots }
-        return max(0, free - waitingCount)
+        for lane in lanes { free += max(0, lane.transport.freeSlots - (lane.waiting.count - lane.head)) }
+        return free
     }
 
     public func submit(_ notification: PushNotification, tag: UInt64) {
