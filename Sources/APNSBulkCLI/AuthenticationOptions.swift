@@ -7,6 +7,11 @@ import Foundation
 struct AuthenticationOptions: ParsableArguments {
     @OptionGroup var providerKey: ProviderKeyOptions
 
+    @Option(name: .customLong("topic-key"), help: ArgumentHelp(
+        "A provider key for one app's topics: BUNDLE-ID=FILE,key-id=ID,team-id=ID; repeatable. --key signs the rest.",
+        valueName: "bundle-id=file,key-id=id,team-id=id"))
+    var topicKeys: [String] = []
+
     @Option(name: .customLong("token-refresh"), parsing: .unconditional, help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
     var tokenRefreshMinutes: Int = 50
 
@@ -26,6 +31,7 @@ struct AuthenticationOptions: ParsableArguments {
 
     mutating func validate() throws {
         let keyOnCommandLine = providerKey.keyFile
+        let keyIDOnCommandLine = providerKey.keyID
         providerKey.applyEnvironment()
         let certificate = certificateFile != nil || pkcs12File != nil
         if certificate {
@@ -33,6 +39,9 @@ struct AuthenticationOptions: ParsableArguments {
                 // curl's habit (--cert c.pem --key k.pem): here --key is the .p8 key of token-based trust.
                 throw ValidationError("--key is the .p8 key of token-based trust; a client certificate's private key "
                     + "goes in --cert-key: --cert \(certificateFile) --cert-key \(keyOnCommandLine)")
+            }
+            guard topicKeys.isEmpty else {
+                throw ValidationError("--topic-key is for token-based trust: use either it (with or without --key) or a client certificate.")
             }
             guard providerKey.keyFile == nil else {
                 let why = keyOnCommandLine == nil ? " (APNS_KEY_FILE is set: unset it to use the certificate)" : ""
@@ -42,13 +51,51 @@ struct AuthenticationOptions: ParsableArguments {
             if certificateKeyFile != nil, certificateFile == nil { throw ValidationError("--cert-key goes with --cert.") }
             return
         }
-        guard providerKey.keyFile != nil else {
+        guard providerKey.keyFile != nil || !topicKeys.isEmpty else {
             throw ValidationError("Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert [--cert-key] or --p12.")
         }
-        guard providerKey.keyID != nil else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
-        guard providerKey.teamID != nil else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
         guard (20...60).contains(tokenRefreshMinutes) else { throw ValidationError("--token-refresh must be 20 to 60 minutes.") }
-        try providerKey.checkIdentifiers()
+        if providerKey.keyFile != nil {
+            guard providerKey.keyID != nil else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
+            guard providerKey.teamID != nil else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
+            try providerKey.checkIdentifiers()
+        } else if let keyID = keyIDOnCommandLine {
+            throw ValidationError("--key-id \(keyID) goes with --key <file>; a --topic-key names its own key-id=.")
+        }
+        _ = try keySet()
+    }
+
+    /// The run's provider keys and the topics each covers (`--topic-key` and the default `--key`), after
+    /// `validate`; nil with a client certificate.
+    func keySet() throws -> ProviderKeySet? {
+        guard certificateFile == nil, pkcs12File == nil else { return nil }
+        var defaultKey: ProviderKeySet.Key?
+        if let file = providerKey.keyFile, let keyID = providerKey.keyID, let teamID = providerKey.teamID {
+            defaultKey = .init(file: file, keyID: keyID, teamID: teamID)
+        }
+        var entries: [TopicKeyOption] = []
+        for text in topicKeys {
+            do {
+                entries.append(try TopicKeyOption(parsing: text, teamID: providerKey.teamID))
+            } catch {
+                throw ValidationError("--topic-key '\(text)': \(error)")
+            }
+        }
+        do {
+            return try ProviderKeySet(defaultKey: defaultKey, entries: entries)
+        } catch {
+            throw ValidationError("--topic-key: \(error)")
+        }
+    }
+
+    /// One authentication per provider key of `keySet()` (key 0 first), each with its own signer; reads every key
+    /// file, so that a missing or wrong one stops the command before it
+    /// starts (exit status 1), naming the file.
+    func resolveKeys(_ set: ProviderKeySet) throws -> [APNSClientConfiguration.Authentication] {
+        try set.keys.map { key in
+            let signer = try ProviderTokenSigner(key: ProviderKey(contentsOfFile: key.file), keyID: key.keyID, teamID: key.teamID)
+            return .providerToken(signer, refreshIntervalSeconds: Int64(tokenRefreshMinutes) * 60)
+        }
     }
 
     /// The authentication mode and the TLS client identity it needs, if any. Reads the PEM certificate and key files

@@ -17,7 +17,7 @@ enum CampaignRunner {
     ) throws -> SendRun.Outcome
 
     static func run(
-        _ options: SendRunOptions, client: APNSClientConfiguration, output: OutputOptions, hint: StopHint? = nil, body: Body
+        _ options: SendRunOptions, clients: RunClients, output: OutputOptions, hint: StopHint? = nil, body: Body
     ) throws {
         signal(SIGXFSZ, SIG_IGN)  // past the file-size limit, a write fails (EFBIG) and the run ends cleanly
         let stop = StopSignal()
@@ -31,7 +31,7 @@ enum CampaignRunner {
         defer { printer.endLiveDisplay() }  // every way out erases the live lines (the normal one does it below)
         do {
             outcome = try withExtendedLifetime(watcher) {
-                try body(options, { try EventLoopSendEngine(client: client, signals: stop) }, { summary, inFlight in
+                try body(options, { try EventLoopSendEngine(clients: clients, signals: stop) }, { summary, inFlight in
                     printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
                     timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
                 }, { start, answered in
@@ -70,7 +70,7 @@ enum CampaignRunner {
             return path
         }
         if let path = wanted(output.summary) {
-            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: client.maximumConnections))
+            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: clients.primary.maximumConnections * clients.configurations.count))
             try ReportFile.write(json, to: path)
         }
         if let path = wanted(output.metrics) {

@@ -1,3 +1,4 @@
+import APNSCore
 import APNSCrypto
 import APNSTransport
 import ArgumentParser
@@ -77,8 +78,24 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The pool configuration for these options and credentials.
     func clientConfiguration(authentication: AuthenticationOptions) throws -> APNSClientConfiguration {
-        let where_ = try APNSEndpoint(parsing: endpoint ?? "production")
         let (auth, identity) = try authentication.resolve()
+        return try clientConfiguration(auth, identity: identity)
+    }
+
+    /// The pool configurations of a run: one, or with `--topic-key` one per provider key (each its own pool of up
+    /// to `--connections` connections), and which topics each key covers.
+    func runClients(authentication: AuthenticationOptions) throws -> RunClients {
+        guard let set = try authentication.keySet(), set.keys.count > 1 || set.routes.defaultKey == nil else {
+            return RunClients(configurations: [try clientConfiguration(authentication: authentication)], labels: [], routes: nil)
+        }
+        let configurations = try authentication.resolveKeys(set).map { try clientConfiguration($0, identity: nil) }
+        return RunClients(configurations: configurations, labels: set.keys.map(\.label), routes: set.routes)
+    }
+
+    private func clientConfiguration(
+        _ auth: APNSClientConfiguration.Authentication, identity: TLSIdentity?
+    ) throws -> APNSClientConfiguration {
+        let where_ = try APNSEndpoint(parsing: endpoint ?? "production")
         var tls = TLSClientConfiguration()
         if let caFile {
             _ = try OptionFileError.reading("--ca-file") { try CertificateChain(contentsOfFile: caFile) }  // status 1
@@ -103,4 +120,18 @@ struct ConnectionOptions: ParsableArguments {
         }
         return configuration
     }
+}
+
+// MARK: - RunClients
+
+/// The connection pools a run needs: one configuration per provider key (one, without `--topic-key`), the keys'
+/// names for messages, and the routes from topics to keys (nil: one key covers every topic).
+struct RunClients {
+    var configurations: [APNSClientConfiguration]
+    let labels: [String]
+    let routes: TopicKeyRoutes?
+
+    /// The first key's configuration (the default key's, when there is one): endpoint and connection settings,
+    /// which every key's share.
+    var primary: APNSClientConfiguration { configurations[0] }
 }

@@ -38,7 +38,9 @@ struct MockCommand: ParsableCommand {
             is logged with "answered":false.
 
             Keys: each --key-id goes with the --team-id and the --key (.p8) or --public-key file in the same \
-            position; one --team-id serves every key. --key, --key-id and --team-id may also come from \
+            position; one --team-id serves every key. --key-topic KEY-ID=BUNDLE-ID scopes a key to its bundle \
+            ids (a topic-scoped key: TopicDisallowed for any other). A connection carries one team's tokens: a \
+            token of another team on it answers 403 InvalidProviderToken. --key, --key-id and --team-id may also come from \
             APNS_KEY_FILE, APNS_KEY_ID and APNS_TEAM_ID. The sample TEST key (generated test material, see \
             samples/keys/README.md) has key id TEST123456 and team id TEAMID1234.
 
@@ -94,6 +96,11 @@ struct MockCommand: ParsableCommand {
 
     @Option(name: .customLong("topic"), help: ArgumentHelp("A bundle id clients may push to; repeatable. Default: any.", valueName: "bundle-id"))
     var topics: [String] = []
+
+    @Option(name: .customLong("key-topic"), help: ArgumentHelp(
+        "Scope a key to a bundle id (KEY-ID=BUNDLE-ID); repeatable. Its tokens get TopicDisallowed elsewhere.",
+        valueName: "key-id=bundle-id"))
+    var keyTopics: [String] = []
 
     @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS after authentication.")
     var maxStreams = 1000
@@ -295,6 +302,23 @@ extension MockCommand {
         } catch {
             throw ValidationError(error.description)
         }
+        _ = try keyScopes()
+    }
+
+    /// `--key-topic`'s bundle ids by key id; each key id must be one of `--key-id`.
+    func keyScopes() throws -> [String: Set<String>] {
+        var scopes: [String: Set<String>] = [:]
+        for value in keyTopics {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[1].isEmpty else {
+                throw ValidationError("--key-topic '\(value)': expected KEY-ID=BUNDLE-ID")
+            }
+            guard keyIDs.contains(parts[0]) else {
+                throw ValidationError("--key-topic '\(value)': \(parts[0]) is not one of the --key-id values")
+            }
+            scopes[parts[0], default: []].insert(parts[1])
+        }
+        return scopes
     }
 
     /// The configuration from the options; reads the key and registry files (errors name the file).
@@ -309,6 +333,7 @@ extension MockCommand {
             faults: try FaultPlan(parsing: faults)
         )
         if let seed { configuration.seed = seed }
+        configuration.allowedBundleIDsByKey = try keyScopes()
         configuration.acceptedLogPath = logAccepted
         configuration.strictIssuedAt = strictIAT
         return configuration

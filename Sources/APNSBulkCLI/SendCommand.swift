@@ -51,6 +51,12 @@ struct SendCommand: ParsableCommand {
             again, --resume and a retried pod keep it, and after it send nothing. Exit status 6 tells a scheduler \
             not to retry: the deadline passed (a replay with a new --not-after sends the expired records).
 
+            SEVERAL KEYS
+            --topic-key BUNDLE-ID=FILE,key-id=ID,team-id=ID (repeatable) signs the topics of one app (the bundle \
+            id, and every topic starting with it and a dot) with its own key; --key signs the rest. Each key has \
+            its own provider token and its own connections (--connections applies per key). A record whose topic \
+            no key covers ends input_error TopicNotCovered; a --topic no key covers refuses the campaign (64).
+
             A run from standard input or a pipe continues only with the same stream: the records read again are \
             held to their result lines and journal before any request (status 64, naming the line, otherwise).
 
@@ -66,6 +72,9 @@ struct SendCommand: ParsableCommand {
               apns-bulk send campaign.ndjson --results out.ndjson --not-after 6h
               apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\
                 --results "out-$JOB_COMPLETION_INDEX.ndjson"
+              export KEY2=AuthKey_XYZ987WVUT.p8,key-id=XYZ987WVUT
+              apns-bulk send two-apps.ndjson --results out.ndjson \\
+                --topic-key "com.example.two=$KEY2"
 
             \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """

@@ -1,3 +1,4 @@
+import APNSCore
 import APNSPipeline
 import APNSTransport
 import ArgumentParser
@@ -20,11 +21,16 @@ struct SendingOptions: ParsableArguments {
         let credentials = [
             authentication.providerKey.keyFile, authentication.certificateFile, authentication.certificateKeyFile,
             connection.caFile,
-        ].compactMap { $0 }
+        ].compactMap { $0 } + (try authentication.keySet()?.keys.map(\.file) ?? [])
         try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
             try output.checkFiles(reading: reading + credentials)
         }
-        var client = try connection.clientConfiguration(authentication: authentication)
+        var clients = try connection.runClients(authentication: authentication)
+        if let routes = clients.routes, let topic, let named = try? Topic(validating: topic), let error = routes.uncovered(named) {
+            // Every record without a topic of its own would end input_error: refuse the campaign instead.
+            throw ValidationError("--topic \(topic): \(error.detail)")
+        }
+        let client = clients.primary
         var options = SendRunOptions(inputs: inputs, reader: reader, resultsPath: output.results, resultsFormat: output.format)
         options.resume = resume
         options.overwrite = output.overwrite
@@ -33,13 +39,16 @@ struct SendingOptions: ParsableArguments {
         options.durable = output.durable
         options.dispatch = delivery.configuration
         options.notAfter = try delivery.deadline()
-        client.stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        options.topicRoutes = clients.routes
+        for index in clients.configurations.indices {
+            clients.configurations[index].stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+        }
         let environment: StopHint.Environment? = client.endpoint == .production ? .production
             : client.endpoint == .development ? .development : nil
         options.environment = environment?.rawValue ?? client.endpoint.host
         let hint = StopHint(
             keyID: authentication.providerKey.keyID, teamID: authentication.providerKey.teamID, topic: topic,
             endpoint: client.endpoint.description, environment: environment, arguments: options.arguments)
-        try CampaignRunner.run(options, client: client, output: output, hint: hint, body: body)
+        try CampaignRunner.run(options, clients: clients, output: output, hint: hint, body: body)
     }
 }

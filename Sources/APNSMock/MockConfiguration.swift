@@ -10,6 +10,9 @@ public struct MockConfiguration: Sendable {
     public var allowedBundleIDs: Set<String>
     /// Per-team bundle ids, replacing `allowedBundleIDs` for that team.
     public var allowedBundleIDsByTeam: [String: Set<String>]
+    /// Per-key bundle ids (topic-scoped keys, `mock --key-topic`): a token of such a key may push to these only,
+    /// whatever its team may; other topics answer 400 `TopicDisallowed`.
+    public var allowedBundleIDsByKey: [String: Set<String>] = [:]
     /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection has authenticated (APNs: 500 to 1000 are seen).
     public var maxConcurrentStreams: Int
     /// SETTINGS_MAX_CONCURRENT_STREAMS in the server's first SETTINGS, before authentication (APNs: 1).
@@ -63,6 +66,12 @@ public struct MockConfiguration: Sendable {
         self.tokenUpdateIntervalSeconds = tokenUpdateIntervalSeconds
         self.allowedClockSkewSeconds = allowedClockSkewSeconds
         self.strictIssuedAt = strictIssuedAt
+    }
+
+    /// The bundle ids a token of `keyID` of team `teamID` may push to (empty: any): the key's own, if it is scoped,
+    /// else the team's.
+    public func allowedBundleIDs(forKey keyID: String, team teamID: String) -> Set<String> {
+        allowedBundleIDsByKey[keyID] ?? allowedBundleIDs(forTeam: teamID)
     }
 
     /// The bundle ids a team may push to (empty: any).

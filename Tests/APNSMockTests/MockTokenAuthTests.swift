@@ -299,6 +299,25 @@ struct MockTokenAuthTests {
         #expect(Support.outcome(validator.handle(Self.request(token, streamID: 5), connection: &connection)) == "200")
     }
 
+    @Test("a topic-scoped key pushes to its own bundle ids only: TopicDisallowed elsewhere, also after a 200 on the connection")
+    func keyScopedTopics() throws {
+        let keys = try Keys()
+        var configuration = keys.configuration
+        configuration.allowedBundleIDsByKey = [keys.keyA: ["com.example.app"], keys.keyB: ["com.example.two"]]
+        var validator = try MockValidator(configuration: configuration, clock: .fixed(epochSeconds: Support.now))
+        var connection = validator.openConnection()
+        let tokenA = try keys.bearerA(issuedAt: Support.now)
+        #expect(Support.outcome(validator.handle(Self.request(tokenA, topic: "com.example.app"), connection: &connection)) == "200")
+        #expect(Support.outcome(validator.handle(Self.request(tokenA, streamID: 3, topic: "com.example.app.voip"), connection: &connection)) != "400 TopicDisallowed")
+        #expect(Support.outcome(validator.handle(Self.request(tokenA, streamID: 5, topic: "com.example.two"), connection: &connection)) == "400 TopicDisallowed")
+        var other = validator.openConnection()
+        let tokenB = try keys.bearerB(issuedAt: Support.now)
+        #expect(Support.outcome(validator.handle(Self.request(tokenB, topic: "com.example.two"), connection: &other)) == "200")
+        #expect(Support.outcome(validator.handle(Self.request(tokenB, streamID: 3, topic: "com.example.app"), connection: &other)) == "400 TopicDisallowed")
+        // Another team's token on the first connection: one team per connection.
+        #expect(Support.outcome(validator.handle(Self.request(tokenB, streamID: 7, topic: "com.example.two"), connection: &connection)) == "403 InvalidProviderToken")
+    }
+
     @Test("configured keys must have 10-character ids and distinct key ids")
     func keyConfiguration() throws {
         let keys = try Keys()

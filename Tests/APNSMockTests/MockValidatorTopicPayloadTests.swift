@@ -72,7 +72,7 @@ struct MockValidatorTopicPayloadTests {
             let fields = RequestHeaderFields(scanning: request.fields)
             guard case .success(let shaped) = MockValidator.checkShape(request, fields, requestID: nil) else { return "shape" }
             connection = MockConnectionState(id: 1, initialStreamLimit: 1)
-            switch validator.checkTopic(request, shaped, authority: .token(teamID: team), connection: &connection) {
+            switch validator.checkTopic(request, shaped, authority: .token(keyID: "KEY0000001", teamID: team), connection: &connection) {
             case .success: return "ok"
             case .failure(let rejection): return rejection.reason.rawValue
             }
@@ -91,7 +91,7 @@ struct MockValidatorTopicPayloadTests {
             Issue.record("shape")
             return
         }
-        #expect((try? open.checkTopic(request, shaped, authority: .token(teamID: "T"), connection: &connection).get()) != nil)
+        #expect((try? open.checkTopic(request, shaped, authority: .token(keyID: "KEY0000001", teamID: "T"), connection: &connection).get()) != nil)
     }
 
     @Test("payload rules", arguments: [

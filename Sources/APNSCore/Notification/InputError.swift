@@ -24,6 +24,8 @@ public struct InputError: DetailedError, Hashable, Sendable {
         case collapseIDInvalid = "CollapseIdInvalid"
         case collapseIDTooLong = "CollapseIdTooLong"
         case apnsIDInvalid = "ApnsIdInvalid"
+        // Credentials: several provider keys, none for the record's topic (`TopicKeyRoutes`).
+        case topicNotCovered = "TopicNotCovered"
         // Payloads.
         case payloadMissing = "PayloadMissing"
         case payloadEmpty = "PayloadEmpty"

@@ -319,7 +319,7 @@ extension MockValidator {
 extension MockValidator {
     /// Who the request speaks for.
     enum Authority {
-        case token(teamID: String)
+        case token(keyID: String, teamID: String)
         case certificate(topics: [String])
     }
 
@@ -339,10 +339,10 @@ extension MockValidator {
             return .success(.certificate(topics: certificate.topics))
         }
         if let known = connection.currentToken, request.fields.value(at: index, equals: known.authorization) {
-            return checkAge(issuedAt: known.issuedAt, now: now).map { .token(teamID: known.teamID) }
+            return checkAge(issuedAt: known.issuedAt, now: now).map { .token(keyID: known.keyID, teamID: known.teamID) }
         }
         if let known = connection.previousToken, request.fields.value(at: index, equals: known.authorization) {
-            return checkAge(issuedAt: known.issuedAt, now: now).map { .token(teamID: known.teamID) }
+            return checkAge(issuedAt: known.issuedAt, now: now).map { .token(keyID: known.keyID, teamID: known.teamID) }
         }
         let value = Array(request.fields.value(at: index))
 
@@ -354,7 +354,7 @@ extension MockValidator {
         }
         // The same token written differently ("Bearer  <jwt>") is still the same token, not a change.
         for known in [connection.currentToken, connection.previousToken].compactMap({ $0 }) where known.jwt == jwt {
-            return checkAge(issuedAt: known.issuedAt, now: now).map { .token(teamID: known.teamID) }
+            return checkAge(issuedAt: known.issuedAt, now: now).map { .token(keyID: known.keyID, teamID: known.teamID) }
         }
         guard let parts = try? ProviderTokenVerifier.parse(jwt) else { return .failure(.init(.invalidProviderToken)) }
         if parts.issuedAtIsString && configuration.strictIssuedAt { return .failure(.init(.invalidProviderToken)) }
@@ -378,6 +378,8 @@ extension MockValidator {
             }
             connection.previousToken = current
             connection.tokenChangeCount += 1
+            // Another key of the team may cover other topics: the topic accepted so far is checked again.
+            if current.keyID != parts.keyID { connection.acceptedTopicPushType = nil }
             connection.tokenRefreshPermitted = false
         }
         connection.currentToken = MockConnectionState.VerifiedToken(
@@ -385,7 +387,7 @@ extension MockValidator {
         )
         connection.boundTeamID = parts.teamID
         markAuthenticated(&connection, &actions)
-        return .success(.token(teamID: parts.teamID))
+        return .success(.token(keyID: parts.keyID, teamID: parts.teamID))
     }
 
     private func checkAge(issuedAt: Int64, now: Int64) -> Result<Void, Rejection> {
@@ -410,7 +412,8 @@ extension MockValidator {
 /// for a topic whose suffix does not fit the push type.
 ///
 /// A topic is a bundle id plus the suffix its push type requires (`PushType.topicSuffix`). The bundle id must be
-/// allowed: for token auth, by `MockConfiguration.allowedBundleIDs(forTeam:)` (empty: any); for certificate auth,
+/// allowed: for token auth, by `MockConfiguration.allowedBundleIDs(forKey:team:)` (the key's own bundle ids when it
+/// is topic-scoped, else its team's; empty: any); for certificate auth,
 /// by the certificate's topics (the topic itself, or its bundle id, must be one of them). Then the suffix must be
 /// the one the push type requires; a topic carrying another push type's suffix (or none where one is required)
 /// answers 400 `InvalidPushType`: the push type does not fit the topic. (Choice: APNs documents `BadTopic` only as
@@ -475,8 +478,8 @@ extension MockValidator {
         switch authority {
         case .certificate(let topics):
             return topics.contains(topic) || topics.contains(bundleID)
-        case .token(let teamID):
-            let allowed = configuration.allowedBundleIDs(forTeam: teamID)
+        case .token(let keyID, let teamID):
+            let allowed = configuration.allowedBundleIDs(forKey: keyID, team: teamID)
             return allowed.isEmpty || allowed.contains(bundleID)
         }
     }

@@ -38,6 +38,9 @@ public struct SendRunOptions: Sendable {
     /// For a new `replay`: the deadline (seconds since the epoch) it inherits from the campaigns it replays, when no
     /// `--not-after` is given.
     public var inheritedNotAfter: Double?
+    /// With several provider keys: which topics they cover. A record whose topic none covers ends `input_error`
+    /// `TopicNotCovered` (`TopicCoverageReader`); nil (one key, or a certificate) covers every topic.
+    public var topicRoutes: TopicKeyRoutes?
 
     public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat) {
         self.inputs = inputs
@@ -140,12 +143,13 @@ public enum SendRun {
         }
         let readsStream = ContinuedStream.applies(to: options.inputs)
         let resumeState = resume
+        let covered: any RecordReader = options.topicRoutes.map { TopicCoverageReader(reader, routes: $0) } ?? reader
         // A stream continued: the same stream again, checked before the first request.
         let reader: any RecordReader = readsStream && start.continues && options.resultsPath != "-"
             ? try ContinuedStream(
-                reader, inputs: options.inputs, resultsPath: options.resultsPath, journalPath: journalPath,
+                covered, inputs: options.inputs, resultsPath: options.resultsPath, journalPath: journalPath,
                 isAnswered: { resumeState.status($0) == .finished })
-            : reader
+            : covered
         try reader.prepareToStart()  // whole-file failures and campaigns that cannot send, before any file exists
         let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
         var manifest: CampaignManifest?
