@@ -64,6 +64,7 @@ install_metrics_tools() {
     local need=()
     [ -x /usr/bin/promtool ] || need+=(prometheus)
     [ -x /usr/bin/prometheus-node-exporter ] || need+=(prometheus-node-exporter)
+    [ -x /usr/bin/prometheus-pushgateway ] || need+=(prometheus-pushgateway)
     [ ${#need[@]} -gt 0 ] || return 0
     echo "test: installing ${need[*]} for the metrics tests" >&2
     apt_install_not_started "${need[@]}" || return 1
@@ -129,7 +130,7 @@ sanitized_tests() {
 
 step "install dependencies" bash scripts/install-deps.sh
 step "install the browser" install_browser
-step "install promtool and node_exporter" install_metrics_tools
+step "install promtool, node_exporter and the Pushgateway" install_metrics_tools
 step "install bash-completion, zsh, fish and tmux" install_shells
 step "install postgresql and sqlite3" install_database_tools
 step "install iproute2" install_namespace_tools

@@ -72,9 +72,9 @@ struct SendCommand: ParsableCommand {
               apns-bulk send campaign.ndjson --results out.ndjson --not-after 6h
               apns-bulk send big.ndjson.gz --shard "$JOB_COMPLETION_INDEX/8" \\
                 --results "out-$JOB_COMPLETION_INDEX.ndjson"
-              export KEY2=AuthKey_XYZ987WVUT.p8,key-id=XYZ987WVUT
+              export KEY2=AuthKey_XYZ987WVUT.p8,key-id=XYZ987WVUT,team-id=TEAM000002
               apns-bulk send two-apps.ndjson --results out.ndjson \\
-                --topic-key "com.example.two=$KEY2"
+                --topic-key "com.example.second=$KEY2"
 
             \(ExitStatus.helpSection(ExitStatus.campaignEntries))
             """

@@ -173,6 +173,9 @@ final class ExampleWorld {
         try fm.createDirectory(atPath: base.file("samples"), withIntermediateDirectories: true)
         try fm.copyItem(atPath: Tool.path("samples/keys"), toPath: base.file("samples/keys"))
         try fm.copyItem(atPath: Tool.path("samples/template.json"), toPath: base.file("alert.json"))
+        try fm.createDirectory(atPath: base.file("Tests/Fixtures"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: Tool.path("Tests/Fixtures/crypto"), toPath: base.file("Tests/Fixtures/crypto"))
+        try fm.copyItem(atPath: Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.p8"), toPath: base.file("AuthKey_XYZ987WVUT.p8"))
         var campaign = ""
         var users = "token,first_name,points,city\n"
         var export = "\u{FEFF}device_token;first_name;points;city\r\n"  // as a spreadsheet in much of Europe writes it
@@ -195,6 +198,13 @@ final class ExampleWorld {
             export += "\(token());Bo \(index);\(50 + index);\"Taipei; Taiwan\"\r\n"
         }
         try Data(campaign.utf8).write(to: URL(fileURLWithPath: base.file("campaign.ndjson")))
+        // Two apps' records in one file, for the several-keys examples: the second app's carry their topic.
+        var twoApps = ""
+        for index in 0..<10 {
+            let topic = index % 2 == 0 ? "" : #","topic":"com.example.second""#
+            twoApps += #"{"token":"\#(token())"\#(topic),"payload":{"aps":{"alert":"Two apps \#(index)"}}}"# + "\n"
+        }
+        for name in ["spring.ndjson", "two-apps.ndjson"] { try Data(twoApps.utf8).write(to: URL(fileURLWithPath: base.file(name))) }
         try Data(users.utf8).write(to: URL(fileURLWithPath: base.file("users.csv")))
         try Data(export.utf8).write(to: URL(fileURLWithPath: base.file("export.csv")))
         let registryFile = base.file("registry.txt")
@@ -208,7 +218,10 @@ final class ExampleWorld {
         gzip.waitUntilExit()
 
         // Beside the tests' key (MockProcess's own), one --team-id per --key-id; the topic is the one of the docs.
-        mock = try MockProcess(exampleKey + ["--registry", registryFile])
+        // The second app's key of the several-keys examples (another team), and its topic.
+        let secondKey = ["--key-id", "XYZ987WVUT", "--team-id", "TEAM000002", "--public-key",
+                         Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.pub.pem"), "--topic", "com.example.second"]
+        mock = try MockProcess(exampleKey + secondKey + ["--registry", registryFile])
         try fm.copyItem(atPath: mock.caFile, toPath: base.file("mock-ca.pem"))
         for name in ["server-chain.pem", "ca.pem", "backup-ca.pem"] { try fm.copyItem(atPath: mock.caFile, toPath: base.file(name)) }
         environment = [
