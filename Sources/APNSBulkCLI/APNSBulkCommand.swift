@@ -44,13 +44,17 @@ public struct APNSBulkCommand: ParsableCommand {
         }
     }
 
-    /// argument-parser's message for `error` (a usage error's help and usage lines included), its first line in the
-    /// tool's voice: `apns-bulk: error: …`. Empty for an exit status the command reported itself.
+    /// argument-parser's message for `error` as one line in the tool's voice: `apns-bulk: error: …`, and where
+    /// argument-parser adds usage lines, the help screen to read instead (`; see 'apns-bulk send --help'`). Empty
+    /// for an exit status the command reported itself.
     static func errorMessage(for error: any Error) -> String {
-        var message = fullMessage(for: error)
-        while message.hasSuffix("\n") { message.removeLast() }
-        guard !message.isEmpty else { return "" }
+        let lines = fullMessage(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard var message = lines.first else { return "" }
         if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+        if let see = lines.first(where: { $0.hasPrefix("See '") && $0.contains("--help'") }),
+           let help = see.split(separator: "'").dropFirst().first {
+            message += "; see '\(help)'"
+        }
         return "apns-bulk: error: " + message
     }
 

@@ -67,6 +67,7 @@ struct CommandLineSpellingTests {
                 message = APNSBulkCommand.errorMessage(for: error)
             }
             #expect(message.hasPrefix("apns-bulk: error: " + expected), "\(option) \(value): \(message)")
+            #expect(!message.contains("\n") && message.hasSuffix("; see 'apns-bulk send --help'"), "one line: \(message)")
         }
     }
 
