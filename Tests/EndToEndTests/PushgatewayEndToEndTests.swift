@@ -158,4 +158,15 @@ struct PushgatewayEndToEndTests {
         #expect(elapsed > 4.5 && elapsed < 30 * Tool.timeScale, "\(elapsed) s")
         _ = try mock.stop()
     }
+
+    @Test("samples/k8s/alerts.yaml passes promtool check rules; indexed-job.yaml pushes from every pod",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: promtool), "needs Debian's prometheus (/usr/bin/promtool)"))
+    func sampleRules() throws {
+        let check = try RunFilesEndToEndTests.shell("'\(Self.promtool)' check rules '\(Tool.path("samples/k8s/alerts.yaml"))'")
+        #expect(check.status == 0, "promtool: \(check.stderr)")
+        let rules = try String(contentsOfFile: Tool.path("samples/k8s/alerts.yaml"), encoding: .utf8)
+        #expect(rules.contains("apns_bulk_last_success_timestamp_seconds") && rules.contains("26 * 3600"))
+        let job = try String(contentsOfFile: Tool.path("samples/k8s/indexed-job.yaml"), encoding: .utf8)
+        #expect(job.contains("name: APNS_PUSHGATEWAY") && job.contains("--metrics-label"))
+    }
 }
