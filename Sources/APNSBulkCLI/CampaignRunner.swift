@@ -73,19 +73,24 @@ enum CampaignRunner {
             let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: clients.primary.maximumConnections * clients.configurations.count))
             try ReportFile.write(json, to: path)
         }
+        let metrics = CampaignMetrics(
+            campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
+            shard: options.reader.shard.count > 1 ? options.reader.shard.description : "all")
+        let now = Date().timeIntervalSince1970
+        let finished = outcome.error == nil && {  // statuses 0, 2, 3 and 6
+            switch summary.ending {
+            case .completed, .deadlinePassed: return true
+            case .stoppedEarly, .interrupted: return false
+            }
+        }()
         if let path = wanted(output.metrics) {
-            let metrics = CampaignMetrics(
-                campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
-                shard: options.reader.shard.count > 1 ? options.reader.shard.description : "all")
-            let now = Date().timeIntervalSince1970
-            let finished = outcome.error == nil && {  // statuses 0, 2, 3 and 6
-                switch summary.ending {
-                case .completed, .deadlinePassed: return true
-                case .stoppedEarly, .interrupted: return false
-                }
-            }()
             let lastSuccess = finished ? (summary.finishedEarlierAt ?? now) : CampaignMetrics.lastSuccess(atPath: path)
             try CampaignMetrics.write(metrics.text(summary, now: now, lastSuccess: lastSuccess), to: path)
+        }
+        if let gateway = try? output.pushgatewayTarget() {
+            // A run that did not finish pushes no last-success gauge: the POST keeps the one the gateway holds.
+            let body = metrics.text(summary, now: now, lastSuccess: finished ? (summary.finishedEarlierAt ?? now) : nil)
+            MetricsPusher.push(gateway, campaign: metrics.campaign, shard: metrics.shard, body: body)
         }
         if let path = wanted(output.report) {
             try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)

@@ -57,6 +57,13 @@ struct SendCommand: ParsableCommand {
             its own provider token and its own connections (--connections applies per key). A record whose topic \
             no key covers ends input_error TopicNotCovered; a --topic no key covers refuses the campaign (64).
 
+            METRICS
+            --metrics FILE writes the run's Prometheus metrics for node_exporter's textfile collector; \
+            --pushgateway http://host:9091 (or APNS_PUSHGATEWAY) POSTs the same metrics to a Pushgateway when the \
+            run ends, grouped by job apns-bulk, campaign (--metrics-label) and shard. A run that did not finish \
+            pushes no last-success time, so the gateway keeps the last finished run's. The push waits at most 5 s; \
+            a failed one is a warning line and never changes the exit status.
+
             A run from standard input or a pipe continues only with the same stream: the records read again are \
             held to their result lines and journal before any request (status 64, naming the line, otherwise).
 
