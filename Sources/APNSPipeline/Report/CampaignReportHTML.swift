@@ -311,7 +311,7 @@ public struct CampaignReportHTML {
         .card{border:1px solid #e0e0e0;border-radius:8px;padding:10px 12px}.card .label{font-size:.85em;color:#555}
         .card .value{font-size:1.6em;font-weight:600;font-variant-numeric:tabular-nums}.card .note{font-size:.75em}
         #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}#figure-expired .value{color:#393b79}
-        table{border-collapse:collapse;margin-top:8px;min-width:50%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
+        table{border-collapse:collapse;margin-top:8px;display:block;overflow-x:auto;max-width:100%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
         th{font-weight:600;font-size:.9em;color:#444}.n{text-align:right;font-variant-numeric:tabular-nums}.t{white-space:nowrap}
         pre{background:#f5f5f7;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all}
         .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:baseline}
