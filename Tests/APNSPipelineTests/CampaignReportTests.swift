@@ -132,11 +132,11 @@ struct CampaignReportTests {
         #expect(facts.durationSeconds == 754)
         #expect(report.runs["out/results 1.ndjson"]?.state == nil, "no campaign record: no state")
 
-        let page = CampaignReportHTML(report: report).render()
+        let page = CampaignReportHTML(report: report, timeZone: TimeZone(identifier: "UTC")!).render()
         #expect(page.contains("<td><code>out/results-0.ndjson</code></td><td><code>in/c &lt;1&gt;.ndjson</code></td>"
             + "<td><code>com.example.app</code> 4</td><td class=\"t\">2026-11-28T05:00:00Z</td><td class=\"t\">2026-11-28T05:12:34Z</td>"
             + "<td class=\"n\">12m34s</td><td>finished</td><td class=\"n\">2</td></tr>"), "\(page)")
-        #expect(page.contains("ran from 2026-11-28T05:00:00Z, not finished"), "one file has no finish time")
+        #expect(page.contains("sent from 2026-11-28 05:00 UTC, not finished"), "one file has no finish time")
 
         var many = CampaignReport.RunFacts()
         for number in 0..<20 { many.count(topic: "com.example.app\(number)") }
@@ -183,7 +183,7 @@ struct CampaignReportTests {
         #expect(report.replayableTotal == 2, "expired records counted as replayable")
         let page = CampaignReportHTML(report: report).render()
         #expect(page.contains("<div class=\"card\" id=\"figure-expired\"><div class=\"label\">Expired</div><div class=\"value\">2</div>"))
-        #expect(page.contains("fill=\"#393b79\"><title>expired: 2</title>"), "the outcome bar draws expired in its own colour")
+        #expect(page.contains("fill=\"#393b79\"><title>Not sent: past the campaign's deadline: 2</title>"), "the outcome bar draws expired in its own colour")
         let colours = RecordOutcome.allCases.map(CampaignReportHTML.color)
         #expect(Set(colours).count == colours.count, "two outcomes share a colour")
     }
@@ -200,6 +200,41 @@ struct CampaignReportTests {
         #expect(raw.isEmpty, "raw control characters on the page: \(raw.map { String($0.value, radix: 16) })")
         #expect(!page.contains("<script>"))
         #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;\\u{1B}]0;pwned\\u{07}\\nFAKE LINE"), "escaped as on a terminal")
+    }
+
+    @Test("the people's part: a plain headline over devices, what accepted means, plain labels, a sample, then the technical detail")
+    func peoplesPart() throws {
+        var report = twoShards()
+        report.add(ResultRecord(key: RecordKey(fileIndex: 0, line: 4), token: "cc", topic: "com.example.app", outcome: .retryable,
+                                reason: "TooManyRequests", attempts: 1, payload: Array(#"{"aps":{"alert":{"title":"Spring <sale>","body":"20% off"}}}"#.utf8)),
+                   resultFile: "out/results-0.ndjson")
+        let page = CampaignReportHTML(report: report).render()
+        #expect(page.contains("<strong>3 of 10</strong> people&#39;s devices: accepted by Apple for delivery")
+            || page.contains("<strong>3 of 10</strong> people's devices: accepted by Apple for delivery"), "11 entries, 1 duplicate")
+        #expect(page.contains("id=\"accepted-means\"") && page.contains("does not") && page.contains("displayed or opened"))
+        for label in ["Accepted by Apple", "Devices no longer reachable (app removed or token invalid)",
+                      "Not accepted yet, can be sent again", "Answer lost: may have arrived",
+                      "Not sendable: problem in the campaign data", "Duplicate entries skipped"] {
+            #expect(page.contains(label), "\(label)")
+        }
+        #expect(page.contains("<div class=\"sample-title\">Spring &lt;sale&gt;</div><div class=\"sample-body\">20% off</div>"))
+        let people = try #require(page.range(of: "id=\"what-happened\""))
+        let technical = try #require(page.range(of: "Technical detail (for the operators)"))
+        let reasons = try #require(page.range(of: "TooManyRequests"))
+        #expect(people.lowerBound < technical.lowerBound && technical.lowerBound < reasons.lowerBound,
+                "the tool's words only below the technical heading")
+        #expect(!CampaignReportHTML(report: CampaignReport()).render().contains("class=\"sample-title\""))
+        #expect(CampaignReportHTML(report: CampaignReport()).render().contains("id=\"no-sample\""))
+    }
+
+    @Test("times in the machine's zone beside UTC")
+    func localTime() throws {
+        let date = Date(timeIntervalSince1970: 1_796_228_640)  // 2026-12-02 16:24 UTC
+        #expect(ReportWording.time(date, in: try #require(TimeZone(identifier: "UTC"))) == "2026-12-02 16:24 UTC")
+        let berlin = ReportWording.time(date, in: try #require(TimeZone(identifier: "Europe/Berlin")))
+        #expect(berlin == "2026-12-02 17:24 CET (16:24 UTC)" || berlin == "2026-12-02 17:24 UTC+01:00 (16:24 UTC)", "\(berlin)")
+        #expect(ReportWording.time(date, in: try #require(TimeZone(identifier: "Pacific/Kiritimati"))).hasPrefix("2026-12-03 06:24"))
+        #expect(ReportWording.time(date, in: try #require(TimeZone(identifier: "Pacific/Kiritimati"))).hasSuffix("(2026-12-02 16:24 UTC)"))
     }
 
     @Test("grouped numbers and chart ticks")

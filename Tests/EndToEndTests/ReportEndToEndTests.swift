@@ -143,7 +143,7 @@ struct ReportEndToEndTests {
         #expect(dom.contains("<table id=\"runs\">"))
         #expect(dom.contains("<code>\(campaign)</code>"), "the runs table names the input")
         #expect(dom.contains("<code>\(MockProcess.topic)</code>"), "the runs table names the topic")
-        #expect(dom.contains("id=\"campaign-times\"") && dom.contains("ran from "), "the header says when the campaign ran")
+        #expect(dom.contains("id=\"campaign-times\"") && dom.contains("sent from "), "the header says when the campaign ran")
     }
 
     // MARK: - The browser
@@ -173,6 +173,25 @@ struct ReportEndToEndTests {
         #expect(dom.contains("<div class=\"label\">Duplicates</div><div class=\"value\">1</div>"))
         #expect(dom.contains("Unregistered"))
         #expect(dom.contains("Nothing to replay"))
+        #expect(dom.contains("<strong>8 of 16</strong> people's devices: accepted by Apple for delivery"), "the headline, duplicates left out")
+        #expect(dom.contains("id=\"accepted-means\""))
+        #expect(dom.contains("<h2>What happened</h2>") && dom.contains("Devices no longer reachable (app removed or token invalid)"))
+        #expect(dom.contains("<h2>What was sent</h2>") && dom.contains("<div class=\"sample-title\">Spring sale</div>"),
+                "the first accepted record's alert, read from the campaign file")
+        #expect(dom.contains("Technical detail (for the operators)"))
+        // Phone width: a copy of the page with a script (the report itself has none) that writes how wide the
+        // document is; nothing may stick out past the 390 px viewport.
+        let probe = directory.file("probe.html")
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        try Data(page.replacingOccurrences(of: "</body>", with: "<script>document.body.setAttribute('data-width', "
+            + "document.documentElement.scrollWidth + 'x' + window.innerWidth + ' ' + [...document.querySelectorAll('body *')]"
+            + ".filter(e => e.getBoundingClientRect().right > window.innerWidth).slice(0, 5)"
+            + ".map(e => e.tagName + '.' + e.className).join(' '))</script></body>").utf8)
+            .write(to: URL(fileURLWithPath: probe))
+        let phone = try run(chromium, flags + ["--window-size=390,2400", "--dump-dom", "file://\(probe)"])
+        let width = phone.range(of: #"data-width="[0-9]+x[0-9]+[^"]*""#, options: .regularExpression).map { String(phone[$0]) }
+        let sizes = (width ?? "").split(separator: " ").first.map(String.init)?.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) } ?? []
+        #expect(sizes.count == 2 && sizes[0] <= sizes[1] && sizes[1] <= 500, "document width x viewport at phone width (headless chromium keeps a window 500 px wide at least): \(width ?? "none")")
         let png = directory.file("report.png")
         _ = try run(chromium, flags + ["--hide-scrollbars", "--window-size=1000,1400", "--screenshot=\(png)", "file://\(html)"])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: png))

@@ -123,7 +123,15 @@ public struct CampaignReport: Sendable {
     /// here stands alone.
     public var chainOf: [String: String] = [:]
 
+    /// Up to `PayloadSample.maximum` notifications the campaign sent, for the report's "What was sent": found by
+    /// `addResults` in the campaign's input, else taken from result lines that carry their payload.
+    public var samples: [PayloadSample] = []
+
     private var reasonCounts: [String: ReasonCount] = [:]
+    /// Per result file, the first delivered records' input lines and topics, to find their payloads in the input.
+    private var deliveredLines: [String: [(line: Int, topic: String?)]] = [:]
+    /// The first distinct payloads of result lines that carry one.
+    private var resultLineSamples: [PayloadSample] = []
 
     public init() {}
 
@@ -161,6 +169,15 @@ public struct CampaignReport: Sendable {
             reasonCounts[key, default: ReasonCount(outcome: record.outcome, reason: reason, count: 0)].count += 1
         }
         if let fileIndex { prune.add(line: record, file: fileIndex) } else { prune.add(record) }
+        if record.outcome == .delivered, deliveredLines[resultFile, default: []].count < PayloadSample.deliveredLinesKept {
+            deliveredLines[resultFile, default: []].append((record.key.line, record.topic))
+        }
+        if let payload = record.payload, resultLineSamples.count < PayloadSample.maximum {
+            let sample = PayloadSample(topic: record.topic, payload: PayloadSample.normalized(payload), outcome: record.outcome,
+                                       source: "\((resultFile as NSString).lastPathComponent), the result of input line \(record.key.line)")
+            PayloadSample.add(sample, to: &resultLineSamples)
+            PayloadSample.add(sample, to: &samples)
+        }
         if let uniqueID = record.apnsUniqueID, record.outcome == .delivered {
             deliveredWithUniqueID += 1
             if firstUniqueID == nil { firstUniqueID = uniqueID }
@@ -339,10 +356,30 @@ extension CampaignReport {
         }
         prune.addWaitingLines()
         tornLines += torn
+        findSamples()
         for (file, path) in paths.enumerated() {
             chainOf[path] = paths[chain.chain[file]]
             if let run = UnfinishedRun.find(resultsPath: path) { unfinished.append(run) }
         }
+    }
+
+    /// The samples of what was sent: the payloads of the first delivered records of each `send` run with one input
+    /// (read from that input, as given or beside the result file), then those of result lines that carry one.
+    private mutating func findSamples() {
+        var found: [PayloadSample] = []
+        for file in resultFiles {
+            guard found.count < PayloadSample.maximum, let facts = runs[file], facts.command == "send",
+                  facts.inputs.count == 1, let lines = deliveredLines[file] else { continue }
+            let input = facts.inputs[0]
+            var candidates = [input]
+            if !input.hasPrefix("/") {
+                candidates.append(((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(input))
+            }
+            guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else { continue }
+            for sample in PayloadSample.fromInput(path: path, lines: lines) { PayloadSample.add(sample, to: &found) }
+        }
+        for sample in resultLineSamples { PayloadSample.add(sample, to: &found) }
+        samples = found
     }
 
     /// Adds the timeline of a `send --summary` file; a summary without one (an older version) is counted only.

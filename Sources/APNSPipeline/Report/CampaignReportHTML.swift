@@ -7,11 +7,15 @@ public struct CampaignReportHTML {
     public var report: CampaignReport
     public var title: String
     public var generatedAt: Date
+    /// The zone the page's times are shown in, beside UTC: the machine's.
+    public var timeZone: TimeZone
 
-    public init(report: CampaignReport, title: String = "apns-bulk campaign report", generatedAt: Date = Date()) {
+    public init(report: CampaignReport, title: String = "apns-bulk campaign report", generatedAt: Date = Date(),
+                timeZone: TimeZone = .current) {
         self.report = report
         self.title = title
         self.generatedAt = generatedAt
+        self.timeZone = timeZone
     }
 
     /// The page.
@@ -19,8 +23,10 @@ public struct CampaignReportHTML {
         var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         page += "<title>\(HTMLText.escaped(title))</title><style>\(Self.css)</style></head><body>\n"
-        page += header + keyFigures + nextSteps + outcomes + reasons + attempts + charts + files
-        page += "<footer>apns-bulk \(HTMLText.escaped(Self.timestamp(generatedAt)))</footer>\n</body></html>\n"
+        page += header + headline + whatHappened + whatWasSent
+        page += "<div id=\"technical\"><h2 class=\"part\">Technical detail (for the operators)</h2>\n"
+        page += nextSteps + keyFigures + outcomes + reasons + attempts + charts + files + "</div>\n"
+        page += "<footer>Report made \(HTMLText.escaped(time(generatedAt))) by apns-bulk</footer>\n</body></html>\n"
         return page
     }
 
@@ -30,10 +36,10 @@ public struct CampaignReportHTML {
         if report.summaryCount > 0 { line += ", \(report.summaryCount) summar\(report.summaryCount == 1 ? "y" : "ies")" }
         let facts = report.resultFiles.compactMap { report.runs[$0] }
         if let start = facts.compactMap(\.startedAt).min() {
-            line += " · ran from \(Self.timestamp(Date(timeIntervalSince1970: start)))"
+            line += " · sent from \(time(Date(timeIntervalSince1970: start)))"
             let ends = facts.map(\.finishedAt)
             if !ends.isEmpty, ends.allSatisfy({ $0 != nil }), let end = ends.compactMap({ $0 }).max() {
-                line += " to \(Self.timestamp(Date(timeIntervalSince1970: end))) (\(SVGLineChart.duration(end - start)))"
+                line += " to \(time(Date(timeIntervalSince1970: end))), \(SVGLineChart.duration(end - start))"
             } else {
                 line += ", not finished"
             }
@@ -42,11 +48,14 @@ public struct CampaignReportHTML {
             + "\(HTMLText.escaped(line))</p></header>\n"
     }
 
+    /// A time in the page's zone beside UTC.
+    func time(_ date: Date) -> String { ReportWording.time(date, in: timeZone) }
+
     private var keyFigures: String {
         let delivered = report.count(.delivered)
         let cards: [(String, String, String, String)] = [
             ("records", "Records", Self.grouped(report.records), "one result line each"),
-            ("delivered", "Delivered", Self.grouped(delivered), Self.percent(delivered, of: report.records)),
+            ("delivered", "Delivered", Self.grouped(delivered), "accepted by APNs, " + Self.percent(delivered, of: report.records)),
             ("prune", "Tokens to prune", Self.grouped(report.tokensToPrune), "distinct tokens"),
             ("retryable", "Retryable", Self.grouped(report.count(.retryable)), "send again with replay"),
             ("in_doubt", "In doubt", Self.grouped(report.count(.inDoubt)), "answer lost; may have arrived"),
@@ -57,16 +66,16 @@ public struct CampaignReportHTML {
             ("duplicate", "Duplicates", Self.grouped(report.count(.duplicate)), "never sent"),
             ("attempts", "Attempts", Self.grouped(report.attempts), "requests on the wire"),
         ]
-        var out = "<section class=\"cards\" aria-label=\"key figures\">"
+        var out = "<section><h3>Key figures</h3><div class=\"cards\" aria-label=\"key figures\">"
         for (id, label, value, note) in cards {
             out += "<div class=\"card\" id=\"figure-\(id)\"><div class=\"label\">\(label)</div>"
             out += "<div class=\"value\">\(value)</div><div class=\"note\">\(HTMLText.escaped(note))</div></div>"
         }
-        return out + "</section>\n"
+        return out + "</div></section>\n"
     }
 
     private var nextSteps: String {
-        var out = "<section><h2>Next steps</h2>"
+        var out = "<section><h3>Next steps</h3>"
         for run in report.unfinished {
             out += "<p class=\"warning\" id=\"unfinished\"><strong>This run is unfinished:</strong> "
             out += "\(HTMLText.escaped(run.resultsPath)) has \(Self.grouped(run.answered)) \(CountedNoun.noun(run.answered, "record")) answered so far; its "
@@ -122,8 +131,7 @@ public struct CampaignReportHTML {
     }
 
     private var outcomes: String {
-        var out = "<section><h2>Outcomes</h2>"
-        out += outcomeBar
+        var out = "<section><h3>Outcomes</h3>"
         out += "<table><thead><tr><th>outcome</th><th class=\"n\">records</th><th class=\"n\">share</th></tr></thead><tbody>"
         for outcome in RecordOutcome.allCases {
             let count = report.count(outcome)
@@ -140,24 +148,10 @@ public struct CampaignReportHTML {
         return out + "</section>\n"
     }
 
-    /// One horizontal bar split by outcome.
-    private var outcomeBar: String {
-        guard report.records > 0 else { return "" }
-        var out = "<svg viewBox=\"0 0 1000 28\" width=\"100%\" role=\"img\" aria-label=\"records by outcome\">"
-        var x = 0.0
-        for outcome in RecordOutcome.allCases where report.count(outcome) > 0 {
-            let width = Double(report.count(outcome)) / Double(report.records) * 1000
-            out += "<rect x=\"\(SVGLineChart.fixed(x))\" y=\"0\" width=\"\(SVGLineChart.fixed(width))\" height=\"28\" "
-            out += "fill=\"\(Self.color(outcome))\"><title>\(outcome.rawValue): \(report.count(outcome))</title></rect>"
-            x += width
-        }
-        return out + "</svg>"
-    }
-
     private var reasons: String {
         let rows = report.reasons
         guard !rows.isEmpty else { return "" }
-        var out = "<section><h2>Reasons</h2><table><thead><tr><th>outcome</th><th>reason</th>"
+        var out = "<section><h3>Reasons</h3><table><thead><tr><th>outcome</th><th>reason</th>"
         out += "<th class=\"n\">records</th></tr></thead><tbody>"
         for row in rows {
             out += "<tr><td>\(row.outcome.rawValue)</td><td>\(HTMLText.escaped(row.reason))</td>"
@@ -167,7 +161,7 @@ public struct CampaignReportHTML {
     }
 
     private var attempts: String {
-        var out = "<section><h2>Attempts</h2><p>\(Self.grouped(report.attempts)) \(report.attempts == 1 ? "request" : "requests") reached the wire for "
+        var out = "<section><h3>Attempts</h3><p>\(Self.grouped(report.attempts)) \(report.attempts == 1 ? "request" : "requests") reached the wire for "
         out += "\(Self.grouped(report.records)) \(CountedNoun.noun(report.records, "record")).</p><table><thead><tr><th>requests per record</th>"
         out += "<th class=\"n\">records</th></tr></thead><tbody>"
         for (attempts, count) in report.recordsByAttempts.sorted(by: { $0.key < $1.key }) {
@@ -178,7 +172,7 @@ public struct CampaignReportHTML {
     }
 
     private var charts: String {
-        var out = "<section class=\"charts\"><h2>Over time</h2>"
+        var out = "<section class=\"charts\"><h3>Over time</h3>"
         guard let series = report.series() else {
             out += "<p class=\"muted\">No timeline: pass the runs' <code>--summary</code> files (written by "
             out += "<code>send --summary</code>) to see throughput, latency and requests in flight over time.</p>"
@@ -234,7 +228,7 @@ public struct CampaignReportHTML {
 
     /// One row per result file: its inputs, topics, when its campaign ran, how it ended, what is left to replay.
     private var files: String {
-        var out = "<section><h2>Runs</h2><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
+        var out = "<section><h3>Runs</h3><div class=\"scroll\"><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
         out += "<th>Started</th><th>Finished</th><th class=\"n\">Duration</th><th>State</th><th class=\"n\">To replay</th>"
         out += "</tr></thead><tbody>"
         for file in report.resultFiles {
@@ -257,7 +251,7 @@ public struct CampaignReportHTML {
             out += "<td class=\"n\">\(facts.durationSeconds.map(SVGLineChart.duration) ?? "–")</td>"
             out += "<td>\(HTMLText.escaped(state))</td><td class=\"n\">\(Self.grouped(counts?.total ?? 0))</td></tr>"
         }
-        out += "</tbody></table>"
+        out += "</tbody></table></div>"
         if !report.tornLines.isEmpty {
             out += "<p>Torn last lines skipped (a crash while writing; <code>send --resume</code> redoes them): "
             out += report.tornLines.map { "<code>\(HTMLText.escaped($0))</code>" }.joined(separator: ", ") + "</p>"
@@ -306,12 +300,18 @@ public struct CampaignReportHTML {
         :root{color-scheme:light}
         body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:24px auto;\
         max-width:960px;padding:0 16px;color:#1d1d1f;background:#fff;line-height:1.4}
-        h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.15em;margin:28px 0 8px;border-bottom:1px solid #e3e3e3;padding-bottom:4px}
+        h1{font-size:1.6em;margin:0 0 4px}h2{font-size:1.25em;margin:28px 0 8px;border-bottom:1px solid #e3e3e3;padding-bottom:4px}\
+        h3{font-size:1.05em;margin:24px 0 6px}h2.part{margin-top:44px;border-bottom:2px solid #999;color:#444}\
+        .headline{font-size:1.45em;line-height:1.3;margin:18px 0 10px}.headline strong{color:#1a7f1a}.share{color:#666;font-size:.8em}\
+        body{overflow-wrap:break-word}code{word-break:break-all}.scroll{overflow-x:auto;max-width:100%}\
+        .sample{border:1px solid #e0e0e0;border-radius:10px;padding:10px 12px;margin:10px 0;max-width:480px}\
+        .bubble{background:#f2f2f7;border-radius:12px;padding:8px 12px}.sample-title{font-weight:600}\
+        .sample figcaption{margin-top:6px;font-size:.85em;color:#555}details summary{cursor:pointer;font-size:.85em;color:#555}
         .warning{border-left:4px solid #c0392b;padding:6px 10px;background:#fdf2f0}.muted,.note,footer{color:#666}.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin-top:16px}
         .card{border:1px solid #e0e0e0;border-radius:8px;padding:10px 12px}.card .label{font-size:.85em;color:#555}
         .card .value{font-size:1.6em;font-weight:600;font-variant-numeric:tabular-nums}.card .note{font-size:.75em}
         #figure-delivered .value{color:#1a7f1a}#figure-prune .value{color:#8c564b}#figure-retryable .value,#figure-in_doubt .value{color:#c25e00}#figure-expired .value{color:#393b79}
-        table{border-collapse:collapse;margin-top:8px;min-width:50%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
+        table{border-collapse:collapse;margin-top:8px;display:block;overflow-x:auto;max-width:100%}th,td{text-align:left;padding:3px 12px 3px 0;border-bottom:1px solid #eee}
         th{font-weight:600;font-size:.9em;color:#444}.n{text-align:right;font-variant-numeric:tabular-nums}.t{white-space:nowrap}
         pre{background:#f5f5f7;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;white-space:pre-wrap;word-break:break-all}
         .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;vertical-align:baseline}
