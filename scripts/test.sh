@@ -109,9 +109,10 @@ install_namespace_tools() {
 }
 
 # End-to-end suites whose work is the tools beside apns-bulk (shells, tmux, chromium, promtool and node_exporter,
+# the documented examples run as a user copies them,
 # PostgreSQL, the scheduler samples' scripts) or the command line alone (validate): they run in the plain pass, and
 # their code paths' unit tests run under the sanitizers, which would only make those tools slow.
-sanitizer_skip='EndToEndTests\.(CompletionEndToEndTests|TerminalEndToEndTests|ReportEndToEndTests|MetricsEndToEndTests|TokenCleanupEndToEndTests|PruneSourcesEndToEndTests|SchedulerSamplesEndToEndTests|ValidateEndToEndTests)/'
+sanitizer_skip='EndToEndTests\.(DocumentedExamplesEndToEndTests|CompletionEndToEndTests|TerminalEndToEndTests|ReportEndToEndTests|MetricsEndToEndTests|TokenCleanupEndToEndTests|PruneSourcesEndToEndTests|SchedulerSamplesEndToEndTests|ValidateEndToEndTests)/'
 
 # Builds in its own scratch path with `--sanitize=$1` and runs every test there but $sanitizer_skip, end-to-end
 # tests included: they run that build's executable, so a leak or race in `apns-bulk` itself fails them too, and
