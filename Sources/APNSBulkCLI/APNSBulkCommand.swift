@@ -24,24 +24,36 @@ public struct APNSBulkCommand: ParsableCommand {
     /// `apns-bulk: error: …`, as the tool's own messages do.
     public static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let mistake = CommandLineSpelling.apnsBulk.mistake(in: arguments) {
-            StandardStream.error("apns-bulk: error: \(mistake)\n")
-            Foundation.exit(ExitStatus.usage.rawValue)
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            // Only a command line that did not parse is checked for a near miss: the check reads every command's
+            // help, which a run that parsed never pays for.
+            if exitCode(for: error) != .success, let mistake = CommandLineSpelling.apnsBulk.mistake(in: arguments) {
+                StandardStream.error("apns-bulk: error: \(mistake)\n")
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            finish(with: error)
         }
         do {
-            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                guard let help = helpScreen(for: error) else { exit(withError: error) }
-                print(help)
-                Foundation.exit(ExitCode.success.rawValue)
-            }
-            let message = errorMessage(for: error)
-            if !message.isEmpty { StandardStream.error(message + "\n") }
-            Foundation.exit(code.rawValue)
+            finish(with: error)
         }
+    }
+
+    /// Ends the process for `error`: a help screen (EXAMPLES whole) with status 0, or the error's one line and status.
+    private static func finish(with error: any Error) -> Never {
+        let code = exitCode(for: error)
+        if code == .success {
+            guard let help = helpScreen(for: error) else { exit(withError: error) }
+            print(help)
+            Foundation.exit(ExitCode.success.rawValue)
+        }
+        let message = errorMessage(for: error)
+        if !message.isEmpty { StandardStream.error(message + "\n") }
+        Foundation.exit(code.rawValue)
     }
 
     /// argument-parser's message for `error` as one line in the tool's voice: `apns-bulk: error: …`, and where
@@ -53,6 +65,7 @@ public struct APNSBulkCommand: ParsableCommand {
         if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
         if let see = lines.first(where: { $0.hasPrefix("See '") && $0.contains("--help'") }),
            let help = see.split(separator: "'").dropFirst().first {
+            if message.hasSuffix(".") { message.removeLast() }
             message += "; see '\(help)'"
         }
         return "apns-bulk: error: " + message
