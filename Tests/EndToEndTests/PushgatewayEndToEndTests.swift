@@ -45,19 +45,29 @@ struct PushgatewayEndToEndTests {
 
     /// A port nothing listens on now (bound to port 0 and closed again).
     static func freePort() throws -> Int {
+        let (fd, port) = try loopbackSocket(listening: false)
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the kernel picks, listening if asked (a listener that never
+    /// accepts); the caller closes it.
+    static func loopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+                bind(fd, $0, length) == 0 && (!listening || listen(fd, 8) == 0) && getsockname(fd, $0, &length) == 0
             }
         }
-        #expect(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(fd)
+            throw MockStartError(log: "could not bind a socket on 127.0.0.1")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// The value of the sample whose line starts with `prefix` on `page`.
@@ -136,19 +146,9 @@ struct PushgatewayEndToEndTests {
                 "\(refused.stderr)")
 
         // A listener that never accepts nor answers: the push gives up after its timeout.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = try Self.loopbackSocket(listening: true)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        try #require(listening)
-        let silent = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        let silent = "http://127.0.0.1:\(port)"
         let started = Date()
         let waited = try Tool.run(["send", campaign, "--results", work.file("b.ndjson"), "--pushgateway", silent]
                                   + mock.clientArguments, environment: ["APNS_PUSHGATEWAY": "http://127.0.0.1:1"])
