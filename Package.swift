@@ -10,18 +10,16 @@
 //   APNSTransport        event loop, sockets, TLS, proxy, client connection and pool (core + crypto + HTTP/2 + C)
 //   APNSMock             the mock APNs server (core + crypto + HTTP/2's server role + transport's TLS and listener)
 //   APNSPipeline         readers, validation, dispatcher, retries, results, resume, replay, prune (core only)
-//   APNSBulkCLI          argument parsing and wiring (the event loop, pool and signals a send runs on)
+//   APNSBulk             the library's front: PushSender (notifications from Swift code) and the engine a campaign
+//                        runs on (pipeline + transport)
+//   APNSBulkCLI          argument parsing and wiring (signals, progress, files around a run)
 //   apns-bulk            the executable: calls APNSBulkCLI
 import PackageDescription
 
-// Release builds drop the runtime exclusivity checks (`swift_beginAccess` on every access to a class's stored
-// property or a global: about 5 % of `send`'s CPU). The code's ownership already makes each access exclusive; debug
-// builds, and so the test suite and its sanitizer runs, keep the checks and would catch a violation.
-let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
+// Linux only: the event loop is epoll and eventfd (Sources/CLinux), so no Apple platform is declared; a build
+// elsewhere stops at CLinux's headers. No target carries unsafe flags, so a package can depend on this one by version.
 let package = Package(
     name: "apns-bulk",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "apns-bulk", targets: ["apns-bulk"]),
         .library(name: "APNSCore", targets: ["APNSCore"]),
@@ -30,6 +28,7 @@ let package = Package(
         .library(name: "APNSTransport", targets: ["APNSTransport"]),
         .library(name: "APNSPipeline", targets: ["APNSPipeline"]),
         .library(name: "APNSMock", targets: ["APNSMock"]),
+        .library(name: "APNSBulk", targets: ["APNSBulk"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,27 +47,25 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // A load-time constructor that initialises OpenSSL without its atexit cleanup (see openssl_init.c).
         .target(name: "COpenSSLInit", dependencies: ["COpenSSL"]),
-        .target(name: "APNSCore", swiftSettings: releaseSettings),
-        .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL", "COpenSSLInit"], swiftSettings: releaseSettings),
-        .target(name: "APNSHTTP2", dependencies: ["APNSCore", "CNghttp2"], swiftSettings: releaseSettings),
+        .target(name: "APNSCore"),
+        .target(name: "APNSCrypto", dependencies: ["APNSCore", "COpenSSL", "COpenSSLInit"]),
+        .target(name: "APNSHTTP2", dependencies: ["APNSCore", "CNghttp2"]),
         .target(
-            name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "COpenSSL", "CLinux"],
-            swiftSettings: releaseSettings
+            name: "APNSTransport", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "COpenSSL", "CLinux"]
         ),
         .target(
-            name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"],
-            swiftSettings: releaseSettings
+            name: "APNSMock", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]
         ),
-        .target(name: "APNSPipeline", dependencies: ["APNSCore"], swiftSettings: releaseSettings),
+        .target(name: "APNSPipeline", dependencies: ["APNSCore"]),
+        .target(name: "APNSBulk", dependencies: ["APNSCore", "APNSTransport", "APNSPipeline"]),
         .target(
             name: "APNSBulkCLI",
             dependencies: [
-                "APNSCore", "APNSCrypto", "APNSTransport", "APNSPipeline", "APNSMock", "CLinux",
+                "APNSCore", "APNSCrypto", "APNSTransport", "APNSPipeline", "APNSBulk", "APNSMock", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            swiftSettings: releaseSettings
+            ]
         ),
-        .executableTarget(name: "apns-bulk", dependencies: ["APNSBulkCLI"], swiftSettings: releaseSettings),
+        .executableTarget(name: "apns-bulk", dependencies: ["APNSBulkCLI"]),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"]),
         .testTarget(name: "APNSCryptoTests", dependencies: ["APNSCore", "APNSCrypto"]),
         .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]),
@@ -83,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "rtt-relay",
             dependencies: ["APNSTransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Tests/Bench/RTTRelay", swiftSettings: releaseSettings
+            path: "Tests/Bench/RTTRelay"
         ),
         .testTarget(name: "RTTRelayTests", dependencies: ["rtt-relay", "APNSTransport"]),
         .testTarget(

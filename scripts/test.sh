@@ -67,10 +67,10 @@ install_metrics_tools() {
     [ -x /usr/bin/prometheus-pushgateway ] || need+=(prometheus-pushgateway)
     [ ${#need[@]} -gt 0 ] || return 0
     echo "test: installing ${need[*]} for the metrics tests" >&2
-    apt_install_not_started "${need[@]}" || return 1
-    # Stop anything an install started anyway: the tests run their own node_exporter on an ephemeral port.
-    pkill -x prometheus-node-exporter 2>/dev/null || true
-    pkill -x prometheus 2>/dev/null || true
+    # The policy-rc.d keeps the packages' services stopped; the tests start their own node_exporter and gateway on
+    # ephemeral ports and stop them by pid. Nothing here stops a process by name: on a user's machine that would
+    # end their own node_exporter.
+    apt_install_not_started "${need[@]}"
 }
 
 # The token clean-up tests run samples/cron/'s SQL against a real PostgreSQL server (started by the test as the
@@ -141,6 +141,8 @@ export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
 step "tests" swift test --skip-build "$@"
 # Independent HTTP/2 clients (curl, h2load) against the mock.
 step "interop" bash scripts/interop.sh
+# A separate package depending on apns-bulk by version (README "Use it as a library").
+step "the library as a versioned dependency" bash scripts/library-test.sh
 # Every mock fault at once, kill -9 and --resume rounds, audited against the mock's log of accepted notifications.
 step "soak" bash scripts/soak.sh 3000 2
 # The same at a 50 ms round-trip time (the project's rtt-relay between them): the pool widens over more connections.

@@ -7,6 +7,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <malloc.h>
+#else
+#error "apns-bulk builds on Linux only: its event loop is epoll and eventfd (Package.swift)"
 #endif
 
 #endif
