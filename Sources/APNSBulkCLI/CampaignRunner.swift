@@ -28,6 +28,12 @@ enum CampaignRunner {
         let timeline = TimelineRecorder(
             startedAt: Date().timeIntervalSince1970,
             label: shard.count > 1 ? "shard \(shard.description)" : (options.resultsPath as NSString).lastPathComponent)
+        let metrics = CampaignMetrics(
+            campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
+            shard: shard.count > 1 ? shard.description : "all")
+        let pusher = try output.pushgateway.target().map {
+            MetricsPusher(target: $0, campaign: metrics.campaign, shard: metrics.shard, interval: try output.pushgateway.pushInterval())
+        }
         let outcome: SendRun.Outcome
         defer { printer.endLiveDisplay() }  // every way out erases the live lines (the normal one does it below)
         do {
@@ -36,6 +42,9 @@ enum CampaignRunner {
                     configurations: clients.configurations, labels: clients.labels, routes: clients.routes, signals: stop) }, { summary, inFlight in
                     printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
                     timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
+                    pusher?.pushDuringRun(now: Date().timeIntervalSince1970) {
+                        metrics.text(summary, now: Date().timeIntervalSince1970, lastSuccess: nil, inProgress: true)
+                    }
                 }, { start, answered in
                     announce(start, answered: answered, resultsPath: options.resultsPath)
                 })
@@ -75,9 +84,6 @@ enum CampaignRunner {
             let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: clients.primary.maximumConnections * clients.configurations.count))
             try ReportFile.write(json, to: path)
         }
-        let metrics = CampaignMetrics(
-            campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
-            shard: options.reader.shard.count > 1 ? options.reader.shard.description : "all")
         let now = Date().timeIntervalSince1970
         let finished = outcome.error == nil && {  // statuses 0, 2, 3 and 6
             switch summary.ending {
@@ -89,10 +95,9 @@ enum CampaignRunner {
             let lastSuccess = finished ? (summary.finishedEarlierAt ?? now) : CampaignMetrics.lastSuccess(atPath: path)
             try CampaignMetrics.write(metrics.text(summary, now: now, lastSuccess: lastSuccess), to: path)
         }
-        if let gateway = try? output.pushgatewayTarget() {
+        if let pusher {
             // A run that did not finish pushes no last-success gauge: the POST keeps the one the gateway holds.
-            let body = metrics.text(summary, now: now, lastSuccess: finished ? (summary.finishedEarlierAt ?? now) : nil)
-            MetricsPusher.push(gateway, campaign: metrics.campaign, shard: metrics.shard, body: body)
+            pusher.pushAtEnd(body: metrics.text(summary, now: now, lastSuccess: finished ? (summary.finishedEarlierAt ?? now) : nil))
         }
         if let path = wanted(output.report) {
             try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)

@@ -29,11 +29,8 @@ struct OutputOptions: ParsableArguments {
         "The metrics' campaign label (default: the result file's name without its extension).", valueName: "name"))
     var metricsLabel: String?
 
-    @Option(name: .customLong("pushgateway"), help: ArgumentHelp(
-        "Also push the metrics to this Prometheus Pushgateway when the run ends (http://[user:password@]host:port; "
-            + "default: $APNS_PUSHGATEWAY), grouped by job apns-bulk, campaign and shard. A failed push is a warning.",
-        valueName: "url"))
-    var pushgateway: String?
+    @OptionGroup(title: "Pushgateway")
+    var pushgateway: PushgatewayOptions
 
     @Option(name: .customLong("progress"), help: "auto (live lines on a terminal, a log line every 10 s otherwise), bar, log, json (one object per line every 10 s) or none.",
             completion: ValueCompletion.progressModes)
@@ -49,19 +46,6 @@ struct OutputOptions: ParsableArguments {
     mutating func validate() throws {
         guard ResultFormat(rawValue: resultsFormat) != nil else { throw ValidationError("--results-format must be ndjson or csv.") }
         guard Self.progressModes.contains(progress) else { throw ValidationError("--progress must be auto, bar, log, json or none.") }
-        _ = try pushgatewayTarget()
-    }
-
-    /// `--pushgateway`, else `$APNS_PUSHGATEWAY` (empty: none), read; nil when neither names a gateway.
-    func pushgatewayTarget(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PushgatewayPush? {
-        let fromEnvironment = environment["APNS_PUSHGATEWAY"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let url = pushgateway ?? fromEnvironment else { return nil }
-        do throws(PushgatewayPush.URLError) {
-            return try PushgatewayPush(url: url)
-        } catch {
-            let text = pushgateway == nil ? error.description.replacingOccurrences(of: "--pushgateway", with: "APNS_PUSHGATEWAY") : error.description
-            throw ValidationError(text)
-        }
     }
 
     var format: ResultFormat { ResultFormat(rawValue: resultsFormat) ?? .ndjson }

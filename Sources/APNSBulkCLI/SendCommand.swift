@@ -59,10 +59,12 @@ struct SendCommand: ParsableCommand {
 
             METRICS
             --metrics FILE writes the run's Prometheus metrics for node_exporter's textfile collector; \
-            --pushgateway http://host:9091 (or APNS_PUSHGATEWAY) POSTs the same metrics to a Pushgateway when the \
-            run ends, grouped by job apns-bulk, campaign (--metrics-label) and shard. A run that did not finish \
-            pushes no last-success time, so the gateway keeps the last finished run's. The push waits at most 5 s; \
-            a failed one is a warning line and never changes the exit status.
+            --pushgateway http://host:9091 or https://… (or APNS_PUSHGATEWAY) POSTs the same metrics to a \
+            Pushgateway when the run ends, grouped by job apns-bulk, campaign (--metrics-label) and shard; \
+            --pushgateway-interval 30s also pushes during the run. A run that did not finish pushes no \
+            last-success time, so the gateway keeps the last finished run's. Basic authentication: \
+            --pushgateway-user and APNS_PUSHGATEWAY_PASSWORD or --pushgateway-password-file. A push waits at most \
+            5 s; a failed one is a warning line and never changes the exit status.
 
             A run from standard input or a pipe continues only with the same stream: the records read again are \
             held to their result lines and journal before any request (status 64, naming the line, otherwise).

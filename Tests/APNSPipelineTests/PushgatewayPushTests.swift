@@ -6,7 +6,7 @@ import Testing
 /// base64 form for values that are not plain, the POST's bytes, and the verdict on answers whole and partial.
 @Suite("Pushgateway push")
 struct PushgatewayPushTests {
-    @Test("URLs: host, port, prefix, IPv6, credentials hidden in the shown URL")
+    @Test("URLs: host, port, prefix, IPv6, https and its port; credentials in the URL refused, naming the options")
     func urls() throws {
         let plain = try PushgatewayPush(url: "http://127.0.0.1:9091")
         #expect(plain.host == "127.0.0.1" && plain.port == 9091 && plain.pathPrefix == "" && plain.credentials == nil)
@@ -15,10 +15,18 @@ struct PushgatewayPushTests {
         let v6 = try PushgatewayPush(url: "http://[::1]:9091")
         #expect(v6.host == "::1" && v6.port == 9091)
         #expect(try PushgatewayPush(url: "http://gw").port == 80)
-        let secret = try PushgatewayPush(url: "http://ops:p%40ss@gw:9091")
-        #expect(secret.credentials == "ops:p@ss" && secret.host == "gw")
-        #expect(secret.displayURL == "http://ops:***@gw:9091" && !secret.displayURL.contains("p%40ss"))
-        for bad in ["gw:9091", "https://gw:9091", "http://:9091", "http://gw:0", "http://gw:x", "http://gw:9091/?a=1", "http://user@gw"] {
+        #expect(!plain.usesTLS && plain.trustedCAFile == nil)
+        let secure = try PushgatewayPush(url: "https://gw.example")
+        #expect(secure.usesTLS && secure.port == 443 && secure.host == "gw.example" && secure.displayURL == "https://gw.example")
+        #expect(try PushgatewayPush(url: "HTTPS://gw:9443/p").port == 9443)
+        do {
+            _ = try PushgatewayPush(url: "http://ops:p%40ss@gw:9091")
+            Issue.record("credentials in the URL were accepted")
+        } catch {
+            #expect(!error.description.contains("p%40ss") && error.description.contains("--pushgateway-user")
+                && error.description.contains("APNS_PUSHGATEWAY_PASSWORD") && error.description.contains("--pushgateway-password-file"))
+        }
+        for bad in ["gw:9091", "ftp://gw:9091", "http://:9091", "http://gw:0", "http://gw:x", "http://gw:9091/?a=1", "http://user@gw"] {
             #expect(throws: PushgatewayPush.URLError.self, "\(bad)") { try PushgatewayPush(url: bad) }
         }
     }
@@ -37,7 +45,8 @@ struct PushgatewayPushTests {
 
     @Test("the request: a POST with length, type, Connection: close and basic authentication")
     func request() throws {
-        let gateway = try PushgatewayPush(url: "http://ops:secret@127.0.0.1:9091/pfx")
+        var gateway = try PushgatewayPush(url: "http://127.0.0.1:9091/pfx")
+        gateway.credentials = "ops:secret"
         let text = String(decoding: gateway.request(campaign: "c", shard: "all", body: "x 1\n"), as: UTF8.self)
         #expect(text.hasPrefix("POST /pfx/metrics/job/apns-bulk/campaign/c/shard/all HTTP/1.1\r\n"))
         #expect(text.contains("\r\nHost: 127.0.0.1:9091\r\n"))
@@ -47,6 +56,8 @@ struct PushgatewayPushTests {
         #expect(text.hasSuffix("\r\n\r\nx 1\n"))
         let v6 = String(decoding: try PushgatewayPush(url: "http://[::1]:9091").request(campaign: "c", shard: "all", body: ""), as: UTF8.self)
         #expect(v6.contains("\r\nHost: [::1]:9091\r\n") && !v6.contains("Authorization"))
+        let secure = String(decoding: try PushgatewayPush(url: "https://gw").request(campaign: "c", shard: "all", body: ""), as: UTF8.self)
+        #expect(secure.contains("\r\nHost: gw\r\n"), "the default port is left out of Host")
     }
 
     @Test("answers: 2xx accepted, others refused with their reason, partial ones wait for more")

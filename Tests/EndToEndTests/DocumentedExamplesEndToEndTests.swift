@@ -223,7 +223,10 @@ final class ExampleWorld {
                          Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.pub.pem"), "--topic", "com.example.second"]
         mock = try MockProcess(exampleKey + secondKey + ["--registry", registryFile])
         try fm.copyItem(atPath: mock.caFile, toPath: base.file("mock-ca.pem"))
-        for name in ["server-chain.pem", "ca.pem", "backup-ca.pem"] { try fm.copyItem(atPath: mock.caFile, toPath: base.file(name)) }
+        for name in ["server-chain.pem", "ca.pem", "backup-ca.pem", "gateway-ca.pem"] {
+            try fm.copyItem(atPath: mock.caFile, toPath: base.file(name))
+        }
+        try Data("a-test-password\n".utf8).write(to: URL(fileURLWithPath: base.file("gateway-password")))
         environment = [
             "APNS_ENDPOINT": "https://127.0.0.1:\(mock.port)", "APNS_CA_FILE": base.file("mock-ca.pem"),
             "APNS_KEY_FILE": base.file("AuthKey_ABC123DEFG.p8"), "APNS_KEY_ID": DocumentedExamplesEndToEndTests.keyID,

@@ -13,26 +13,52 @@ struct PushgatewayEndToEndTests {
     static let available = FileManager.default.isExecutableFile(atPath: gatewayBinary)
     static let skipped: Comment = "needs Debian's prometheus-pushgateway (/usr/bin/prometheus-pushgateway)"
 
-    /// A Pushgateway process on 127.0.0.1, stopped by its pid.
+    /// The basic-authentication user and password of the TLS gateway (generated test material: the hash below is
+    /// bcrypt of this password, made with Python's `crypt.crypt(password, crypt.mksalt(crypt.METHOD_BLOWFISH,
+    /// rounds=1 << 10))`; it protects nothing).
+    static let gatewayUser = "ops"
+    static let gatewayPassword = "test-only-gateway-password"
+    static let gatewayPasswordHash = "$2b$10$w6odwKG7fQklpapq.UNs6eblyOFvX0SqKwMw2F5KXF7UKf8zf65l."
+
+    /// A Pushgateway process on 127.0.0.1, stopped by its pid; with `secured`, behind TLS (the test server
+    /// certificate for 127.0.0.1 from Tests/Fixtures/tls) and basic authentication, set by `--web.config.file`.
     final class Gateway {
         let process = Process()
         let port: Int
-        var url: String { "http://127.0.0.1:\(port)" }
+        let secured: Bool
+        var url: String { "\(secured ? "https" : "http")://127.0.0.1:\(port)" }
+        static let caFile = Tool.path("Tests/Fixtures/tls/root-ca.pem")
 
-        init(work: TemporaryDirectory) throws {
+        init(work: TemporaryDirectory, secured: Bool = false) throws {
             port = try PushgatewayEndToEndTests.freePort()
+            self.secured = secured
             process.executableURL = URL(fileURLWithPath: PushgatewayEndToEndTests.gatewayBinary)
             process.arguments = ["--web.listen-address=127.0.0.1:\(port)", "--persistence.file=\(work.file("gateway.persist"))"]
+            if secured {
+                let config = """
+                    tls_server_config:
+                      cert_file: \(Tool.path("Tests/Fixtures/tls/server-chain.pem"))
+                      key_file: \(Tool.path("Tests/Fixtures/tls/server.key"))
+                    basic_auth_users:
+                      \(PushgatewayEndToEndTests.gatewayUser): '\(PushgatewayEndToEndTests.gatewayPasswordHash)'
+
+                    """
+                try config.write(toFile: work.file("web.yml"), atomically: true, encoding: .utf8)
+                process.arguments? += ["--web.config.file=\(work.file("web.yml"))"]
+            }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             for _ in 0..<100 where (try? page(path: "/-/ready")) == nil { usleep(100_000) }
         }
 
-        /// GETs `path` from the gateway (nil: no answer).
+        /// GETs `path` from the gateway (nil: no answer), with the CA and the credentials when secured.
         func page(path: String = "/metrics") throws -> String? {
             let out = try TemporaryDirectory()
-            let fetched = try RunFilesEndToEndTests.shell("curl -sf http://127.0.0.1:\(port)\(path) > '\(out.file("page"))'")
+            let access = secured
+                ? "--cacert '\(Self.caFile)' -u '\(PushgatewayEndToEndTests.gatewayUser):\(PushgatewayEndToEndTests.gatewayPassword)' "
+                : ""
+            let fetched = try RunFilesEndToEndTests.shell("curl -sf \(access)\(url)\(path) > '\(out.file("page"))'")
             guard fetched.status == 0 else { return nil }
             return try String(contentsOfFile: out.file("page"), encoding: .utf8)
         }
@@ -75,8 +101,8 @@ struct PushgatewayEndToEndTests {
         page.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
     }
 
-    static func series(_ name: String, shard: String) -> String {
-        "\(name){campaign=\"spring\",instance=\"\",job=\"apns-bulk\",shard=\"\(shard)\"} "
+    static func series(_ name: String, campaign: String = "spring", shard: String) -> String {
+        "\(name){campaign=\"\(campaign)\",instance=\"\",job=\"apns-bulk\",shard=\"\(shard)\"} "
     }
 
     @Test("two shards push job, campaign and shard; promtool accepts the page; a run stopped early keeps the last success",
@@ -159,6 +185,92 @@ struct PushgatewayEndToEndTests {
         _ = try mock.stop()
     }
 
+    @Test("a gateway behind TLS and basic auth: pushed with its CA, the user and the password from a file or the environment; a wrong password, no CA file, plain http: one warning each, exit 0",
+          .enabled(if: available, skipped))
+    func securedGateway() throws {
+        let work = try TemporaryDirectory()
+        let gateway = try Gateway(work: work, secured: true)
+        defer { gateway.stop() }
+        #expect(try gateway.page(path: "/-/ready") != nil, "the TLS gateway did not start")
+        let mock = try MockProcess()
+        let campaign = work.file("c.ndjson")
+        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records 40 --out '\(campaign)'")
+        try (Self.gatewayPassword + "\n").write(toFile: work.file("password"), atomically: true, encoding: .utf8)
+        let secured = ["--pushgateway", gateway.url, "--pushgateway-ca-file", Gateway.caFile, "--pushgateway-user", Self.gatewayUser]
+
+        let fromFile = try Tool.run(["send", campaign, "--results", work.file("file.ndjson"), "--metrics-label", "fromfile"]
+                                    + secured + ["--pushgateway-password-file", work.file("password")] + mock.clientArguments)
+        #expect(fromFile.status == 0 && !fromFile.stderr.contains("warning"), "exit \(fromFile.status): \(fromFile.stderr)")
+        let fromEnvironment = try Tool.run(["send", campaign, "--results", work.file("env.ndjson"), "--metrics-label", "fromenv"]
+                                           + mock.clientArguments,
+                                           environment: ["APNS_PUSHGATEWAY": gateway.url, "APNS_PUSHGATEWAY_USER": Self.gatewayUser,
+                                                         "APNS_PUSHGATEWAY_PASSWORD": Self.gatewayPassword])
+        // No CA file given: the system store does not trust the test CA.
+        #expect(fromEnvironment.status == 0, "exit \(fromEnvironment.status): \(fromEnvironment.stderr)")
+        #expect(fromEnvironment.stderr.contains("apns-bulk: warning: could not push metrics to \(gateway.url): "), "\(fromEnvironment.stderr)")
+        let trusted = try Tool.run(["send", campaign, "--results", work.file("env2.ndjson"), "--metrics-label", "fromenv",
+                                    "--pushgateway-ca-file", Gateway.caFile] + mock.clientArguments,
+                                   environment: ["APNS_PUSHGATEWAY": gateway.url, "APNS_PUSHGATEWAY_USER": Self.gatewayUser,
+                                                 "APNS_PUSHGATEWAY_PASSWORD": Self.gatewayPassword])
+        #expect(trusted.status == 0 && !trusted.stderr.contains("warning"), "exit \(trusted.status): \(trusted.stderr)")
+        let page = try #require(try gateway.page(), "the gateway did not answer")
+        for label in ["fromfile", "fromenv"] {
+            let series = "apns_bulk_records_total{campaign=\"\(label)\",instance=\"\",job=\"apns-bulk\",outcome=\"delivered\",shard=\"all\"} "
+            #expect(Self.value(series, on: page) == 40, "\(label): \(page.split(separator: "\n").filter { $0.contains(label) }.prefix(3))")
+        }
+
+        let wrong = try Tool.run(["send", campaign, "--results", work.file("wrong.ndjson")] + secured + mock.clientArguments,
+                                 environment: ["APNS_PUSHGATEWAY_PASSWORD": "not-the-password"])
+        #expect(wrong.status == 0, "exit \(wrong.status): \(wrong.stderr)")
+        let warnings = wrong.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        #expect(warnings.count == 1 && warnings.first?.contains("HTTP 401") == true, "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("not-the-password"))
+
+        let plain = try Tool.run(["send", campaign, "--results", work.file("plain.ndjson"), "--pushgateway",
+                                  "http://127.0.0.1:\(gateway.port)"] + mock.clientArguments)
+        #expect(plain.status == 0 && plain.stderr.contains("apns-bulk: warning: could not push metrics"), "\(plain.stderr)")
+        _ = try mock.stop()
+    }
+
+    @Test("--pushgateway-interval pushes the figures so far while the run goes on (in progress 1, no last success), then the end (in progress 0, the last success)",
+          .enabled(if: available, skipped))
+    func pushesDuringTheRun() throws {
+        let work = try TemporaryDirectory()
+        let gateway = try Gateway(work: work)
+        defer { gateway.stop() }
+        let mock = try MockProcess()
+        let campaign = work.file("c.ndjson")
+        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records 300 --out '\(campaign)'")
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: Tool.binary)
+        run.arguments = ["send", campaign, "--results", work.file("slow.ndjson"), "--metrics-label", "slow", "--rate", "60",
+                         "--pushgateway", gateway.url, "--pushgateway-interval", "1s"] + mock.clientArguments
+        _ = FileManager.default.createFile(atPath: work.file("stderr"), contents: nil)
+        run.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: work.file("stderr")))
+        try run.run()
+        let inProgress = Self.series("apns_bulk_run_in_progress", campaign: "slow", shard: "all")
+        let delivered = "apns_bulk_records_total{campaign=\"slow\",instance=\"\",job=\"apns-bulk\",outcome=\"delivered\",shard=\"all\"} "
+        var seenDuring: (delivered: Double, lastSuccess: Double?)?
+        let started = Date()
+        while run.isRunning, Date().timeIntervalSince(started) < 60 * Tool.timeScale {
+            if let page = try gateway.page(), Self.value(inProgress, on: page) == 1, let count = Self.value(delivered, on: page), count > 0 {
+                seenDuring = (count, Self.value(Self.series("apns_bulk_last_success_timestamp_seconds", campaign: "slow", shard: "all"), on: page))
+                break
+            }
+            usleep(200_000)
+        }
+        run.waitUntilExit()
+        let stderr = try String(contentsOfFile: work.file("stderr"), encoding: .utf8)
+        #expect(run.terminationStatus == 0 && !stderr.contains("warning"), "exit \(run.terminationStatus): \(stderr)")
+        let during = try #require(seenDuring, "no push seen while the run went on")
+        #expect(during.delivered < 300 && during.lastSuccess == nil, "\(during)")
+        let page = try #require(try gateway.page(), "the gateway did not answer")
+        #expect(Self.value(inProgress, on: page) == 0)
+        #expect(Self.value(delivered, on: page) == 300)
+        #expect(Self.value(Self.series("apns_bulk_last_success_timestamp_seconds", campaign: "slow", shard: "all"), on: page) != nil)
+        _ = try mock.stop()
+    }
+
     @Test("samples/k8s/alerts.yaml passes promtool check rules; indexed-job.yaml pushes from every pod",
           .enabled(if: FileManager.default.isExecutableFile(atPath: promtool), "needs Debian's prometheus (/usr/bin/promtool)"))
     func sampleRules() throws {
@@ -168,5 +280,9 @@ struct PushgatewayEndToEndTests {
         #expect(rules.contains("apns_bulk_last_success_timestamp_seconds") && rules.contains("26 * 3600"))
         let job = try String(contentsOfFile: Tool.path("samples/k8s/indexed-job.yaml"), encoding: .utf8)
         #expect(job.contains("name: APNS_PUSHGATEWAY") && job.contains("--metrics-label"))
+        // Credentials from a secret, never in the URL (the tool refuses them there).
+        #expect(job.contains("name: APNS_PUSHGATEWAY_PASSWORD") && job.contains("secretKeyRef: {name: pushgateway"))
+        #expect(!job.contains("://") || !job.split(separator: "\n").contains { $0.contains("APNS_PUSHGATEWAY,") && $0.contains("@") })
+        #expect(rules.contains("apns_bulk_run_in_progress") && job.contains("APNS_PUSHGATEWAY_INTERVAL"))
     }
 }

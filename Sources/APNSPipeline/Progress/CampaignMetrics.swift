@@ -27,8 +27,10 @@ public struct CampaignMetrics: Sendable {
     }
 
     /// The metrics of a run that ended at `now` (seconds since the epoch). `lastSuccess` is the end of the last
-    /// run that finished, this one's when it did, else the one an earlier run wrote (nil: none yet).
-    public func text(_ summary: CampaignSummary, now: Double, lastSuccess: Double?) -> String {
+    /// run that finished, this one's when it did, else the one an earlier run wrote (nil: none yet). `inProgress`:
+    /// the figures so far of a run still going (`--pushgateway-interval`): `apns_bulk_run_in_progress 1`, and no
+    /// run-end time (the gateway keeps the last run's).
+    public func text(_ summary: CampaignSummary, now: Double, lastSuccess: Double?, inProgress: Bool = false) -> String {
         var out = ""
         let labels = "campaign=\"\(Self.escaped(campaign))\",shard=\"\(Self.escaped(shard))\""
         func family(_ name: String, _ type: String, _ help: String) {
@@ -64,8 +66,12 @@ public struct CampaignMetrics: Sendable {
         let deadlinePassed = if case .deadlinePassed = summary.ending { 1.0 } else { 0.0 }
         family("apns_bulk_deadline_passed", "gauge", "1 when the last run ended at the --not-after deadline (records expired).")
         sample("apns_bulk_deadline_passed", value: deadlinePassed)
-        family("apns_bulk_last_run_end_timestamp_seconds", "gauge", "When the last run ended, in seconds since the epoch.")
-        sample("apns_bulk_last_run_end_timestamp_seconds", value: now)
+        family("apns_bulk_run_in_progress", "gauge", "1 while a run pushes its figures so far (--pushgateway-interval), 0 once it ended.")
+        sample("apns_bulk_run_in_progress", value: inProgress ? 1 : 0)
+        if !inProgress {
+            family("apns_bulk_last_run_end_timestamp_seconds", "gauge", "When the last run ended, in seconds since the epoch.")
+            sample("apns_bulk_last_run_end_timestamp_seconds", value: now)
+        }
         if let lastSuccess {
             family(Self.lastSuccessName, "gauge", "When the last run that finished the campaign ended, in seconds since the epoch.")
             sample(Self.lastSuccessName, value: lastSuccess)

@@ -1,35 +1,49 @@
 import Foundation
 
 /// A push of a run's metrics to a Prometheus Pushgateway (`--pushgateway URL`, docs/RUNNING.md "Metrics"): the URL
-/// read, the grouping key's path (job `apns-bulk`, the campaign, the shard; values the gateway's base64 form when
-/// they are not plain), the HTTP/1.1 POST's bytes and the verdict on the answer. Pure: the command does the I/O.
+/// read (`http://` or `https://`), the grouping key's path (job `apns-bulk`, the campaign, the shard; values the
+/// gateway's base64 form when they are not plain), the HTTP/1.1 POST's bytes and the verdict on the answer. Pure:
+/// the command does the I/O.
 public struct PushgatewayPush: Sendable, Equatable {
-    /// The URL as given, the password hidden: what a warning shows.
+    /// The URL as given: what a warning shows (it never holds a password: `init(url:)` refuses one).
     public var displayURL: String
+    /// Whether the gateway speaks TLS (`https://`), verified against `trustedCAFile` or the system store.
+    public var usesTLS: Bool
     /// The host to connect to, IPv6 without brackets.
     public var host: String
     public var port: Int
     /// The path before `/metrics/…` (empty, or `/prefix` without a trailing slash) for a gateway behind a prefix.
     public var pathPrefix: String
-    /// `user:password` from the URL, for basic authentication; nil without.
+    /// `user:password` for basic authentication (`--pushgateway-user` and its password); nil without.
     public var credentials: String?
+    /// The CA certificates (PEM) an `https://` gateway's certificate must chain to (`--pushgateway-ca-file`); nil:
+    /// the system store.
+    public var trustedCAFile: String?
 
     /// Why a `--pushgateway` value cannot be used (one line, naming the option and the fix).
     public struct URLError: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
-    /// Reads `http://[user:password@]host[:port][/prefix]`; port 80 when none is given (the gateway's own
-    /// default is 9091, so it is usually named).
+    /// Reads `http[s]://host[:port][/prefix]`; port 80 (443 for https) when none is given (the gateway's own
+    /// default is 9091, so it is usually named). Credentials in the URL are refused: a command line is visible to
+    /// every user of the machine (`ps`) and to whoever reads a pod's spec.
     public init(url: String) throws(URLError) {
         func refuse(_ why: String) -> URLError {
-            URLError(description: "--pushgateway \(url): \(why); give http://host:port (e.g. http://127.0.0.1:9091)")
+            URLError(description: "--pushgateway \(url): \(why); give http://host:port or https://host:port "
+                + "(e.g. http://127.0.0.1:9091)")
         }
-        guard url.lowercased().hasPrefix("http://") else {
-            if url.lowercased().hasPrefix("https://") { throw refuse("https gateways are not supported yet") }
-            throw refuse("not an http:// URL")
+        let lowered = url.lowercased()
+        let scheme: String
+        if lowered.hasPrefix("http://") {
+            scheme = "http://"
+        } else if lowered.hasPrefix("https://") {
+            scheme = "https://"
+        } else {
+            throw refuse("not an http:// or https:// URL")
         }
-        var rest = Substring(url.dropFirst("http://".count))
+        usesTLS = scheme == "https://"
+        var rest = Substring(url.dropFirst(scheme.count))
         var path = ""
         if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
             guard rest[slash] == "/", !rest[slash...].contains(where: { $0 == "?" || $0 == "#" }) else {
@@ -39,20 +53,15 @@ public struct PushgatewayPush: Sendable, Equatable {
             rest = rest[..<slash]
         }
         while path.hasSuffix("/") { path.removeLast() }
-        var authority = rest
-        credentials = nil
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = String(authority[..<at])
-            guard let decoded = userInfo.removingPercentEncoding, decoded.contains(":") else {
-                throw refuse("credentials are user:password before the host")
-            }
-            credentials = decoded
-            authority = authority[authority.index(after: at)...]
-            displayURL = "http://" + (userInfo.split(separator: ":", maxSplits: 1).first.map(String.init) ?? "")
-                + ":***@" + authority + path
-        } else {
-            displayURL = "http://" + authority + path
+        let authority = rest
+        guard !authority.contains("@") else {
+            throw URLError(description: "--pushgateway: credentials in the URL are visible to every user of the machine "
+                + "(ps) and in the pod's spec; give the user with --pushgateway-user (or APNS_PUSHGATEWAY_USER) and "
+                + "the password in APNS_PUSHGATEWAY_PASSWORD or a file named by --pushgateway-password-file")
         }
+        displayURL = scheme + authority + path
+        credentials = nil
+        trustedCAFile = nil
         var portText: Substring?
         if authority.hasPrefix("[") {
             guard let close = authority.firstIndex(of: "]") else { throw refuse("an IPv6 address needs its closing ]") }
@@ -73,7 +82,7 @@ public struct PushgatewayPush: Sendable, Equatable {
             guard let number = Int(portText), (1...65_535).contains(number) else { throw refuse("the port must be 1 to 65535") }
             port = number
         } else {
-            port = 80
+            port = usesTLS ? 443 : 80
         }
         pathPrefix = path
     }
@@ -100,7 +109,8 @@ public struct PushgatewayPush: Sendable, Equatable {
     /// last-success gauge, keeps the one a finished run pushed), closing the connection after the answer.
     public func request(campaign: String, shard: String, body: String) -> [UInt8] {
         let bytes = Array(body.utf8)
-        let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (port == 80 ? "" : ":\(port)")
+        let defaultPort = usesTLS ? 443 : 80
+        let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (port == defaultPort ? "" : ":\(port)")
         var head = "POST \(path(campaign: campaign, shard: shard)) HTTP/1.1\r\n"
             + "Host: \(hostHeader)\r\n"
             + "User-Agent: apns-bulk\r\n"
