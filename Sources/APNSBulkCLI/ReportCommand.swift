@@ -67,6 +67,7 @@ struct ReportCommand: ParsableCommand {
         do {
             try report.addResults(atPaths: resultFiles)
             report.stopped = StopHint.stoppedRuns(resultPaths: resultFiles)
+            report.connectionArguments = ConnectionWords.words(forResults: resultFiles)
             for path in summaries { try report.addSummary(atPath: path) }
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
@@ -92,6 +93,7 @@ struct ReportCommand: ParsableCommand {
         do {
             try report.addResults(atPaths: resultPaths)
             report.stopped = StopHint.stoppedRuns(resultPaths: resultPaths)
+            report.connectionArguments = ConnectionWords.words(forResults: resultPaths)
         } catch {
             FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
             throw ExitStatus.failure.code

@@ -216,6 +216,11 @@ public struct CampaignReport: Sendable {
     /// Requests rejected for their push type, over all files.
     public var rejectedForPushType: Int { replayable.values.reduce(0) { $0 + $1.rejectedForPushType } }
 
+    /// The words naming where and as whom the campaign sent (`--endpoint`, `--key`, `--key-id`, …, already quoted
+    /// for the shell), which the printed replay commands carry so that they run as pasted; the command sets them
+    /// from the campaign record (empty: the run took them from the environment).
+    public var connectionArguments: [String] = []
+
     /// The `replay` command that sends again every record that may still be delivered, or nil when none is
     /// left. Where APNs rejected the campaign's topic or push type, it sets the right one (a placeholder the user
     /// fills in), which sends those rejected requests again too. In-doubt records may have arrived already:
@@ -254,7 +259,7 @@ public struct CampaignReport: Sendable {
         guard !left.isEmpty else { return nil }
         let chains = Set(left.map { chainOf[$0] ?? $0 })
         let files = resultFiles.filter { chains.contains(chainOf[$0] ?? $0) }
-        var words = ["apns-bulk", "replay"] + files.map(ShellWord.quoted)
+        var words = ["apns-bulk", "replay"] + files.map(ShellWord.quoted) + connectionArguments
         if rejectedForTopic > 0 { words += ["--topic", Self.topicPlaceholder] }
         if rejectedForPushType > 0 { words += ["--push-type", Self.pushTypePlaceholder] }
         if excludingInDoubt { words.append("--exclude-in-doubt") }
