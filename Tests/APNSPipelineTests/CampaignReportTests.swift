@@ -136,7 +136,7 @@ struct CampaignReportTests {
         #expect(page.contains("<td><code>out/results-0.ndjson</code></td><td><code>in/c &lt;1&gt;.ndjson</code></td>"
             + "<td><code>com.example.app</code> 4</td><td class=\"t\">2026-11-28T05:00:00Z</td><td class=\"t\">2026-11-28T05:12:34Z</td>"
             + "<td class=\"n\">12m34s</td><td>finished</td><td class=\"n\">2</td></tr>"), "\(page)")
-        #expect(page.contains("sent from 2026-11-28 05:00 UTC, not finished"), "one file has no finish time")
+        #expect(page.contains("Sent from 2026-11-28 05:00 UTC; still going, or stopped before the end"), "one file has no finish time")
 
         var many = CampaignReport.RunFacts()
         for number in 0..<20 { many.count(topic: "com.example.app\(number)") }
@@ -212,7 +212,7 @@ struct CampaignReportTests {
         #expect(page.contains("<strong>3 of 10</strong> people&#39;s devices: accepted by Apple for delivery")
             || page.contains("<strong>3 of 10</strong> people's devices: accepted by Apple for delivery"), "11 entries, 1 duplicate")
         #expect(page.contains("id=\"accepted-means\"") && page.contains("does not") && page.contains("displayed or opened"))
-        for label in ["Accepted by Apple", "Devices no longer reachable (app removed or token invalid)",
+        for label in ["Accepted by Apple", "Devices no longer reachable (app removed, or the phone no longer registered)",
                       "Not accepted yet, can be sent again", "Answer lost: may have arrived",
                       "Not sendable: problem in the campaign data", "Duplicate entries skipped"] {
             #expect(page.contains(label), "\(label)")
@@ -223,6 +223,17 @@ struct CampaignReportTests {
         let reasons = try #require(page.range(of: "TooManyRequests"))
         #expect(people.lowerBound < technical.lowerBound && technical.lowerBound < reasons.lowerBound,
                 "the tool's words only below the technical heading")
+        // The part above the technical heading speaks no tool words: no file kinds, outcome names, reasons or commands.
+        let summary = try #require(page.range(of: "<section id=\"summary\""))
+        let peoplesText = String(page[summary.lowerBound..<technical.lowerBound])
+            .replacingOccurrences(of: "<style>[^<]*</style>", with: "", options: .regularExpression)
+            .replacingOccurrences(of: "<[^>]+>", with: " ", options: .regularExpression)
+        for word in ["result file", "summar", "prune", "retryable", "in_doubt", "input_error", "not_sent", "TooManyRequests",
+                     "replay", "apns-bulk ", "APNs", "request", "record", "token", "--"] {
+            #expect(!peoplesText.contains(word), "the people's part says \"\(word)\"")
+        }
+        #expect(CampaignReportHTML.plainDuration(12) == "under a minute" && CampaignReportHTML.plainDuration(1_530) == "about 26 minutes")
+        #expect(CampaignReportHTML.plainDuration(7_800) == "about 2 hours 10 minutes" && CampaignReportHTML.plainDuration(3_600) == "about 1 hour")
         #expect(!CampaignReportHTML(report: CampaignReport()).render().contains("class=\"sample-title\""))
         #expect(CampaignReportHTML(report: CampaignReport()).render().contains("id=\"no-sample\""))
     }

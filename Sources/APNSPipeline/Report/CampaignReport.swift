@@ -174,7 +174,7 @@ public struct CampaignReport: Sendable {
         }
         if let payload = record.payload, resultLineSamples.count < PayloadSample.maximum {
             let sample = PayloadSample(topic: record.topic, payload: PayloadSample.normalized(payload), outcome: record.outcome,
-                                       source: "\((resultFile as NSString).lastPathComponent), the result of input line \(record.key.line)")
+                                       source: "line \(record.key.line) of the campaign's list")
             PayloadSample.add(sample, to: &resultLineSamples)
             PayloadSample.add(sample, to: &samples)
         }

@@ -11,7 +11,7 @@ extension CampaignReportHTML {
         let accepted = report.count(.delivered)
         var out = "<section id=\"summary\" aria-label=\"summary\">"
         if report.records == 0 {
-            out += "<p class=\"headline\" id=\"headline\">No results yet: the result files hold no entries.</p>"
+            out += "<p class=\"headline\" id=\"headline\">Nothing to show yet: no notification of this campaign has an answer.</p>"
         } else {
             out += "<p class=\"headline\" id=\"headline\"><strong>\(Self.grouped(accepted)) of \(Self.grouped(devices))</strong> "
             out += "people's devices: accepted by Apple for delivery"
@@ -45,7 +45,9 @@ extension CampaignReportHTML {
         out += "</tbody></table></div>"
         var next: [String] = []
         if report.replayableTotal > 0 {
-            next.append("\(Self.grouped(report.replayableTotal)) can be sent again; the technical detail below has the command.")
+            let count = report.replayableTotal
+            next.append("\(Self.grouped(count)) \(count == 1 ? "notification was" : "notifications were") not accepted yet "
+                + "and can be sent again (the operators' part below says how).")
         }
         if report.tokensToPrune > 0 {
             next.append("\(Self.grouped(report.tokensToPrune)) \(report.tokensToPrune == 1 ? "device is" : "devices are") "
@@ -74,9 +76,9 @@ extension CampaignReportHTML {
     var whatWasSent: String {
         var out = "<section id=\"what-was-sent\"><h2>What was sent</h2>"
         guard !report.samples.isEmpty else {
-            out += "<p class=\"muted\" id=\"no-sample\">No sample of the message is available: the result lines of "
-            out += "notifications Apple accepted do not keep their content, and the campaign's input file could not "
-            out += "be read (moved, compressed, CSV, or made from a template).</p>"
+            out += "<p class=\"muted\" id=\"no-sample\">No sample of the message can be shown: the record of what "
+            out += "Apple accepted does not keep the message itself, and the campaign's original list could not be "
+            out += "read here.</p>"
             return out + "</section>\n"
         }
         let topics = Set(report.samples.map(\.topic)).count
@@ -93,7 +95,7 @@ extension CampaignReportHTML {
             } else {
                 out += "<p class=\"muted\">A notification without visible text (a background or silent update).</p>"
             }
-            var caption = sample.topic.map { "To \($0) · " } ?? ""
+            var caption = sample.topic.map { "For the app \($0) · " } ?? ""
             caption += ReportWording.plainLabel(sample.outcome) + " · from " + sample.source
             out += "<figcaption>\(HTMLText.escaped(caption))</figcaption>"
             // Line by line: the escaping shows a line break as `\n`, as on a terminal.

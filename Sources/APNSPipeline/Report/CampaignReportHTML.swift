@@ -30,22 +30,32 @@ public struct CampaignReportHTML {
         return page
     }
 
+    /// The title and, in plain words, when the campaign was sent (the files it was read from are named in the
+    /// technical part, `files`).
     private var header: String {
-        let files = report.resultFiles.count
-        var line = "\(files) result file\(files == 1 ? "" : "s")"
-        if report.summaryCount > 0 { line += ", \(report.summaryCount) summar\(report.summaryCount == 1 ? "y" : "ies")" }
+        var line = ""
         let facts = report.resultFiles.compactMap { report.runs[$0] }
         if let start = facts.compactMap(\.startedAt).min() {
-            line += " · sent from \(time(Date(timeIntervalSince1970: start)))"
+            line = "Sent from \(time(Date(timeIntervalSince1970: start)))"
             let ends = facts.map(\.finishedAt)
             if !ends.isEmpty, ends.allSatisfy({ $0 != nil }), let end = ends.compactMap({ $0 }).max() {
-                line += " to \(time(Date(timeIntervalSince1970: end))), \(SVGLineChart.duration(end - start))"
+                line += " to \(time(Date(timeIntervalSince1970: end))) (\(Self.plainDuration(end - start)))"
             } else {
-                line += ", not finished"
+                line += "; still going, or stopped before the end"
             }
         }
-        return "<header><h1>\(HTMLText.escaped(title))</h1><p class=\"muted\" id=\"campaign-times\">"
-            + "\(HTMLText.escaped(line))</p></header>\n"
+        return "<header><h1>\(HTMLText.escaped(title))</h1>"
+            + (line.isEmpty ? "" : "<p class=\"muted\" id=\"campaign-times\">\(HTMLText.escaped(line))</p>") + "</header>\n"
+    }
+
+    /// How long something took, as people say it: "under a minute", "about 25 minutes", "2 hours 10 minutes".
+    static func plainDuration(_ seconds: Double) -> String {
+        let minutes = Int((seconds / 60).rounded())
+        if seconds < 60 { return "under a minute" }
+        if minutes < 60 { return minutes == 1 ? "about a minute" : "about \(minutes) minutes" }
+        let hours = minutes / 60, rest = minutes % 60
+        let hourText = CountedNoun.text(hours, "hour")
+        return rest == 0 ? "about " + hourText : "about \(hourText) \(CountedNoun.text(rest, "minute"))"
     }
 
     /// A time in the page's zone beside UTC.
@@ -228,7 +238,10 @@ public struct CampaignReportHTML {
 
     /// One row per result file: its inputs, topics, when its campaign ran, how it ended, what is left to replay.
     private var files: String {
-        var out = "<section><h3>Runs</h3><div class=\"scroll\"><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
+        let files = report.resultFiles.count
+        var read = "Read from " + CountedNoun.text(files, "result file")
+        if report.summaryCount > 0 { read += " and " + CountedNoun.text(report.summaryCount, "summary", plural: "summaries") }
+        var out = "<section><h3>Runs</h3><p class=\"muted\" id=\"read-from\">\(read).</p><div class=\"scroll\"><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
         out += "<th>Started</th><th>Finished</th><th class=\"n\">Duration</th><th>State</th><th class=\"n\">To replay</th>"
         out += "</tr></thead><tbody>"
         for file in report.resultFiles {

@@ -11,7 +11,7 @@ enum ReportWording {
     static func plainLabel(_ outcome: RecordOutcome) -> String {
         switch outcome {
         case .delivered: return "Accepted by Apple"
-        case .prune: return "Devices no longer reachable (app removed or token invalid)"
+        case .prune: return "Devices no longer reachable (app removed, or the phone no longer registered)"
         case .retryable: return "Not accepted yet, can be sent again"
         case .inDoubt: return "Answer lost: may have arrived"
         case .inputError: return "Not sendable: problem in the campaign data"
