@@ -31,7 +31,7 @@ public struct APNSBulkCommand: ParsableCommand {
             // Only a command line that did not parse is checked for a near miss: the check reads every command's
             // help, which a run that parsed never pays for.
             if exitCode(for: error) != .success, let mistake = CommandLineSpelling.apnsBulk.mistake(in: arguments) {
-                StandardStream.error("apns-bulk: error: \(mistake)\n")
+                StandardStream.error(message: mistake)
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
             finish(with: error)
@@ -62,13 +62,12 @@ public struct APNSBulkCommand: ParsableCommand {
     static func errorMessage(for error: any Error) -> String {
         let lines = fullMessage(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard var message = lines.first else { return "" }
-        if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
         if let see = lines.first(where: { $0.hasPrefix("See '") && $0.contains("--help'") }),
            let help = see.split(separator: "'").dropFirst().first {
             if message.hasSuffix(".") { message.removeLast() }
             message += "; see '\(help)'"
         }
-        return "apns-bulk: error: " + message
+        return StandardStream.errorLine(message)
     }
 
     /// The help screen `error` asks for (`--help`, `help <command>`), wrapped to `columns` (the terminal's width

@@ -108,7 +108,7 @@ struct AuthenticationOptions: ParsableArguments {
             }
             if pair.keyIsInChainFile {
                 let note = "apns-bulk: using the private key in \(pair.keyPath) (\(pair.privateKey.algorithm)) for its certificate \(pair.chain.leaf.label)\n"
-                FileHandle.standardError.write(Data(note.utf8))
+                StandardStream.error(note)
             }
             return (.certificate, .pemFiles(certificateChainPath: pair.chainPath, privateKeyPath: pair.keyPath))
         }

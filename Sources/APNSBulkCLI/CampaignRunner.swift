@@ -103,7 +103,7 @@ enum CampaignRunner {
             try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
         }
         if let error = outcome.error {
-            StandardStream.error("apns-bulk: error: \(PrintableText.escaping(String(describing: error)))\n")
+            StandardStream.error(message: String(describing: error))
             // With the results on standard output nothing is kept to continue from: running again would send the
             // campaign again, so this needs a person (4), not a scheduler's retry (1).
             throw (options.resultsPath == "-" ? ExitStatus.stoppedEarly : ExitStatus.failure).code
@@ -115,7 +115,7 @@ enum CampaignRunner {
     /// Prints a start-up failure as its one line and returns the exit status it ends with (64 for a command line
     /// wrong for its files, else 1): the one rule of `send`, `replay` and `validate`.
     static func startFailure(_ error: PipelineError) -> ExitCode {
-        StandardStream.error("apns-bulk: error: \(error)\n")
+        StandardStream.error(message: "\(error)")
         return (error.kind.isUsageError ? ExitStatus.usage : ExitStatus.failure).code
     }
 

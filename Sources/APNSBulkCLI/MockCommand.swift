@@ -164,7 +164,7 @@ struct MockCommand: ParsableCommand {
                 initialLimitEnforcement: strictInitialStreams ? .immediately : .onceAcknowledged
             )
         } catch {
-            Self.log("apns-bulk: error: \(error)")
+            Self.log(StandardStream.errorLine("\(error)"))
             throw ExitStatus.failure.code
         }
         do {
@@ -172,7 +172,7 @@ struct MockCommand: ParsableCommand {
             if let portFile { try Self.writeAtomically("\(server.port)\n", to: portFile) }
         } catch {
             server.stop()
-            Self.log("apns-bulk: error: \(error)")
+            Self.log(StandardStream.errorLine("\(error)"))
             throw ExitStatus.failure.code
         }
         Self.log("apns-bulk mock listening on \(server.url)")
@@ -183,7 +183,7 @@ struct MockCommand: ParsableCommand {
             do {
                 try Self.writeAtomically(counters.json + "\n", to: countersFile)
             } catch {
-                Self.log("apns-bulk: error: cannot write --counters \(countersFile): \(error)")
+                Self.log(StandardStream.errorLine("cannot write --counters \(countersFile): \(error)"))
                 throw ExitStatus.failure.code
             }
         }
@@ -209,7 +209,7 @@ struct MockCommand: ParsableCommand {
     }
 
     static func log(_ line: String, newline: Bool = true) {
-        FileHandle.standardError.write(Data((newline ? line + "\n" : line).utf8))
+        StandardStream.error(newline ? line + "\n" : line)
     }
 
     /// Writes through a temporary file and a rename, so a script polling for the file never reads half of it; a
@@ -276,7 +276,7 @@ extension MockCommand {
         if keyIDs.isEmpty && clientCA == nil {
             throw ValidationError("""
                 Give the keys whose tokens to accept (--key-id, --team-id and --key or --public-key), or \
-                --client-ca for certificate-based trust. The sample TEST key: --key samples/keys/AuthKey_TEST123456.p8 \
+                --client-ca for certificate-based trust; the sample TEST key: --key samples/keys/AuthKey_TEST123456.p8 \
                 --key-id TEST123456 --team-id TEAMID1234
                 """)
         }

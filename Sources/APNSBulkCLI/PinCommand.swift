@@ -47,7 +47,8 @@ struct PinCommand: ParsableCommand {
                     print(quiet ? certificate.spkiPin.base64 : "\(certificate.spkiPin)  \(file)#\(index + 1) \(certificate.label)")
                 }
             } catch {
-                StandardStream.error("apns-bulk: error: \(file): \(error)\n")
+                let text = "\(error)"
+                StandardStream.error(message: text.contains(file) ? text : "\(file): \(text)")
                 failed = true
             }
         }

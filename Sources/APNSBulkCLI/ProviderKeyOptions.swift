@@ -29,12 +29,9 @@ struct ProviderKeyOptions: ParsableArguments {
     func checkIdentifiers() throws {
         guard let keyID else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
         guard let teamID else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
-        do {
-            try ProviderIdentifier.validateKeyID(keyID)
-            try ProviderIdentifier.validateTeamID(teamID)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        // The option named in front, as every error does: "--key-id: invalid key id: …".
+        do { try ProviderIdentifier.validateKeyID(keyID) } catch { throw ValidationError("--key-id: \(error.description)") }
+        do { try ProviderIdentifier.validateTeamID(teamID) } catch { throw ValidationError("--team-id: \(error.description)") }
     }
 
     /// Signs with the key file for the two ids (after `applyEnvironment`); a missing or wrong key file throws its

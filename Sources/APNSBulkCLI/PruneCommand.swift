@@ -76,15 +76,15 @@ struct PruneCommand: ParsableCommand {
         } else {
             try PruneList.write(entries, format: outputFormat, to: StandardOutputSink())
         }
-        for torn in list.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
+        for torn in list.tornLines { StandardStream.error("apns-bulk: skipped a torn last line: \(torn)\n") }
         for path in resultFiles {
             if let manifest = try? CampaignManifest.read(forResults: path), manifest.isStopped {
                 let line = "apns-bulk: \(path) stopped early (\(manifest.stoppedEarly ?? "")): the list holds the tokens "
                     + "answered before the stop; its own command, the cause fixed, continues it: \(manifest.command)"
-                FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
+                StandardStream.error(PrintableText.escaping(line) + "\n")
             }
             guard let run = UnfinishedRun.find(resultsPath: path) else { continue }
-            FileHandle.standardError.write(Data("apns-bulk: the list holds the tokens answered so far; \(run.message)\n".utf8))
+            StandardStream.error("apns-bulk: the list holds the tokens answered so far; \(run.message)\n")
         }
         if list.heldBack > 0 {
             let what = includeUnconfirmed ? "listed, as --include-unconfirmed asks," : "held back"
@@ -92,9 +92,9 @@ struct PruneCommand: ParsableCommand {
                 + "nothing confirmed: no token of their topic was delivered or answered 410 in their result file, so the "
                 + "endpoint (environment) or the topic may have been wrong, not the tokens"
                 + (includeUnconfirmed ? "\n" : "; --include-unconfirmed lists them\n")
-            FileHandle.standardError.write(Data(line.utf8))
+            StandardStream.error(line)
         }
-        FileHandle.standardError.write(Data((CountedNoun.text(entries.count, "token") + " to prune\n").utf8))
+        StandardStream.error(CountedNoun.text(entries.count, "token") + " to prune\n")
     }
 }
 
@@ -103,6 +103,8 @@ struct PruneCommand: ParsableCommand {
 /// Standard output as a `ByteSink`, for commands that print data (`prune`).
 final class StandardOutputSink: ByteSink {
     func write(_ bytes: [UInt8], count: Int) throws(PipelineError) {
-        FileHandle.standardOutput.write(Data(bytes[0..<count]))
+        guard StandardStream.output(bytes: bytes[0..<count]) else {
+            throw PipelineError(.writeFailed, "standard output: the program reading it has closed it")
+        }
     }
 }

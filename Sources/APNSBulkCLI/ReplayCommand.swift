@@ -135,8 +135,7 @@ struct ReplayCommand: ParsableCommand {
     private func replayedFiles() -> [String] {
         resultFiles.filter { path in
             guard isOwnResults(path) else { return true }
-            FileHandle.standardError.write(Data(
-                "apns-bulk: \(PrintableText.escaping(path)) is this replay's own result file: left out of its inputs\n".utf8))
+            StandardStream.error("apns-bulk: \(PrintableText.escaping(path)) is this replay's own result file: left out of its inputs\n")
             return false
         }
     }

@@ -70,21 +70,21 @@ struct ReportCommand: ParsableCommand {
             report.connectionArguments = ConnectionWords.words(forResults: resultFiles)
             for path in summaries { try report.addSummary(atPath: path) }
         } catch {
-            FileHandle.standardError.write(Data("apns-bulk: error: \(error)\n".utf8))
+            StandardStream.error(message: "\(error)")
             throw ExitStatus.failure.code
         }
         try Self.write(report, html: html, json: json, title: title)
-        for torn in report.tornLines { FileHandle.standardError.write(Data("apns-bulk: skipped a torn last line: \(torn)\n".utf8)) }
-        for run in report.unfinished { FileHandle.standardError.write(Data("apns-bulk: \(run.message)\n".utf8)) }
+        for torn in report.tornLines { StandardStream.error("apns-bulk: skipped a torn last line: \(torn)\n") }
+        for run in report.unfinished { StandardStream.error("apns-bulk: \(run.message)\n") }
         for run in report.stopped {
             let line = "apns-bulk: \(run.resultsPath) stopped early (\(run.why)); \(run.advice): \(run.command)"
-            FileHandle.standardError.write(Data((PrintableText.escaping(line) + "\n").utf8))
+            StandardStream.error(PrintableText.escaping(line) + "\n")
         }
         var line = CountedNoun.text(report.records, "record") + ", \(report.count(.delivered)) delivered, "
             + CountedNoun.text(report.tokensToPrune, "token") + " to prune, "
         line += "\(report.replayableTotal) to replay"
         if let path = html { line += "; report: \(path)" }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        StandardStream.error(line + "\n")
     }
 
     /// The report of a run that just ended (`send --report`, `replay --report`).
@@ -95,7 +95,7 @@ struct ReportCommand: ParsableCommand {
             report.stopped = StopHint.stoppedRuns(resultPaths: resultPaths)
             report.connectionArguments = ConnectionWords.words(forResults: resultPaths)
         } catch {
-            FileHandle.standardError.write(Data("apns-bulk: error: cannot write the report: \(error)\n".utf8))
+            StandardStream.error(message: "cannot write the report: \(error)")
             throw ExitStatus.failure.code
         }
         for timeline in timelines where !timeline.samples.isEmpty { report.add(timeline) }
@@ -114,7 +114,7 @@ struct ReportCommand: ParsableCommand {
                 try Data(report.json()).write(to: URL(fileURLWithPath: json))
             }
         } catch {
-            StandardStream.error("apns-bulk: error: cannot write the report \(path): \(error.localizedDescription)\n")
+            StandardStream.error(message: "cannot write the report \(path): \(error.localizedDescription)")
             throw ExitStatus.failure.code
         }
     }

@@ -80,18 +80,18 @@ struct ValidateCommand: ParsableCommand {
                 let line = "\(path):\(key.line): \(error.code.rawValue): \(error.detail)"
                 report += PrintableText.escaping(line) + "\n"
                 if report.utf8.count > Self.reportFlushBytes {
-                    FileHandle.standardOutput.write(Data(report.utf8))
+                    StandardStream.output(report)
                     report = ""
                 }
             }
         })
         let duplicateCount = try duplicates.finish(progress: reader.readProgress)
-        FileHandle.standardOutput.write(Data(report.utf8))
+        StandardStream.output(report)
         try writer?.flush()
         var summary = CountedNoun.text(valid + invalid, "record") + ": \(valid) valid, \(invalid) invalid, "
             + CountedNoun.text(duplicateCount, "duplicate")
         if reader.recordsInOtherShards > 0 { summary += ", \(reader.recordsInOtherShards) in other shards" }
-        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        StandardStream.error(summary + "\n")
         if invalid > 0 { throw ExitStatus.invalidRecords.code }
     }
 }

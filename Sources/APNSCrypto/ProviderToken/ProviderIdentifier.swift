@@ -29,7 +29,7 @@ public enum ProviderIdentifier {
     }
 
     private static func problem(with value: String) -> String? {
-        guard value.count == length else { return "has \(value.count) characters" }
+        guard value.count == length else { return "has \(value.count) character\(value.count == 1 ? "" : "s")" }
         guard value.utf8.count == length, value.utf8.allSatisfy(isASCIIAlphanumeric) else {
             return "has a character that is not an ASCII letter or digit"
         }

@@ -18,7 +18,8 @@ public struct PipelineError: KindedError, Hashable, Sendable {
     /// control characters escaped, `PrintableText`).
     public let detail: String
 
-    init(_ kind: Kind, _ detail: String) {
+    /// A failure of `kind`; `detail` is escaped for a terminal.
+    public init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = PrintableText.escaping(detail)
     }
