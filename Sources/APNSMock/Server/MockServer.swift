@@ -63,6 +63,9 @@ public final class MockServer: Sendable {
         let startup = MockServerStartup()
         let lifecycle = MockServerLifecycle()
         let thread = Thread {
+            // Runs last, after the loop and the listener declared below are released: `stop()` returns only once
+            // the thread holds nothing, so a process that exits right after it leaks nothing (LeakSanitizer).
+            defer { lifecycle.exited() }
             let loop: EventLoop
             let listener: MockListener
             do throws(TransportError) {
@@ -282,22 +285,26 @@ final class MockServerStartup: Sendable {
 /// passes once the thread has finished.
 final class MockServerLifecycle: Sendable {
     private let final = Mutex<MockCounters?>(nil)
-    private let finished = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
 
-    /// The final counters, once the thread has finished.
+    /// The final counters, once the loop has stopped.
     var finalCounters: MockCounters? { final.withLock { $0 } }
 
+    /// The loop has stopped with these counters (the thread is still releasing what it held).
     func finish(_ counters: MockCounters) {
         final.withLock { $0 = counters }
-        finished.signal()
     }
 
-    /// Blocks until the thread has finished; returns the final counters.
+    /// The thread's last step: everything it held is released.
+    func exited() {
+        ended.signal()
+    }
+
+    /// Blocks until the thread has ended; returns the final counters.
     @discardableResult
     func waitUntilFinished() -> MockCounters {
-        if let counters = finalCounters { return counters }
-        finished.wait()
-        finished.signal()  // let the next waiter through too
+        ended.wait()
+        ended.signal()  // let the next waiter through too
         return finalCounters ?? MockCounters()
     }
 }
