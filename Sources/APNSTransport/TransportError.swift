@@ -18,9 +18,8 @@ public struct TransportError: KindedError, Hashable, Sendable {
         self.detail = detail
     }
 
-    /// Whether trying again (on a new connection, later) can help. Pin, certificate, hostname, client
-    /// certificate, refused-handshake (TLS version, cipher suite), ALPN, provider-token and configuration
-    /// failures will not go away by retrying; the pool should stop and report them.
+    /// Whether trying again (on a new connection, later) can help: not for the kinds in `Kind.permanent`, which
+    /// the pool stops on and reports.
     public var isRetryable: Bool { !Kind.permanent.contains(kind) }
 }
 
@@ -51,10 +50,14 @@ extension ErrorKind where Owner == TransportError {
     /// We closed the connection ourselves (the pool shut down) before every answer arrived.
     public static let shutdown = Self("closed at shutdown")
 
-    /// The kinds that trying again cannot mend.
+    /// The kinds that trying again cannot mend: the one list, read by `isRetryable` and by the connection pool,
+    /// which ends on one of them when it closes a connection before the server spoke. The server's identity or
+    /// protocol is wrong (certificate, host name, pins, ALPN), or ours is (configuration, client certificate), the
+    /// server or the proxy refused us (TLS version, cipher suite, CONNECT), APNs rejects fresh tokens (the clock),
+    /// or the loop or the pool is gone.
     static let permanent: Set<Self> = [
         .pinMismatch, .certificateVerifyFailed, .hostnameMismatch, .clientCertificateRejected, .alpnNotH2,
-        .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected, .shutdown,
+        .invalidConfiguration, .eventLoopClosed, .handshakeRefused, .providerTokenRejected, .shutdown, .proxyRefused,
     ]
 }
 

@@ -150,3 +150,26 @@ struct PoolGiveUpRuleTests {
         #expect(simulation.pool.machine.activeConnectionCount == 1, "not back at \(simulation.pool.now) s")
     }
 }
+
+/// The transport's one list of errors no reconnect can cure (`TransportError.Kind.permanent`) is the pool's:
+/// each of them ends the pool, the others are retried.
+@Suite("permanent transport errors: one list")
+struct PermanentTransportErrorTests {
+    @Test("the pool's rule and isRetryable agree on every kind; a proxy's refusal is permanent, a refused connect is not")
+    func oneList() {
+        let kinds: [TransportError.Kind] = [
+            .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .certificateVerifyFailed,
+            .hostnameMismatch, .clientCertificateRejected, .pinMismatch, .alpnNotH2, .proxyRefused, .proxyProtocolError,
+            .closedByPeer, .connectionReset, .timeout, .tlsFailure, .invalidConfiguration, .systemCallFailed,
+            .eventLoopClosed, .http2ProtocolError, .handshakeRefused, .providerTokenRejected, .shutdown,
+        ]
+        for kind in kinds {
+            let error = TransportError(kind, "detail")
+            #expect(ConnectionPoolStateMachine.isPermanent(error) == !error.isRetryable, "\(kind)")
+            #expect(error.isRetryable == !TransportError.Kind.permanent.contains(kind), "\(kind)")
+        }
+        #expect(ConnectionPoolStateMachine.isPermanent(TransportError(.proxyRefused, "403")))
+        #expect(!ConnectionPoolStateMachine.isPermanent(TransportError(.connectionRefused, "refused")))
+        #expect(TransportError.Kind.permanent.count == 11)
+    }
+}

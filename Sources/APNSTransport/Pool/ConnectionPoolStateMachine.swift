@@ -170,7 +170,7 @@ struct ConnectionPoolStateMachine {
     ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
     ///   - roomPerRequestInFlight: the room kept per request in flight (`widenIfNeeded`).
     init(maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
-         roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double = 30,
+         roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double,
          random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         let maximum = max(1, maximumConnections)
         let initial = min(maximum, max(1, initialConnections ?? maximum))
@@ -590,15 +590,8 @@ extension ConnectionPoolStateMachine {
     }
 
     /// Errors a reconnect cannot cure, when they end a connection before the server's HTTP/2 preface: the
-    /// server's identity or protocol is wrong, or ours is, or the server refused the handshake (TLS version,
-    /// cipher suite, our certificate; with TLS 1.3 that alert arrives right after our side of the handshake).
+    /// transport's one list of them (`TransportError.isRetryable`, `TransportError.Kind.permanent`).
     static func isPermanent(_ error: TransportError) -> Bool {
-        switch error.kind {
-        case .certificateVerifyFailed, .hostnameMismatch, .pinMismatch, .alpnNotH2, .invalidConfiguration, .proxyRefused,
-             .handshakeRefused, .clientCertificateRejected:
-            return true
-        default:
-            return false
-        }
+        !error.isRetryable
     }
 }
