@@ -31,7 +31,7 @@ let package = Package(
         .library(name: "APNSBulk", targets: ["APNSBulk"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(
@@ -68,7 +68,8 @@ let package = Package(
         .executableTarget(name: "apns-bulk", dependencies: ["APNSBulkCLI"]),
         .testTarget(name: "APNSCoreTests", dependencies: ["APNSCore"]),
         .testTarget(name: "APNSCryptoTests", dependencies: ["APNSCore", "APNSCrypto"]),
-        .testTarget(name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]),
+        .testTarget(
+            name: "APNSTransportTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport"]),
         .testTarget(
             name: "APNSMockTests", dependencies: ["APNSCore", "APNSCrypto", "APNSHTTP2", "APNSTransport", "APNSMock"]
         ),
@@ -112,10 +113,11 @@ if Context.environment["APNS_BULK_FUZZ"] == "1" {
         ("KeptFields", ["APNSCore", "APNSPipeline"]),
     ]
     for target in fuzzTargets {
-        package.targets.append(.executableTarget(
-            name: "Fuzz\(target.name)", dependencies: target.dependencies + ["FuzzDriver"],
-            path: "Tests/Fuzz/\(target.name)", exclude: ["corpus"]
-        ))
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(target.name)", dependencies: target.dependencies + ["FuzzDriver"],
+                path: "Tests/Fuzz/\(target.name)", exclude: ["corpus"]
+            ))
         package.products.append(.executable(name: "Fuzz\(target.name)", targets: ["Fuzz\(target.name)"]))
     }
 }

@@ -135,6 +135,8 @@ step "install promtool, node_exporter and the Pushgateway" install_metrics_tools
 step "install bash-completion, zsh, fish and tmux" install_shells
 step "install postgresql and sqlite3" install_database_tools
 step "install iproute2" install_namespace_tools
+step "formatted as .swift-format says (swift format lint --strict)" \
+    swift format lint --strict --recursive --parallel Sources Tests Package.swift samples/library
 step "build" swift build --build-tests
 step "unsafe code only in scripts/unsafe-allowed.txt's files (and the check caught on probes)" bash scripts/check-unsafe.sh --self-test
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"

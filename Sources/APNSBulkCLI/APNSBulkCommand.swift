@@ -63,7 +63,8 @@ public struct APNSBulkCommand: ParsableCommand {
         let lines = fullMessage(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard var message = lines.first else { return "" }
         if let see = lines.first(where: { $0.hasPrefix("See '") && $0.contains("--help'") }),
-           let help = see.split(separator: "'").dropFirst().first {
+            let help = see.split(separator: "'").dropFirst().first
+        {
             if message.hasSuffix(".") { message.removeLast() }
             message += "; see '\(help)'"
         }

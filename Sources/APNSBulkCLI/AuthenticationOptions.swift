@@ -7,26 +7,38 @@ import Foundation
 struct AuthenticationOptions: ParsableArguments {
     @OptionGroup var providerKey: ProviderKeyOptions
 
-    @Option(name: .customLong("topic-key"), help: ArgumentHelp(
-        "A provider key for one app's topics: BUNDLE-ID=FILE,key-id=ID,team-id=ID; repeatable. --key signs the rest.",
-        valueName: "bundle-id=file,key-id=id,team-id=id"))
+    @Option(
+        name: .customLong("topic-key"),
+        help: ArgumentHelp(
+            "A provider key for one app's topics: BUNDLE-ID=FILE,key-id=ID,team-id=ID; repeatable. --key signs the rest.",
+            valueName: "bundle-id=file,key-id=id,team-id=id"))
     var topicKeys: [String] = []
 
-    @Option(name: .customLong("token-refresh"), parsing: .unconditional, help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
+    @Option(
+        name: .customLong("token-refresh"), parsing: .unconditional,
+        help: ArgumentHelp("Minutes between provider-token re-signs, 20 to 60.", valueName: "minutes"))
     var tokenRefreshMinutes: Int = 50
 
-    @Option(name: .customLong("cert"), help: ArgumentHelp(
-        "Client certificate chain (PEM) for certificate-based trust; may hold the private key too.", valueName: "file"),
+    @Option(
+        name: .customLong("cert"),
+        help: ArgumentHelp(
+            "Client certificate chain (PEM) for certificate-based trust; may hold the private key too.",
+            valueName: "file"),
         completion: ValueCompletion.pemCertificates)
     var certificateFile: String?
 
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp(
-        "The client certificate's private key (PEM), when it is not in the --cert file.", valueName: "file"),
+    @Option(
+        name: .customLong("cert-key"),
+        help: ArgumentHelp(
+            "The client certificate's private key (PEM), when it is not in the --cert file.", valueName: "file"),
         completion: ValueCompletion.pemPrivateKey)
     var certificateKeyFile: String?
 
-    @Option(name: .customLong("p12"), help: ArgumentHelp("Client certificate and key as PKCS#12; its password comes from APNS_P12_PASSWORD.", valueName: "file"),
-            completion: ValueCompletion.pkcs12)
+    @Option(
+        name: .customLong("p12"),
+        help: ArgumentHelp(
+            "Client certificate and key as PKCS#12; its password comes from APNS_P12_PASSWORD.", valueName: "file"),
+        completion: ValueCompletion.pkcs12)
     var pkcs12File: String?
 
     mutating func validate() throws {
@@ -37,24 +49,34 @@ struct AuthenticationOptions: ParsableArguments {
         if certificate {
             if let keyOnCommandLine, let certificateFile, certificateKeyFile == nil {
                 // curl's habit (--cert c.pem --key k.pem): here --key is the .p8 key of token-based trust.
-                throw ValidationError("--key is the .p8 key of token-based trust; a client certificate's private key "
-                    + "goes in --cert-key: --cert \(certificateFile) --cert-key \(keyOnCommandLine)")
+                throw ValidationError(
+                    "--key is the .p8 key of token-based trust; a client certificate's private key "
+                        + "goes in --cert-key: --cert \(certificateFile) --cert-key \(keyOnCommandLine)")
             }
             guard topicKeys.isEmpty else {
-                throw ValidationError("--topic-key is for token-based trust: use either it (with or without --key) or a client certificate.")
+                throw ValidationError(
+                    "--topic-key is for token-based trust: use either it (with or without --key) or a client certificate."
+                )
             }
             guard providerKey.keyFile == nil else {
                 let why = keyOnCommandLine == nil ? " (APNS_KEY_FILE is set: unset it to use the certificate)" : ""
                 throw ValidationError("Use either --key (token-based trust) or a client certificate, not both\(why).")
             }
-            guard (certificateFile == nil) != (pkcs12File == nil) else { throw ValidationError("Use either --cert [--cert-key] or --p12.") }
-            if certificateKeyFile != nil, certificateFile == nil { throw ValidationError("--cert-key goes with --cert.") }
+            guard (certificateFile == nil) != (pkcs12File == nil) else {
+                throw ValidationError("Use either --cert [--cert-key] or --p12.")
+            }
+            if certificateKeyFile != nil, certificateFile == nil {
+                throw ValidationError("--cert-key goes with --cert.")
+            }
             return
         }
         guard providerKey.keyFile != nil || !topicKeys.isEmpty else {
-            throw ValidationError("Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert [--cert-key] or --p12.")
+            throw ValidationError(
+                "Missing credentials: --key/--key-id/--team-id (token-based trust) or --cert [--cert-key] or --p12.")
         }
-        guard (20...60).contains(tokenRefreshMinutes) else { throw ValidationError("--token-refresh must be 20 to 60 minutes.") }
+        guard (20...60).contains(tokenRefreshMinutes) else {
+            throw ValidationError("--token-refresh must be 20 to 60 minutes.")
+        }
         if providerKey.keyFile != nil {
             guard providerKey.keyID != nil else { throw ValidationError("Missing --key-id <id> (or APNS_KEY_ID).") }
             guard providerKey.teamID != nil else { throw ValidationError("Missing --team-id <id> (or APNS_TEAM_ID).") }
@@ -93,7 +115,8 @@ struct AuthenticationOptions: ParsableArguments {
     /// starts (exit status 1), naming the file.
     func resolveKeys(_ set: ProviderKeySet) throws -> [APNSClientConfiguration.Authentication] {
         try set.keys.map { key in
-            let signer = try ProviderTokenSigner(key: ProviderKey(contentsOfFile: key.file), keyID: key.keyID, teamID: key.teamID)
+            let signer = try ProviderTokenSigner(
+                key: ProviderKey(contentsOfFile: key.file), keyID: key.keyID, teamID: key.teamID)
             return .providerToken(signer, refreshIntervalSeconds: Int64(tokenRefreshMinutes) * 60)
         }
     }
@@ -107,7 +130,8 @@ struct AuthenticationOptions: ParsableArguments {
                 try CertificateKeyPair(chainPath: certificateFile, keyPath: certificateKeyFile)
             }
             if pair.keyIsInChainFile {
-                let note = "apns-bulk: using the private key in \(pair.keyPath) (\(pair.privateKey.algorithm)) for its certificate \(pair.chain.leaf.label)\n"
+                let note =
+                    "apns-bulk: using the private key in \(pair.keyPath) (\(pair.privateKey.algorithm)) for its certificate \(pair.chain.leaf.label)\n"
                 StandardStream.error(note)
             }
             return (.certificate, .pemFiles(certificateChainPath: pair.chainPath, privateKeyPath: pair.keyPath))

@@ -5,54 +5,78 @@ import ArgumentParser
 /// What the records of a campaign default to, and how to read them: topic, push type, priority, expiration,
 /// collapse id, template, CSV token column and delimiter, record length, shard.
 struct CampaignOptions: ParsableArguments {
-    @Option(name: .customLong("topic"), help: ArgumentHelp(
-        "Default apns-topic: the bundle id (plus the suffix the push type needs) (or APNS_TOPIC).", valueName: "topic"))
+    @Option(
+        name: .customLong("topic"),
+        help: ArgumentHelp(
+            "Default apns-topic: the bundle id (plus the suffix the push type needs) (or APNS_TOPIC).",
+            valueName: "topic"))
     var topic: String?
 
-    @Option(name: .customLong("push-type"), help: ArgumentHelp("Default apns-push-type.", valueName: "type"),
-            completion: ValueCompletion.pushTypes)
+    @Option(
+        name: .customLong("push-type"), help: ArgumentHelp("Default apns-push-type.", valueName: "type"),
+        completion: ValueCompletion.pushTypes)
     var pushType: String = "alert"
 
-    @Option(name: .customLong("priority"), help: ArgumentHelp("Default apns-priority: 10, 5 or 1.", valueName: "n"),
-            completion: ValueCompletion.priorities)
+    @Option(
+        name: .customLong("priority"), help: ArgumentHelp("Default apns-priority: 10, 5 or 1.", valueName: "n"),
+        completion: ValueCompletion.priorities)
     var priority: String?
 
-    @Option(name: .customLong("expiration"), help: ArgumentHelp("Default apns-expiration: epoch seconds (0: deliver once), or a duration after the record's first send (30m, 24h, 7d, 1h30m).", valueName: "when"))
+    @Option(
+        name: .customLong("expiration"),
+        help: ArgumentHelp(
+            "Default apns-expiration: epoch seconds (0: deliver once), or a duration after the record's first send (30m, 24h, 7d, 1h30m).",
+            valueName: "when"))
     var expiration: String?
 
-    @Option(name: .customLong("collapse-id"), help: ArgumentHelp("Default apns-collapse-id (at most 64 bytes).", valueName: "id"))
+    @Option(
+        name: .customLong("collapse-id"),
+        help: ArgumentHelp("Default apns-collapse-id (at most 64 bytes).", valueName: "id"))
     var collapseID: String?
 
-    @Option(name: .customLong("template"), help: ArgumentHelp(
-        "Payload template: {{column}} placeholders filled from CSV rows or NDJSON \"vars\".", valueName: "file"),
+    @Option(
+        name: .customLong("template"),
+        help: ArgumentHelp(
+            "Payload template: {{column}} placeholders filled from CSV rows or NDJSON \"vars\".", valueName: "file"),
         completion: ValueCompletion.json)
     var template: String?
 
-    @Option(name: .customLong("input-format"), help: ArgumentHelp(
-        "ndjson or csv: the format of every input, whatever its name (default: by name, .csv, .tsv and their .gz are "
-            + "CSV, the rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
+    @Option(
+        name: .customLong("input-format"),
+        help: ArgumentHelp(
+            "ndjson or csv: the format of every input, whatever its name (default: by name, .csv, .tsv and their .gz are "
+                + "CSV, the rest and standard input NDJSON). For CSV read from - or <(...).", valueName: "format"),
         completion: ValueCompletion.inputFormats)
     var inputFormat: String?
 
     @Option(name: .customLong("token-column"), help: "The CSV column that holds the device token.")
     var tokenColumn: String = "token"
 
-    @Option(name: .customLong("csv-delimiter"), help: ArgumentHelp(
-        "The CSV delimiter: ',', ';' or tab (also \\t). Default: detected per file from its header row.",
-        valueName: "char"))
+    @Option(
+        name: .customLong("csv-delimiter"),
+        help: ArgumentHelp(
+            "The CSV delimiter: ',', ';' or tab (also \\t). Default: detected per file from its header row.",
+            valueName: "char"))
     var csvDelimiter: String?
 
-    @Option(name: .customLong("max-record-bytes"), parsing: .unconditional, help: "The longest NDJSON line or CSV record accepted.")
+    @Option(
+        name: .customLong("max-record-bytes"), parsing: .unconditional,
+        help: "The longest NDJSON line or CSV record accepted.")
     var maximumRecordBytes: Int = CampaignReaderOptions.defaultMaximumRecordLength
 
-    @Option(name: .customLong("keep"), help: ArgumentHelp(
-        "Copy these NDJSON members or CSV columns (e.g. user_id,device_id) into every result line and prune row of "
-            + "their record, to join them back to your rows; a CSV header without one is refused.",
-        valueName: "field,..."))
+    @Option(
+        name: .customLong("keep"),
+        help: ArgumentHelp(
+            "Copy these NDJSON members or CSV columns (e.g. user_id,device_id) into every result line and prune row of "
+                + "their record, to join them back to your rows; a CSV header without one is refused.",
+            valueName: "field,..."))
     var keep: String?
 
-    @Option(name: .customLong("shard"), help: ArgumentHelp(
-        "Handle only shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable hash of the token decides.", valueName: "K/N"))
+    @Option(
+        name: .customLong("shard"),
+        help: ArgumentHelp(
+            "Handle only shard K of N (0-based K, e.g. $JOB_COMPLETION_INDEX/4): a stable hash of the token decides.",
+            valueName: "K/N"))
     var shard: String?
 
     mutating func validate() throws {
@@ -62,7 +86,8 @@ struct CampaignOptions: ParsableArguments {
             throw ValidationError("--input-format must be ndjson or csv.")
         }
         if let csvDelimiter, CSVDelimiter(option: csvDelimiter) == nil {
-            throw ValidationError("--csv-delimiter must be ',', ';' or tab (or \\t), not '\(PrintableText.escaping(csvDelimiter))'.")
+            throw ValidationError(
+                "--csv-delimiter must be ',', ';' or tab (or \\t), not '\(PrintableText.escaping(csvDelimiter))'.")
         }
         _ = try defaultsAndShard()
         _ = try keptFields()
@@ -84,7 +109,9 @@ struct CampaignOptions: ParsableArguments {
         let (defaults, shard) = try defaultsAndShard()
         var options = CampaignReaderOptions(
             defaults: defaults,
-            template: try template.map { path in try OptionFileError.reading("--template") { try PayloadTemplate(contentsOfFile: path) } },
+            template: try template.map { path in
+                try OptionFileError.reading("--template") { try PayloadTemplate(contentsOfFile: path) }
+            },
             shard: shard, maximumRecordLength: maximumRecordBytes, tokenColumn: tokenColumn)
         options.keep = try keptFields()
         options.csvDelimiter = csvDelimiter.flatMap(CSVDelimiter.init(option:))
@@ -142,7 +169,8 @@ struct CampaignOptions: ParsableArguments {
         settings["--keep"] = try keptFields()?.optionValue
         if let template { settings["--template"] = try CampaignIdentity.Input.reading(template).fingerprint }
         if delivery.allowDuplicates { settings["--allow-duplicates"] = "" }
-        return CampaignIdentity(command: "send", inputs: try files.map(CampaignIdentity.Input.reading), settings: settings)
+        return CampaignIdentity(
+            command: "send", inputs: try files.map(CampaignIdentity.Input.reading), settings: settings)
     }
 
     /// The inputs, with `-` for standard input, in `--input-format` when given, else in the format their names say.

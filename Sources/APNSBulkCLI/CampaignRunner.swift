@@ -32,22 +32,31 @@ enum CampaignRunner {
             campaign: output.metricsLabel ?? CampaignMetrics.campaign(forResults: options.resultsPath),
             shard: shard.count > 1 ? shard.description : "all")
         let pusher = try output.pushgateway.target().map {
-            MetricsPusher(target: $0, campaign: metrics.campaign, shard: metrics.shard, interval: try output.pushgateway.pushInterval())
+            MetricsPusher(
+                target: $0, campaign: metrics.campaign, shard: metrics.shard,
+                interval: try output.pushgateway.pushInterval())
         }
         let outcome: SendRun.Outcome
         defer { printer.endLiveDisplay() }  // every way out erases the live lines (the normal one does it below)
         do {
             outcome = try withExtendedLifetime(watcher) {
-                try body(options, { try EventLoopSendEngine(
-                    configurations: clients.configurations, labels: clients.labels, routes: clients.routes, signals: stop) }, { summary, inFlight in
-                    printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
-                    timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
-                    pusher?.pushDuringRun(now: Date().timeIntervalSince1970) {
-                        metrics.text(summary, now: Date().timeIntervalSince1970, lastSuccess: nil, inProgress: true)
-                    }
-                }, { start, answered in
-                    announce(start, answered: answered, resultsPath: options.resultsPath)
-                })
+                try body(
+                    options,
+                    {
+                        try EventLoopSendEngine(
+                            configurations: clients.configurations, labels: clients.labels, routes: clients.routes,
+                            signals: stop)
+                    },
+                    { summary, inFlight in
+                        printer.update(summary, inFlight: inFlight, window: summary.inFlightWindow)
+                        timeline.record(summary, inFlight: inFlight, window: summary.inFlightWindow)
+                        pusher?.pushDuringRun(now: Date().timeIntervalSince1970) {
+                            metrics.text(summary, now: Date().timeIntervalSince1970, lastSuccess: nil, inProgress: true)
+                        }
+                    },
+                    { start, answered in
+                        announce(start, answered: answered, resultsPath: options.resultsPath)
+                    })
             }
         } catch let error as PipelineError {
             // A start-up failure: one line, no summary (nothing was sent, no file was created).
@@ -61,7 +70,8 @@ enum CampaignRunner {
         }
         if outcome.failedStart, case .stoppedEarly(let why) = summary.ending {
             // Nothing reached APNs and no file was kept: one error line, and how to fix it.
-            let line = "apns-bulk: error: stopped before any request reached APNs: \(why); nothing was sent and no file "
+            let line =
+                "apns-bulk: error: stopped before any request reached APNs: \(why); nothing was sent and no file "
                 + "was kept, so the corrected command simply runs"
             StandardStream.error(PrintableText.escaping(line) + "\n")
             if let fix = hint?.line(forStop: why, failedStart: true) {
@@ -81,26 +91,32 @@ enum CampaignRunner {
             return path
         }
         if let path = wanted(output.summary) {
-            let json = timeline.timeline.inserted(intoSummaryJSON: summary.json(connections: clients.primary.maximumConnections * clients.configurations.count))
+            let json = timeline.timeline.inserted(
+                intoSummaryJSON: summary.json(
+                    connections: clients.primary.maximumConnections * clients.configurations.count))
             try ReportFile.write(json, to: path)
         }
         let now = Date().timeIntervalSince1970
-        let finished = outcome.error == nil && {  // statuses 0, 2, 3 and 6
-            switch summary.ending {
-            case .completed, .deadlinePassed: return true
-            case .stoppedEarly, .interrupted: return false
-            }
-        }()
+        let finished =
+            outcome.error == nil
+            && {  // statuses 0, 2, 3 and 6
+                switch summary.ending {
+                case .completed, .deadlinePassed: return true
+                case .stoppedEarly, .interrupted: return false
+                }
+            }()
         if let path = wanted(output.metrics) {
             let lastSuccess = finished ? (summary.finishedEarlierAt ?? now) : CampaignMetrics.lastSuccess(atPath: path)
             try CampaignMetrics.write(metrics.text(summary, now: now, lastSuccess: lastSuccess), to: path)
         }
         if let pusher {
             // A run that did not finish pushes no last-success gauge: the POST keeps the one the gateway holds.
-            pusher.pushAtEnd(body: metrics.text(summary, now: now, lastSuccess: finished ? (summary.finishedEarlierAt ?? now) : nil))
+            pusher.pushAtEnd(
+                body: metrics.text(summary, now: now, lastSuccess: finished ? (summary.finishedEarlierAt ?? now) : nil))
         }
         if let path = wanted(output.report) {
-            try ReportCommand.writeReport(resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
+            try ReportCommand.writeReport(
+                resultPaths: [options.resultsPath], timelines: [timeline.timeline], html: path)
         }
         if let error = outcome.error {
             StandardStream.error(message: String(describing: error))
@@ -129,10 +145,12 @@ enum CampaignRunner {
         let line: String
         switch start {
         case .continueUnfinished:
-            line = "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
+            line =
+                "apns-bulk: continuing the unfinished run in \(PrintableText.escaping(resultsPath)) "
                 + "(\(CountedNoun.text(answered, "record")) answered before): nothing answered is sent again\n"
         case .continueStopped(let manifest):
-            line = "apns-bulk: continuing the campaign in \(PrintableText.escaping(resultsPath)), stopped early ("
+            line =
+                "apns-bulk: continuing the campaign in \(PrintableText.escaping(resultsPath)), stopped early ("
                 + PrintableText.escaping(manifest.stoppedEarly ?? "") + "): the records APNs did not accept are sent "
                 + "again; the \(answered) delivered, dead, invalid or in doubt are not\n"
         case .fresh, .alreadyFinished:

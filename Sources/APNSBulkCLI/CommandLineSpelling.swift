@@ -11,9 +11,10 @@ struct CommandLineSpelling {
 
     /// The spelling of apns-bulk's own command line.
     static let apnsBulk = CommandLineSpelling(
-        commands: Dictionary(uniqueKeysWithValues: APNSBulkCommand.configuration.subcommands.map { command in
-            (command._commandName, optionNames(in: command.helpMessage(columns: 10_000)))
-        }),
+        commands: Dictionary(
+            uniqueKeysWithValues: APNSBulkCommand.configuration.subcommands.map { command in
+                (command._commandName, optionNames(in: command.helpMessage(columns: 10_000)))
+            }),
         rootOptions: ["--help", "-h", "--version"])
 
     /// The option names written in a help screen: every `--name` in it (the synopsis, the option list, and the
@@ -27,7 +28,8 @@ struct CommandLineSpelling {
         }
         var previous: UInt8 = 0x20
         for byte in help.utf8 {
-            let isNameByte = byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            let isNameByte =
+                byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
             if current.isEmpty {
                 if byte == UInt8(ascii: "-"), !isWordByte(previous) { current.append(byte) }
@@ -45,7 +47,8 @@ struct CommandLineSpelling {
     }
 
     private static func isWordByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
     }
 
@@ -110,7 +113,9 @@ struct CommandLineSpelling {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 var value = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { value = min(value, rows[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    value = min(value, rows[i - 2][j - 2] + 1)
+                }
                 rows[i][j] = value
             }
         }

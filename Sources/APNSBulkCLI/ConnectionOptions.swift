@@ -6,38 +6,58 @@ import Foundation
 
 /// Where and how `send` and `replay` connect: endpoint, trust, pins, proxy, connection count, timeouts.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("endpoint"), help: ArgumentHelp(
-        "production, development, or https://host:port (or APNS_ENDPOINT).", valueName: "where"),
+    @Option(
+        name: .customLong("endpoint"),
+        help: ArgumentHelp(
+            "production, development, or https://host:port (or APNS_ENDPOINT).", valueName: "where"),
         completion: ValueCompletion.endpoints)
     var endpoint: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these CA certificates (PEM) instead of the system store (a mock's CA) (or APNS_CA_FILE).", valueName: "file"),
-            completion: ValueCompletion.pemCertificates)
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Trust these CA certificates (PEM) instead of the system store (a mock's CA) (or APNS_CA_FILE).",
+            valueName: "file"),
+        completion: ValueCompletion.pemCertificates)
     var caFile: String?
 
-    @Option(name: .customLong("pin"), help: ArgumentHelp(
-        "SPKI-SHA256-BASE64 pin; repeat it. A connection is refused unless a certificate in the chain matches one.", valueName: "pin"))
+    @Option(
+        name: .customLong("pin"),
+        help: ArgumentHelp(
+            "SPKI-SHA256-BASE64 pin; repeat it. A connection is refused unless a certificate in the chain matches one.",
+            valueName: "pin"))
     var pins: [String] = []
 
-    @Option(name: .customLong("proxy"), help: ArgumentHelp("HTTP CONNECT proxy http://[user:pass@]host:port (or HTTPS_PROXY).", valueName: "url"))
+    @Option(
+        name: .customLong("proxy"),
+        help: ArgumentHelp("HTTP CONNECT proxy http://[user:pass@]host:port (or HTTPS_PROXY).", valueName: "url"))
     var proxy: String?
 
-    @Option(name: .customLong("resolve"), help: ArgumentHelp(
-        "Dial these addresses for HOST:PORT instead of resolving it, as curl does (the endpoint's, or the proxy's with --proxy); repeat it for other hosts. IPv6 in brackets: [::1].",
-        valueName: "host:port:addr[,addr…]"))
+    @Option(
+        name: .customLong("resolve"),
+        help: ArgumentHelp(
+            "Dial these addresses for HOST:PORT instead of resolving it, as curl does (the endpoint's, or the proxy's with --proxy); repeat it for other hosts. IPv6 in brackets: [::1].",
+            valueName: "host:port:addr[,addr…]"))
     var resolve: [String] = []
 
-    @Option(name: .customLong("connections"), parsing: .unconditional, help: ArgumentHelp(
-        "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, spares opened ahead of need.",
-        valueName: "count"))
+    @Option(
+        name: .customLong("connections"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Persistent HTTP/2 connections at most (1 to 64). Three open first; more open as the rate needs them, each carrying about --streams-per-connection requests, spares opened ahead of need.",
+            valueName: "count"))
     var connections: Int = 32
 
-    @Option(name: .customLong("streams-per-connection"), parsing: .unconditional, help: ArgumentHelp(
-        "Requests in flight on one connection before the pool opens another (1 to 1000): what a dropped connection puts in doubt.",
-        valueName: "count"))
+    @Option(
+        name: .customLong("streams-per-connection"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Requests in flight on one connection before the pool opens another (1 to 1000): what a dropped connection puts in doubt.",
+            valueName: "count"))
     var streamsPerConnection: Int = 128
 
-    @Option(name: .customLong("request-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
+    @Option(
+        name: .customLong("request-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds without an answer before that request is cancelled and reported in doubt.", valueName: "seconds"))
     var requestTimeout: Double = 30
 
     /// The endpoints `--endpoint` accepts by name, as the completions offer them (`APNSEndpoint(parsing:)` also takes
@@ -86,7 +106,8 @@ struct ConnectionOptions: ParsableArguments {
     /// to `--connections` connections), and which topics each key covers.
     func runClients(authentication: AuthenticationOptions) throws -> RunClients {
         guard let set = try authentication.keySet(), set.keys.count > 1 || set.routes.defaultKey == nil else {
-            return RunClients(configurations: [try clientConfiguration(authentication: authentication)], labels: [], routes: nil)
+            return RunClients(
+                configurations: [try clientConfiguration(authentication: authentication)], labels: [], routes: nil)
         }
         let configurations = try authentication.resolveKeys(set).map { try clientConfiguration($0, identity: nil) }
         return RunClients(configurations: configurations, labels: set.keys.map(\.label), routes: set.routes)
@@ -116,7 +137,8 @@ struct ConnectionOptions: ParsableArguments {
         for entry in configuration.resolve.entries where !entry.matches(host: dialed.0, port: dialed.1) {
             let what = configuration.proxy == nil ? "the endpoint" : "the proxy"
             throw ValidationError(
-                "--resolve '\(entry)': \(what) is \(ResolveOverride.hostPort(dialed.0, dialed.1)), not \(ResolveOverride.hostPort(entry.host, entry.port))")
+                "--resolve '\(entry)': \(what) is \(ResolveOverride.hostPort(dialed.0, dialed.1)), not \(ResolveOverride.hostPort(entry.host, entry.port))"
+            )
         }
         return configuration
     }

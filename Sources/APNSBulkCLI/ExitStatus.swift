@@ -106,27 +106,38 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     /// campaign sends nothing, an unfinished one continues.
     static let campaignEntries: [Entry] = [
         Entry(.success, "finished; nothing left to retry"),
-        Entry(.failure, "could not start or go on: an input, template, key, certificate or CA file is missing, "
-            + "unreadable or malformed, an output's folder is missing, the campaign has no records, a PKCS#12 "
-            + "password is wrong, or a write failed (full disk); run again once fixed: it continues"),
+        Entry(
+            .failure,
+            "could not start or go on: an input, template, key, certificate or CA file is missing, "
+                + "unreadable or malformed, an output's folder is missing, the campaign has no records, a PKCS#12 "
+                + "password is wrong, or a write failed (full disk); run again once fixed: it continues"),
         Entry(.invalidRecords, "finished; some records are invalid (fixed, send them with --skip-delivered)"),
         Entry(.retryableLeft, "finished; some records ended retryable or in doubt (replay them)"),
-        Entry(.stoppedEarly, "stopped early: credentials or campaign settings rejected, TLS handshake failed "
-            + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
-            + "provider tokens declared expired (a wrong clock), no working connection, or tokens of the other "
-            + "environment or app; fix it, then run the same command again (the fixed one the stop prints): it "
-            + "continues (with --results -, a closed standard output: nothing is kept, so it sends all again)"),
+        Entry(
+            .stoppedEarly,
+            "stopped early: credentials or campaign settings rejected, TLS handshake failed "
+                + "(TLS version, cipher suites, certificate, host name, pin, client certificate), no HTTP/2, fresh "
+                + "provider tokens declared expired (a wrong clock), no working connection, or tokens of the other "
+                + "environment or app; fix it, then run the same command again (the fixed one the stop prints): it "
+                + "continues (with --results -, a closed standard output: nothing is kept, so it sends all again)"),
         Entry(.interrupted, "interrupted (SIGINT/SIGTERM): run the same command again to finish"),
-        Entry(.deadlinePassed, "finished at the --not-after deadline: records not sent by then ended expired; do "
-            + "not retry (running again sends nothing; replay --not-after with a new deadline sends them)"),
-        Entry(.usage, "usage error, a result file of another campaign (--overwrite replaces it) or of another "
-            + "stream, an output that is an input, a directory or (--results) not a result file, or no topic anywhere"),
+        Entry(
+            .deadlinePassed,
+            "finished at the --not-after deadline: records not sent by then ended expired; do "
+                + "not retry (running again sends nothing; replay --not-after with a new deadline sends them)"),
+        Entry(
+            .usage,
+            "usage error, a result file of another campaign (--overwrite replaces it) or of another "
+                + "stream, an output that is an input, a directory or (--results) not a result file, or no topic anywhere"
+        ),
     ]
 
     static let validateEntries: [Entry] = [
         Entry(.success, "every record is valid"),
-        Entry(.failure, "an input file or the template is missing, unreadable or malformed, or the campaign has no "
-            + "records (as for send)"),
+        Entry(
+            .failure,
+            "an input file or the template is missing, unreadable or malformed, or the campaign has no "
+                + "records (as for send)"),
         Entry(.invalidRecords, "some records are invalid"),
         Entry(.usage, "usage error, --results not a result file or an input, or no topic anywhere (as for send)"),
     ]

@@ -34,14 +34,18 @@ final class MetricsPusher: Sendable {
         var failing = false
     }
 
-    init(target: PushgatewayPush, campaign: String, shard: String, interval: Double?, timeout: Double = MetricsPusher.timeout) {
+    init(
+        target: PushgatewayPush, campaign: String, shard: String, interval: Double?,
+        timeout: Double = MetricsPusher.timeout
+    ) {
         self.target = target
         self.campaign = campaign
         self.shard = shard
         self.interval = interval
         self.timeout = timeout
         if target.usesTLS {
-            var configuration = TLSClientConfiguration(trustRoots: target.trustedCAFile.map { .pemFile(path: $0) } ?? .system)
+            var configuration = TLSClientConfiguration(
+                trustRoots: target.trustedCAFile.map { .pemFile(path: $0) } ?? .system)
             configuration.handshake.applicationProtocols = ["http/1.1"]
             configuration.handshake.timeout = timeout
             configuration.connectTimeout = timeout
@@ -94,7 +98,8 @@ final class MetricsPusher: Sendable {
     }
 
     private func warn(_ why: String) {
-        StandardStream.error(PrintableText.escaping("apns-bulk: warning: could not push metrics to \(target.displayURL): \(why)") + "\n")
+        StandardStream.error(
+            PrintableText.escaping("apns-bulk: warning: could not push metrics to \(target.displayURL): \(why)") + "\n")
     }
 
     /// One push: nil when the gateway accepted it, else why not.

@@ -64,42 +64,60 @@ struct MockCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
     var listen = "127.0.0.1:2197"
 
-    @Option(help: ArgumentHelp("Server certificate chain (PEM, leaf first). Default: generated.", valueName: "file"),
-            completion: ValueCompletion.pemCertificates)
+    @Option(
+        help: ArgumentHelp("Server certificate chain (PEM, leaf first). Default: generated.", valueName: "file"),
+        completion: ValueCompletion.pemCertificates)
     var cert: String?
 
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The --cert private key (PEM).", valueName: "file"),
-            completion: ValueCompletion.pemPrivateKey)
+    @Option(
+        name: .customLong("cert-key"), help: ArgumentHelp("The --cert private key (PEM).", valueName: "file"),
+        completion: ValueCompletion.pemPrivateKey)
     var certKey: String?
 
-    @Option(name: .customLong("write-ca"), help: ArgumentHelp("Write the generated CA certificate (PEM) here.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("write-ca"),
+        help: ArgumentHelp("Write the generated CA certificate (PEM) here.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var writeCA: String?
 
-    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port here once listening.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("port-file"),
+        help: ArgumentHelp("Write the bound port here once listening.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var portFile: String?
 
-    @Option(name: .customLong("key-id"), help: ArgumentHelp("A provider key id (kid) to accept; repeatable.", valueName: "id"))
+    @Option(
+        name: .customLong("key-id"),
+        help: ArgumentHelp("A provider key id (kid) to accept; repeatable.", valueName: "id"))
     var keyIDs: [String] = []
 
-    @Option(name: .customLong("team-id"), help: ArgumentHelp("The team id (iss) of each --key-id; repeatable.", valueName: "id"))
+    @Option(
+        name: .customLong("team-id"),
+        help: ArgumentHelp("The team id (iss) of each --key-id; repeatable.", valueName: "id"))
     var teamIDs: [String] = []
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("A .p8 key whose public half verifies tokens; repeatable.", valueName: "file"),
-            completion: ValueCompletion.p8Key)
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp("A .p8 key whose public half verifies tokens; repeatable.", valueName: "file"),
+        completion: ValueCompletion.p8Key)
     var keyFiles: [String] = []
 
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("A public key PEM that verifies tokens; repeatable.", valueName: "file"),
-            completion: ValueCompletion.pemPublicKey)
+    @Option(
+        name: .customLong("public-key"),
+        help: ArgumentHelp("A public key PEM that verifies tokens; repeatable.", valueName: "file"),
+        completion: ValueCompletion.pemPublicKey)
     var publicKeyFiles: [String] = []
 
-    @Option(name: .customLong("topic"), help: ArgumentHelp("A bundle id clients may push to; repeatable. Default: any.", valueName: "bundle-id"))
+    @Option(
+        name: .customLong("topic"),
+        help: ArgumentHelp("A bundle id clients may push to; repeatable. Default: any.", valueName: "bundle-id"))
     var topics: [String] = []
 
-    @Option(name: .customLong("key-topic"), help: ArgumentHelp(
-        "Scope a key to a bundle id (KEY-ID=BUNDLE-ID); repeatable. Its tokens get TopicDisallowed elsewhere.",
-        valueName: "key-id=bundle-id"))
+    @Option(
+        name: .customLong("key-topic"),
+        help: ArgumentHelp(
+            "Scope a key to a bundle id (KEY-ID=BUNDLE-ID); repeatable. Its tokens get TopicDisallowed elsewhere.",
+            valueName: "key-id=bundle-id"))
     var keyTopics: [String] = []
 
     @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS after authentication.")
@@ -117,30 +135,38 @@ struct MockCommand: ParsableCommand {
     @Flag(help: "Development (sandbox) environment: 200 answers carry apns-unique-id.")
     var development = false
 
-    @Option(help: ArgumentHelp("Token registry file (unregistered, expired, wrong-topic, bad entries).", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        help: ArgumentHelp("Token registry file (unregistered, expired, wrong-topic, bad entries).", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var registry: String?
 
     @Flag(name: .customLong("no-suffix-rules"), help: "Do not treat tokens ending in dead, 0bad, f0f0 specially.")
     var noSuffixRules = false
 
-    @Option(name: .customLong("fault"), help: ArgumentHelp("A fault to inject; repeatable (see above).", valueName: "spec"))
+    @Option(
+        name: .customLong("fault"), help: ArgumentHelp("A fault to inject; repeatable (see above).", valueName: "spec"))
     var faults: [String] = []
 
     @Option(help: "Seed of the fault and id generator (runs with the same seed inject the same faults).")
     var seed: UInt64?
 
-    @Option(name: .customLong("client-ca"), help: ArgumentHelp("Accept client certificates issued by this CA (PEM).", valueName: "file"),
-            completion: ValueCompletion.pemCertificates)
+    @Option(
+        name: .customLong("client-ca"),
+        help: ArgumentHelp("Accept client certificates issued by this CA (PEM).", valueName: "file"),
+        completion: ValueCompletion.pemCertificates)
     var clientCA: String?
 
-    @Option(name: .customLong("counters"), help: ArgumentHelp("Write the counters as JSON here on exit.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("counters"),
+        help: ArgumentHelp("Write the counters as JSON here on exit.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var countersFile: String?
 
-    @Option(name: .customLong("log-accepted"), help: ArgumentHelp(
-        "Log each notification answered 200 here (one JSON line: token, topic, apns_id), written before the answer leaves.",
-        valueName: "file"), completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("log-accepted"),
+        help: ArgumentHelp(
+            "Log each notification answered 200 here (one JSON line: token, topic, apns_id), written before the answer leaves.",
+            valueName: "file"), completion: ValueCompletion.anyFile)
     var logAccepted: String?
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
@@ -160,7 +186,8 @@ struct MockCommand: ParsableCommand {
         let server: MockServer
         do {
             server = try MockServer.start(
-                configuration: try makeConfiguration(), tls: tlsOptions(), host: listenAddress.host, port: listenAddress.port,
+                configuration: try makeConfiguration(), tls: tlsOptions(), host: listenAddress.host,
+                port: listenAddress.port,
                 initialLimitEnforcement: strictInitialStreams ? .immediately : .onceAcknowledged
             )
         } catch {
@@ -250,7 +277,8 @@ extension MockCommand {
                 portText = text[text.index(after: colon)...]
             }
             guard !host.isEmpty, !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let port = Int(portText), (0...65_535).contains(port) else { return nil }
+                let port = Int(portText), (0...65_535).contains(port)
+            else { return nil }
             self.host = host
             self.port = port
         }
@@ -266,7 +294,8 @@ extension MockCommand {
         }
         guard (cert == nil) == (certKey == nil) else { throw ValidationError("Give --cert and --cert-key together.") }
         if cert != nil, writeCA != nil {
-            throw ValidationError("--write-ca writes the generated CA; with --cert there is none (clients trust your CA).")
+            throw ValidationError(
+                "--write-ca writes the generated CA; with --cert there is none (clients trust your CA).")
         }
         if keyIDs.isEmpty, let keyID = EnvironmentDefault.value(nil, "APNS_KEY_ID") { keyIDs = [keyID] }
         if teamIDs.isEmpty, let teamID = EnvironmentDefault.value(nil, "APNS_TEAM_ID") { teamIDs = [teamID] }
@@ -274,7 +303,8 @@ extension MockCommand {
             keyFiles = [keyFile]
         }
         if keyIDs.isEmpty && clientCA == nil {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 Give the keys whose tokens to accept (--key-id, --team-id and --key or --public-key), or \
                 --client-ca for certificate-based trust; the sample TEST key: --key samples/keys/AuthKey_TEST123456.p8 \
                 --key-id TEST123456 --team-id TEAMID1234
@@ -282,16 +312,24 @@ extension MockCommand {
         }
         let keyMaterial = keyFiles.count + publicKeyFiles.count
         guard keyMaterial == keyIDs.count else {
-            throw ValidationError("Give one --key or --public-key per --key-id (\(keyIDs.count) key ids, \(keyMaterial) key files).")
+            throw ValidationError(
+                "Give one --key or --public-key per --key-id (\(keyIDs.count) key ids, \(keyMaterial) key files).")
         }
         if keyIDs.count > 1 && !keyFiles.isEmpty && !publicKeyFiles.isEmpty {
             throw ValidationError("With several keys, give either --key or --public-key files, not a mix.")
         }
-        guard teamIDs.count == keyIDs.count || (teamIDs.count == 1 && !keyIDs.isEmpty) || (teamIDs.isEmpty && keyIDs.isEmpty) else {
-            throw ValidationError("Give one --team-id for all keys, or one per --key-id (\(keyIDs.count) key ids, \(teamIDs.count) team ids).")
+        guard
+            teamIDs.count == keyIDs.count || (teamIDs.count == 1 && !keyIDs.isEmpty)
+                || (teamIDs.isEmpty && keyIDs.isEmpty)
+        else {
+            throw ValidationError(
+                "Give one --team-id for all keys, or one per --key-id (\(keyIDs.count) key ids, \(teamIDs.count) team ids)."
+            )
         }
         for id in keyIDs + teamIDs {
-            guard ProviderIdentifier.isValid(id) else { throw ValidationError("'\(id)' is not a 10-character key or team id.") }
+            guard ProviderIdentifier.isValid(id) else {
+                throw ValidationError("'\(id)' is not a 10-character key or team id.")
+            }
         }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
         guard initialStreams >= 1, maxStreams >= initialStreams else {
@@ -358,7 +396,9 @@ extension MockCommand {
             let teamID = teamIDs.count == 1 ? teamIDs[0] : teamIDs[index]
             let publicKey: ProviderPublicKey
             do {
-                publicKey = isPrivate ? try ProviderKey(contentsOfFile: file).publicKey : try ProviderPublicKey(contentsOfFile: file)
+                publicKey =
+                    isPrivate
+                    ? try ProviderKey(contentsOfFile: file).publicKey : try ProviderPublicKey(contentsOfFile: file)
             } catch {
                 throw MockCommandError("\(file): \(error)")
             }

@@ -27,8 +27,9 @@ struct PinCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("PEM files: single certificates or whole chains.", valueName: "cert.pem"),
-              completion: ValueCompletion.pemCertificates)
+    @Argument(
+        help: ArgumentHelp("PEM files: single certificates or whole chains.", valueName: "cert.pem"),
+        completion: ValueCompletion.pemCertificates)
     var files: [String]
 
     @Flag(name: .shortAndLong, help: "Print only the pins, one per line.")
@@ -44,7 +45,10 @@ struct PinCommand: ParsableCommand {
             do {
                 let chain = try CertificateChain(contentsOfFile: file)
                 for (index, certificate) in chain.certificates.enumerated() {
-                    print(quiet ? certificate.spkiPin.base64 : "\(certificate.spkiPin)  \(file)#\(index + 1) \(certificate.label)")
+                    print(
+                        quiet
+                            ? certificate.spkiPin.base64
+                            : "\(certificate.spkiPin)  \(file)#\(index + 1) \(certificate.label)")
                 }
             } catch {
                 let text = "\(error)"

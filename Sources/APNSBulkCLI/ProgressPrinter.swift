@@ -42,7 +42,9 @@ final class ProgressPrinter: @unchecked Sendable {
             // Back to the display's first line; auto-wrap off while drawing (a line never reaches the last column,
             // but a terminal narrowed between two redraws must clip, not scroll); each line cleared to its end.
             let lines = snapshot.terminalLines(width: Self.terminalColumns() - 1)
-            write(Self.backToTop(drawnLines) + "\u{1B}[?7l" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[?7h")
+            write(
+                Self.backToTop(drawnLines) + "\u{1B}[?7l" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n")
+                    + "\u{1B}[?7h")
             drawnLines = lines.count
         case .log, .json:
             guard snapshot.elapsedSeconds - lastLog >= Self.logInterval else { return }
@@ -60,7 +62,9 @@ final class ProgressPrinter: @unchecked Sendable {
             if drawnLines > 0 { write(Self.backToTop(drawnLines) + "\u{1B}[J") }
             drawnLines = 0
         case .json:
-            if let last, last.elapsedSeconds != lastLog { write(last.jsonLine(at: Date().timeIntervalSince1970) + "\n") }
+            if let last, last.elapsedSeconds != lastLog {
+                write(last.jsonLine(at: Date().timeIntervalSince1970) + "\n")
+            }
             lastLog = last?.elapsedSeconds ?? lastLog
         case .log, .none: break
         }

@@ -7,7 +7,8 @@ import Foundation
 struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prune",
-        abstract: "List the dead tokens in result files: 410 Unregistered/ExpiredToken, BadDeviceToken, DeviceTokenNotForTopic.",
+        abstract:
+            "List the dead tokens in result files: 410 Unregistered/ExpiredToken, BadDeviceToken, DeviceTokenNotForTopic.",
         usage: "apns-bulk prune <results> ... [--format <format>] [<options>]",
         discussion: """
             Tokens are deduplicated across files (per topic and environment); for 410s the latest timestamp is \
@@ -31,32 +32,42 @@ struct PruneCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Result files of send or replay runs.", valueName: "results"),
-              completion: ValueCompletion.resultFiles)
+    @Argument(
+        help: ArgumentHelp("Result files of send or replay runs.", valueName: "results"),
+        completion: ValueCompletion.resultFiles)
     var resultFiles: [String]
 
-    @Option(name: .customLong("format"), help: "text (one token per line), csv (token,reason,timestamp) or ndjson.",
-            completion: ValueCompletion.pruneFormats)
+    @Option(
+        name: .customLong("format"), help: "text (one token per line), csv (token,reason,timestamp) or ndjson.",
+        completion: ValueCompletion.pruneFormats)
     var format: String = "text"
 
-    @Option(name: .customLong("output"), help: ArgumentHelp("Write here instead of standard output.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("output"), help: ArgumentHelp("Write here instead of standard output.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var outputPath: String?
 
-    @Option(name: .customLong("after"), help: ArgumentHelp(
-        "Keep only 410 tokens whose timestamp is later: milliseconds since the epoch, or ISO 8601 (2026-01-01, 2026-01-01T08:00:00Z).",
-        valueName: "time"))
+    @Option(
+        name: .customLong("after"),
+        help: ArgumentHelp(
+            "Keep only 410 tokens whose timestamp is later: milliseconds since the epoch, or ISO 8601 (2026-01-01, 2026-01-01T08:00:00Z).",
+            valueName: "time"))
     var after: String?
 
-    @Flag(name: .customLong("include-unconfirmed"),
-          help: "List tokens called bad also when nothing in their result file confirmed their topic and environment.")
+    @Flag(
+        name: .customLong("include-unconfirmed"),
+        help: "List tokens called bad also when nothing in their result file confirmed their topic and environment.")
     var includeUnconfirmed = false
 
     mutating func validate() throws {
         guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
-        guard PruneList.OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text, csv or ndjson.") }
+        guard PruneList.OutputFormat(rawValue: format) != nil else {
+            throw ValidationError("--format must be text, csv or ndjson.")
+        }
         if let after, MillisecondTime.parse(after) == nil {
-            throw ValidationError("--after must be milliseconds since the epoch or an ISO 8601 date or time with a zone (2026-01-01, 2026-01-01T08:00:00Z), not '\(PrintableText.escaping(after))'.")
+            throw ValidationError(
+                "--after must be milliseconds since the epoch or an ISO 8601 date or time with a zone (2026-01-01, 2026-01-01T08:00:00Z), not '\(PrintableText.escaping(after))'."
+            )
         }
     }
 
@@ -79,7 +90,8 @@ struct PruneCommand: ParsableCommand {
         for torn in list.tornLines { StandardStream.error("apns-bulk: skipped a torn last line: \(torn)\n") }
         for path in resultFiles {
             if let manifest = try? CampaignManifest.read(forResults: path), manifest.isStopped {
-                let line = "apns-bulk: \(path) stopped early (\(manifest.stoppedEarly ?? "")): the list holds the tokens "
+                let line =
+                    "apns-bulk: \(path) stopped early (\(manifest.stoppedEarly ?? "")): the list holds the tokens "
                     + "answered before the stop; its own command, the cause fixed, continues it: \(manifest.command)"
                 StandardStream.error(PrintableText.escaping(line) + "\n")
             }
@@ -88,7 +100,8 @@ struct PruneCommand: ParsableCommand {
         }
         if list.heldBack > 0 {
             let what = includeUnconfirmed ? "listed, as --include-unconfirmed asks," : "held back"
-            let line = "apns-bulk: \(what) \(CountedNoun.text(list.heldBack, "token")) called bad (BadDeviceToken, DeviceTokenNotForTopic) that "
+            let line =
+                "apns-bulk: \(what) \(CountedNoun.text(list.heldBack, "token")) called bad (BadDeviceToken, DeviceTokenNotForTopic) that "
                 + "nothing confirmed: no token of their topic was delivered or answered 410 in their result file, so the "
                 + "endpoint (environment) or the topic may have been wrong, not the tokens"
                 + (includeUnconfirmed ? "\n" : "; --include-unconfirmed lists them\n")

@@ -44,8 +44,9 @@ struct ReplayCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Result files of earlier send or replay runs.", valueName: "results"),
-              completion: ValueCompletion.resultFiles)
+    @Argument(
+        help: ArgumentHelp("Result files of earlier send or replay runs.", valueName: "results"),
+        completion: ValueCompletion.resultFiles)
     var resultFiles: [String]
 
     @OptionGroup var output: OutputOptions
@@ -54,16 +55,26 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .customLong("exclude-in-doubt"), help: "Leave out in_doubt records (they may have been delivered).")
     var excludeInDoubt = false
 
-    @Option(name: .customLong("topic"), help: ArgumentHelp(
-        "Send every replayed record with this apns-topic (a campaign stopped by a wrong topic).", valueName: "topic"))
+    @Option(
+        name: .customLong("topic"),
+        help: ArgumentHelp(
+            "Send every replayed record with this apns-topic (a campaign stopped by a wrong topic).", valueName: "topic"
+        ))
     var topic: String?
 
-    @Option(name: .customLong("push-type"), help: ArgumentHelp(
-        "Send every replayed record with this apns-push-type (a campaign stopped by a wrong push type).", valueName: "type"),
+    @Option(
+        name: .customLong("push-type"),
+        help: ArgumentHelp(
+            "Send every replayed record with this apns-push-type (a campaign stopped by a wrong push type).",
+            valueName: "type"),
         completion: ValueCompletion.pushTypes)
     var pushType: String?
 
-    @Flag(name: .customLong("resume"), help: "Finish an interrupted replay recorded in the result file and its journal (the same command does it on its own).")
+    @Flag(
+        name: .customLong("resume"),
+        help:
+            "Finish an interrupted replay recorded in the result file and its journal (the same command does it on its own)."
+    )
     var resume = false
 
     mutating func validate() throws {
@@ -71,7 +82,9 @@ struct ReplayCommand: ParsableCommand {
         guard resultFiles.contains(where: { !isOwnResults($0) }) else {
             throw ValidationError("--results must be a new file, not the only one being replayed.")
         }
-        guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
+        guard !(resume && output.overwrite) else {
+            throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.")
+        }
         try output.validateStandardOutput(resume: resume)
         _ = try overrides()
     }
@@ -82,7 +95,8 @@ struct ReplayCommand: ParsableCommand {
         // A new deadline given: the records the old one expired are sent too.
         let newDeadline = sending.delivery.notAfter != nil
         let reader = try ReplayReader(
-            resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, includeExpired: newDeadline, overrides: overrides)
+            resultPaths: resultFiles, includeInDoubt: !excludeInDoubt, includeExpired: newDeadline, overrides: overrides
+        )
         var readerOptions = CampaignReaderOptions(defaults: CampaignDefaults())
         readerOptions.keep = Self.keptFields(of: resultFiles)
         try sending.runCampaign(
@@ -93,13 +107,15 @@ struct ReplayCommand: ParsableCommand {
             options.replayedResults = resultFiles  // a stopped campaign replayed here is finished by this replay
             options.inheritedNotAfter = Self.deadline(of: resultFiles)
             return try SendRun.run(
-                options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress, onStart: onStart)
+                options, reader: reader, inputPaths: reader.inputPaths, engine: engine, progress: progress,
+                onStart: onStart)
         }
     }
 
     /// The replay these options describe, for the result file's campaign record: the result files it replays by
     /// content and the settings that change what is sent.
-    private func identity(replaying resultFiles: [String], overrides: ReplayReader.Overrides) throws -> CampaignIdentity {
+    private func identity(replaying resultFiles: [String], overrides: ReplayReader.Overrides) throws -> CampaignIdentity
+    {
         var settings = ["--results-format": output.format.rawValue]
         settings["--topic"] = overrides.topic?.value
         settings["--push-type"] = overrides.pushType?.rawValue
@@ -115,7 +131,8 @@ struct ReplayCommand: ParsableCommand {
     static func keptFields(of resultFiles: [String]) -> KeptFields? {
         var names: [String] = []
         for path in resultFiles {
-            guard let manifest = try? CampaignManifest.read(forResults: path), let keep = manifest.identity.settings["--keep"]
+            guard let manifest = try? CampaignManifest.read(forResults: path),
+                let keep = manifest.identity.settings["--keep"]
             else { continue }
             for name in keep.split(separator: ",").map(String.init) where !names.contains(name) { names.append(name) }
         }
@@ -135,7 +152,8 @@ struct ReplayCommand: ParsableCommand {
     private func replayedFiles() -> [String] {
         resultFiles.filter { path in
             guard isOwnResults(path) else { return true }
-            StandardStream.error("apns-bulk: \(PrintableText.escaping(path)) is this replay's own result file: left out of its inputs\n")
+            StandardStream.error(
+                "apns-bulk: \(PrintableText.escaping(path)) is this replay's own result file: left out of its inputs\n")
             return false
         }
     }
@@ -144,7 +162,9 @@ struct ReplayCommand: ParsableCommand {
     /// inode) whose campaign record is a replay's. Any other file that is both an input and `--results` (a send's
     /// result file named twice) is refused by the output check, never dropped and overwritten.
     private func isOwnResults(_ path: String) -> Bool {
-        guard (try? CampaignManifest.read(forResults: output.results))??.identity.command == "replay" else { return false }
+        guard (try? CampaignManifest.read(forResults: output.results))??.identity.command == "replay" else {
+            return false
+        }
         if path == output.results { return true }
         var named = stat()
         var own = stat()
@@ -156,10 +176,14 @@ struct ReplayCommand: ParsableCommand {
     private func overrides() throws -> ReplayReader.Overrides {
         var overrides = ReplayReader.Overrides()
         if let topic {
-            do { overrides.topic = try Topic(validating: topic) } catch { throw ValidationError("--topic: \(error.detail)") }
+            do { overrides.topic = try Topic(validating: topic) } catch {
+                throw ValidationError("--topic: \(error.detail)")
+            }
         }
         if let pushType {
-            do { overrides.pushType = try PushType(parsing: pushType) } catch { throw ValidationError("--push-type: \(error.detail)") }
+            do { overrides.pushType = try PushType(parsing: pushType) } catch {
+                throw ValidationError("--push-type: \(error.detail)")
+            }
         }
         return overrides
     }

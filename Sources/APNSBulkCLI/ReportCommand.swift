@@ -29,21 +29,26 @@ struct ReportCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Result files of send or replay runs (all shards of a campaign).", valueName: "results"),
-              completion: ValueCompletion.resultFiles)
+    @Argument(
+        help: ArgumentHelp("Result files of send or replay runs (all shards of a campaign).", valueName: "results"),
+        completion: ValueCompletion.resultFiles)
     var resultFiles: [String]
 
-    @Option(name: .customLong("summary"), parsing: .upToNextOption,
-            help: ArgumentHelp("Summary files of the same runs (send --summary), for the charts over time.", valueName: "file"),
-            completion: ValueCompletion.json)
+    @Option(
+        name: .customLong("summary"), parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "Summary files of the same runs (send --summary), for the charts over time.", valueName: "file"),
+        completion: ValueCompletion.json)
     var summaries: [String] = []
 
-    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report here.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("html"), help: ArgumentHelp("Write the HTML report here.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var html: String?
 
-    @Option(name: .customLong("json"), help: ArgumentHelp("Write the figures as JSON here.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("json"), help: ArgumentHelp("Write the figures as JSON here.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var json: String?
 
     @Option(name: .customLong("title"), help: "The report's title.")
@@ -51,12 +56,16 @@ struct ReportCommand: ParsableCommand {
 
     mutating func validate() throws {
         guard !resultFiles.isEmpty else { throw ValidationError("Name at least one result file.") }
-        guard html != nil || json != nil else { throw ValidationError("Name an output: --html FILE, --json FILE or both.") }
+        guard html != nil || json != nil else {
+            throw ValidationError("Name an output: --html FILE, --json FILE or both.")
+        }
     }
 
     func run() throws {
         // The outputs first: never a file read here, each writable where it is named.
-        let outputs = [("--html", html), ("--json", json)].compactMap { option, path in path.map { (option: option, path: $0) } }
+        let outputs = [("--html", html), ("--json", json)].compactMap { option, path in
+            path.map { (option: option, path: $0) }
+        }
         try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
             for output in outputs {
                 try OutputPathCheck.checkOutput(output.path, option: output.option, reading: resultFiles + summaries)
@@ -80,7 +89,8 @@ struct ReportCommand: ParsableCommand {
             let line = "apns-bulk: \(run.resultsPath) stopped early (\(run.why)); \(run.advice): \(run.command)"
             StandardStream.error(PrintableText.escaping(line) + "\n")
         }
-        var line = CountedNoun.text(report.records, "record") + ", \(report.count(.delivered)) delivered, "
+        var line =
+            CountedNoun.text(report.records, "record") + ", \(report.count(.delivered)) delivered, "
             + CountedNoun.text(report.tokensToPrune, "token") + " to prune, "
         line += "\(report.replayableTotal) to replay"
         if let path = html { line += "; report: \(path)" }

@@ -5,7 +5,7 @@ import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
-internal import CLinux
+    internal import CLinux
 #endif
 
 /// `apns-bulk send`: reads campaign files, sends every valid record, writes one result line per record.
@@ -89,30 +89,43 @@ struct SendCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, .tsv, optionally .gz; - for standard input).", valueName: "file"),
-              completion: ValueCompletion.campaignFiles)
+    @Argument(
+        help: ArgumentHelp(
+            "Campaign files (.ndjson, .csv, .tsv, optionally .gz; - for standard input).", valueName: "file"),
+        completion: ValueCompletion.campaignFiles)
     var files: [String]
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var campaign: CampaignOptions
     @OptionGroup var sending: SendingOptions
 
-    @Option(name: .customLong("skip-delivered"), help: ArgumentHelp(
-        "An earlier result file of this campaign (repeatable): records whose token and topic have a delivered, in-doubt "
-            + "or prune line in it are not sent (a duplicate line names it). For sending the records fixed since.",
-        valueName: "results"), completion: ValueCompletion.resultFiles)
+    @Option(
+        name: .customLong("skip-delivered"),
+        help: ArgumentHelp(
+            "An earlier result file of this campaign (repeatable): records whose token and topic have a delivered, in-doubt "
+                + "or prune line in it are not sent (a duplicate line names it). For sending the records fixed since.",
+            valueName: "results"), completion: ValueCompletion.resultFiles)
     var skipDelivered: [String] = []
 
-    @Flag(name: .customLong("resume"), help: "Finish the unfinished run recorded in the result file and its journal (the same command does it on its own; this also continues a result file without a campaign record).")
+    @Flag(
+        name: .customLong("resume"),
+        help:
+            "Finish the unfinished run recorded in the result file and its journal (the same command does it on its own; this also continues a result file without a campaign record)."
+    )
     var resume = false
 
     mutating func validate() throws {
         guard !files.isEmpty else { throw ValidationError("Name at least one campaign file.") }
-        guard files.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("Standard input (-) can be read once.") }
-        guard !(resume && output.overwrite) else { throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.") }
+        guard files.filter({ $0 == "-" }).count <= 1 else {
+            throw ValidationError("Standard input (-) can be read once.")
+        }
+        guard !(resume && output.overwrite) else {
+            throw ValidationError("--resume continues a result file, --overwrite replaces it: give one.")
+        }
         try output.validateStandardOutput(resume: resume)
         guard !skipDelivered.contains(output.results) else {
-            throw ValidationError("--skip-delivered \(output.results) is the --results file: name a new one for this run.")
+            throw ValidationError(
+                "--skip-delivered \(output.results) is the --results file: name a new one for this run.")
         }
     }
 
@@ -151,7 +164,7 @@ enum LargeAllocations {
     /// Call once, before the filter holds anything. Fixing the threshold also stops glibc from raising it.
     static func mapSeparately() {
         #if canImport(Glibc)
-        _ = mallopt(M_MMAP_THRESHOLD, mappedThreshold)
+            _ = mallopt(M_MMAP_THRESHOLD, mappedThreshold)
         #endif
     }
 }

@@ -18,20 +18,24 @@ struct SendingOptions: ParsableArguments {
         inputs: [CampaignInput], reading: [String], reader: CampaignReaderOptions, output: OutputOptions, resume: Bool,
         topic: String?, identity: () throws -> CampaignIdentity, body: CampaignRunner.Body
     ) throws {
-        let credentials = [
-            authentication.providerKey.keyFile, authentication.certificateFile, authentication.certificateKeyFile,
-            connection.caFile,
-        ].compactMap { $0 } + (try authentication.keySet()?.keys.map(\.file) ?? [])
+        let credentials =
+            [
+                authentication.providerKey.keyFile, authentication.certificateFile, authentication.certificateKeyFile,
+                connection.caFile,
+            ].compactMap { $0 } + (try authentication.keySet()?.keys.map(\.file) ?? [])
         try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
             try output.checkFiles(reading: reading + credentials)
         }
         var clients = try connection.runClients(authentication: authentication)
-        if let routes = clients.routes, let topic, let named = try? Topic(validating: topic), let error = routes.uncovered(named) {
+        if let routes = clients.routes, let topic, let named = try? Topic(validating: topic),
+            let error = routes.uncovered(named)
+        {
             // Every record without a topic of its own would end input_error: refuse the campaign instead.
             throw ValidationError("--topic \(topic): \(error.detail)")
         }
         let client = clients.primary
-        var options = SendRunOptions(inputs: inputs, reader: reader, resultsPath: output.results, resultsFormat: output.format)
+        var options = SendRunOptions(
+            inputs: inputs, reader: reader, resultsPath: output.results, resultsFormat: output.format)
         options.resume = resume
         options.overwrite = output.overwrite
         options.identity = try identity()
@@ -41,9 +45,12 @@ struct SendingOptions: ParsableArguments {
         options.notAfter = try delivery.deadline()
         options.topicRoutes = clients.routes
         for index in clients.configurations.indices {
-            clients.configurations[index].stopAfterTokensExpiredOnFirstUse = options.dispatch.stopAfterConsecutiveFailures
+            clients.configurations[index].stopAfterTokensExpiredOnFirstUse =
+                options.dispatch.stopAfterConsecutiveFailures
         }
-        let environment: StopHint.Environment? = client.endpoint == .production ? .production
+        let environment: StopHint.Environment? =
+            client.endpoint == .production
+            ? .production
             : client.endpoint == .development ? .development : nil
         options.environment = environment?.rawValue ?? client.endpoint.host
         let hint = StopHint(

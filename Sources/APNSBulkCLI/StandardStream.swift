@@ -22,7 +22,9 @@ enum StandardStream {
         var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
         let firstWord = text.prefix { $0.isLetter }
-        if firstWord.count > 1, let first = firstWord.first, first.isUppercase, firstWord.dropFirst().allSatisfy(\.isLowercase) {
+        if firstWord.count > 1, let first = firstWord.first, first.isUppercase,
+            firstWord.dropFirst().allSatisfy(\.isLowercase)
+        {
             text = first.lowercased() + text.dropFirst()
         }
         return "apns-bulk: error: " + PrintableText.escaping(text)

@@ -26,7 +26,8 @@ extension StopHint {
     static func stoppedRuns(resultPaths paths: [String]) -> [StoppedRun] {
         paths.compactMap { path in
             guard let manifest = try? CampaignManifest.read(forResults: path), manifest.isStopped,
-                  let why = manifest.stoppedEarly else { return nil }
+                let why = manifest.stoppedEarly
+            else { return nil }
             let fix = StopHint(manifest: manifest).fix(forStop: why)
             return StoppedRun(resultsPath: path, why: why, advice: fix.advice, command: fix.command)
         }

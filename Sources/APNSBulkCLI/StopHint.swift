@@ -39,36 +39,55 @@ struct StopHint {
     func fix(forStop why: String, failedStart: Bool = false) -> (advice: String, command: String) {
         let reason = why.prefix { $0 != " " && $0 != ":" }
         let key = "--key-id \(keyID ?? "?") and --team-id \(teamID ?? "?")"
-        let goOn = failedStart ? "then run it again with" : "then continue the campaign (nothing APNs accepted is sent again) with"
+        let goOn =
+            failedStart
+            ? "then run it again with" : "then continue the campaign (nothing APNs accepted is sent again) with"
         switch StoppedCampaign.Cause(reason: why) {
-        case .credentials where reason == "BadCertificate" || reason == "BadCertificateEnvironment" || reason == "Forbidden":
-            return ("APNs refused the client certificate for \(endpoint): check that it is an Apple Push certificate for "
-                + "this environment (development or production) and its app, \(goOn)", command())
+        case .credentials
+        where reason == "BadCertificate" || reason == "BadCertificateEnvironment" || reason == "Forbidden":
+            return (
+                "APNs refused the client certificate for \(endpoint): check that it is an Apple Push certificate for "
+                    + "this environment (development or production) and its app, \(goOn)", command()
+            )
         case .credentials where reason == "UnrelatedKeyIdInToken" || reason == "BadEnvironmentKeyIdInToken":
-            return ("the key named by \(key) is not this team's key for \(endpoint): check both ids and --endpoint, "
-                + "\(goOn) the right ones", command())
+            return (
+                "the key named by \(key) is not this team's key for \(endpoint): check both ids and --endpoint, "
+                    + "\(goOn) the right ones", command()
+            )
         case .credentials:
-            return ("APNs did not accept the provider token signed with \(key): check that the key id is the .p8 key's "
-                + "and the team id its team (App Store Connect, Users and Access, Integrations, Keys), \(goOn) the "
-                + "right ids", command())
+            return (
+                "APNs did not accept the provider token signed with \(key): check that the key id is the .p8 key's "
+                    + "and the team id its team (App Store Connect, Users and Access, Integrations, Keys), \(goOn) the "
+                    + "right ids", command()
+            )
         case .environment:
             let named = environment.map { "the \($0.rawValue) environment" } ?? endpoint
-            let fixed = environment.map { command(setting: "--endpoint", to: $0.other.rawValue) }
+            let fixed =
+                environment.map { command(setting: "--endpoint", to: $0.other.rawValue) }
                 ?? command(setting: "--endpoint", to: Self.endpointPlaceholder)
-            return ("no token was accepted at \(named): APNs calls every token of the other environment BadDeviceToken, "
-                + "so none of them is listed for pruning; check which environment the app builds registered with "
-                + "(development: apps run from Xcode with a development profile; production: TestFlight, the App Store and "
-                + "ad hoc builds), \(goOn) that endpoint", fixed)
+            return (
+                "no token was accepted at \(named): APNs calls every token of the other environment BadDeviceToken, "
+                    + "so none of them is listed for pruning; check which environment the app builds registered with "
+                    + "(development: apps run from Xcode with a development profile; production: TestFlight, the App Store and "
+                    + "ad hoc builds), \(goOn) that endpoint", fixed
+            )
         case .topic where reason == "DeviceTokenNotForTopic":
-            return ("the tokens are not for the topic \(topic ?? "(none)"): they belong to another app, so none of them "
-                + "is listed for pruning; \(goOn) the app's bundle id", command(setting: "--topic", to: CampaignReport.topicPlaceholder))
+            return (
+                "the tokens are not for the topic \(topic ?? "(none)"): they belong to another app, so none of them "
+                    + "is listed for pruning; \(goOn) the app's bundle id",
+                command(setting: "--topic", to: CampaignReport.topicPlaceholder)
+            )
         case .topic:
-            return ("APNs refused the topic \(topic ?? "(none)"): it must be the bundle id of an app of team \(teamID ?? "?") "
-                + "(plus .voip, .complication, .pushkit.fileprovider for those push types); \(goOn) the right one",
-                command(setting: "--topic", to: CampaignReport.topicPlaceholder))
+            return (
+                "APNs refused the topic \(topic ?? "(none)"): it must be the bundle id of an app of team \(teamID ?? "?") "
+                    + "(plus .voip, .complication, .pushkit.fileprovider for those push types); \(goOn) the right one",
+                command(setting: "--topic", to: CampaignReport.topicPlaceholder)
+            )
         case .pushType:
-            return ("APNs refused the push type: \(goOn) the right one (alert, background, voip, …)",
-                command(setting: "--push-type", to: CampaignReport.pushTypePlaceholder))
+            return (
+                "APNs refused the push type: \(goOn) the right one (alert, background, voip, …)",
+                command(setting: "--push-type", to: CampaignReport.pushTypePlaceholder)
+            )
         case .transport:
             return ("fix what stopped it (the endpoint, the network, the CA file or pins), \(goOn)", command())
         }

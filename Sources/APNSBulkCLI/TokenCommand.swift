@@ -33,7 +33,8 @@ struct TokenCommand: ParsableCommand {
 
     @Option(
         name: .customLong("issued-at"),
-        help: ArgumentHelp("Sign with this iat (UNIX epoch seconds) instead of now, to test expiry.", valueName: "seconds")
+        help: ArgumentHelp(
+            "Sign with this iat (UNIX epoch seconds) instead of now, to test expiry.", valueName: "seconds")
     )
     var issuedAt: Int64?
 

@@ -30,7 +30,9 @@ struct TopicKeyOption: Hashable {
         }
         guard !bundleID.hasSuffix(".") else { throw .init("the bundle id '\(bundleID)' ends in a dot") }
         let parts = text[text.index(after: equals)...].split(separator: ",", omittingEmptySubsequences: false)
-        guard let file = parts.first, !file.isEmpty else { throw .init("no key file after '\(bundleID)=' (expected \(form))") }
+        guard let file = parts.first, !file.isEmpty else {
+            throw .init("no key file after '\(bundleID)=' (expected \(form))")
+        }
         var keyID: String?
         var teamID: String?
         for part in parts.dropFirst() {
@@ -94,7 +96,9 @@ struct ProviderKeySet: Equatable {
         var seen: [String: TopicKeyOption] = [:]
         for entry in entries {
             if let earlier = seen[entry.bundleID] {
-                throw .init("\(entry.bundleID) is given twice (key ids \(earlier.keyID) and \(entry.keyID)); give each bundle id one key")
+                throw .init(
+                    "\(entry.bundleID) is given twice (key ids \(earlier.keyID) and \(entry.keyID)); give each bundle id one key"
+                )
             }
             seen[entry.bundleID] = entry
             let key = Key(file: entry.keyFile, keyID: entry.keyID, teamID: entry.teamID)

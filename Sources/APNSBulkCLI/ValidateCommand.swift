@@ -26,14 +26,18 @@ struct ValidateCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Campaign files (.ndjson, .csv, .tsv, optionally .gz; - for standard input).", valueName: "file"),
-              completion: ValueCompletion.campaignFiles)
+    @Argument(
+        help: ArgumentHelp(
+            "Campaign files (.ndjson, .csv, .tsv, optionally .gz; - for standard input).", valueName: "file"),
+        completion: ValueCompletion.campaignFiles)
     var files: [String]
 
     @OptionGroup var campaign: CampaignOptions
 
-    @Option(name: .customLong("results"), help: ArgumentHelp("Write result lines (outcome input_error) for invalid records here.", valueName: "file"),
-            completion: ValueCompletion.anyFile)
+    @Option(
+        name: .customLong("results"),
+        help: ArgumentHelp("Write result lines (outcome input_error) for invalid records here.", valueName: "file"),
+        completion: ValueCompletion.anyFile)
     var results: String?
 
     /// Report text buffered before it goes to standard output.
@@ -48,7 +52,8 @@ struct ValidateCommand: ParsableCommand {
         // the same way and once; and --results checked as `send` checks it, before it is created.
         try CampaignRunner.reportingStartFailure { () throws(PipelineError) in
             if let results {
-                try OutputPathCheck.checkValidateResultFile(results, reading: files + [campaign.template].compactMap { $0 })
+                try OutputPathCheck.checkValidateResultFile(
+                    results, reading: files + [campaign.template].compactMap { $0 })
             }
             try reader.prepareToStart()
         }
@@ -64,31 +69,35 @@ struct ValidateCommand: ParsableCommand {
         var report = ""
         // Checked as `send` checks them, without building the notifications: a valid record's pair comes straight
         // from the reader's buffer.
-        try reader.checkRecords(valid: { _, bytes, hex, topic throws(PipelineError) in
-            valid += 1
-            try duplicates.add(tokenBytes: bytes, hex: hex, topic: topic, progress: reader.readProgress)
-        }, invalid: { key, error, tokenText, topicText throws(PipelineError) in
-            invalid += 1
-            if let writer {
-                // The same line `send` writes for an invalid record.
-                try writer.write(ResultRecord(
-                    key: key, outcome: .inputError, token: tokenText, topic: topicText,
-                    reason: error.code.rawValue, detail: error.detail))
-            } else {
-                // One line per invalid record, always: the path and the detail may quote anything.
-                let path = inputFiles.path(at: key.fileIndex)
-                let line = "\(path):\(key.line): \(error.code.rawValue): \(error.detail)"
-                report += PrintableText.escaping(line) + "\n"
-                if report.utf8.count > Self.reportFlushBytes {
-                    StandardStream.output(report)
-                    report = ""
+        try reader.checkRecords(
+            valid: { _, bytes, hex, topic throws(PipelineError) in
+                valid += 1
+                try duplicates.add(tokenBytes: bytes, hex: hex, topic: topic, progress: reader.readProgress)
+            },
+            invalid: { key, error, tokenText, topicText throws(PipelineError) in
+                invalid += 1
+                if let writer {
+                    // The same line `send` writes for an invalid record.
+                    try writer.write(
+                        ResultRecord(
+                            key: key, outcome: .inputError, token: tokenText, topic: topicText,
+                            reason: error.code.rawValue, detail: error.detail))
+                } else {
+                    // One line per invalid record, always: the path and the detail may quote anything.
+                    let path = inputFiles.path(at: key.fileIndex)
+                    let line = "\(path):\(key.line): \(error.code.rawValue): \(error.detail)"
+                    report += PrintableText.escaping(line) + "\n"
+                    if report.utf8.count > Self.reportFlushBytes {
+                        StandardStream.output(report)
+                        report = ""
+                    }
                 }
-            }
-        })
+            })
         let duplicateCount = try duplicates.finish(progress: reader.readProgress)
         StandardStream.output(report)
         try writer?.flush()
-        var summary = CountedNoun.text(valid + invalid, "record") + ": \(valid) valid, \(invalid) invalid, "
+        var summary =
+            CountedNoun.text(valid + invalid, "record") + ": \(valid) valid, \(invalid) invalid, "
             + CountedNoun.text(duplicateCount, "duplicate")
         if reader.recordsInOtherShards > 0 { summary += ", \(reader.recordsInOtherShards) in other shards" }
         StandardStream.error(summary + "\n")
@@ -104,7 +113,8 @@ struct ValidateCommand: ParsableCommand {
 enum UsableCores {
     static var count: Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let mask = allowedCores(inStatus: status) else {
+            let mask = allowedCores(inStatus: status)
+        else {
             return ProcessInfo.processInfo.activeProcessorCount
         }
         return mask
@@ -113,7 +123,9 @@ enum UsableCores {
     /// The number of cores the `Cpus_allowed:` line of a `/proc/<pid>/status` text allows (hex digits, in groups
     /// of eight separated by commas), or nil without one.
     static func allowedCores(inStatus status: String) -> Int? {
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return nil }
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else {
+            return nil
+        }
         var cores = 0
         for character in line.dropFirst("Cpus_allowed:".count) where character != "," && !character.isWhitespace {
             guard let digit = character.hexDigitValue else { return nil }

@@ -9,7 +9,9 @@ import ArgumentParser
 enum ValueCompletion {
     /// Campaign files (`send`, `validate`): NDJSON or CSV, optionally gzipped (`CampaignInput` picks the format by
     /// the name's ending).
-    static let campaignFiles = CompletionKind.file(extensions: ["ndjson", "csv", "tsv", "ndjson.gz", "csv.gz", "tsv.gz"])
+    static let campaignFiles = CompletionKind.file(extensions: [
+        "ndjson", "csv", "tsv", "ndjson.gz", "csv.gz", "tsv.gz",
+    ])
 
     /// Result files of earlier runs (`replay`, `prune`, `report`): one extension per `ResultFormat`.
     static let resultFiles = CompletionKind.file(extensions: ResultFormat.allCases.map(\.rawValue))

@@ -11,7 +11,8 @@ enum FileBytes {
             throw CryptoError.fileNotFound.with(context: path)
         }
         guard !isDirectory.boolValue else { throw CryptoError.fileUnreadable.with(context: "\(path): is a directory") }
-        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path) else {
+        guard FileManager.default.isReadableFile(atPath: path), let data = FileManager.default.contents(atPath: path)
+        else {
             throw CryptoError.fileUnreadable.with(context: "\(path): permission denied or read error")
         }
         guard data.count <= maximumSize else {

@@ -125,9 +125,11 @@ public struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomString
 extension TransportFailure {
     /// The request's HEADERS never left this session (the connection ended first), or the connection ended before
     /// the server's first SETTINGS frame (its HTTP/2 preface, which precedes anything it sends): not processed.
-    public static let connectionEndedBeforeSending = TransportFailure.notSent("the connection ended before the request was sent")
+    public static let connectionEndedBeforeSending = TransportFailure.notSent(
+        "the connection ended before the request was sent")
     /// The request went out and the connection ended before its answer: in doubt.
-    public static let connectionEndedBeforeAnswer = TransportFailure.answerLost("the connection ended before the answer")
+    public static let connectionEndedBeforeAnswer = TransportFailure.answerLost(
+        "the connection ended before the answer")
 
     /// The stream was reset with a code other than REFUSED_STREAM, by the server or by nghttp2 (a malformed
     /// response): in doubt.

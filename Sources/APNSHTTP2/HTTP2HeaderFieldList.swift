@@ -112,7 +112,8 @@ public struct HTTP2HeaderFieldList: Sendable {
     /// comparison): the mock checks each request's `authorization` and topic against its connection's.
     public func value(at index: Int, equals other: [UInt8]) -> Bool {
         let field = fields[index]
-        let start = Int(field.valueStart), count = Int(field.valueCount)
+        let start = Int(field.valueStart)
+        let count = Int(field.valueCount)
         guard count == other.count else { return false }
         return ByteComparison.equal(bytes.span.extracting(start..<(start + count)).bytes, other.span.bytes)
     }
@@ -235,11 +236,12 @@ public struct HTTP2HeaderFieldList: Sendable {
 
     private mutating func finish(nameStart: Int, valueStart: Int, indexable: Bool) {
         let isPseudo = valueStart > nameStart && bytes[nameStart] == UInt8(ascii: ":")
-        fields.append(Field(
-            nameStart: Int32(nameStart), nameCount: Int32(valueStart - nameStart),
-            valueStart: Int32(valueStart), valueCount: Int32(bytes.count - valueStart),
-            isPseudo: isPseudo, isIndexable: indexable
-        ))
+        fields.append(
+            Field(
+                nameStart: Int32(nameStart), nameCount: Int32(valueStart - nameStart),
+                valueStart: Int32(valueStart), valueCount: Int32(bytes.count - valueStart),
+                isPseudo: isPseudo, isIndexable: indexable
+            ))
         if isPseudo { pseudoCount += 1 }
     }
 }
@@ -272,7 +274,8 @@ public final class HTTP2HeaderBlock: @unchecked Sendable {
 
     /// A block for requests: `:method`, `:scheme`, `:authority`, then `fields`.
     public convenience init(
-        method: String = "POST", scheme: String = "https", authority: String, fields: [(name: String, value: String)] = []
+        method: String = "POST", scheme: String = "https", authority: String,
+        fields: [(name: String, value: String)] = []
     ) throws(HTTP2Error) {
         try self.init([(":method", method), (":scheme", scheme), (":authority", authority)] + fields)
     }

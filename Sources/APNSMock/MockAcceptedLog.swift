@@ -57,8 +57,10 @@ public final class MockAcceptedLog: Sendable {
         }
         line.append(UInt8(ascii: "\""))
         if let header = request.fields.firstValue(of: "apns-expiration"),
-           let expiration = try? Expiration(parsing: String(decoding: header, as: UTF8.self)) {
-            line.append(contentsOf: #","expiration":\#(expiration.epochSeconds)"#.utf8)  // as a JSON number: no leading 0
+            let expiration = try? Expiration(parsing: String(decoding: header, as: UTF8.self))
+        {
+            // as a JSON number: no leading 0
+            line.append(contentsOf: #","expiration":\#(expiration.epochSeconds)"#.utf8)
         }
         line.append(contentsOf: #","connection":\#(connection),"stream":\#(request.streamID),"answered":true}"#.utf8)
         line.append(UInt8(ascii: "\n"))
@@ -70,7 +72,9 @@ public final class MockAcceptedLog: Sendable {
 
     /// A line from `line(for:…)`, marked `"answered":false`.
     static func unanswered(_ line: [UInt8]) -> [UInt8] {
-        guard line.count >= answeredEnd.count, line.suffix(answeredEnd.count).elementsEqual(answeredEnd) else { return line }
+        guard line.count >= answeredEnd.count, line.suffix(answeredEnd.count).elementsEqual(answeredEnd) else {
+            return line
+        }
         return line.dropLast(answeredEnd.count) + unansweredEnd
     }
 

@@ -89,9 +89,12 @@ public struct MockConfiguration: Sendable {
         var keyIDs: Set<String> = []
         for key in keys {
             guard ProviderIdentifier.isValid(key.keyID), ProviderIdentifier.isValid(key.teamID) else {
-                throw .configuration("key id '\(key.keyID)' and team id '\(key.teamID)' must each be 10 letters or digits")
+                throw .configuration(
+                    "key id '\(key.keyID)' and team id '\(key.teamID)' must each be 10 letters or digits")
             }
-            guard keyIDs.insert(key.keyID).inserted else { throw .configuration("key id \(key.keyID) is configured twice") }
+            guard keyIDs.insert(key.keyID).inserted else {
+                throw .configuration("key id \(key.keyID) is configured twice")
+            }
         }
         guard tokenLifetimeSeconds > 0, tokenUpdateIntervalSeconds >= 0, allowedClockSkewSeconds >= 0 else {
             throw .configuration("token lifetime must be positive; update interval and clock skew not negative")

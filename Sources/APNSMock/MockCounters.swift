@@ -128,9 +128,12 @@ extension MockCounters {
     public var json: String {
         var out = "{"
         out += "\"requests\":\(requests),\"answered\":\(answered),\"connections\":\(connectionsOpened),"
-        out += "\"by_status\":" + Self.object(byStatus.sorted { $0.key < $1.key }.map { (String($0.key), $0.value) }) + ","
+        out +=
+            "\"by_status\":" + Self.object(byStatus.sorted { $0.key < $1.key }.map { (String($0.key), $0.value) }) + ","
         out += "\"by_reason\":" + Self.object(byReason.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) + ","
-        out += "\"by_connection\":" + Self.object(byConnection.sorted { $0.key < $1.key }.map { (String($0.key), $0.value) }) + ","
+        out +=
+            "\"by_connection\":"
+            + Self.object(byConnection.sorted { $0.key < $1.key }.map { (String($0.key), $0.value) }) + ","
         out += "\"goaways\":\(goaways),\"drops\":\(drops),\"refused_streams\":\(refusedStreams),"
         out += "\"stream_limit_raises\":\(streamLimitRaises),\"stream_limit_lowerings\":\(streamLimitLowerings),"
         out += "\"delayed_answers\":\(delayedAnswers),\"fault_answers\":\(faultAnswers),"

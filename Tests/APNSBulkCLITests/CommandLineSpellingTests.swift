@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import APNSBulkCLI
 
 /// A misspelt command or option answered with the name meant, and the names argument-parser knows left alone.
@@ -18,14 +19,18 @@ struct CommandLineSpellingTests {
     @Test("a misspelt option of a command names the option meant and the command's help")
     func option() throws {
         let message = try #require(spelling.mistake(in: ["send", "c.ndjson", "--resluts", "out.ndjson"]))
-        #expect(message == "unknown option '--resluts' for 'apns-bulk send'; did you mean '--results'? (see 'apns-bulk send --help')")
+        #expect(
+            message
+                == "unknown option '--resluts' for 'apns-bulk send'; did you mean '--results'? (see 'apns-bulk send --help')"
+        )
         #expect(spelling.mistake(in: ["send", "c.ndjson", "--topc=com.example.app"])?.contains("'--topic'") == true)
         #expect(spelling.mistake(in: ["replay", "r.ndjson", "--reslts", "x"])?.contains("'apns-bulk replay'") == true)
     }
 
     @Test("known names, operands after --, far-off words and ties are left to argument-parser")
     func leftAlone() {
-        #expect(spelling.mistake(in: ["send", "c.ndjson", "--results", "r.ndjson", "--topic", "com.example.app"]) == nil)
+        #expect(
+            spelling.mistake(in: ["send", "c.ndjson", "--results", "r.ndjson", "--topic", "com.example.app"]) == nil)
         #expect(spelling.mistake(in: ["send", "--", "--resluts"]) == nil)
         #expect(spelling.mistake(in: ["frobnicate"]) == nil)
         #expect(spelling.mistake(in: ["send", "c.ndjson", "--completely-different"]) == nil)
@@ -55,11 +60,15 @@ struct CommandLineSpellingTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let key = root.appendingPathComponent("samples/keys/AuthKey_TEST123456.p8").path
-        let base = ["send", "c.ndjson", "--results", "r.ndjson", "--topic", "com.example.app",
-                    "--key", key, "--key-id", "TEST123456", "--team-id", "TEAM123456"]
-        for (option, value, expected) in [("--rate", "-5", "--rate must be positive"),
-                                          ("--connections", "-1", "--connections must be 1 to 64"),
-                                          ("--max-attempts", "-2", "--max-attempts must be 1 to 100")] {
+        let base = [
+            "send", "c.ndjson", "--results", "r.ndjson", "--topic", "com.example.app",
+            "--key", key, "--key-id", "TEST123456", "--team-id", "TEAM123456",
+        ]
+        for (option, value, expected) in [
+            ("--rate", "-5", "--rate must be positive"),
+            ("--connections", "-1", "--connections must be 1 to 64"),
+            ("--max-attempts", "-2", "--max-attempts must be 1 to 100"),
+        ] {
             var message = ""
             do {
                 _ = try APNSBulkCommand.parseAsRoot(base + [option, value])
@@ -67,7 +76,8 @@ struct CommandLineSpellingTests {
                 message = APNSBulkCommand.errorMessage(for: error)
             }
             #expect(message.hasPrefix("apns-bulk: error: " + expected), "\(option) \(value): \(message)")
-            #expect(!message.contains("\n") && message.hasSuffix("; see 'apns-bulk send --help'"), "one line: \(message)")
+            #expect(
+                !message.contains("\n") && message.hasSuffix("; see 'apns-bulk send --help'"), "one line: \(message)")
         }
     }
 

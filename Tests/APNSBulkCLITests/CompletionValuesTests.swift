@@ -1,6 +1,7 @@
 import APNSPipeline
 import ArgumentParser
 import Testing
+
 @testable import APNSBulkCLI
 
 /// The value lists the shell completions offer that are written out in the CLI rather than taken from an enum's

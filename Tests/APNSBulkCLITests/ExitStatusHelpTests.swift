@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+
 @testable import APNSBulkCLI
 
 /// The CLI's table (Testing has an `ExitStatus` of its own).
@@ -11,16 +12,18 @@ typealias Status = APNSBulkCLI.ExitStatus
 @Suite("exit statuses: help, README and the table agree")
 struct ExitStatusHelpTests {
     /// Each subcommand with the entries its help must list.
-    static var commands: [(name: String, type: any ParsableCommand.Type, entries: [Status.Entry])] { [
-        ("send", SendCommand.self, Status.campaignEntries),
-        ("replay", ReplayCommand.self, Status.campaignEntries),
-        ("validate", ValidateCommand.self, Status.validateEntries),
-        ("prune", PruneCommand.self, Status.pruneEntries),
-        ("report", ReportCommand.self, Status.reportEntries),
-        ("token", TokenCommand.self, Status.tokenEntries),
-        ("pin", PinCommand.self, Status.pinEntries),
-        ("mock", MockCommand.self, Status.mockEntries),
-    ] }
+    static var commands: [(name: String, type: any ParsableCommand.Type, entries: [Status.Entry])] {
+        [
+            ("send", SendCommand.self, Status.campaignEntries),
+            ("replay", ReplayCommand.self, Status.campaignEntries),
+            ("validate", ValidateCommand.self, Status.validateEntries),
+            ("prune", PruneCommand.self, Status.pruneEntries),
+            ("report", ReportCommand.self, Status.reportEntries),
+            ("token", TokenCommand.self, Status.tokenEntries),
+            ("pin", PinCommand.self, Status.pinEntries),
+            ("mock", MockCommand.self, Status.mockEntries),
+        ]
+    }
 
     @Test("every subcommand is listed here", arguments: APNSBulkCommand.configuration.subcommands.map { "\($0)" })
     func everySubcommandIsChecked(subcommand: String) {
@@ -42,8 +45,9 @@ struct ExitStatusHelpTests {
         #expect(Status.campaignEntries.map(\.status) == Status.allCases)
     }
 
-    @Test("EXIT STATUS lines fit 80 columns; a long text wraps under its text, not at the margin",
-          arguments: Self.commands.map(\.name))
+    @Test(
+        "EXIT STATUS lines fit 80 columns; a long text wraps under its text, not at the margin",
+        arguments: Self.commands.map(\.name))
     func exitStatusLinesWrapWithHangingIndent(name: String) throws {
         let command = try #require(Self.commands.first { $0.name == name })
         let help = APNSBulkCommand.helpMessage(for: command.type, columns: 80)
@@ -69,23 +73,29 @@ struct ExitStatusHelpTests {
     func helpSectionWraps() {
         let text = "one two three four five six seven eight nine ten eleven twelve"
         let section = Status.helpSection([Status.Entry(.failure, text)], width: 30)
-        #expect(section == """
-            EXIT STATUS
-              1  one two three four five
-                 six seven eight nine ten
-                 eleven twelve
-            """)
+        #expect(
+            section == """
+                EXIT STATUS
+                  1  one two three four five
+                     six seven eight nine ten
+                     eleven twelve
+                """)
     }
 
     @Test("the README's exit-status table is the table's codes and meanings")
     func readmeMatchesTable() throws {
         let readme = try String(contentsOf: HelpText.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(HelpText.markdownSection("## Exit statuses", in: readme), "README has no ## Exit statuses")
-        #expect(section.contains(Status.markdownTable), "the README's table is not ExitStatus.markdownTable:\n\(Status.markdownTable)")
+        let section = try #require(
+            HelpText.markdownSection("## Exit statuses", in: readme), "README has no ## Exit statuses")
+        #expect(
+            section.contains(Status.markdownTable),
+            "the README's table is not ExitStatus.markdownTable:\n\(Status.markdownTable)")
         let rows = HelpText.markdownRows(section)
         #expect(rows.map(\.code) == Status.allCases.map(\.rawValue), "\(rows)")
-        #expect(rows.map(\.text) == Status.allCases.map { $0.meaning.replacingOccurrences(of: "`", with: "") }, "\(rows)")
-        #expect(rows.map(\.next) == Status.allCases.map { $0.nextStep.replacingOccurrences(of: "`", with: "") }, "\(rows)")
+        #expect(
+            rows.map(\.text) == Status.allCases.map { $0.meaning.replacingOccurrences(of: "`", with: "") }, "\(rows)")
+        #expect(
+            rows.map(\.next) == Status.allCases.map { $0.nextStep.replacingOccurrences(of: "`", with: "") }, "\(rows)")
     }
 }
 
@@ -101,7 +111,8 @@ enum HelpText {
     static func section(_ title: String, in help: String) -> String? {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(where: { $0 == title }) else { return nil }
-        let end = lines[start...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) ?? lines.endIndex
+        let end =
+            lines[start...].firstIndex(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) ?? lines.endIndex
         return lines[start..<end].joined(separator: "\n")
     }
 

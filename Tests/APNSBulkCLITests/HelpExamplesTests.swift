@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+
 @testable import APNSBulkCLI
 
 /// Every command's EXAMPLES, as `--help` prints them: commands to copy, so each line stays as written at any
@@ -14,8 +15,9 @@ struct HelpExamplesTests {
         return Array(lines[start..<end])
     }
 
-    @Test("--help at 40, 60, 80 and 200 columns prints every example line as written",
-          arguments: ExitStatusHelpTests.commands.map(\.name))
+    @Test(
+        "--help at 40, 60, 80 and 200 columns prints every example line as written",
+        arguments: ExitStatusHelpTests.commands.map(\.name))
     func examplesWhole(name: String) throws {
         let command = try #require(ExitStatusHelpTests.commands.first { $0.name == name })
         let written = Self.written(command.type)
@@ -27,10 +29,13 @@ struct HelpExamplesTests {
                 try help.run()  // argument-parser's help command: it throws the help request
                 Issue.record("--help ran as a command")
             } catch {
-                let screen = try #require(APNSBulkCommand.helpScreen(for: error, columns: columns), "\(name): no help screen")
-                let printed = try #require(HelpText.section("EXAMPLES", in: screen), "\(name) at \(columns): no EXAMPLES")
-                #expect(printed.split(separator: "\n", omittingEmptySubsequences: false) == written,
-                        "\(name) at \(columns) columns:\n\(printed)")
+                let screen = try #require(
+                    APNSBulkCommand.helpScreen(for: error, columns: columns), "\(name): no help screen")
+                let printed = try #require(
+                    HelpText.section("EXAMPLES", in: screen), "\(name) at \(columns): no EXAMPLES")
+                #expect(
+                    printed.split(separator: "\n", omittingEmptySubsequences: false) == written,
+                    "\(name) at \(columns) columns:\n\(printed)")
                 #expect(screen.contains("EXIT STATUS"), "\(name) at \(columns): the rest of the screen is kept")
             }
         }

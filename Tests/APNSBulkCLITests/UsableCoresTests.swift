@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import APNSBulkCLI
 
 /// The cores a process may use, read from its affinity mask as `/proc/<pid>/status` prints it.

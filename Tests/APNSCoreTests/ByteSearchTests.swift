@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("ByteSearch")
@@ -17,8 +18,9 @@ struct ByteSearchTests {
             let lower = count == 0 ? 0 : Int(generator.next() % UInt64(count + 1))
             let upper = lower + Int(generator.next() % UInt64(count - lower + 1))
             let expected = bytes[lower..<upper].firstIndex(of: needle)
-            #expect(ByteSearch.firstIndex(of: needle, in: bytes, range: lower..<upper) == expected,
-                    "\(needle) in \(bytes)[\(lower)..<\(upper)]")
+            #expect(
+                ByteSearch.firstIndex(of: needle, in: bytes, range: lower..<upper) == expected,
+                "\(needle) in \(bytes)[\(lower)..<\(upper)]")
         }
     }
 

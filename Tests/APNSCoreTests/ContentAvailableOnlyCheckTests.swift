@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 /// `ContentAvailableOnlyCheck` must answer exactly as `PayloadRules.isContentAvailableOnly` (the reference, which
@@ -6,14 +7,17 @@ import Testing
 @Suite("content-available-only check during the scan")
 struct ContentAvailableOnlyCheckTests {
     static let chosen: [String] = [
-        #"{"aps":{"content-available":1}}"#, #"{"aps":{"content-available":0}}"#, #"{"aps":{"\u0063ontent-available":1}}"#,
+        #"{"aps":{"content-available":1}}"#, #"{"aps":{"content-available":0}}"#,
+        #"{"aps":{"\u0063ontent-available":1}}"#,
         #"{"\u0061ps":{"content-available":1}}"#, #"{"aps":{"content-available":1,"alert":"x"}}"#, #"{"aps":{}}"#,
         #"{"aps":{"alert":"x"}}"#, #"{"aps":[{"content-available":1}]}"#, #"{"aps":"content-available"}"#, "{}",
-        #"{"aps":{"content-available":1},"aps":{"alert":"x"}}"#, #"{"aps":{"alert":"x"},"aps":{"content-available":1}}"#,
+        #"{"aps":{"content-available":1},"aps":{"alert":"x"}}"#,
+        #"{"aps":{"alert":"x"},"aps":{"content-available":1}}"#,
         #"{"aps":{"content-available":1},"aps":5}"#, #"{"aps":{"content-available":{"content-available":1}}}"#,
         #"{"aps":{"content-available":1,"content-available":1}}"#, #"{"x":{"content-available":1}}"#,
         #"{"x":{"aps":{"content-available":1}}}"#, #"{"list":[{"aps":{"content-available":1}}]}"#,
-        #"{"o":{"k":1},"aps":{"content-available":1},"p":{"a":1,"b":2}}"#, #"{"aps":{"k":{"a":1}},"x":{"content-available":1}}"#,
+        #"{"o":{"k":1},"aps":{"content-available":1},"p":{"a":1,"b":2}}"#,
+        #"{"aps":{"k":{"a":1}},"x":{"content-available":1}}"#,
         #"{"aps":{"content-available":1},"list":[{"a":1},{"b":2}]}"#, #"{"aps":{"alert":{"content-available":1}}}"#,
     ]
 
@@ -21,7 +25,8 @@ struct ContentAvailableOnlyCheckTests {
     private func answers(_ payload: [UInt8]) throws -> (reference: Bool, check: Bool) {
         let scanner = JSONScanner(payload)
         var check = ContentAvailableOnlyCheck(payloadDepth: 1)
-        let object = try scanner.scanDocument(in: 0..<payload.count, reportingMembersTo: check.reportedDepth) { depth, key, value in
+        let object = try scanner.scanDocument(in: 0..<payload.count, reportingMembersTo: check.reportedDepth) {
+            depth, key, value in
             check.member(depth: depth, key: key, value: value, in: scanner)
         }
         return (PayloadRules.isContentAvailableOnly(scanner, object: object), check.isContentAvailableOnly)

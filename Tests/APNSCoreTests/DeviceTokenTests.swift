@@ -1,18 +1,21 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("DeviceToken")
 struct DeviceTokenTests {
     static let token32 = String(repeating: "0123456789abcdef", count: 4)
 
-    @Test("accepts the forms users have", arguments: [
-        (token32, token32),
-        (token32.uppercased(), token32),
-        ("<\(token32)>", token32),
-        ("  \(token32)\t", token32),
-        ("<01234567 89abcdef 01234567 89abcdef 01234567 89abcdef 01234567 89abcdef>", token32),
-        ("01234567 89ABCDEF 01234567 89abcdef 01234567 89abcdef 01234567 89abcdef", token32),
-    ] as [(String, String)])
+    @Test(
+        "accepts the forms users have",
+        arguments: [
+            (token32, token32),
+            (token32.uppercased(), token32),
+            ("<\(token32)>", token32),
+            ("  \(token32)\t", token32),
+            ("<01234567 89abcdef 01234567 89abcdef 01234567 89abcdef 01234567 89abcdef>", token32),
+            ("01234567 89ABCDEF 01234567 89abcdef 01234567 89abcdef 01234567 89abcdef", token32),
+        ] as [(String, String)])
     func accepts(input: String, expected: String) throws {
         let token = try DeviceToken(parsing: input)
         #expect(token.hex == expected)
@@ -28,18 +31,20 @@ struct DeviceTokenTests {
         }
     }
 
-    @Test("rejects with its own reason", arguments: [
-        ("", InputError.Code.tokenEmpty),
-        ("   ", .tokenEmpty),
-        ("<>", .tokenEmpty),
-        (String(token32.dropLast()), .tokenOddLength),
-        (String(token32.dropLast()) + "g", .tokenNotHex),
-        ("0x" + token32, .tokenNotHex),
-        (token32 + "-", .tokenNotHex),
-        (String(repeating: "ab", count: 15), .tokenTooShort),
-        (String(repeating: "ab", count: 201), .tokenTooLong),
-        ("<" + token32, .tokenNotHex),
-    ] as [(String, InputError.Code)])
+    @Test(
+        "rejects with its own reason",
+        arguments: [
+            ("", InputError.Code.tokenEmpty),
+            ("   ", .tokenEmpty),
+            ("<>", .tokenEmpty),
+            (String(token32.dropLast()), .tokenOddLength),
+            (String(token32.dropLast()) + "g", .tokenNotHex),
+            ("0x" + token32, .tokenNotHex),
+            (token32 + "-", .tokenNotHex),
+            (String(repeating: "ab", count: 15), .tokenTooShort),
+            (String(repeating: "ab", count: 201), .tokenTooLong),
+            ("<" + token32, .tokenNotHex),
+        ] as [(String, InputError.Code)])
     func rejects(input: String, code: InputError.Code) {
         #expect(throws: InputError.self) { try DeviceToken(parsing: input) }
         do {
@@ -73,12 +78,15 @@ struct DeviceTokenTests {
 struct DeviceTokenSliceTests {
     static let token32 = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
 
-    @Test("agrees with string parsing on every form, valid or not", arguments: [
-        token32, token32.uppercased(), "<" + token32 + ">", " " + token32, token32.dropLast(2) + "0A", "a1b2 c3d4",
-        String(token32.dropLast()), String(token32.dropLast()) + "g", String(repeating: "ab", count: 15),
-        String(repeating: "ab", count: 16), String(repeating: "ab", count: 200), String(repeating: "ab", count: 201),
-        "", "<>", "0x" + token32, token32 + "-", String(repeating: "0", count: 32) + "/:`@GZgz",
-    ] as [String])
+    @Test(
+        "agrees with string parsing on every form, valid or not",
+        arguments: [
+            token32, token32.uppercased(), "<" + token32 + ">", " " + token32, token32.dropLast(2) + "0A", "a1b2 c3d4",
+            String(token32.dropLast()), String(token32.dropLast()) + "g", String(repeating: "ab", count: 15),
+            String(repeating: "ab", count: 16), String(repeating: "ab", count: 200),
+            String(repeating: "ab", count: 201),
+            "", "<>", "0x" + token32, token32 + "-", String(repeating: "0", count: 32) + "/:`@GZgz",
+        ] as [String])
     func agrees(text: String) {
         // The slice sits inside a larger array, as a record's member does.
         let line = Array("xx\"".utf8) + Array(text.utf8) + Array("\"yy".utf8)

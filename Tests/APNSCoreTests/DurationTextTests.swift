@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("DurationText")
@@ -15,10 +16,14 @@ struct DurationTextTests {
         #expect(DurationText(parsing: "0h1s")?.seconds == 1)
     }
 
-    @Test("digits alone, zero, unknown or repeated units, units out of order, signs, blanks and overlong values are refused")
+    @Test(
+        "digits alone, zero, unknown or repeated units, units out of order, signs, blanks and overlong values are refused"
+    )
     func refuses() {
-        for text in ["", "0", "3600", "0s", "0d0h", "h", "5", "5x", "5H", "1m1h", "1h1h", "-5m", "+5m", " 5m", "5m ", "5 m",
-                     "1.5h", "3661d", "999999999999999d", "1h30"] {
+        for text in [
+            "", "0", "3600", "0s", "0d0h", "h", "5", "5x", "5H", "1m1h", "1h1h", "-5m", "+5m", " 5m", "5m ", "5 m",
+            "1.5h", "3661d", "999999999999999d", "1h30",
+        ] {
             #expect(DurationText(parsing: text) == nil, "\(text)")
         }
         let longest: Int64 = 3_660 * 86_400

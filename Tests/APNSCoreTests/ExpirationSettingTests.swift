@@ -11,9 +11,11 @@ struct ExpirationSettingTests {
         #expect(try ExpirationSetting(parsing: "1767225600").epochSeconds == 1_767_225_600)
     }
 
-    @Test("durations are relative: 30m, 24h, 7d, 1h30m", arguments: [
-        ("30m", 1_800), ("24h", 86_400), ("7d", 604_800), ("1h30m", 5_400), ("90s", 90),
-    ] as [(String, Int64)])
+    @Test(
+        "durations are relative: 30m, 24h, 7d, 1h30m",
+        arguments: [
+            ("30m", 1_800), ("24h", 86_400), ("7d", 604_800), ("1h30m", 5_400), ("90s", 90),
+        ] as [(String, Int64)])
     func relative(text: String, seconds: Int64) throws {
         let setting = try ExpirationSetting(parsing: text)
         #expect(setting.needsResolving)
@@ -21,9 +23,11 @@ struct ExpirationSettingTests {
         #expect(setting.duration?.seconds == seconds)
     }
 
-    @Test("anything else is refused, naming the accepted forms", arguments: [
-        "soon", "", "-1", "1.5", "0s", "1h ", " 1h", "30x", "4294967296", "99999999999999999999", "11y",
-    ])
+    @Test(
+        "anything else is refused, naming the accepted forms",
+        arguments: [
+            "soon", "", "-1", "1.5", "0s", "1h ", " 1h", "30x", "4294967296", "99999999999999999999", "11y",
+        ])
     func refused(text: String) {
         do {
             _ = try ExpirationSetting(parsing: text)

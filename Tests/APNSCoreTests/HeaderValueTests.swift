@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("Header values")
@@ -14,11 +15,13 @@ struct HeaderValueTests {
         #expect(throws: InputError.self) { try PushType(parsing: "") }
     }
 
-    @Test("topic suffixes follow APNS.md", arguments: [
-        (PushType.alert, nil), (.background, nil), (.mdm, nil), (.voip, ".voip"), (.complication, ".complication"),
-        (.fileprovider, ".pushkit.fileprovider"), (.location, ".location-query"),
-        (.liveactivity, ".push-type.liveactivity"), (.pushtotalk, ".voip-ptt"), (.widgets, ".push-type.widgets"),
-    ] as [(PushType, String?)])
+    @Test(
+        "topic suffixes follow APNS.md",
+        arguments: [
+            (PushType.alert, nil), (.background, nil), (.mdm, nil), (.voip, ".voip"), (.complication, ".complication"),
+            (.fileprovider, ".pushkit.fileprovider"), (.location, ".location-query"),
+            (.liveactivity, ".push-type.liveactivity"), (.pushtotalk, ".voip-ptt"), (.widgets, ".push-type.widgets"),
+        ] as [(PushType, String?)])
     func suffixes(type: PushType, suffix: String?) throws {
         #expect(type.topicSuffix == suffix)
         let bundle = try Topic(validating: "com.example.app")
@@ -79,10 +82,12 @@ struct HeaderValueTests {
         #expect(throws: InputError.self) { try CollapseID(validating: "a\nb") }
     }
 
-    @Test("collapse id: RFC 9113 field-value rules; no blank at either end, no control character", arguments: [
-        " promo", "promo ", "\tpromo", "promo\t", "pro\rmo", "pro\nmo", "pro\u{0}mo", "pro\u{7F}mo",
-        "pro\u{85}mo", "pro\u{9B}mo", " ",
-    ])
+    @Test(
+        "collapse id: RFC 9113 field-value rules; no blank at either end, no control character",
+        arguments: [
+            " promo", "promo ", "\tpromo", "promo\t", "pro\rmo", "pro\nmo", "pro\u{0}mo", "pro\u{7F}mo",
+            "pro\u{85}mo", "pro\u{9B}mo", " ",
+        ])
     func collapseIDFieldValueRules(value: String) {
         #expect(throws: InputError.self) { try CollapseID(validating: value) }
         do {
@@ -100,7 +105,10 @@ struct HeaderValueTests {
             ("alert", { (text: String) throws(InputError) in _ = try PushType(parsing: text) }),
             ("10", { (text: String) throws(InputError) in _ = try Priority(parsing: text) }),
             ("1767225600", { (text: String) throws(InputError) in _ = try Expiration(parsing: text) }),
-            ("123e4567-e89b-12d3-a456-426614174000", { (text: String) throws(InputError) in _ = try APNSID(parsing: text) }),
+            (
+                "123e4567-e89b-12d3-a456-426614174000",
+                { (text: String) throws(InputError) in _ = try APNSID(parsing: text) }
+            ),
             ("promo", { (text: String) throws(InputError) in _ = try CollapseID(validating: text) }),
         ] as [(String, (String) throws(InputError) -> Void)] {
             try parse(good)
@@ -120,8 +128,10 @@ struct HeaderValueTests {
     func apnsID() throws {
         let id = try APNSID(parsing: "123E4567-E89B-12D3-A456-426614174000")
         #expect(id.description == "123e4567-e89b-12d3-a456-426614174000")
-        for bad in ["", "123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400g",
-                    "123e4567-e89b-12d3-a456-4266141740000", "123e4567-e89b-12d3a-456-426614174000"] {
+        for bad in [
+            "", "123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400g",
+            "123e4567-e89b-12d3-a456-4266141740000", "123e4567-e89b-12d3a-456-426614174000",
+        ] {
             #expect(throws: InputError.self) { try APNSID(parsing: bad) }
         }
     }

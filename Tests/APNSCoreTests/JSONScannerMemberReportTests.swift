@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 /// The scan that reports members as it goes (`scanDocument(in:reportingMembersTo:_:)`, and the same to a
@@ -19,7 +20,10 @@ struct JSONScannerMemberReportTests {
         let scanner = JSONScanner(bytes)
         var found: [Report] = []
         _ = try scanner.scanDocument(in: 0..<bytes.count, reportingMembersTo: depth) { depth, key, value in
-            found.append(Report(depth: depth, key: scanner.decodeString(key), value: String(decoding: bytes[value.range], as: UTF8.self)))
+            found.append(
+                Report(
+                    depth: depth, key: scanner.decodeString(key),
+                    value: String(decoding: bytes[value.range], as: UTF8.self)))
         }
         return found
     }
@@ -28,13 +32,15 @@ struct JSONScannerMemberReportTests {
     func order() throws {
         let text = #"{"a":{"b":{"c":1},"d":[{"e":2}]},"f":"x"}"#
         #expect(try reports(text, depth: 1).map(\.description) == [#"1 a={"b":{"c":1},"d":[{"e":2}]}"#, #"1 f="x""#])
-        #expect(try reports(text, depth: 2).map(\.description) == [
-            #"2 b={"c":1}"#, #"2 d=[{"e":2}]"#, #"1 a={"b":{"c":1},"d":[{"e":2}]}"#, #"1 f="x""#,
-        ])
+        #expect(
+            try reports(text, depth: 2).map(\.description) == [
+                #"2 b={"c":1}"#, #"2 d=[{"e":2}]"#, #"1 a={"b":{"c":1},"d":[{"e":2}]}"#, #"1 f="x""#,
+            ])
         // "e" sits in an object inside an array inside "a": depth 4 (arrays count as nesting).
-        #expect(try reports(text, depth: 3).map(\.description) == [
-            "3 c=1", #"2 b={"c":1}"#, #"2 d=[{"e":2}]"#, #"1 a={"b":{"c":1},"d":[{"e":2}]}"#, #"1 f="x""#,
-        ])
+        #expect(
+            try reports(text, depth: 3).map(\.description) == [
+                "3 c=1", #"2 b={"c":1}"#, #"2 d=[{"e":2}]"#, #"1 a={"b":{"c":1},"d":[{"e":2}]}"#, #"1 f="x""#,
+            ])
         #expect(try reports(text, depth: 4).contains { $0.description == "4 e=2" })
         #expect(try reports(text, depth: 0).isEmpty)
     }
@@ -42,8 +48,11 @@ struct JSONScannerMemberReportTests {
     @Test("keys with escapes and duplicate keys are reported as written, each time")
     func escapesAndDuplicates() throws {
         let found = try reports(#"{"\u0061ps":1,"aps":2,"aps":null}"#, depth: 1)
-        #expect(found == [Report(depth: 1, key: "aps", value: "1"), Report(depth: 1, key: "aps", value: "2"),
-                          Report(depth: 1, key: "aps", value: "null")])
+        #expect(
+            found == [
+                Report(depth: 1, key: "aps", value: "1"), Report(depth: 1, key: "aps", value: "2"),
+                Report(depth: 1, key: "aps", value: "null"),
+            ])
     }
 
     /// Inputs meant to break a scanner: truncations, bad escapes, control bytes, deep nesting, stray bytes.
@@ -56,8 +65,10 @@ struct JSONScannerMemberReportTests {
         ].map { Array($0.utf8) }
         cases.append([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D])  // {"<FF>":1}
         cases.append([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xED, 0xA0, 0x80, 0x22, 0x7D])  // a UTF-8 surrogate
-        cases.append(Array(String(repeating: #"{"a":"#, count: 70).utf8) + Array("1".utf8) + Array(repeating: 0x7D, count: 70))
-        cases.append(Array(String(repeating: #"{"a":"#, count: 63).utf8) + Array("1".utf8) + Array(repeating: 0x7D, count: 63))
+        cases.append(
+            Array(String(repeating: #"{"a":"#, count: 70).utf8) + Array("1".utf8) + Array(repeating: 0x7D, count: 70))
+        cases.append(
+            Array(String(repeating: #"{"a":"#, count: 63).utf8) + Array("1".utf8) + Array(repeating: 0x7D, count: 63))
         cases.append(Array(repeating: UInt8(ascii: "["), count: 50_000))
         return cases
     }()
@@ -91,8 +102,12 @@ struct JSONScannerMemberReportTests {
         }
     }
 
-    @Test("a visitor is given exactly the members the closure is, and the scan's verdict is the same",
-          arguments: hostile + [#"{"a":{"b":{"c":1},"d":[{"e":2}]},"f":"x"}"#, #"{"\u0061":[1,{"b":true}],"a":null}"#].map { Array($0.utf8) })
+    @Test(
+        "a visitor is given exactly the members the closure is, and the scan's verdict is the same",
+        arguments: hostile
+            + [#"{"a":{"b":{"c":1},"d":[{"e":2}]},"f":"x"}"#, #"{"\u0061":[1,{"b":true}],"a":null}"#].map {
+                Array($0.utf8)
+            })
     func visitorSameAsClosure(bytes: [UInt8]) {
         let scanner = JSONScanner(bytes)
         for depth in [0, 1, 2, 4] {

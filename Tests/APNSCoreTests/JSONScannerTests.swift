@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import APNSCore
 
 @Suite("JSONScanner")
@@ -8,18 +9,23 @@ struct JSONScannerTests {
         (try? JSONScanner(bytes).scanDocument(in: 0..<bytes.count)) != nil
     }
 
-    @Test("valid documents", arguments: [
-        "{}", "[]", "0", "-0", "1.5e10", "-12.0E-3", "true", "false", "null", #""""#, #""\u00e9\ud83d\ude00\n\t\"\\\/""#,
-        #"{"a":[1,{"b":null}],"c":"é😀"}"#, " \t\r\n{ \"a\" : 1 } \n",
-    ])
+    @Test(
+        "valid documents",
+        arguments: [
+            "{}", "[]", "0", "-0", "1.5e10", "-12.0E-3", "true", "false", "null", #""""#,
+            #""\u00e9\ud83d\ude00\n\t\"\\\/""#,
+            #"{"a":[1,{"b":null}],"c":"é😀"}"#, " \t\r\n{ \"a\" : 1 } \n",
+        ])
     func valid(text: String) {
         #expect(isValid(Array(text.utf8)), "\(text)")
     }
 
-    @Test("invalid documents", arguments: [
-        "", "{", "}", "[1,]", "{\"a\"}", "{\"a\":}", "{a:1}", "01", "1.", ".5", "1e", "+1", "tru", "nul",
-        "\"abc", "\"\\x\"", "\"\\u12g4\"", "\"a\u{01}b\"", "{\"a\":1}}", "[1 2]", "{\"a\":1 \"b\":2}", "NaN",
-    ])
+    @Test(
+        "invalid documents",
+        arguments: [
+            "", "{", "}", "[1,]", "{\"a\"}", "{\"a\":}", "{a:1}", "01", "1.", ".5", "1e", "+1", "tru", "nul",
+            "\"abc", "\"\\x\"", "\"\\u12g4\"", "\"a\u{01}b\"", "{\"a\":1}}", "[1 2]", "{\"a\":1 \"b\":2}", "NaN",
+        ])
     func invalid(text: String) {
         #expect(!isValid(Array(text.utf8)), "\(text)")
     }
@@ -62,10 +68,13 @@ struct JSONScannerTests {
         #expect(scanner.string(tokenValue, equals: "abcd"))
     }
 
-    @Test("lone surrogate escapes: U+FFFD when decoded leniently, nil when decoded exactly; pairs decode", arguments: [
-        (#""\ud800""#, nil as String?), (#""a\udc00b""#, nil), (#""\ud83dx""#, nil), (#""\ud83d\u0041""#, nil),
-        (#""\ude00\ud83d""#, nil), (#""\ud83d\ude00""#, "\u{1F600}"), (#""\u00e9\n""#, "é\n"), (#""plain""#, "plain"),
-    ])
+    @Test(
+        "lone surrogate escapes: U+FFFD when decoded leniently, nil when decoded exactly; pairs decode",
+        arguments: [
+            (#""\ud800""#, nil as String?), (#""a\udc00b""#, nil), (#""\ud83dx""#, nil), (#""\ud83d\u0041""#, nil),
+            (#""\ude00\ud83d""#, nil), (#""\ud83d\ude00""#, "\u{1F600}"), (#""\u00e9\n""#, "é\n"),
+            (#""plain""#, "plain"),
+        ])
     func loneSurrogates(json: String, exact: String?) throws {
         let bytes = Array(json.utf8)
         let scanner = JSONScanner(bytes)
@@ -114,7 +123,8 @@ struct JSONScannerTests {
         for (middle, valid, escapes) in cases {
             for before in 0..<18 {
                 for after in [0, 1, 7, 8, 9] {
-                    let text = [0x22] + [UInt8](repeating: 0x61, count: before) + middle
+                    let text =
+                        [0x22] + [UInt8](repeating: 0x61, count: before) + middle
                         + [UInt8](repeating: 0x62, count: after) + [0x22]
                     let value = try? JSONScanner(text).scanDocument(in: 0..<text.count)
                     #expect((value != nil) == valid, "\(text)")
@@ -127,14 +137,16 @@ struct JSONScannerTests {
                     let object = [0x7B] + text + Array(#":1,"k":"#.utf8) + text + Array(#","zzzzzzzz":1}"#.utf8)
                     let scanner = JSONScanner(object)
                     var members: [(key: JSONScanner.Value, value: JSONScanner.Value)] = []
-                    let scanned = try? scanner.scanDocument(in: 0..<object.count, reportingMembersTo: 1) { _, key, value in
+                    let scanned = try? scanner.scanDocument(in: 0..<object.count, reportingMembersTo: 1) {
+                        _, key, value in
                         members.append((key, value))
                     }
                     #expect((scanned != nil) == valid, "\(object)")
                     if scanned != nil {
                         let valueStart = 1 + text.count + 7
                         #expect(members.count == 3)
-                        #expect(members.first?.key.range == 1..<1 + text.count && members.first?.key.hasEscapes == escapes)
+                        #expect(
+                            members.first?.key.range == 1..<1 + text.count && members.first?.key.hasEscapes == escapes)
                         #expect(members.dropFirst().first?.value.range == valueStart..<valueStart + text.count)
                         #expect(members.dropFirst().first?.value.hasEscapes == escapes)
                     }
@@ -163,7 +175,8 @@ struct JSONScannerTests {
 
     @Test("agrees with JSONSerialization on random mutations of a valid document")
     func differential() {
-        let seed = Array(#"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)
+        let seed = Array(
+            #"{"aps":{"alert":{"title":"Hé","body":"x\"y"},"badge":12},"list":[1,2.5,-3e2,true,null]}"#.utf8)
         var generator = SplitMix64(seed: 42)
         let alphabet = Array(#"{}[]":,.-+eE0123456789 tfnrule\"#.utf8)
         var disagreements: [String] = []

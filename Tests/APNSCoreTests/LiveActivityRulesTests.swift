@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 /// `LiveActivityRules` through `PayloadRules` (docs/APNS.md, "Live Activity payloads"): each rule's own code, valid
@@ -15,7 +16,8 @@ struct LiveActivityRulesTests {
     }
 
     static let update = #"{"timestamp":1767225600,"event":"update","content-state":{"score":3}}"#
-    static let start = #"{"timestamp":1767225600,"event":"start","content-state":{"score":0},"attributes-type":"MatchAttributes","attributes":{"team":"A"},"alert":{"title":"Kick-off"}}"#
+    static let start =
+        #"{"timestamp":1767225600,"event":"start","content-state":{"score":0},"attributes-type":"MatchAttributes","attributes":{"team":"A"},"alert":{"title":"Kick-off"}}"#
     static let end = #"{"timestamp":1767225600,"event":"end","dismissal-date":1767229200}"#
 
     @Test("valid start, update and end payloads pass, with stale-date and dismissal-date in seconds")
@@ -24,7 +26,10 @@ struct LiveActivityRulesTests {
         #expect(code(Self.start) == nil)
         #expect(code(Self.end) == nil)
         #expect(code(#"{"timestamp":1,"event":"end","content-state":{"score":9}}"#) == nil)
-        #expect(code(#"{"timestamp":1767225600,"event":"update","content-state":{},"stale-date":1767229200,"dismissal-date":0}"#) == nil)
+        #expect(
+            code(
+                #"{"timestamp":1767225600,"event":"update","content-state":{},"stale-date":1767229200,"dismissal-date":0}"#
+            ) == nil)
         #expect(code(#"{"timestamp":1,"event":"upd\u0061te","content-state":{}}"#) == nil, "escapes compare decoded")
     }
 
@@ -35,7 +40,9 @@ struct LiveActivityRulesTests {
         #expect(code("", payload: #"{"data":1}"#) == .liveActivityTimestampMissing)
         #expect(code("", payload: #"{"aps":[1]}"#) == .liveActivityTimestampMissing)
         for bad in [#""1767225600""#, "1767225600.5", "1.7e9", "-1", "true", "{}"] {
-            #expect(code(#"{"timestamp":\#(bad),"event":"update","content-state":{}}"#) == .liveActivityTimestampInvalid, "\(bad)")
+            #expect(
+                code(#"{"timestamp":\#(bad),"event":"update","content-state":{}}"#) == .liveActivityTimestampInvalid,
+                "\(bad)")
         }
     }
 
@@ -50,7 +57,9 @@ struct LiveActivityRulesTests {
     @Test("content-state: needed by start and update, an object whenever given")
     func contentState() {
         #expect(code(#"{"timestamp":1,"event":"update"}"#) == .liveActivityContentStateMissing)
-        #expect(code(#"{"timestamp":1,"event":"start","attributes-type":"T","attributes":{}}"#) == .liveActivityContentStateMissing)
+        #expect(
+            code(#"{"timestamp":1,"event":"start","attributes-type":"T","attributes":{}}"#)
+                == .liveActivityContentStateMissing)
         #expect(code(#"{"timestamp":1,"event":"update","content-state":"x"}"#) == .liveActivityContentStateInvalid)
         #expect(code(#"{"timestamp":1,"event":"end","content-state":[1]}"#) == .liveActivityContentStateInvalid)
     }
@@ -68,16 +77,22 @@ struct LiveActivityRulesTests {
 
     @Test("stale-date and dismissal-date, when present, are integer seconds")
     func dates() {
-        #expect(code(#"{"timestamp":1,"event":"update","content-state":{},"stale-date":"tomorrow"}"#) == .liveActivityStaleDateInvalid)
-        #expect(code(#"{"timestamp":1,"event":"update","content-state":{},"stale-date":1.5}"#) == .liveActivityStaleDateInvalid)
+        #expect(
+            code(#"{"timestamp":1,"event":"update","content-state":{},"stale-date":"tomorrow"}"#)
+                == .liveActivityStaleDateInvalid)
+        #expect(
+            code(#"{"timestamp":1,"event":"update","content-state":{},"stale-date":1.5}"#)
+                == .liveActivityStaleDateInvalid)
         #expect(code(#"{"timestamp":1,"event":"end","dismissal-date":-5}"#) == .liveActivityDismissalDateInvalid)
-        #expect(code(#"{"timestamp":1,"event":"end","dismissal-date":"2026-01-01"}"#) == .liveActivityDismissalDateInvalid)
+        #expect(
+            code(#"{"timestamp":1,"event":"end","dismissal-date":"2026-01-01"}"#) == .liveActivityDismissalDateInvalid)
     }
 
     @Test("the details name the field; other push types are not checked")
     func detailsAndOtherTypes() throws {
         do {
-            try PayloadRules.validate(Array(#"{"aps":{"timestamp":1,"event":"update"}}"#.utf8), pushType: .liveactivity, priority: nil)
+            try PayloadRules.validate(
+                Array(#"{"aps":{"timestamp":1,"event":"update"}}"#.utf8), pushType: .liveactivity, priority: nil)
             Issue.record("accepted")
         } catch {
             #expect(error.detail.contains("aps.content-state"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("OutcomePolicy")
@@ -50,7 +51,8 @@ struct OutcomePolicyTests {
     func rows() {
         for (status, reason, expected) in Self.table {
             #expect(reason.status == status, "\(reason)")
-            let action = OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: reason, timestamp: nil)))
+            let action = OutcomePolicy.action(
+                for: .answered(PushAnswer(status: status, reason: reason, timestamp: nil)))
             #expect(action == expected, "\(status) \(reason)")
         }
     }
@@ -66,19 +68,27 @@ struct OutcomePolicyTests {
 
     @Test("200 is delivered whatever the body says")
     func delivered() {
-        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: nil, timestamp: nil))) == .delivered)
-        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: .unregistered, timestamp: 1))) == .delivered)
+        #expect(
+            OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: nil, timestamp: nil))) == .delivered)
+        #expect(
+            OutcomePolicy.action(for: .answered(PushAnswer(status: 200, reason: .unregistered, timestamp: 1)))
+                == .delivered)
     }
 
-    @Test("unknown reasons fall back on the status class; a status APNs never sends is the server's failure", arguments: [
-        (400, SendAction.reject(campaignWide: true)), (401, .inDoubt), (403, .stop(.credentials)),
-        (404, .stop(.senderBug)), (405, .stop(.senderBug)), (410, .prune), (413, .reject(campaignWide: true)),
-        (429, .retry(.afterBackoff)), (500, .retry(.afterBackoff)), (502, .retry(.afterBackoff)),
-        (503, .retry(.afterBackoff)), (204, .inDoubt), (999, .inDoubt), (302, .inDoubt), (0, .inDoubt),
-    ])
+    @Test(
+        "unknown reasons fall back on the status class; a status APNs never sends is the server's failure",
+        arguments: [
+            (400, SendAction.reject(campaignWide: true)), (401, .inDoubt), (403, .stop(.credentials)),
+            (404, .stop(.senderBug)), (405, .stop(.senderBug)), (410, .prune), (413, .reject(campaignWide: true)),
+            (429, .retry(.afterBackoff)), (500, .retry(.afterBackoff)), (502, .retry(.afterBackoff)),
+            (503, .retry(.afterBackoff)), (204, .inDoubt), (999, .inDoubt), (302, .inDoubt), (0, .inDoubt),
+        ])
     func fallback(status: Int, expected: SendAction) {
-        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: .unknown("Novel"), timestamp: nil))) == expected)
-        #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: nil, timestamp: nil))) == expected)
+        #expect(
+            OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: .unknown("Novel"), timestamp: nil)))
+                == expected)
+        #expect(
+            OutcomePolicy.action(for: .answered(PushAnswer(status: status, reason: nil, timestamp: nil))) == expected)
     }
 
     @Test("the statuses APNs answers with are exactly those docs/APNS.md lists")
@@ -92,8 +102,10 @@ struct OutcomePolicyTests {
     @Test("a status APNs never sends decides alone: its reason is ignored, so a broken server cannot prune a token")
     func unknownStatusIgnoresReason() {
         for reason in [APNSReason.badDeviceToken, .unregistered, .badTopic, .invalidProviderToken] {
-            #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 999, reason: reason, timestamp: 1))) == .inDoubt)
-            #expect(OutcomePolicy.action(for: .answered(PushAnswer(status: 599, reason: reason))) == .retry(.afterBackoff))
+            #expect(
+                OutcomePolicy.action(for: .answered(PushAnswer(status: 999, reason: reason, timestamp: 1))) == .inDoubt)
+            #expect(
+                OutcomePolicy.action(for: .answered(PushAnswer(status: 599, reason: reason))) == .retry(.afterBackoff))
         }
     }
 
@@ -108,8 +120,9 @@ struct OutcomePolicyTests {
 
     @Test("error bodies parse into reason and timestamp")
     func answers() {
-        let gone = PushAnswer(status: 410, apnsID: "x", apnsUniqueID: nil,
-                              body: Array(#"{"reason":"Unregistered","timestamp":1767225600123}"#.utf8))
+        let gone = PushAnswer(
+            status: 410, apnsID: "x", apnsUniqueID: nil,
+            body: Array(#"{"reason":"Unregistered","timestamp":1767225600123}"#.utf8))
         #expect(gone.reason == .unregistered)
         #expect(gone.timestamp == 1_767_225_600_123)
         #expect(OutcomePolicy.action(for: .answered(gone)) == .prune)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("Payload rules")
@@ -53,7 +54,8 @@ struct PayloadRulesTests {
         #expect(code(background, .alert, nil) == .priorityForbiddenForBackground, "no header means 10")
         #expect(code(background, .background, .powerAware) == nil)
         #expect(code(background, .background, .powerFirst) == nil)
-        #expect(code(#"{"aps":{"content\u002davailable":1}}"#, .background, .immediate) == .priorityForbiddenForBackground)
+        #expect(
+            code(#"{"aps":{"content\u002davailable":1}}"#, .background, .immediate) == .priorityForbiddenForBackground)
     }
 
     @Test("background pushes default to priority 5")

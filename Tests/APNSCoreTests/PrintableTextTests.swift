@@ -1,20 +1,25 @@
 import Testing
+
 @testable import APNSCore
 
 @Suite("Printable text")
 struct PrintableTextTests {
     /// Whether `text` holds a character a terminal or a line-based reader would act on.
     static func hasRawControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{202E}" }
+        text.unicodeScalars.contains {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{202E}"
+        }
     }
 
-    @Test("C0, DEL, C1, line separators and bidi controls are escaped; everything else is kept", arguments: [
-        ("plain text: 'ok' \\ / é 😀", "plain text: 'ok' \\ / é 😀"),
-        ("x\nforged.ndjson:7: fake\u{1B}]0;pwned\u{07}", "x\\nforged.ndjson:7: fake\\u{1B}]0;pwned\\u{07}"),
-        ("a\tb\rc\u{0}d\u{7F}", "a\\tb\\rc\\u{00}d\\u{7F}"),
-        ("\u{9B}31m\u{85}", "\\u{9B}31m\\u{85}"),
-        ("line\u{2028}sep\u{202E}txt", "line\\u{2028}sep\\u{202E}txt"),
-    ])
+    @Test(
+        "C0, DEL, C1, line separators and bidi controls are escaped; everything else is kept",
+        arguments: [
+            ("plain text: 'ok' \\ / é 😀", "plain text: 'ok' \\ / é 😀"),
+            ("x\nforged.ndjson:7: fake\u{1B}]0;pwned\u{07}", "x\\nforged.ndjson:7: fake\\u{1B}]0;pwned\\u{07}"),
+            ("a\tb\rc\u{0}d\u{7F}", "a\\tb\\rc\\u{00}d\\u{7F}"),
+            ("\u{9B}31m\u{85}", "\\u{9B}31m\\u{85}"),
+            ("line\u{2028}sep\u{202E}txt", "line\\u{2028}sep\\u{202E}txt"),
+        ])
     func escapes(input: String, expected: String) {
         #expect(PrintableText.escaping(input) == expected)
         #expect(!Self.hasRawControl(PrintableText.escaping(input)))

@@ -7,8 +7,10 @@ struct TopicKeyRoutesTests {
     static func topic(_ text: String) throws -> Topic { try Topic(validating: text) }
 
     let routes = TopicKeyRoutes(
-        routes: [.init(bundleID: "com.example.app", key: 1), .init(bundleID: "com.example.app.widget", key: 2),
-                 .init(bundleID: "com.other", key: 3)],
+        routes: [
+            .init(bundleID: "com.example.app", key: 1), .init(bundleID: "com.example.app.widget", key: 2),
+            .init(bundleID: "com.other", key: 3),
+        ],
         defaultKey: nil)
 
     @Test("a bundle id covers itself and the topics under it after a dot; the longest bundle id wins")
@@ -21,7 +23,9 @@ struct TopicKeyRoutesTests {
         #expect(routes.key(for: try Self.topic("com.other")) == 3)
     }
 
-    @Test("a topic that only starts with a bundle id's letters is not covered by it; the default key takes it when there is one")
+    @Test(
+        "a topic that only starts with a bundle id's letters is not covered by it; the default key takes it when there is one"
+    )
     func notAPrefixWithoutADot() throws {
         #expect(routes.key(for: try Self.topic("com.example.apps")) == nil)
         #expect(routes.key(for: try Self.topic("com.otherapp")) == nil)

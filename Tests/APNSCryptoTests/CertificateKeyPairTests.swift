@@ -26,9 +26,11 @@ struct CertificateKeyPairTests {
         #expect(!pair.keyIsInChainFile)
     }
 
-    @Test("one file with the chain then the key: the key is taken from it", arguments: [
-        ["client-chain.pem", "client.key"], ["client.key", "client-chain.pem"],
-    ])
+    @Test(
+        "one file with the chain then the key: the key is taken from it",
+        arguments: [
+            ["client-chain.pem", "client.key"], ["client.key", "client-chain.pem"],
+        ])
     func combinedFile(order: [String]) throws {
         try CryptoTestSupport.withTemporaryDirectory { directory in
             let path = try Self.combined(order, in: directory)

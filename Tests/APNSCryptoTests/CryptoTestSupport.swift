@@ -35,7 +35,8 @@ enum CryptoTestSupport {
 
     /// The folder of this test process's temporary directories; created on first use, removed at exit.
     private static let processDirectory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("apns-crypto-tests-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "apns-crypto-tests-\(UUID().uuidString)")
         atexit { try? FileManager.default.removeItem(at: CryptoTestSupport.processDirectory) }
         return url
     }()
@@ -66,7 +67,8 @@ enum CryptoTestSupport {
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return ProcessOutput(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+        return ProcessOutput(
+            status: process.terminationStatus, stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     /// `sh -c script`, for the openssl pipelines the documentation gives.

@@ -5,8 +5,9 @@ import Testing
 /// PKCS#12 archives (modern and legacy) and TLS private keys, with their error cases.
 @Suite("PKCS#12 and TLS private keys")
 struct PKCS12BundleTests {
-    @Test("opens a .p12, modern or legacy (RC2-40), into certificate, key and chain",
-          arguments: ["client.p12", "client-legacy.p12"])
+    @Test(
+        "opens a .p12, modern or legacy (RC2-40), into certificate, key and chain",
+        arguments: ["client.p12", "client-legacy.p12"])
     func opens(name: String) throws {
         let bundle = try PKCS12Bundle(contentsOfFile: CryptoTestSupport.fixture(name), password: "fixture")
         let chain = try CertificateChain(contentsOfFile: CryptoTestSupport.fixture("chain.pem"))
@@ -39,14 +40,19 @@ struct PKCS12BundleTests {
         let rsa = try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("rsa-key.pem"))
         #expect(rsa.algorithm == "RSA 2048-bit")
         #expect(try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("p384-key.p8")).algorithm == "EC secp384r1")
-        let encrypted = try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("encrypted-key.p8"), password: "fixture")
+        let encrypted = try PrivateKeyPEM(
+            contentsOfFile: CryptoTestSupport.fixture("encrypted-key.p8"), password: "fixture")
         let plain = try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.sample("AuthKey_TEST123456.p8"))
         #expect(encrypted.pkcs8DER == plain.pkcs8DER)
         #expect(try plain.pem() == CryptoTestSupport.contents(of: CryptoTestSupport.sample("AuthKey_TEST123456.p8")))
         #expect(throws: CryptoError.encryptedKey) {
             try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("encrypted-key.p8"), password: "wrong")
         }
-        #expect(throws: CryptoError.encryptedKey) { try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("encrypted-key.p8")) }
-        #expect(throws: CryptoError.notAPrivateKey) { try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("rsa-cert.pem")) }
+        #expect(throws: CryptoError.encryptedKey) {
+            try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("encrypted-key.p8"))
+        }
+        #expect(throws: CryptoError.notAPrivateKey) {
+            try PrivateKeyPEM(contentsOfFile: CryptoTestSupport.fixture("rsa-cert.pem"))
+        }
     }
 }

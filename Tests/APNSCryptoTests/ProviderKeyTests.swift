@@ -21,16 +21,18 @@ struct ProviderKeyTests {
         #expect(try ProviderTokenVerifier.verify(signer.sign(issuedAt: 1), with: key.publicKey).signatureIsValid)
     }
 
-    @Test("each wrong file gets its own error", arguments: [
-        ("rsa-key.pem", CryptoError.keyNotEC, "RSA"),
-        ("ed25519-key.pem", CryptoError.keyNotEC, "ED25519"),
-        ("p384-key.p8", CryptoError.keyNotOnP256, "secp384r1"),
-        ("garbage.p8", CryptoError.notPEM, "BEGIN"),
-        ("random.p8", CryptoError.notPEM, "BEGIN"),
-        ("ec-cert.pem", CryptoError.notAPrivateKey, "CERTIFICATE"),
-        ("chain.pem", CryptoError.notAPrivateKey, "CERTIFICATE"),
-        ("encrypted-key.p8", CryptoError.encryptedKey, "password"),
-    ])
+    @Test(
+        "each wrong file gets its own error",
+        arguments: [
+            ("rsa-key.pem", CryptoError.keyNotEC, "RSA"),
+            ("ed25519-key.pem", CryptoError.keyNotEC, "ED25519"),
+            ("p384-key.p8", CryptoError.keyNotOnP256, "secp384r1"),
+            ("garbage.p8", CryptoError.notPEM, "BEGIN"),
+            ("random.p8", CryptoError.notPEM, "BEGIN"),
+            ("ec-cert.pem", CryptoError.notAPrivateKey, "CERTIFICATE"),
+            ("chain.pem", CryptoError.notAPrivateKey, "CERTIFICATE"),
+            ("encrypted-key.p8", CryptoError.encryptedKey, "password"),
+        ])
     func wrongFiles(name: String, expected: CryptoError, detail: String) throws {
         let path = CryptoTestSupport.fixture(name)
         do {
@@ -51,7 +53,9 @@ struct ProviderKeyTests {
         #expect(throws: CryptoError.notAPublicKey) {
             try ProviderPublicKey(contentsOfFile: CryptoTestSupport.sample("AuthKey_TEST123456.p8"))
         }
-        let rsaPublic = try CryptoTestSupport.run(["openssl", "pkey", "-in", CryptoTestSupport.fixture("rsa-key.pem"), "-pubout"])
+        let rsaPublic = try CryptoTestSupport.run([
+            "openssl", "pkey", "-in", CryptoTestSupport.fixture("rsa-key.pem"), "-pubout",
+        ])
         #expect(throws: CryptoError.keyNotEC) { try ProviderPublicKey(pem: rsaPublic.text) }
     }
 
@@ -74,7 +78,8 @@ struct ProviderKeyTests {
         let good = try CryptoTestSupport.contents(of: CryptoTestSupport.sample("AuthKey_TEST123456.p8"))
         let truncated = String(good.prefix(good.count - 30))
         #expect(throws: CryptoError.malformedPEM) { try ProviderKey(pem: truncated) }
-        let nonsense = "-----BEGIN PRIVATE KEY-----\n" + Data(repeating: 0x42, count: 48).base64EncodedString()
+        let nonsense =
+            "-----BEGIN PRIVATE KEY-----\n" + Data(repeating: 0x42, count: 48).base64EncodedString()
             + "\n-----END PRIVATE KEY-----\n"
         #expect(throws: CryptoError.malformedKey) { try ProviderKey(pem: nonsense) }
         #expect(throws: CryptoError.notPEM) { try ProviderKey(pem: "") }
@@ -87,7 +92,9 @@ struct ProviderKeyTests {
             #expect(try ProviderIdentifier.validateKeyID(valid) == valid)
             #expect(try ProviderIdentifier.validateTeamID(valid) == valid)
         }
-        for invalid in ["", "TEST12345", "TEST1234567", "TEST-12345", "TEST 12345", "TÉST123456", "TEST12345\n", "ＴEST123456"] {
+        for invalid in [
+            "", "TEST12345", "TEST1234567", "TEST-12345", "TEST 12345", "TÉST123456", "TEST12345\n", "ＴEST123456",
+        ] {
             #expect(!ProviderIdentifier.isValid(invalid), "\(invalid)")
             #expect(throws: CryptoError.invalidKeyID) { try ProviderIdentifier.validateKeyID(invalid) }
             #expect(throws: CryptoError.invalidTeamID) { try ProviderIdentifier.validateTeamID(invalid) }

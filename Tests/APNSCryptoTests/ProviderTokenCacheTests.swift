@@ -22,9 +22,12 @@ struct ProviderTokenCacheTests {
         signer = try ProviderTokenSigner(key: ProviderKey.generate(), keyID: "KEYID12345", teamID: "TEAMID1234")
     }
 
-    private func cache(_ clock: DrivenClock, interval: Int64 = ProviderTokenCache.defaultRefreshIntervalSeconds) throws -> ProviderTokenCache {
+    private func cache(_ clock: DrivenClock, interval: Int64 = ProviderTokenCache.defaultRefreshIntervalSeconds) throws
+        -> ProviderTokenCache
+    {
         // The wall and uptime clocks move together here: no clock step.
-        try ProviderTokenCache(signer: signer, refreshIntervalSeconds: interval, clock: { clock.now }, uptime: { clock.now })
+        try ProviderTokenCache(
+            signer: signer, refreshIntervalSeconds: interval, clock: { clock.now }, uptime: { clock.now })
     }
 
     @Test("the refresh interval must lie within 20...60 minutes; 50 is the default")
@@ -72,7 +75,9 @@ struct ProviderTokenCacheTests {
         #expect(try cache.currentToken().serial == 2 && cache.signingCount == 2)
     }
 
-    @Test("ExpiredProviderToken for the token in use re-signs at once, even a young one; more answers for it sign nothing")
+    @Test(
+        "ExpiredProviderToken for the token in use re-signs at once, even a young one; more answers for it sign nothing"
+    )
     func invalidationResignsAtOnce() throws {
         let clock = DrivenClock(Self.start)
         let cache = try cache(clock)
@@ -108,7 +113,9 @@ struct ProviderTokenCacheTests {
         #expect(cache.signingCount == 3)
     }
 
-    @Test("tokens declared expired before any request with them was accepted are counted in a row; an accepted one resets")
+    @Test(
+        "tokens declared expired before any request with them was accepted are counted in a row; an accepted one resets"
+    )
     func expiredOnFirstUseCount() throws {
         let clock = DrivenClock(Self.start)
         let cache = try cache(clock)
@@ -136,8 +143,9 @@ struct ProviderTokenCacheTests {
         #expect(cache.signingCount == 5)
     }
 
-    @Test("a week of random traffic and random ExpiredProviderToken answers: routine signings >= 20 minutes apart, no token older than the interval",
-          arguments: [1200, 3000, 3600] as [Int64])
+    @Test(
+        "a week of random traffic and random ExpiredProviderToken answers: routine signings >= 20 minutes apart, no token older than the interval",
+        arguments: [1200, 3000, 3600] as [Int64])
     func simulatedRun(interval: Int64) throws {
         var random = SplitMix64(seed: UInt64(interval))
         let clock = DrivenClock(Self.start)
@@ -187,8 +195,9 @@ struct ProviderTokenCacheTests {
         try ProviderTokenCache(signer: signer, clock: { wall.now }, uptime: { uptime.now })
     }
 
-    @Test("a wall-clock step back of hours does not keep a token past its refresh: ages are counted on the uptime clock",
-          arguments: [-3 * 3600, -26 * 3600] as [Int64])
+    @Test(
+        "a wall-clock step back of hours does not keep a token past its refresh: ages are counted on the uptime clock",
+        arguments: [-3 * 3600, -26 * 3600] as [Int64])
     func wallStepBack(step: Int64) throws {
         let wall = DrivenClock(Self.start)
         let uptime = DrivenClock(1000)
@@ -206,8 +215,9 @@ struct ProviderTokenCacheTests {
         #expect(try cache.currentSerial() == 2 && cache.signingCount == 2)
     }
 
-    @Test("a wall-clock step forward of hours re-signs nothing early: no TooManyProviderTokenUpdates, no iat per request",
-          arguments: [3 * 3600, 26 * 3600] as [Int64])
+    @Test(
+        "a wall-clock step forward of hours re-signs nothing early: no TooManyProviderTokenUpdates, no iat per request",
+        arguments: [3 * 3600, 26 * 3600] as [Int64])
     func wallStepForward(step: Int64) throws {
         let wall = DrivenClock(Self.start)
         let uptime = DrivenClock(1000)

@@ -129,26 +129,34 @@ struct ProviderTokenSignerTests {
 
         #expect(throws: CryptoError.malformedToken) { try ProviderTokenVerifier.parse(parts[0] + "." + parts[1]) }
         #expect(throws: CryptoError.malformedToken) { try ProviderTokenVerifier.parse(token + ".x") }
-        #expect(throws: CryptoError.malformedToken) { try ProviderTokenVerifier.parse(parts[0] + "=." + parts[1] + "." + parts[2]) }
+        #expect(throws: CryptoError.malformedToken) {
+            try ProviderTokenVerifier.parse(parts[0] + "=." + parts[1] + "." + parts[2])
+        }
         #expect(throws: CryptoError.unsupportedTokenAlgorithm) {
-            try ProviderTokenVerifier.parse([segment(#"{"alg":"HS256","kid":"TEST123456"}"#), parts[1], parts[2]].joined(separator: "."))
+            try ProviderTokenVerifier.parse(
+                [segment(#"{"alg":"HS256","kid":"TEST123456"}"#), parts[1], parts[2]].joined(separator: "."))
         }
         #expect(throws: CryptoError.malformedToken) {
             try ProviderTokenVerifier.parse([segment(#"{"alg":"ES256"}"#), parts[1], parts[2]].joined(separator: "."))
         }
         // A string of digits is an iat (APNSwift wrote it so from 2022 to mid-2026; APNs accepts it); nothing else is.
-        let quoted = try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":"1700000000"}"#), parts[2]].joined(separator: "."))
+        let quoted = try ProviderTokenVerifier.parse(
+            [parts[0], segment(#"{"iss":"TEAMID1234","iat":"1700000000"}"#), parts[2]].joined(separator: "."))
         #expect(quoted.issuedAt == 1_700_000_000 && quoted.issuedAtIsString)
         #expect(throws: CryptoError.malformedToken) {
-            try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":"17e8"}"#), parts[2]].joined(separator: "."))
+            try ProviderTokenVerifier.parse(
+                [parts[0], segment(#"{"iss":"TEAMID1234","iat":"17e8"}"#), parts[2]].joined(separator: "."))
         }
         #expect(throws: CryptoError.malformedToken) {
-            try ProviderTokenVerifier.parse([parts[0], segment(#"{"iss":"TEAMID1234","iat":1.5}"#), parts[2]].joined(separator: "."))
+            try ProviderTokenVerifier.parse(
+                [parts[0], segment(#"{"iss":"TEAMID1234","iat":1.5}"#), parts[2]].joined(separator: "."))
         }
         // A DER signature (what two early APNSwift releases sent) is refused by its length.
         let raw = try #require(Base64URL.decode(parts[2]))
         let der = Base64URL.encode(ECDSASignatureDER.encode(rawSignature: raw))
-        #expect(throws: CryptoError.malformedToken) { try ProviderTokenVerifier.parse(parts[0] + "." + parts[1] + "." + der) }
+        #expect(throws: CryptoError.malformedToken) {
+            try ProviderTokenVerifier.parse(parts[0] + "." + parts[1] + "." + der)
+        }
 
         let parsed = try ProviderTokenVerifier.parse(token)
         #expect(!parsed.issuedAtIsString)
@@ -159,8 +167,12 @@ struct ProviderTokenSignerTests {
 
     @Test("the signer refuses ids that are not 10 letters or digits, naming which one")
     func signerValidatesIdentifiers() throws {
-        #expect(throws: CryptoError.invalidKeyID) { try ProviderTokenSigner(key: key, keyID: "TEST12345", teamID: Self.teamID) }
-        #expect(throws: CryptoError.invalidTeamID) { try ProviderTokenSigner(key: key, keyID: Self.keyID, teamID: "TEAM\"ID123") }
+        #expect(throws: CryptoError.invalidKeyID) {
+            try ProviderTokenSigner(key: key, keyID: "TEST12345", teamID: Self.teamID)
+        }
+        #expect(throws: CryptoError.invalidTeamID) {
+            try ProviderTokenSigner(key: key, keyID: Self.keyID, teamID: "TEAM\"ID123")
+        }
         do {
             _ = try ProviderTokenSigner(key: key, keyID: Self.keyID, teamID: "TEAMID12345")
             Issue.record("an 11-character team id was accepted")

@@ -15,7 +15,8 @@ struct SPKIPinTests {
         return result.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("agrees with the openssl pipeline for an RSA and an EC certificate", arguments: ["rsa-cert.pem", "ec-cert.pem"])
+    @Test(
+        "agrees with the openssl pipeline for an RSA and an EC certificate", arguments: ["rsa-cert.pem", "ec-cert.pem"])
     func agreesWithOpenSSL(name: String) throws {
         let path = CryptoTestSupport.fixture(name)
         let expected = try Self.opensslPin(path)
@@ -48,7 +49,8 @@ struct SPKIPinTests {
         #expect(Set(expected).count == 3)
         #expect(try SPKIPin.pins(contentsOfFile: path).map(\.base64) == expected)
         let chain = try CertificateChain(contentsOfFile: path)
-        #expect(chain.certificates.map(\.commonName) == ["leaf.fixture.test", "fixture intermediate CA", "fixture root CA"])
+        #expect(
+            chain.certificates.map(\.commonName) == ["leaf.fixture.test", "fixture intermediate CA", "fixture root CA"])
         #expect(chain.leaf.subject.contains("UID=com.example.fixture"))
     }
 
@@ -62,7 +64,8 @@ struct SPKIPinTests {
         #expect(try SPKIPin(sha256Digest: pin.sha256) == pin)
         let invalid = [
             "", String(pin.base64.dropLast()), pin.base64 + "A", "sha1/" + pin.base64,
-            Data(repeating: 1, count: 31).base64EncodedString() + "=", Data(repeating: 1, count: 33).base64EncodedString(),
+            Data(repeating: 1, count: 31).base64EncodedString() + "=",
+            Data(repeating: 1, count: 33).base64EncodedString(),
             pin.base64.replacingOccurrences(of: "=", with: "A"), String(repeating: "!", count: 44),
         ]
         for text in invalid {
@@ -93,7 +96,8 @@ struct SPKIPinTests {
         #expect(throws: CryptoError.noCertificates) {
             try CertificateChain(contentsOfFile: CryptoTestSupport.sample("AuthKey_TEST123456.p8"))
         }
-        let broken = "-----BEGIN CERTIFICATE-----\n" + Data(repeating: 7, count: 60).base64EncodedString()
+        let broken =
+            "-----BEGIN CERTIFICATE-----\n" + Data(repeating: 7, count: 60).base64EncodedString()
             + "\n-----END CERTIFICATE-----\n"
         #expect(throws: CryptoError.malformedCertificate) { try CertificateChain(pem: broken) }
         #expect(throws: CryptoError.malformedCertificate) { try SPKIPin.sha256Base64(certificateDER: [1, 2, 3]) }

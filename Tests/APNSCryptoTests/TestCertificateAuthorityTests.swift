@@ -8,7 +8,8 @@ struct TestCertificateAuthorityTests {
     @Test("a leaf issued for localhost and 127.0.0.1 passes openssl verify -CAfile; a foreign CA's leaf does not")
     func opensslVerifiesLeaf() throws {
         let authority = try TestCertificateAuthority()
-        let leaf = try authority.issueLeaf(commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"])
+        let leaf = try authority.issueLeaf(
+            commonName: "localhost", dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"])
         let stranger = try TestCertificateAuthority(commonName: "someone else")
         let directory = try CryptoTestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -29,18 +30,23 @@ struct TestCertificateAuthorityTests {
         let foreign = try CryptoTestSupport.run(["openssl", "verify", "-CAfile", strangerCAFile.path, leafFile.path])
         #expect(foreign.status != 0)
 
-        let names = try CryptoTestSupport.run(["openssl", "x509", "-noout", "-ext", "subjectAltName,basicConstraints", "-in", leafFile.path])
+        let names = try CryptoTestSupport.run([
+            "openssl", "x509", "-noout", "-ext", "subjectAltName,basicConstraints", "-in", leafFile.path,
+        ])
         #expect(names.text.contains("DNS:localhost"))
         #expect(names.text.contains("IP Address:127.0.0.1"))
         #expect(names.text.contains("CA:FALSE"))
-        let caConstraints = try CryptoTestSupport.run(["openssl", "x509", "-noout", "-ext", "basicConstraints", "-in", caFile.path])
+        let caConstraints = try CryptoTestSupport.run([
+            "openssl", "x509", "-noout", "-ext", "basicConstraints", "-in", caFile.path,
+        ])
         #expect(caConstraints.text.contains("CA:TRUE"))
     }
 
     @Test("issued material is consistent: the chain PEM, the key, the CA reloaded from PEM")
     func issuedMaterial() throws {
         let authority = try TestCertificateAuthority(commonName: "apns-bulk mock CA")
-        let leaf = try authority.issueLeaf(commonName: "api.sandbox.push.apple.com", dnsNames: ["api.sandbox.push.apple.com"])
+        let leaf = try authority.issueLeaf(
+            commonName: "api.sandbox.push.apple.com", dnsNames: ["api.sandbox.push.apple.com"])
         #expect(leaf.certificate.commonName == "api.sandbox.push.apple.com")
         #expect(leaf.privateKey.algorithm == "EC P-256")
         #expect(leaf.privateKey.matches(leaf.certificate))
@@ -49,7 +55,8 @@ struct TestCertificateAuthorityTests {
         #expect(chain.certificates == [leaf.certificate, authority.certificate])
         #expect(try PrivateKeyPEM(pem: leaf.privateKeyPEM).pkcs8DER == leaf.privateKey.pkcs8DER)
 
-        let reloaded = try TestCertificateAuthority(certificatePEM: authority.certificatePEM, privateKeyPEM: authority.privateKey.pem())
+        let reloaded = try TestCertificateAuthority(
+            certificatePEM: authority.certificatePEM, privateKeyPEM: authority.privateKey.pem())
         #expect(reloaded.certificate == authority.certificate)
         let second = try reloaded.issueLeaf(commonName: "second")
         let directory = try CryptoTestSupport.temporaryDirectory()
@@ -81,9 +88,13 @@ struct TestCertificateAuthorityTests {
         let clientFile = directory.appendingPathComponent("client.pem")
         try authority.certificatePEM.write(to: caFile, atomically: true, encoding: .utf8)
         try client.certificatePEM.write(to: clientFile, atomically: true, encoding: .utf8)
-        let verified = try CryptoTestSupport.run(["openssl", "verify", "-CAfile", caFile.path, "-purpose", "sslclient", clientFile.path])
+        let verified = try CryptoTestSupport.run([
+            "openssl", "verify", "-CAfile", caFile.path, "-purpose", "sslclient", clientFile.path,
+        ])
         #expect(verified.status == 0, "\(verified.stderr)")
-        let asServer = try CryptoTestSupport.run(["openssl", "verify", "-CAfile", caFile.path, "-purpose", "sslserver", clientFile.path])
+        let asServer = try CryptoTestSupport.run([
+            "openssl", "verify", "-CAfile", caFile.path, "-purpose", "sslserver", clientFile.path,
+        ])
         #expect(asServer.status != 0, "a client-only certificate must not pass as a server certificate")
         let text = try CryptoTestSupport.run(["openssl", "x509", "-noout", "-text", "-in", clientFile.path])
         #expect(text.text.contains("1.2.840.113635.100.6.3.1"))
@@ -91,9 +102,12 @@ struct TestCertificateAuthorityTests {
         #expect(text.text.contains("com.example.app.voip"))
     }
 
-    @Test("unusable names and addresses are refused", arguments: [
-        (["bad,name"], [String]()), (["a b"], []), ([""], []), ([], ["999.1.1.1"]), ([], ["127.0.0.1,DNS:evil"]), ([], ["localhost"]),
-    ])
+    @Test(
+        "unusable names and addresses are refused",
+        arguments: [
+            (["bad,name"], [String]()), (["a b"], []), ([""], []), ([], ["999.1.1.1"]), ([], ["127.0.0.1,DNS:evil"]),
+            ([], ["localhost"]),
+        ])
     func invalidRequests(dnsNames: [String], ipAddresses: [String]) throws {
         let authority = try TestCertificateAuthority()
         #expect(throws: CryptoError.invalidCertificateRequest) {

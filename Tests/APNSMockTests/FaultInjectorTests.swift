@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSMock
 
 @Suite("Fault injector")
@@ -42,7 +43,9 @@ struct FaultInjectorTests {
     func every() throws {
         var injector = try injector("503=every:100")
         var firing: [Int] = []
-        for index in 1...1000 where injector.replacementAnswer(tokenAuthenticated: false) != nil { firing.append(index) }
+        for index in 1...1000 where injector.replacementAnswer(tokenAuthenticated: false) != nil {
+            firing.append(index)
+        }
         #expect(firing == Array(stride(from: 100, through: 1000, by: 100)))
     }
 
@@ -52,11 +55,19 @@ struct FaultInjectorTests {
         var first = FaultInjector(plan: plan, seed: 7)
         var second = FaultInjector(plan: plan, seed: 7)
         var other = FaultInjector(plan: plan, seed: 8)
-        var a: [String] = [], b: [String] = [], c: [String] = []
+        var a: [String] = []
+        var b: [String] = []
+        var c: [String] = []
         for _ in 0..<200 {
-            a.append("\(String(describing: first.replacementAnswer(tokenAuthenticated: true))) \(first.latencyMilliseconds() ?? -1)")
-            b.append("\(String(describing: second.replacementAnswer(tokenAuthenticated: true))) \(second.latencyMilliseconds() ?? -1)")
-            c.append("\(String(describing: other.replacementAnswer(tokenAuthenticated: true))) \(other.latencyMilliseconds() ?? -1)")
+            a.append(
+                "\(String(describing: first.replacementAnswer(tokenAuthenticated: true))) \(first.latencyMilliseconds() ?? -1)"
+            )
+            b.append(
+                "\(String(describing: second.replacementAnswer(tokenAuthenticated: true))) \(second.latencyMilliseconds() ?? -1)"
+            )
+            c.append(
+                "\(String(describing: other.replacementAnswer(tokenAuthenticated: true))) \(other.latencyMilliseconds() ?? -1)"
+            )
         }
         #expect(a == b)
         #expect(a != c)

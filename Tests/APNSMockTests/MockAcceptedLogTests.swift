@@ -2,6 +2,7 @@ import APNSCore
 import Foundation
 import Glibc
 import Testing
+
 @testable import APNSMock
 
 /// `--log-accepted`: one line per notification answered 200, on disk before the client can see the answer.
@@ -23,7 +24,7 @@ struct MockAcceptedLogTests {
         let path = Self.temporaryPath()
         #expect(mkfifo(path, 0o600) == 0)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let reader = open(path, O_RDONLY | O_NONBLOCK)   // the audit reading the pipe
+        let reader = open(path, O_RDONLY | O_NONBLOCK)  // the audit reading the pipe
         #expect(reader >= 0)
         defer { close(reader) }
         let fixture = try MockServerFixture { $0.acceptedLogPath = path }
@@ -67,7 +68,8 @@ struct MockAcceptedLogTests {
             $0.faults = try FaultPlan(parsing: ["latency=1..4ms"])
         }
         let tokens = (1...40).map { String(format: "%064x", $0 * 7919) }
-        let result = try fixture.h2load(requests: 40, clients: 1, streams: 40, urls: tokens.map { fixture.url(token: $0) })
+        let result = try fixture.h2load(
+            requests: 40, clients: 1, streams: 40, urls: tokens.map { fixture.url(token: $0) })
         #expect(result.status("2xx") == 40, "\(result.output)")
         let logged = try Self.lines(path).compactMap { $0["token"] as? String }
         #expect(logged.sorted() == tokens.sorted())
@@ -107,7 +109,8 @@ struct MockAcceptedLogTests {
     @Test("a line is marked unanswered by its last field only")
     func unansweredMark() throws {
         let request = MockTestSupport.request(streamID: 5, headers: [("apns-topic", "com.example.app")])
-        let line = MockAcceptedLog.line(for: request, apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"), connection: 2)
+        let line = MockAcceptedLog.line(
+            for: request, apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"), connection: 2)
         let text = String(decoding: MockAcceptedLog.unanswered(line), as: UTF8.self)
         #expect(text.hasSuffix(#","connection":2,"stream":5,"answered":false}"# + "\n"), "\(text)")
     }
@@ -117,8 +120,13 @@ struct MockAcceptedLogTests {
         let request = MockTestSupport.request(streamID: 7, headers: [("apns-topic", "com.example.app")])
         let apnsID = try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000")
         let uniqueID = try APNSID(parsing: "5b0a7c1e-3f0d-4e8a-9c1b-2d3e4f5a6b7c")
-        let with = String(decoding: MockAcceptedLog.line(for: request, apnsID: apnsID, uniqueID: uniqueID, connection: 1), as: UTF8.self)
-        #expect(with.contains(#""apns_id":"123e4567-e89b-12d3-a456-426614174000","apns_unique_id":"5b0a7c1e-3f0d-4e8a-9c1b-2d3e4f5a6b7c","connection":1"#), "\(with)")
+        let with = String(
+            decoding: MockAcceptedLog.line(for: request, apnsID: apnsID, uniqueID: uniqueID, connection: 1),
+            as: UTF8.self)
+        #expect(
+            with.contains(
+                #""apns_id":"123e4567-e89b-12d3-a456-426614174000","apns_unique_id":"5b0a7c1e-3f0d-4e8a-9c1b-2d3e4f5a6b7c","connection":1"#
+            ), "\(with)")
         let without = String(decoding: MockAcceptedLog.line(for: request, apnsID: apnsID, connection: 1), as: UTF8.self)
         #expect(!without.contains("apns_unique_id"))
     }

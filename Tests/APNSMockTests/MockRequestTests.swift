@@ -1,6 +1,7 @@
 import APNSCore
 import APNSHTTP2
 import Testing
+
 @testable import APNSMock
 
 /// The request the validator reads: a view over the session's field list, and what it sees of it.
@@ -8,10 +9,13 @@ import Testing
 struct MockRequestTests {
     typealias Support = MockTestSupport
 
-    @Test("a request from parts shows its pseudo-header fields and headers; setting the headers keeps the pseudo-header fields")
+    @Test(
+        "a request from parts shows its pseudo-header fields and headers; setting the headers keeps the pseudo-header fields"
+    )
     func views() {
         var request = MockRequest(
-            streamID: 5, method: "POST", path: "/3/device/ab", headers: [("apns-topic", "t"), ("x-repeat", "1"), ("x-repeat", "2")]
+            streamID: 5, method: "POST", path: "/3/device/ab",
+            headers: [("apns-topic", "t"), ("x-repeat", "1"), ("x-repeat", "2")]
         )
         #expect(Array(request.method) == Array("POST".utf8))
         #expect(Array(request.path) == Array("/3/device/ab".utf8))
@@ -28,16 +32,19 @@ struct MockRequestTests {
 
     @Test("the scan finds every field the validator reads, wherever it is, and flags repeated APNs headers")
     func scan() {
-        let request = MockRequest(path: "/3/device/ab", headers: [
-            ("user-agent", "x"), ("apns-priority", "5"), ("authorization", "bearer j"), ("apns-expiration", "0"),
-            ("apns-topic", "t"), ("apns-id", "i"), ("apns-push-type", "alert"), ("apns-collapse-id", "c"),
-        ])
+        let request = MockRequest(
+            path: "/3/device/ab",
+            headers: [
+                ("user-agent", "x"), ("apns-priority", "5"), ("authorization", "bearer j"), ("apns-expiration", "0"),
+                ("apns-topic", "t"), ("apns-id", "i"), ("apns-push-type", "alert"), ("apns-collapse-id", "c"),
+            ])
         let fields = RequestHeaderFields(scanning: request.fields)
         let list = request.fields
         for (index, name) in [
             (fields.method, ":method"), (fields.path, ":path"), (fields.authorization, "authorization"),
             (fields.apnsID, "apns-id"), (fields.pushType, "apns-push-type"), (fields.priority, "apns-priority"),
-            (fields.expiration, "apns-expiration"), (fields.topic, "apns-topic"), (fields.collapseID, "apns-collapse-id"),
+            (fields.expiration, "apns-expiration"), (fields.topic, "apns-topic"),
+            (fields.collapseID, "apns-collapse-id"),
         ] {
             guard let index else {
                 Issue.record("\(name) not found")

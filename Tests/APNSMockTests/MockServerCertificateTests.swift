@@ -2,6 +2,7 @@ import APNSCrypto
 import APNSTransport
 import Foundation
 import Testing
+
 @testable import APNSMock
 
 /// Certificate-based trust: the mock asks for a client certificate and authenticates by its topics.
@@ -25,7 +26,9 @@ struct MockServerCertificateTests {
         return (fixture, .pem(certificateChain: leaf.chainPEM, privateKey: leaf.privateKeyPEM))
     }
 
-    private func answer(_ fixture: MockServerFixture, _ identity: TLSIdentity, topic: String?) throws -> MockServerRawClient.Answer? {
+    private func answer(_ fixture: MockServerFixture, _ identity: TLSIdentity, topic: String?) throws
+        -> MockServerRawClient.Answer?
+    {
         let client = try MockServerRawClient(
             port: fixture.server.port, caPEM: try #require(fixture.server.caPEM), identity: identity
         )
@@ -75,7 +78,8 @@ struct MockServerCertificateTests {
 
     @Test("the topics extension's DER is read: top-level strings, kinds skipped, malformed input cut short")
     func topicsExtensionDER() throws {
-        let value = CertificateExtension.appleTopics(["com.example.a", "com.example.b"], kinds: ["app", "voip"]).derValue
+        let value = CertificateExtension.appleTopics(["com.example.a", "com.example.b"], kinds: ["app", "voip"])
+            .derValue
         #expect(MockClientCertificate.topics(inExtension: value) == ["com.example.a", "com.example.b"])
         #expect(MockClientCertificate.topics(inExtension: Array(value.dropLast(3))).isEmpty)  // outer length too long
         #expect(MockClientCertificate.topics(inExtension: [0x30, 0x84, 0xFF]).isEmpty)

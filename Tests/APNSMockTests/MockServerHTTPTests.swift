@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSMock
 
 /// The mock answered through curl: statuses, headers and bodies exactly as APNs sends them.
@@ -64,10 +65,14 @@ struct MockServerHTTPTests {
     func credentialsAndTopic() throws {
         let fixture = try MockServerFixture()
         let stranger = try MockServerFixture()  // another key, unknown to the first server
-        let invalid = try fixture.curl(headers: ["authorization: \(stranger.authorization)", "apns-topic: \(MockServerFixture.topic)"])
+        let invalid = try fixture.curl(headers: [
+            "authorization: \(stranger.authorization)", "apns-topic: \(MockServerFixture.topic)",
+        ])
         #expect(invalid.status == 403)
         #expect(invalid.body == #"{"reason":"InvalidProviderToken"}"#)
-        let disallowed = try fixture.curl(headers: ["authorization: \(fixture.authorization)", "apns-topic: com.example.other"])
+        let disallowed = try fixture.curl(headers: [
+            "authorization: \(fixture.authorization)", "apns-topic: com.example.other",
+        ])
         #expect(disallowed.status == 400)
         #expect(disallowed.body == #"{"reason":"TopicDisallowed"}"#)
         #expect(fixture.server.counters().byReason == ["InvalidProviderToken": 1, "TopicDisallowed": 1])

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSMock
 
 /// The mock under h2load: many streams per connection, counters that add up, and faults as a load tool sees them.
@@ -25,7 +26,9 @@ struct MockServerLoadTests {
     @Test("counters by status and reason add up to what h2load saw, over good, dead and bad tokens")
     func countersAddUp() throws {
         let fixture = try MockServerFixture()
-        let urls = [MockServerFixture.goodToken, MockServerFixture.deadToken, MockServerFixture.badToken].map { fixture.url(token: $0) }
+        let urls = [MockServerFixture.goodToken, MockServerFixture.deadToken, MockServerFixture.badToken].map {
+            fixture.url(token: $0)
+        }
         let run = try fixture.h2load(requests: 600, clients: 2, streams: 50, urls: urls)
         #expect(run.succeeded + run.failed == 600, "\(run.output)")  // h2load counts only 2xx as succeeded
         #expect(run.errored == 0)

@@ -4,6 +4,7 @@ import APNSHTTP2
 import APNSTransport
 import Foundation
 import Testing
+
 @testable import APNSMock
 
 /// A minimal HTTP/2 client on its own event loop (the transport's TLS connection and client session, nothing of
@@ -34,7 +35,8 @@ final class MockServerRawClient: TLSConnectionDelegate {
 
     init(port: Int, caPEM: String, identity: TLSIdentity? = nil, assumedPeerLimit: Int = 1) throws {
         loop = try EventLoop()
-        session = try HTTP2ClientSession(configuration: HTTP2ClientConfiguration(assumedPeerMaxConcurrentStreams: assumedPeerLimit))
+        session = try HTTP2ClientSession(
+            configuration: HTTP2ClientConfiguration(assumedPeerMaxConcurrentStreams: assumedPeerLimit))
         let context = try TLSClientContext(TLSClientConfiguration(trustRoots: .pem(caPEM), identity: identity))
         connection = TLSConnection.connect(host: "127.0.0.1", port: port, context: context, loop: loop, delegate: self)
     }
@@ -72,7 +74,8 @@ final class MockServerRawClient: TLSConnectionDelegate {
         while received.count - offset >= 9 {
             let length = Int(received[offset]) << 16 | Int(received[offset + 1]) << 8 | Int(received[offset + 2])
             guard received.count - offset >= 9 + length else { break }
-            let type = received[offset + 3], flags = received[offset + 4]
+            let type = received[offset + 3]
+            let flags = received[offset + 4]
             let streamID = received[offset + 5..<offset + 9].reduce(0) { $0 << 8 | Int($1) } & 0x7FFF_FFFF
             let payload = received[offset + 9..<offset + 9 + length]
             switch type {
@@ -118,7 +121,8 @@ final class MockServerRawClient: TLSConnectionDelegate {
             switch event {
             case .response(let response):
                 answers[response.tag] = Answer(
-                    streamID: response.streamID, status: response.status, body: String(decoding: response.body, as: UTF8.self)
+                    streamID: response.streamID, status: response.status,
+                    body: String(decoding: response.body, as: UTF8.self)
                 )
                 answerOrder.append(response.tag)
             case .streamFailed(let tag, _, let failure):
@@ -189,9 +193,11 @@ struct MockServerStreamTests {
         #expect(counters.byStatus == [200: 301, 403: 1])
     }
 
-    @Test("the raise after authentication: the SETTINGS ACK owed to the client goes out before the new limit (RFC 9113 6.5.3)",
-          arguments: [false, true], [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
-    func acknowledgementBeforeRaise(waitForServerSettings: Bool, enforcement: MockServer.InitialLimitEnforcement) throws {
+    @Test(
+        "the raise after authentication: the SETTINGS ACK owed to the client goes out before the new limit (RFC 9113 6.5.3)",
+        arguments: [false, true], [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
+    func acknowledgementBeforeRaise(waitForServerSettings: Bool, enforcement: MockServer.InitialLimitEnforcement) throws
+    {
         let fixture = try MockServerFixture(enforcement: enforcement) { $0.maxConcurrentStreams = 700 }
         let client = try MockServerRawClient(port: fixture.server.port, caPEM: try #require(fixture.server.caPEM))
         if waitForServerSettings { client.spin { client.session.streamSlots.hasReceivedPeerSettings } }
@@ -206,7 +212,9 @@ struct MockServerStreamTests {
         #expect(settings.first == "SETTINGS MCS=1", "\(frames)")
     }
 
-    @Test("once the client acknowledges the first SETTINGS, no second, identical one follows (h2spec waits for its own ACK there)")
+    @Test(
+        "once the client acknowledges the first SETTINGS, no second, identical one follows (h2spec waits for its own ACK there)"
+    )
     func noSecondInitialSettings() throws {
         let fixture = try MockServerFixture { $0.maxConcurrentStreams = 700 }
         let stranger = try MockServerFixture()
@@ -227,8 +235,9 @@ struct MockServerStreamTests {
         #expect(after == ["SETTINGS MCS=1", "SETTINGS MCS=700"], "\(client.serverFrames)")
     }
 
-    @Test("streams opened before the client saw the initial limit are served (default) or refused (.immediately)",
-          arguments: [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
+    @Test(
+        "streams opened before the client saw the initial limit are served (default) or refused (.immediately)",
+        arguments: [MockServer.InitialLimitEnforcement.onceAcknowledged, .immediately])
     func earlyBurst(enforcement: MockServer.InitialLimitEnforcement) throws {
         let fixture = try MockServerFixture(enforcement: enforcement)
         // The client assumes 10 streams until the server's SETTINGS arrive, and sends 5 with the handshake.

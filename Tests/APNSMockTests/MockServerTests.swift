@@ -3,6 +3,7 @@ import APNSCrypto
 import APNSTransport
 import Foundation
 import Testing
+
 @testable import APNSMock
 
 /// One mock server on 127.0.0.1:0 for one test, with a fresh provider key, a valid `authorization` value, the
@@ -63,8 +64,10 @@ final class MockServerFixture {
     ) throws -> CurlResult {
         let headerFile = directory.appendingPathComponent("headers-\(UUID().uuidString)").path
         let bodyFile = directory.appendingPathComponent("body-\(UUID().uuidString)").path
-        var arguments = ["-sS", "--http2", "--cacert", caFile, "--max-time", "10", "-D", headerFile, "-o", bodyFile,
-                         "-w", "%{http_code}"]
+        var arguments = [
+            "-sS", "--http2", "--cacert", caFile, "--max-time", "10", "-D", headerFile, "-o", bodyFile,
+            "-w", "%{http_code}",
+        ]
         for header in headers ?? ["authorization: \(authorization)", "apns-topic: \(Self.topic)"] {
             arguments += ["-H", header]
         }
@@ -83,9 +86,11 @@ final class MockServerFixture {
 
     /// An h2load run POSTing the payload with the valid token to `urls` (round robin).
     func h2load(requests: Int, clients: Int, streams: Int, urls: [String]? = nil) throws -> H2LoadResult {
-        var arguments = ["-n", "\(requests)", "-c", "\(clients)", "-m", "\(streams)",
-                         "--header=authorization: \(authorization)", "--header=apns-topic: \(Self.topic)",
-                         "-d", payloadFile]
+        var arguments = [
+            "-n", "\(requests)", "-c", "\(clients)", "-m", "\(streams)",
+            "--header=authorization: \(authorization)", "--header=apns-topic: \(Self.topic)",
+            "-d", payloadFile,
+        ]
         arguments += urls ?? [url()]
         let result = try ToolProcess.run("/usr/bin/h2load", arguments)
         return H2LoadResult(output: result.stdout + result.stderr)
@@ -122,7 +127,13 @@ struct H2LoadResult {
         var numbers: [String: Int] = [:]
         for line in output.split(whereSeparator: \.isNewline) {
             let prefix: String
-            if line.hasPrefix("requests:") { prefix = "" } else if line.hasPrefix("status codes:") { prefix = "status " } else { continue }
+            if line.hasPrefix("requests:") {
+                prefix = ""
+            } else if line.hasPrefix("status codes:") {
+                prefix = "status "
+            } else {
+                continue
+            }
             let list = line[line.index(after: line.firstIndex(of: ":") ?? line.startIndex)...]
             for item in list.split(separator: ",") {
                 let parts = item.split(separator: " ")
@@ -210,11 +221,16 @@ struct MockServerTests {
     @Test("a bad configuration or an unusable certificate fails start with a clear error")
     func startFailures() throws {
         let badLimits = MockConfiguration(maxConcurrentStreams: 1, initialConcurrentStreams: 5)
-        let configurationError = #expect(throws: MockServerError.self) { try MockServer.start(configuration: badLimits) }
+        let configurationError = #expect(throws: MockServerError.self) {
+            try MockServer.start(configuration: badLimits)
+        }
         #expect(configurationError?.isConfigurationError == true)
 
-        let missing = MockServerTLS.pemFiles(certificateChain: "/nonexistent/chain.pem", privateKey: "/nonexistent/key.pem")
-        let tlsError = #expect(throws: MockServerError.self) { try MockServer.start(configuration: MockConfiguration(), tls: missing) }
+        let missing = MockServerTLS.pemFiles(
+            certificateChain: "/nonexistent/chain.pem", privateKey: "/nonexistent/key.pem")
+        let tlsError = #expect(throws: MockServerError.self) {
+            try MockServer.start(configuration: MockConfiguration(), tls: missing)
+        }
         #expect(tlsError?.description.contains("TLS") == true)
 
         let first = try MockServer.start(configuration: MockConfiguration())
@@ -228,7 +244,9 @@ struct MockServerTests {
     @Test("the first SETTINGS frame is rewritten to the initial limit, entry by entry")
     func rewritesFirstSettings() {
         // SETTINGS (length 12): INITIAL_WINDOW_SIZE = 1 MiB, MAX_CONCURRENT_STREAMS = 1000; then a WINDOW_UPDATE.
-        let settings: [UInt8] = [0, 0, 12, 0x04, 0, 0, 0, 0, 0, 0x00, 0x04, 0, 0x10, 0, 0, 0x00, 0x03, 0, 0, 0x03, 0xE8]
+        let settings: [UInt8] = [
+            0, 0, 12, 0x04, 0, 0, 0, 0, 0, 0x00, 0x04, 0, 0x10, 0, 0, 0x00, 0x03, 0, 0, 0x03, 0xE8,
+        ]
         let windowUpdate: [UInt8] = [0, 0, 4, 0x08, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0]
         var output = settings + windowUpdate
         #expect(MockServerConnection.rewriteFirstSettings(&output, maxConcurrentStreams: 1))

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSMock
 
 /// Shared builders for the mock tests: tokens, requests, certificate-authenticated validators.
@@ -21,7 +22,8 @@ enum MockTestSupport {
         headers: [(String, String)] = [("apns-topic", topic), ("apns-push-type", "alert")],
         body: [UInt8] = payload
     ) -> MockRequest {
-        MockRequest(streamID: streamID, method: method, path: path ?? "/3/device/\(goodToken)", headers: headers, body: body)
+        MockRequest(
+            streamID: streamID, method: method, path: path ?? "/3/device/\(goodToken)", headers: headers, body: body)
     }
 
     static let certificate = MockClientCertificate(subjectUID: topic)

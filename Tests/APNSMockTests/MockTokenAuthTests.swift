@@ -1,7 +1,8 @@
 import APNSCore
-@testable import APNSCrypto
 import Foundation
 import Testing
+
+@testable import APNSCrypto
 @testable import APNSMock
 
 /// Token-based trust against real ES256 tokens signed by APNSCrypto with keys generated here.
@@ -45,11 +46,17 @@ struct MockTokenAuthTests {
             return "bearer " + token + "." + Base64URL.encode(signature)
         }
 
-        func bearerA(issuedAt: Int64) throws -> String { try bearer(privateA, keyID: keyA, teamID: teamA, issuedAt: issuedAt) }
-        func bearerB(issuedAt: Int64) throws -> String { try bearer(privateB, keyID: keyB, teamID: teamB, issuedAt: issuedAt) }
+        func bearerA(issuedAt: Int64) throws -> String {
+            try bearer(privateA, keyID: keyA, teamID: teamA, issuedAt: issuedAt)
+        }
+        func bearerB(issuedAt: Int64) throws -> String {
+            try bearer(privateB, keyID: keyB, teamID: teamB, issuedAt: issuedAt)
+        }
     }
 
-    private static func request(_ authorization: String?, streamID: Int32 = 1, topic: String? = Support.topic) -> MockRequest {
+    private static func request(_ authorization: String?, streamID: Int32 = 1, topic: String? = Support.topic)
+        -> MockRequest
+    {
         var headers: [(String, String)] = [("apns-push-type", "alert")]
         if let topic { headers.append(("apns-topic", topic)) }
         if let authorization { headers.append(("authorization", authorization)) }
@@ -117,7 +124,9 @@ struct MockTokenAuthTests {
             "bearer \(jwt)x",
         ]
         for value in cases {
-            #expect(Support.outcome(validator.handle(Self.request(value), connection: &connection)) == "403 InvalidProviderToken", "\(value)")
+            #expect(
+                Support.outcome(validator.handle(Self.request(value), connection: &connection))
+                    == "403 InvalidProviderToken", "\(value)")
         }
         #expect(Support.outcome(validator.handle(Self.request(good), connection: &connection)) == "200")
         #expect(Support.outcome(validator.handle(Self.request("Bearer   \(jwt)  "), connection: &connection)) == "200")
@@ -128,7 +137,9 @@ struct MockTokenAuthTests {
         let keys = try Keys()
         var (validator, connection) = try setup(keys)
         let token = try keys.bearer(keys.privateA, keyID: "KEYUNKNOWN", teamID: keys.teamA, issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(token), connection: &connection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(token), connection: &connection))
+                == "403 InvalidProviderToken")
     }
 
     @Test("a token signed by another key than its kid names is InvalidProviderToken")
@@ -136,9 +147,13 @@ struct MockTokenAuthTests {
         let keys = try Keys()
         var (validator, connection) = try setup(keys)
         let forged = try keys.bearer(keys.stray, keyID: keys.keyA, teamID: keys.teamA, issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(forged), connection: &connection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(forged), connection: &connection))
+                == "403 InvalidProviderToken")
         let swapped = try keys.bearer(keys.privateB, keyID: keys.keyA, teamID: keys.teamA, issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(swapped), connection: &connection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(swapped), connection: &connection))
+                == "403 InvalidProviderToken")
         #expect(!connection.isAuthenticated)
     }
 
@@ -157,11 +172,14 @@ struct MockTokenAuthTests {
         let keys = try Keys()
         var (validator, connection) = try setup(keys)
         let old = try keys.bearerA(issuedAt: Support.now - 3601)
-        #expect(Support.outcome(validator.handle(Self.request(old), connection: &connection)) == "403 ExpiredProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(old), connection: &connection)) == "403 ExpiredProviderToken")
         let edge = try keys.bearerA(issuedAt: Support.now - 3600)
         #expect(Support.outcome(validator.handle(Self.request(edge), connection: &connection)) == "200")
         validator.clock = validator.clock.advanced(by: 1)
-        #expect(Support.outcome(validator.handle(Self.request(edge), connection: &connection)) == "403 ExpiredProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(edge), connection: &connection)) == "403 ExpiredProviderToken"
+        )
     }
 
     @Test("an iat written as a string of digits is accepted with the usual age rules, refused under strictIssuedAt")
@@ -169,23 +187,30 @@ struct MockTokenAuthTests {
         let keys = try Keys()
         var (validator, connection) = try setup(keys)
         let quoted = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(Support.now - 60)"}"#)
-        #expect(Support.outcome(validator.handle(Self.request(quoted), connection: &connection)) == "200", "string iat by default")
+        #expect(
+            Support.outcome(validator.handle(Self.request(quoted), connection: &connection)) == "200",
+            "string iat by default")
         #expect(connection.currentTokenIssuedAt == Support.now - 60)
         var fresh = validator.openConnection()
         let old = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(Support.now - 3601)"}"#)
         #expect(Support.outcome(validator.handle(Self.request(old), connection: &fresh)) == "403 ExpiredProviderToken")
         let ahead = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(Support.now + 61)"}"#)
-        #expect(Support.outcome(validator.handle(Self.request(ahead), connection: &fresh)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(ahead), connection: &fresh)) == "403 InvalidProviderToken")
         for bad in ["", " 1750000000", "+1750000000", "-5", "1.75e9", "0x1a", "1750000000 ", "9999999999999999999"] {
             let token = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":"\#(bad)"}"#)
-            #expect(Support.outcome(validator.handle(Self.request(token), connection: &fresh)) == "403 InvalidProviderToken", "iat [\(bad)]")
+            #expect(
+                Support.outcome(validator.handle(Self.request(token), connection: &fresh))
+                    == "403 InvalidProviderToken", "iat [\(bad)]")
         }
 
         var strict = keys.configuration
         strict.strictIssuedAt = true
         var strictValidator = try MockValidator(configuration: strict, clock: .fixed(epochSeconds: Support.now))
         var strictConnection = strictValidator.openConnection()
-        #expect(Support.outcome(strictValidator.handle(Self.request(quoted), connection: &strictConnection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(strictValidator.handle(Self.request(quoted), connection: &strictConnection))
+                == "403 InvalidProviderToken")
         let numeric = try keys.bearerA(claims: #"{"iss":"\#(keys.teamA)","iat":\#(Support.now - 60)}"#)
         #expect(Support.outcome(strictValidator.handle(Self.request(numeric), connection: &strictConnection)) == "200")
     }
@@ -195,7 +220,9 @@ struct MockTokenAuthTests {
         let keys = try Keys()
         var (validator, connection) = try setup(keys)
         let ahead = try keys.bearerA(issuedAt: Support.now + 61)
-        #expect(Support.outcome(validator.handle(Self.request(ahead), connection: &connection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(ahead), connection: &connection))
+                == "403 InvalidProviderToken")
         let slightlyAhead = try keys.bearerA(issuedAt: Support.now + 60)
         #expect(Support.outcome(validator.handle(Self.request(slightlyAhead), connection: &connection)) == "200")
     }
@@ -204,9 +231,14 @@ struct MockTokenAuthTests {
     func oneTeamPerConnection() throws {
         let keys = try Keys()
         var (validator, connection) = try setup(keys)
-        #expect(Support.outcome(validator.handle(Self.request(try keys.bearerA(issuedAt: Support.now)), connection: &connection)) == "200")
+        #expect(
+            Support.outcome(
+                validator.handle(Self.request(try keys.bearerA(issuedAt: Support.now)), connection: &connection))
+                == "200")
         let teamB = try keys.bearerB(issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(teamB, streamID: 3), connection: &connection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(teamB, streamID: 3), connection: &connection))
+                == "403 InvalidProviderToken")
         #expect(connection.teamID == keys.teamA)
         var fresh = validator.openConnection()
         #expect(Support.outcome(validator.handle(Self.request(teamB), connection: &fresh)) == "200")
@@ -238,7 +270,9 @@ struct MockTokenAuthTests {
 
         validator.clock = .fixed(epochSeconds: t0 + 1500)
         let again = try keys.bearerA(issuedAt: t0 + 1500)
-        #expect(Support.outcome(validator.handle(Self.request(again, streamID: 11), connection: &connection)) == "429 TooManyProviderTokenUpdates")
+        #expect(
+            Support.outcome(validator.handle(Self.request(again, streamID: 11), connection: &connection))
+                == "429 TooManyProviderTokenUpdates")
     }
 
     @Test("a connection opened late with a shared, older token may refresh it when it is 20 minutes old")
@@ -249,7 +283,8 @@ struct MockTokenAuthTests {
         #expect(Support.outcome(validator.handle(Self.request(shared), connection: &connection)) == "200")
         validator.clock = validator.clock.advanced(by: 5 * 60)
         let refreshed = try keys.bearerA(issuedAt: Support.now + 5 * 60)
-        #expect(Support.outcome(validator.handle(Self.request(refreshed, streamID: 3), connection: &connection)) == "200")
+        #expect(
+            Support.outcome(validator.handle(Self.request(refreshed, streamID: 3), connection: &connection)) == "200")
     }
 
     @Test("an injected ExpiredProviderToken lets the connection change its token at once")
@@ -263,11 +298,14 @@ struct MockTokenAuthTests {
         #expect(Support.body(faulted.response) == #"{"reason":"ExpiredProviderToken"}"#)
         validator.clock = validator.clock.advanced(by: 30)
         let resigned = try keys.bearerA(issuedAt: Support.now + 30)
-        #expect(Support.outcome(validator.handle(Self.request(resigned, streamID: 5), connection: &connection)) == "200")
+        #expect(
+            Support.outcome(validator.handle(Self.request(resigned, streamID: 5), connection: &connection)) == "200")
         #expect(connection.tokenChangeCount == 1)
         validator.clock = validator.clock.advanced(by: 30)
         let tooSoon = try keys.bearerA(issuedAt: Support.now + 60)
-        #expect(Support.outcome(validator.handle(Self.request(tooSoon, streamID: 7), connection: &connection)) == "429 TooManyProviderTokenUpdates")
+        #expect(
+            Support.outcome(validator.handle(Self.request(tooSoon, streamID: 7), connection: &connection))
+                == "429 TooManyProviderTokenUpdates")
     }
 
     @Test("an injected ExpiredProviderToken on one connection lets every connection using that token change it at once")
@@ -278,7 +316,9 @@ struct MockTokenAuthTests {
         let shared = try keys.bearerA(issuedAt: Support.now)
         #expect(Support.outcome(validator.handle(Self.request(shared), connection: &first)) == "200")
         #expect(Support.outcome(validator.handle(Self.request(shared), connection: &second)) == "200")
-        #expect(Support.outcome(validator.handle(Self.request(shared, streamID: 3), connection: &first)) == "403 ExpiredProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(shared, streamID: 3), connection: &first))
+                == "403 ExpiredProviderToken")
         validator.clock = validator.clock.advanced(by: 1)
         let resigned = try keys.bearerA(issuedAt: Support.now + 1)
         // The client shares one token: the other connection switches to the re-signed one too.
@@ -294,12 +334,19 @@ struct MockTokenAuthTests {
         var validator = try MockValidator(configuration: configuration, clock: .fixed(epochSeconds: Support.now))
         var connection = validator.openConnection()
         let token = try keys.bearerA(issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(token, topic: nil), connection: &connection)) == "400 MissingTopic")
-        #expect(Support.outcome(validator.handle(Self.request(token, streamID: 3, topic: "com.example.other"), connection: &connection)) == "400 TopicDisallowed")
+        #expect(
+            Support.outcome(validator.handle(Self.request(token, topic: nil), connection: &connection))
+                == "400 MissingTopic")
+        #expect(
+            Support.outcome(
+                validator.handle(Self.request(token, streamID: 3, topic: "com.example.other"), connection: &connection))
+                == "400 TopicDisallowed")
         #expect(Support.outcome(validator.handle(Self.request(token, streamID: 5), connection: &connection)) == "200")
     }
 
-    @Test("a topic-scoped key pushes to its own bundle ids only: TopicDisallowed elsewhere, also after a 200 on the connection")
+    @Test(
+        "a topic-scoped key pushes to its own bundle ids only: TopicDisallowed elsewhere, also after a 200 on the connection"
+    )
     func keyScopedTopics() throws {
         let keys = try Keys()
         var configuration = keys.configuration
@@ -307,21 +354,40 @@ struct MockTokenAuthTests {
         var validator = try MockValidator(configuration: configuration, clock: .fixed(epochSeconds: Support.now))
         var connection = validator.openConnection()
         let tokenA = try keys.bearerA(issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(tokenA, topic: "com.example.app"), connection: &connection)) == "200")
-        #expect(Support.outcome(validator.handle(Self.request(tokenA, streamID: 3, topic: "com.example.app.voip"), connection: &connection)) != "400 TopicDisallowed")
-        #expect(Support.outcome(validator.handle(Self.request(tokenA, streamID: 5, topic: "com.example.two"), connection: &connection)) == "400 TopicDisallowed")
+        #expect(
+            Support.outcome(validator.handle(Self.request(tokenA, topic: "com.example.app"), connection: &connection))
+                == "200")
+        #expect(
+            Support.outcome(
+                validator.handle(
+                    Self.request(tokenA, streamID: 3, topic: "com.example.app.voip"), connection: &connection))
+                != "400 TopicDisallowed")
+        #expect(
+            Support.outcome(
+                validator.handle(Self.request(tokenA, streamID: 5, topic: "com.example.two"), connection: &connection))
+                == "400 TopicDisallowed")
         var other = validator.openConnection()
         let tokenB = try keys.bearerB(issuedAt: Support.now)
-        #expect(Support.outcome(validator.handle(Self.request(tokenB, topic: "com.example.two"), connection: &other)) == "200")
-        #expect(Support.outcome(validator.handle(Self.request(tokenB, streamID: 3, topic: "com.example.app"), connection: &other)) == "400 TopicDisallowed")
+        #expect(
+            Support.outcome(validator.handle(Self.request(tokenB, topic: "com.example.two"), connection: &other))
+                == "200")
+        #expect(
+            Support.outcome(
+                validator.handle(Self.request(tokenB, streamID: 3, topic: "com.example.app"), connection: &other))
+                == "400 TopicDisallowed")
         // Another team's token on the first connection: one team per connection.
-        #expect(Support.outcome(validator.handle(Self.request(tokenB, streamID: 7, topic: "com.example.two"), connection: &connection)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(
+                validator.handle(Self.request(tokenB, streamID: 7, topic: "com.example.two"), connection: &connection))
+                == "403 InvalidProviderToken")
     }
 
     @Test("configured keys must have 10-character ids and distinct key ids")
     func keyConfiguration() throws {
         let keys = try Keys()
-        let short = MockConfiguration(keys: [MockProviderKey(keyID: "SHORT", teamID: keys.teamA, publicKey: keys.privateA.publicKey)])
+        let short = MockConfiguration(keys: [
+            MockProviderKey(keyID: "SHORT", teamID: keys.teamA, publicKey: keys.privateA.publicKey)
+        ])
         #expect(throws: MockConfigurationError.self) { try MockValidator(configuration: short) }
         let twice = MockConfiguration(keys: [
             MockProviderKey(keyID: keys.keyA, teamID: keys.teamA, publicKey: keys.privateA.publicKey),
@@ -332,18 +398,27 @@ struct MockTokenAuthTests {
 
     @Test("the sample key's public half verifies tokens signed with the sample .p8 (what sample campaigns rely on)")
     func sampleKey() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let keys = root.appendingPathComponent("samples/keys")
         let privateKey = try ProviderKey(contentsOfFile: keys.appendingPathComponent("AuthKey_TEST123456.p8").path)
-        let publicKey = try ProviderPublicKey(contentsOfFile: keys.appendingPathComponent("AuthKey_TEST123456.pub.pem").path)
-        let configuration = MockConfiguration(keys: [MockProviderKey(keyID: "TEST123456", teamID: "TEAMID1234", publicKey: publicKey)])
+        let publicKey = try ProviderPublicKey(
+            contentsOfFile: keys.appendingPathComponent("AuthKey_TEST123456.pub.pem").path)
+        let configuration = MockConfiguration(keys: [
+            MockProviderKey(keyID: "TEST123456", teamID: "TEAMID1234", publicKey: publicKey)
+        ])
         var validator = try MockValidator(configuration: configuration, clock: .fixed(epochSeconds: Support.now))
         var connection = validator.openConnection()
-        let token = try "bearer " + ProviderTokenSigner(key: privateKey, keyID: "TEST123456", teamID: "TEAMID1234").sign(issuedAt: Support.now)
+        let token =
+            try "bearer "
+            + ProviderTokenSigner(key: privateKey, keyID: "TEST123456", teamID: "TEAMID1234").sign(
+                issuedAt: Support.now)
         #expect(Support.outcome(validator.handle(Self.request(token), connection: &connection)) == "200")
         let stranger = try Keys()
-        let forged = try stranger.bearer(stranger.privateA, keyID: "TEST123456", teamID: "TEAMID1234", issuedAt: Support.now)
+        let forged = try stranger.bearer(
+            stranger.privateA, keyID: "TEST123456", teamID: "TEAMID1234", issuedAt: Support.now)
         var other = validator.openConnection()
-        #expect(Support.outcome(validator.handle(Self.request(forged), connection: &other)) == "403 InvalidProviderToken")
+        #expect(
+            Support.outcome(validator.handle(Self.request(forged), connection: &other)) == "403 InvalidProviderToken")
     }
 }

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSMock
 
 /// Connection-level behaviour: the stream limit raise, faults turned into actions, GOAWAY and drops.
@@ -7,7 +8,9 @@ import Testing
 struct MockValidatorConnectionTests {
     typealias Support = MockTestSupport
 
-    private func setup(faults: String..., configuration: MockConfiguration = MockConfiguration()) throws -> (MockValidator, MockConnectionState) {
+    private func setup(faults: String..., configuration: MockConfiguration = MockConfiguration()) throws -> (
+        MockValidator, MockConnectionState
+    ) {
         var configuration = configuration
         configuration.faults = try FaultPlan(parsing: faults)
         return try Support.certificateSetup(configuration)
@@ -21,7 +24,8 @@ struct MockValidatorConnectionTests {
         let early = validator.handle(Support.request(method: "GET"), connection: &connection)
         #expect(early.actions == [])
         #expect(!connection.isAuthenticated)
-        let first = validator.handle(Support.request(streamID: 3, path: "/3/device/\(Support.token(endingIn: "dead"))"), connection: &connection)
+        let first = validator.handle(
+            Support.request(streamID: 3, path: "/3/device/\(Support.token(endingIn: "dead"))"), connection: &connection)
         #expect(Support.outcome(first) == "410 Unregistered")
         #expect(first.actions == [.raiseStreamLimit(1000)])
         #expect(connection.isAuthenticated)
@@ -47,7 +51,10 @@ struct MockValidatorConnectionTests {
             decisions.append(validator.handle(Support.request(streamID: stream), connection: &connection))
         }
         #expect(decisions[1].actions == [])
-        #expect(decisions[2].actions == [.goaway(lastStreamID: 5, errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))])
+        #expect(
+            decisions[2].actions == [
+                .goaway(lastStreamID: 5, errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+            ])
         #expect(Support.outcome(decisions[2]) == "200")
         #expect(decisions[3].response == nil && decisions[3].actions == [.refuseStream])
         #expect(decisions[4].actions == [.refuseStream])
@@ -110,13 +117,17 @@ struct MockValidatorConnectionTests {
         var outcomes: [String] = []
         for index in 0..<6 {
             let method = index == 2 ? "GET" : "POST"
-            let decision = validator.handle(Support.request(streamID: Int32(2 * index + 1), method: method), connection: &connection)
+            let decision = validator.handle(
+                Support.request(streamID: Int32(2 * index + 1), method: method), connection: &connection)
             outcomes.append(Support.outcome(decision))
             if decision.response?.status == 500 {
                 #expect(Support.body(decision.response) == #"{"reason":"InternalServerError"}"#)
             }
         }
-        #expect(outcomes == ["200", "500 InternalServerError", "405 MethodNotAllowed", "200", "500 InternalServerError", "200"])
+        #expect(
+            outcomes == [
+                "200", "500 InternalServerError", "405 MethodNotAllowed", "200", "500 InternalServerError", "200",
+            ])
         #expect(validator.counters.faultAnswers == 2)
     }
 
@@ -125,7 +136,8 @@ struct MockValidatorConnectionTests {
         var (validator, connection) = try setup(faults: "429=1")
         #expect(Support.outcome(validator.handle(Support.request(), connection: &connection)) == "429 TooManyRequests")
         var (other, otherConnection) = try setup(faults: "503=1")
-        #expect(Support.outcome(other.handle(Support.request(), connection: &otherConnection)) == "503 ServiceUnavailable")
+        #expect(
+            Support.outcome(other.handle(Support.request(), connection: &otherConnection)) == "503 ServiceUnavailable")
     }
 
     @Test("a seeded run is reproducible: the same faults land on the same requests")
@@ -138,8 +150,11 @@ struct MockValidatorConnectionTests {
             for _ in 0..<20 {
                 var connection = validator.openConnection(clientCertificate: Support.certificate)
                 for stream in 0..<10 {
-                    let decision = validator.handle(Support.request(streamID: Int32(2 * stream + 1)), connection: &connection)
-                    outcomes.append("\(Support.outcome(decision)) \(decision.actions) \(decision.response?.apnsID.description ?? "-")")
+                    let decision = validator.handle(
+                        Support.request(streamID: Int32(2 * stream + 1)), connection: &connection)
+                    outcomes.append(
+                        "\(Support.outcome(decision)) \(decision.actions) \(decision.response?.apnsID.description ?? "-")"
+                    )
                 }
             }
             return outcomes
@@ -169,7 +184,8 @@ struct MockValidatorConnectionTests {
             var headers: [(String, String)] = []
             if let topic = step.topic { headers.append(("apns-topic", topic)) }
             if let pushType = step.pushType { headers.append(("apns-push-type", pushType)) }
-            let decision = validator.handle(Support.request(streamID: Int32(2 * index + 1), headers: headers), connection: &connection)
+            let decision = validator.handle(
+                Support.request(streamID: Int32(2 * index + 1), headers: headers), connection: &connection)
             #expect(Support.outcome(decision) == step.expected, "step \(index): \(step)")
         }
     }

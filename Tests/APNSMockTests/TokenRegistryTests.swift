@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSMock
 
 @Suite("Token registry")
@@ -35,30 +36,44 @@ struct TokenRegistryTests {
 
     @Test("each entry kind answers its reason, with the timestamp for 410s")
     func rejections() throws {
-        let registry = try TokenRegistry(parsing: """
-            unregistered \(a) 1690000000000
-            expired \(c) 1600000000000
-            wrong-topic \(d) com.example.other
-            bad \(e)
-            """)
-        #expect(registry.rejection(for: try token(a), topic: "t") == .init(reason: .unregistered, timestampMilliseconds: 1_690_000_000_000))
-        #expect(registry.rejection(for: try token(c), topic: "t") == .init(reason: .expiredToken, timestampMilliseconds: 1_600_000_000_000))
-        #expect(registry.rejection(for: try token(d), topic: "com.example.app") == .init(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil))
+        let registry = try TokenRegistry(
+            parsing: """
+                unregistered \(a) 1690000000000
+                expired \(c) 1600000000000
+                wrong-topic \(d) com.example.other
+                bad \(e)
+                """)
+        #expect(
+            registry.rejection(for: try token(a), topic: "t")
+                == .init(reason: .unregistered, timestampMilliseconds: 1_690_000_000_000))
+        #expect(
+            registry.rejection(for: try token(c), topic: "t")
+                == .init(reason: .expiredToken, timestampMilliseconds: 1_600_000_000_000))
+        #expect(
+            registry.rejection(for: try token(d), topic: "com.example.app")
+                == .init(reason: .deviceTokenNotForTopic, timestampMilliseconds: nil))
         #expect(registry.rejection(for: try token(d), topic: "com.example.other") == nil)
-        #expect(registry.rejection(for: try token(e), topic: "t") == .init(reason: .badDeviceToken, timestampMilliseconds: nil))
+        #expect(
+            registry.rejection(for: try token(e), topic: "t")
+                == .init(reason: .badDeviceToken, timestampMilliseconds: nil))
         #expect(registry.rejection(for: try token(b), topic: "t") == nil)
     }
 
-    @Test("bad lines are rejected with their line number", arguments: [
-        ("unregistered", "line 1: 'unregistered' needs a device token"),
-        ("# ok\nunregistered zz11", "line 2: device token has a non-hex character"),
-        ("gone \(String(repeating: "a1", count: 32))", "line 1: unknown kind 'gone'"),
-        ("unregistered \(String(repeating: "a1", count: 32)) soon", "line 1: timestamp 'soon'"),
-        ("bad \(String(repeating: "a1", count: 32)) extra", "line 1: 'bad' takes no value"),
-        ("wrong-topic \(String(repeating: "a1", count: 32)) t1 t2", "line 1: too many fields"),
-        ("bad \(String(repeating: "a1", count: 32))\nbad \(String(repeating: "A1", count: 32))", "line 2: token a1a1"),
-        ("bad abc", "line 1: device token has 3 hex digits"),
-    ])
+    @Test(
+        "bad lines are rejected with their line number",
+        arguments: [
+            ("unregistered", "line 1: 'unregistered' needs a device token"),
+            ("# ok\nunregistered zz11", "line 2: device token has a non-hex character"),
+            ("gone \(String(repeating: "a1", count: 32))", "line 1: unknown kind 'gone'"),
+            ("unregistered \(String(repeating: "a1", count: 32)) soon", "line 1: timestamp 'soon'"),
+            ("bad \(String(repeating: "a1", count: 32)) extra", "line 1: 'bad' takes no value"),
+            ("wrong-topic \(String(repeating: "a1", count: 32)) t1 t2", "line 1: too many fields"),
+            (
+                "bad \(String(repeating: "a1", count: 32))\nbad \(String(repeating: "A1", count: 32))",
+                "line 2: token a1a1"
+            ),
+            ("bad abc", "line 1: device token has 3 hex digits"),
+        ])
     func rejectsBadLines(text: String, message: String) {
         #expect {
             try TokenRegistry(parsing: text)
@@ -68,7 +83,9 @@ struct TokenRegistryTests {
         }
     }
 
-    @Test("suffix rules: dead is Unregistered with a stable derived timestamp, 0bad is BadDeviceToken, f0f0 is DeviceTokenNotForTopic")
+    @Test(
+        "suffix rules: dead is Unregistered with a stable derived timestamp, 0bad is BadDeviceToken, f0f0 is DeviceTokenNotForTopic"
+    )
     func suffixRules() throws {
         let registry = TokenRegistry()
         let dead = try token(MockTestSupport.token(endingIn: "dead"))
@@ -91,13 +108,14 @@ struct TokenRegistryTests {
 
     @Test("a token given as its path bytes (the mock's way, nothing made) gets the answer the token gets")
     func storedFormAgrees() throws {
-        let withEntries = try TokenRegistry(parsing: """
-            unregistered \(a) 1690000000000
-            expired \(c)
-            wrong-topic \(d) com.example.other
-            bad \(e)
-            bad \(MockTestSupport.token(endingIn: "beef"))
-            """)
+        let withEntries = try TokenRegistry(
+            parsing: """
+                unregistered \(a) 1690000000000
+                expired \(c)
+                wrong-topic \(d) com.example.other
+                bad \(e)
+                bad \(MockTestSupport.token(endingIn: "beef"))
+                """)
         let registries = [withEntries, TokenRegistry(), TokenRegistry(usesSuffixRules: false)]
         let tokens = [a, b, c, d, e] + ["dead", "0bad", "f0f0", "beef"].map(MockTestSupport.token(endingIn:))
         var answered = 0
@@ -107,7 +125,9 @@ struct TokenRegistryTests {
                     // Sliced out of a longer array, as a request's path is.
                     let path = Array("/3/device/\(hex)".utf8)
                     let viaBytes = registry.rejection(forStoredForm: path[10...], topicBytes: Array(topic.utf8))
-                    #expect(viaBytes == registry.rejection(for: try token(hex), topicBytes: Array(topic.utf8)), "\(hex) \(topic)")
+                    #expect(
+                        viaBytes == registry.rejection(for: try token(hex), topicBytes: Array(topic.utf8)),
+                        "\(hex) \(topic)")
                     if viaBytes != nil { answered += 1 }
                 }
             }

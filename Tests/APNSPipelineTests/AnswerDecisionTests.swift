@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// `AnswerDecision` without a dispatcher: one action in, one effect out.
@@ -38,16 +39,19 @@ struct AnswerDecisionTests {
         #expect(resign == 0)
     }
 
-    @Test("after an interrupt a retryable record is left for --resume; after an early stop it ends not_sent or retryable")
+    @Test(
+        "after an interrupt a retryable record is left for --resume; after an early stop it ends not_sent or retryable")
     func retryWhileStopping() throws {
         guard case .leaveForResume = effect(.retry(.afterBackoff), send: try send(), stopCause: .interrupted) else {
             Issue.record("not left for --resume")
             return
         }
         let stopped = CampaignSummary.Ending.stoppedEarly("BadTopic")
-        guard case .writeFinalResult(let neverSent) = effect(.retry(.immediately), send: try send(attempts: 0),
-                                                             stopCause: stopped),
-              case .writeFinalResult(let tried) = effect(.retry(.afterBackoff), send: try send(), stopCause: stopped)
+        guard
+            case .writeFinalResult(let neverSent) = effect(
+                .retry(.immediately), send: try send(attempts: 0),
+                stopCause: stopped),
+            case .writeFinalResult(let tried) = effect(.retry(.afterBackoff), send: try send(), stopCause: stopped)
         else {
             Issue.record("no final line")
             return
@@ -60,7 +64,8 @@ struct AnswerDecisionTests {
     func unprocessed() throws {
         let limit = DispatcherConfiguration().maximumUnprocessedResends
         guard case .resendUnprocessed = effect(.retry(.immediately), send: try send(attempts: 0, unprocessed: limit)),
-              case .writeFinalResult(let result) = effect(.retry(.immediately), send: try send(attempts: 0, unprocessed: limit + 1))
+            case .writeFinalResult(let result) = effect(
+                .retry(.immediately), send: try send(attempts: 0, unprocessed: limit + 1))
         else {
             Issue.record("the limit was not applied")
             return
@@ -78,7 +83,8 @@ struct AnswerDecisionTests {
         var configuration = DispatcherConfiguration()
         configuration.resendInDoubt = true
         guard case .retryLater(_, 0) = effect(.inDoubt, send: try send(), configuration: configuration),
-              case .writeFinalResult = effect(.inDoubt, send: try send(), stopCause: .interrupted, configuration: configuration)
+            case .writeFinalResult = effect(
+                .inDoubt, send: try send(), stopCause: .interrupted, configuration: configuration)
         else {
             Issue.record("--resend-in-doubt not applied")
             return

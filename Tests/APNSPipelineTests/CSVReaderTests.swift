@@ -1,16 +1,23 @@
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 @Suite("CSV reader (RFC 4180)")
 struct CSVReaderTests {
     /// Every record as (line, fields, problem).
-    private func records(_ text: String, chunkSize: Int = 1 << 16, maximum: Int = 1024) throws -> [(Int, [String], CSVReader.Record.Problem?)] {
+    private func records(_ text: String, chunkSize: Int = 1 << 16, maximum: Int = 1024) throws -> [(
+        Int, [String], CSVReader.Record.Problem?
+    )] {
         try records(Array(text.utf8), chunkSize: chunkSize, maximum: maximum)
     }
 
-    private func records(_ bytes: [UInt8], chunkSize: Int = 1 << 16, maximum: Int = 1024) throws -> [(Int, [String], CSVReader.Record.Problem?)] {
-        let reader = CSVReader(source: MemoryByteSource(bytes, chunkSize: chunkSize), maximumRecordLength: maximum, chunkSize: max(4, chunkSize))
+    private func records(_ bytes: [UInt8], chunkSize: Int = 1 << 16, maximum: Int = 1024) throws -> [(
+        Int, [String], CSVReader.Record.Problem?
+    )] {
+        let reader = CSVReader(
+            source: MemoryByteSource(bytes, chunkSize: chunkSize), maximumRecordLength: maximum,
+            chunkSize: max(4, chunkSize))
         var out: [(Int, [String], CSVReader.Record.Problem?)] = []
         while let record = try reader.next() {
             let fields = record.problem == .tooLong ? [] : (0..<record.fieldCount).map { reader.fieldText($0) }
@@ -19,13 +26,17 @@ struct CSVReaderTests {
         return out
     }
 
-    @Test("quotes, doubled quotes, embedded commas, newlines and CRLF; line numbers where records start",
-          arguments: [1, 2, 3, 7, 4096])
+    @Test(
+        "quotes, doubled quotes, embedded commas, newlines and CRLF; line numbers where records start",
+        arguments: [1, 2, 3, 7, 4096])
     func quoting(chunkSize: Int) throws {
         let text = "token,msg\r\nt1,\"a, b\"\r\nt2,\"say \"\"hi\"\"\"\r\nt3,\"two\nlines\r\nthree\"\r\nt4,plain\r\n"
         let result = try records(text, chunkSize: chunkSize)
         #expect(result.map(\.0) == [1, 2, 3, 4, 7])
-        #expect(result.map(\.1) == [["token", "msg"], ["t1", "a, b"], ["t2", "say \"hi\""], ["t3", "two\nlines\r\nthree"], ["t4", "plain"]])
+        #expect(
+            result.map(\.1) == [
+                ["token", "msg"], ["t1", "a, b"], ["t2", "say \"hi\""], ["t3", "two\nlines\r\nthree"], ["t4", "plain"],
+            ])
         #expect(result.allSatisfy { $0.2 == nil })
     }
 

@@ -1,13 +1,16 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("CSV campaigns")
 struct CSVRecordParserTests {
     typealias Support = PipelineTestSupport
 
-    private func read(_ csv: String, template: String? = #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}}}"#) throws -> [CampaignRecord] {
+    private func read(_ csv: String, template: String? = #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}}}"#) throws
+        -> [CampaignRecord]
+    {
         let directory = try Support.temporaryDirectory()
         let path = try Support.write(csv, to: "c.csv", in: directory)
         var options = CampaignReaderOptions(defaults: Support.defaults)
@@ -17,18 +20,25 @@ struct CSVRecordParserTests {
 
     @Test("rows fill the template; header columns set headers; line numbers follow embedded newlines")
     func rows() throws {
-        let t1 = Support.token(1), t2 = Support.token(2), t3 = Support.token(3)
-        let csv = "\u{FEFF}Token,name,badge,push_type,priority,collapse_id\r\n"
+        let t1 = Support.token(1)
+        let t2 = Support.token(2)
+        let t3 = Support.token(3)
+        let csv =
+            "\u{FEFF}Token,name,badge,push_type,priority,collapse_id\r\n"
             + "\(t1),\"Ann \"\"A\"\"\",3,,,\r\n"
             + "\(t2),\"multi\nline\",-1.5,background,5,c1\r\n"
             + "\(t3),Bob,7,,,\r\n"
-        let records = try read(csv, template: #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}},"bg":"{{push_type}}"}"#)
+        let records = try read(
+            csv, template: #"{"aps":{"alert":"Hi {{name}}","badge":{{badge}}},"bg":"{{push_type}}"}"#)
         #expect(records.map(\.key.line) == [2, 3, 5])
         let first = try #require(records[0].notification)
-        #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi Ann \"A\"","badge":3},"bg":""}"#)
+        #expect(
+            String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi Ann \"A\"","badge":3},"bg":""}"#)
         #expect(first.pushType == .alert)
         let second = try #require(records[1].notification)
-        #expect(String(decoding: second.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi multi\nline","badge":-1.5},"bg":"background"}"#)
+        #expect(
+            String(decoding: second.payload, as: UTF8.self)
+                == #"{"aps":{"alert":"Hi multi\nline","badge":-1.5},"bg":"background"}"#)
         #expect(second.pushType == .background)
         #expect(second.priority == .powerAware)
         #expect(second.collapseID?.value == "c1")
@@ -46,7 +56,10 @@ struct CSVRecordParserTests {
         options.template = try PayloadTemplate(bytes: Array(#"{"a":"{{name}}","b":{{badge}}}"#.utf8))
         let records = try Support.readAll([CampaignInput(path: path)], options: options)
         #expect(records.map(\.key.line) == [2, 3, 4, 5, 6, 7])
-        #expect(records.map(\.code) == [.csvColumnCount, .tokenNotHex, .recordInvalidUTF8, .recordTooLong, nil, .csvMalformed])
+        #expect(
+            records.map(\.code) == [
+                .csvColumnCount, .tokenNotHex, .recordInvalidUTF8, .recordTooLong, nil, .csvMalformed,
+            ])
         #expect(records[0].tokenText == t1)
         #expect(records[1].tokenText == "zz")
     }
@@ -71,12 +84,14 @@ struct CSVRecordParserTests {
         #expect(records[2].code == .payloadNotObject)
     }
 
-    @Test("headers that cannot work fail the file before any record", arguments: [
-        ("name,badge\nx,1\n", #"{"a":1}"#),
-        ("token,name\nx,1\n", #"{"a":"{{name}}","b":{{badge}}}"#),
-        ("token,name\nx,1\n", nil as String?),
-        ("", #"{"a":1}"#),
-    ])
+    @Test(
+        "headers that cannot work fail the file before any record",
+        arguments: [
+            ("name,badge\nx,1\n", #"{"a":1}"#),
+            ("token,name\nx,1\n", #"{"a":"{{name}}","b":{{badge}}}"#),
+            ("token,name\nx,1\n", nil as String?),
+            ("", #"{"a":1}"#),
+        ])
     func badHeaders(csv: String, template: String?) throws {
         #expect(throws: PipelineError.self) { try read(csv, template: template) }
     }

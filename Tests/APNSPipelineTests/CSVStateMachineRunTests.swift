@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSPipeline
 
 /// `CSVStateMachine` copies runs of plain field bytes in one go. Fed the whole input at once it must give what it
@@ -69,7 +70,8 @@ struct CSVStateMachineRunTests {
     func chosen() {
         let inputs = [
             "a,b\n\"x\ny\",z\r\nplain \"q\" text,\"a\"\"b\"\n", "\"unterminated\nline", "abc\rdef,\"q\"x\n\n\n,\n",
-            String(repeating: "long field ", count: 10) + "," + "\"" + String(repeating: "q\n", count: 20) + "\"\nnext,row\n",
+            String(repeating: "long field ", count: 10) + "," + "\"" + String(repeating: "q\n", count: 20)
+                + "\"\nnext,row\n",
         ]
         for text in inputs { Self.check(Array(text.utf8), maxima: [1, 2, 7, 16, 33, 1024]) }
     }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// The metrics text: every family typed and described, counters named `_total`, latency a summary with its sum and
@@ -20,7 +21,8 @@ struct CampaignMetricsTests {
 
     @Test("families, types, labels and values")
     func text() {
-        let text = CampaignMetrics(campaign: #"spring "sale"\2026"#, shard: "1/2").text(summary(), now: 1_800_000_000, lastSuccess: 1_799_999_000)
+        let text = CampaignMetrics(campaign: #"spring "sale"\2026"#, shard: "1/2").text(
+            summary(), now: 1_800_000_000, lastSuccess: 1_799_999_000)
         let labels = #"campaign="spring \"sale\"\\2026",shard="1/2""#
         #expect(text.contains("apns_bulk_records_total{\(labels),outcome=\"delivered\"} 1\n"))
         #expect(text.contains("apns_bulk_requests_total{\(labels)} 3\n"))

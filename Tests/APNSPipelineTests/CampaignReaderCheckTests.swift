@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// `CampaignReader.checkRecords` (what `validate` reads with: no notification built, a stored-form token left in
@@ -17,9 +18,10 @@ struct CampaignReaderCheckTests {
 
         var description: String {
             switch self {
-            case let .valid(key, hex, topic): return "\(key.fileIndex):\(key.line) valid \(hex) \(topic)"
-            case let .invalid(key, code, detail, token, topic):
-                return "\(key.fileIndex):\(key.line) \(code.rawValue) \(detail) token=\(token ?? "-") topic=\(topic ?? "-")"
+            case .valid(let key, let hex, let topic): return "\(key.fileIndex):\(key.line) valid \(hex) \(topic)"
+            case .invalid(let key, let code, let detail, let token, let topic):
+                return
+                    "\(key.fileIndex):\(key.line) \(code.rawValue) \(detail) token=\(token ?? "-") topic=\(topic ?? "-")"
             }
         }
     }
@@ -33,7 +35,8 @@ struct CampaignReaderCheckTests {
             case .notification(let notification):
                 entries.append(.valid(record.key, hex: notification.token.hex, topic: notification.topic.value))
             case .invalid(let error, let tokenText, let topicText):
-                entries.append(.invalid(record.key, error.code, detail: error.detail, tokenText: tokenText, topicText: topicText))
+                entries.append(
+                    .invalid(record.key, error.code, detail: error.detail, tokenText: tokenText, topicText: topicText))
             }
         }
         return (entries, reader.recordsRead, reader.recordsInOtherShards)
@@ -43,11 +46,14 @@ struct CampaignReaderCheckTests {
     static func check(_ inputs: [CampaignInput], _ options: CampaignReaderOptions) throws -> ([Entry], Int, Int) {
         let reader = CampaignReader(inputs: inputs, options: options)
         var entries: [Entry] = []
-        try reader.checkRecords(valid: { key, bytes, hex, topic in
-            entries.append(.valid(key, hex: String(decoding: bytes[hex], as: UTF8.self), topic: topic.value))
-        }, invalid: { key, error, tokenText, topicText in
-            entries.append(.invalid(key, error.code, detail: error.detail, tokenText: tokenText, topicText: topicText))
-        })
+        try reader.checkRecords(
+            valid: { key, bytes, hex, topic in
+                entries.append(.valid(key, hex: String(decoding: bytes[hex], as: UTF8.self), topic: topic.value))
+            },
+            invalid: { key, error, tokenText, topicText in
+                entries.append(
+                    .invalid(key, error.code, detail: error.detail, tokenText: tokenText, topicText: topicText))
+            })
         return (entries, reader.recordsRead, reader.recordsInOtherShards)
     }
 
@@ -56,10 +62,12 @@ struct CampaignReaderCheckTests {
     static let edgeLines: [String] = {
         let token = Support.token(7)
         let upper = token.uppercased()
-        let grouped = "<" + stride(from: 0, to: 64, by: 8).map { offset -> String in
-            let start = token.index(token.startIndex, offsetBy: offset)
-            return String(token[start..<token.index(start, offsetBy: 8)])
-        }.joined(separator: " ") + ">"
+        let grouped =
+            "<"
+            + stride(from: 0, to: 64, by: 8).map { offset -> String in
+                let start = token.index(token.startIndex, offsetBy: offset)
+                return String(token[start..<token.index(start, offsetBy: 8)])
+            }.joined(separator: " ") + ">"
         let escaped = #"\u00"# + String(format: "%02x", token.utf8.first ?? 0) + String(token.dropFirst())
         let payload = #""payload":{"aps":{"alert":"hi"}}"#
         return [
@@ -127,8 +135,9 @@ struct CampaignReaderCheckTests {
         return options
     }
 
-    @Test("every edge case: the same records, pairs, errors and counts, with and without a template, in each of 2 shards",
-          arguments: [nil, 0, 1] as [Int?], [true, false])
+    @Test(
+        "every edge case: the same records, pairs, errors and counts, with and without a template, in each of 2 shards",
+        arguments: [nil, 0, 1] as [Int?], [true, false])
     func edgeCases(shardIndex: Int?, withTemplate: Bool) throws {
         let directory = try Support.temporaryDirectory()
         // Tokens enough for each shard to have valid records too.

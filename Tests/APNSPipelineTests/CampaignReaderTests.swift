@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Campaign reader: files, gzip, several inputs")
@@ -15,7 +16,9 @@ struct CampaignReaderTests {
     @Test("several inputs keep their index; blank lines are skipped but counted; BOM and CRLF are fine")
     func severalInputs() throws {
         let directory = try Support.temporaryDirectory()
-        let first = try Support.write("\u{FEFF}" + ndjson(2).replacingOccurrences(of: "\n", with: "\r\n") + "\r\n   \n" + ndjson(1, from: 2), to: "a.ndjson", in: directory)
+        let first = try Support.write(
+            "\u{FEFF}" + ndjson(2).replacingOccurrences(of: "\n", with: "\r\n") + "\r\n   \n" + ndjson(1, from: 2),
+            to: "a.ndjson", in: directory)
         let second = try Support.write(ndjson(2, from: 10), to: "b.jsonl", in: directory)
         let records = try Support.readAll([CampaignInput(path: first), CampaignInput(path: second)])
         #expect(records.map(\.key.fileIndex) == [0, 0, 0, 1, 1])
@@ -34,7 +37,9 @@ struct CampaignReaderTests {
         let records = try Support.readAll([CampaignInput(path: path)], options: options)
         #expect(records.map(\.key.line) == [1, 2, 3])
         #expect(records.map(\.code) == [nil, .recordTooLong, nil])
-        #expect(records[1].error?.detail.contains("--max-record-bytes") == true, "the reason names the option that raises the limit")
+        #expect(
+            records[1].error?.detail.contains("--max-record-bytes") == true,
+            "the reason names the option that raises the limit")
     }
 
     @Test("gzip input is detected by name and by magic bytes, from a file and from a pipe")
@@ -84,7 +89,8 @@ struct CampaignReaderTests {
         let directory = try Support.temporaryDirectory()
         let plain = try Support.write(ndjson(2000), to: "c.ndjson", in: directory)
         let compressed = try Array(Data(contentsOf: URL(fileURLWithPath: Support.gzipFile(plain))))
-        let truncated = try Support.write(Array(compressed.prefix(compressed.count / 2)), to: "t.ndjson.gz", in: directory)
+        let truncated = try Support.write(
+            Array(compressed.prefix(compressed.count / 2)), to: "t.ndjson.gz", in: directory)
         #expect {
             _ = try Support.readAll([CampaignInput(path: truncated)])
         } throws: { error in
@@ -124,14 +130,15 @@ struct CampaignReaderTests {
     func sameVerdicts() throws {
         let directory = try Support.temporaryDirectory()
         let token = Support.token(3)
-        let ndjson = [
-            #"{"token":"\#(token)","payload":{"aps":{"alert":"hi"}}}"#,
-            #"{"token":"\#(token)","payload":{"aps":{"alert":"hi"},"x":"\#(String(repeating: "y", count: 4100))"}}"#,
-            #"{"token":"\#(token)","payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#,
-            #"{"token":"\#(token)","vars":{"name":"Ann"}}"#,
-            #"{"token":"\#(token)","vars":{"name":"\#(String(repeating: "z", count: 4100))"}}"#,
-            #"{"token":"\#(token)","payload":[1]}"#,
-        ].joined(separator: "\n") + "\n"
+        let ndjson =
+            [
+                #"{"token":"\#(token)","payload":{"aps":{"alert":"hi"}}}"#,
+                #"{"token":"\#(token)","payload":{"aps":{"alert":"hi"},"x":"\#(String(repeating: "y", count: 4100))"}}"#,
+                #"{"token":"\#(token)","payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#,
+                #"{"token":"\#(token)","vars":{"name":"Ann"}}"#,
+                #"{"token":"\#(token)","vars":{"name":"\#(String(repeating: "z", count: 4100))"}}"#,
+                #"{"token":"\#(token)","payload":[1]}"#,
+            ].joined(separator: "\n") + "\n"
         let csv = "token,payload,name\n\(token),\"{\"\"aps\"\":{}}\",x\n\(token),\"{\"\"aps\"\":1\",x\n\(token),,Bob\n"
         let inputs = [
             CampaignInput(path: try Support.write(ndjson, to: "p.ndjson", in: directory)),
@@ -143,8 +150,11 @@ struct CampaignReaderTests {
         options.keepsPayloads = false
         let checked = try Support.readAll(inputs, options: options)
 
-        #expect(kept.map(\.code) == [nil, .payloadTooLarge, .priorityForbiddenForBackground, nil, .payloadTooLarge,
-                                     .payloadNotObject, nil, .payloadInvalidJSON, nil])
+        #expect(
+            kept.map(\.code) == [
+                nil, .payloadTooLarge, .priorityForbiddenForBackground, nil, .payloadTooLarge,
+                .payloadNotObject, nil, .payloadInvalidJSON, nil,
+            ])
         #expect(checked.map(\.code) == kept.map(\.code))
         #expect(checked.map(\.key) == kept.map(\.key))
         #expect(checked.map { $0.notification?.token } == kept.map { $0.notification?.token })
@@ -159,18 +169,24 @@ struct CampaignReaderTests {
     func repeatedPayloadsShareStorage() throws {
         let directory = try Support.temporaryDirectory()
         let a = #"{"aps":{"alert":"same"}}"#
-        let b = #"{"aps":{"alert":"samf"}}"#   // as long as `a`, one byte different
+        let b = #"{"aps":{"alert":"samf"}}"#  // as long as `a`, one byte different
         let c = #"{"aps":{"badge":1}}"#
         let payloads = [a, a, b, a, a, c, c]
-        let ndjson = payloads.enumerated()
-            .map { #"{"token":"\#(Support.token($0.offset))","payload":\#($0.element)}"# }.joined(separator: "\n") + "\n"
-        let csv = "token,payload\n" + payloads.enumerated().map {
-            "\(Support.token($0.offset)),\"\($0.element.replacingOccurrences(of: "\"", with: "\"\""))\""
-        }.joined(separator: "\n") + "\n"
+        let ndjson =
+            payloads.enumerated()
+            .map { #"{"token":"\#(Support.token($0.offset))","payload":\#($0.element)}"# }.joined(separator: "\n")
+            + "\n"
+        let csv =
+            "token,payload\n"
+            + payloads.enumerated().map {
+                "\(Support.token($0.offset)),\"\($0.element.replacingOccurrences(of: "\"", with: "\"\""))\""
+            }.joined(separator: "\n") + "\n"
         // A template filled with the same values renders the same bytes.
         let names = ["Ann", "Ann", "Bob", "Bob", "Ann"]
-        let templated = names.enumerated()
-            .map { #"{"token":"\#(Support.token($0.offset))","vars":{"name":"\#($0.element)"}}"# }.joined(separator: "\n") + "\n"
+        let templated =
+            names.enumerated()
+            .map { #"{"token":"\#(Support.token($0.offset))","vars":{"name":"\#($0.element)"}}"# }.joined(
+                separator: "\n") + "\n"
         var options = CampaignReaderOptions(defaults: Support.defaults)
         let plain = try Support.readAll([
             CampaignInput(path: try Support.write(ndjson, to: "r.ndjson", in: directory)),
@@ -181,9 +197,13 @@ struct CampaignReaderTests {
             [CampaignInput(path: try Support.write(templated, to: "t.ndjson", in: directory))], options: options
         )
 
-        func storage(_ payload: [UInt8]) -> UInt? { payload.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } } }
-        for (records, expected) in [(Array(plain[..<7]), payloads), (Array(plain[7...]), payloads),
-                                    (filled, names.map { #"{"aps":{"alert":"\#($0)"}}"# })] {
+        func storage(_ payload: [UInt8]) -> UInt? {
+            payload.withUnsafeBufferPointer { $0.baseAddress.map { UInt(bitPattern: $0) } }
+        }
+        for (records, expected) in [
+            (Array(plain[..<7]), payloads), (Array(plain[7...]), payloads),
+            (filled, names.map { #"{"aps":{"alert":"\#($0)"}}"# }),
+        ] {
             let kept = records.compactMap { $0.notification?.payload }
             #expect(kept.map { String(decoding: $0, as: UTF8.self) } == expected)
             for index in 1..<kept.count {

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// The end-of-run lines on stderr: counts agree with their nouns and the reason breakdown reads the same every run.
@@ -21,7 +22,9 @@ struct CampaignSummaryTextTests {
 
     @Test("reasons by count, then by name, whatever order they were counted in")
     func stableReasons() {
-        let names = ["retryable/TooManyRequests", "prune/Unregistered", "prune/BadDeviceToken", "input_error/PayloadEmpty"]
+        let names = [
+            "retryable/TooManyRequests", "prune/Unregistered", "prune/BadDeviceToken", "input_error/PayloadEmpty",
+        ]
         var texts: Set<String> = []
         for rotation in 0..<names.count {
             var summary = CampaignSummary()
@@ -32,8 +35,12 @@ struct CampaignSummaryTextTests {
             texts.insert(summary.text(resultsPath: nil))
         }
         #expect(texts.count == 1)
-        let lines = texts.first?.split(separator: "\n").filter { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) } ?? []
-        #expect(lines == ["prune/Unregistered: 4", "input_error/PayloadEmpty: 1", "prune/BadDeviceToken: 1",
-                          "retryable/TooManyRequests: 1"], "\(lines)")
+        let lines =
+            texts.first?.split(separator: "\n").filter { $0.hasPrefix("    ") }.map { String($0.dropFirst(4)) } ?? []
+        #expect(
+            lines == [
+                "prune/Unregistered: 4", "input_error/PayloadEmpty: 1", "prune/BadDeviceToken: 1",
+                "retryable/TooManyRequests: 1",
+            ], "\(lines)")
     }
 }

@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 /// The digest journaled with each send of a stream (`SentDigest`, `SendJournal`), and the check of a continued
 /// stream against what the earlier run wrote (`ContinuedStream`), without a network.
@@ -50,17 +51,20 @@ struct ContinuedStreamTests {
             }
         }
         for record in records.prefix(answered) {
-            try writer.write(ResultRecord(
-                key: record.key, outcome: record.notification == nil ? .inputError : .delivered,
-                token: record.tokenText, topic: record.topicText, status: 200, attempts: 1,
-                notification: record.notification))
+            try writer.write(
+                ResultRecord(
+                    key: record.key, outcome: record.notification == nil ? .inputError : .delivered,
+                    token: record.tokenText, topic: record.topicText, status: 200, attempts: 1,
+                    notification: record.notification))
         }
         try journal.flush()
         try writer.flush()
         return (results, journalPath)
     }
 
-    static func continued(_ records: [CampaignRecord], _ files: (results: String, journal: String)) throws -> ContinuedStream {
+    static func continued(_ records: [CampaignRecord], _ files: (results: String, journal: String)) throws
+        -> ContinuedStream
+    {
         try ContinuedStream(
             ArrayReader(records), inputs: [CampaignInput(path: "-")], resultsPath: files.results,
             journalPath: files.journal, isAnswered: { _ in false })
@@ -81,10 +85,12 @@ struct ContinuedStreamTests {
     func digest() throws {
         let base = try #require(Self.records([Self.line(1)]).first?.notification)
         #expect(SentDigest.of(base) == SentDigest.of(try #require(Self.records([Self.line(1)]).first?.notification)))
-        for other in [Self.line(2), Self.line(1, "ho"),
-                      #"{"token":"\#(Support.token(1))","priority":5,"payload":{"aps":{"alert":"hi"}}}"#,
-                      #"{"token":"\#(Support.token(1))","topic":"com.example.other","payload":{"aps":{"alert":"hi"}}}"#,
-                      #"{"token":"\#(Support.token(1))","collapse_id":"x","payload":{"aps":{"alert":"hi"}}}"#] {
+        for other in [
+            Self.line(2), Self.line(1, "ho"),
+            #"{"token":"\#(Support.token(1))","priority":5,"payload":{"aps":{"alert":"hi"}}}"#,
+            #"{"token":"\#(Support.token(1))","topic":"com.example.other","payload":{"aps":{"alert":"hi"}}}"#,
+            #"{"token":"\#(Support.token(1))","collapse_id":"x","payload":{"aps":{"alert":"hi"}}}"#,
+        ] {
             let notification = try #require(Self.records([other]).first?.notification)
             #expect(SentDigest.of(notification) != SentDigest.of(base), "\(other)")
         }
@@ -94,7 +100,9 @@ struct ContinuedStreamTests {
             for index in 0..<length {
                 var changed = bytes
                 changed[index] = 8
-                #expect(ContentFingerprint.digest64(changed.span) != ContentFingerprint.digest64(bytes.span), "\(length), \(index)")
+                #expect(
+                    ContentFingerprint.digest64(changed.span) != ContentFingerprint.digest64(bytes.span),
+                    "\(length), \(index)")
             }
         }
     }
@@ -117,7 +125,8 @@ struct ContinuedStreamTests {
         }
     }
 
-    @Test("the same stream passes and reads ahead to the first record never answered; another is refused naming the line")
+    @Test(
+        "the same stream passes and reads ahead to the first record never answered; another is refused naming the line")
     func sameAndOther() throws {
         let records = Self.records((1...10).map { Self.line($0) })
         let files = try Self.earlierRun(records, answered: 4, inFlight: 2)
@@ -132,8 +141,10 @@ struct ContinuedStreamTests {
         var otherToken = records
         otherToken[2] = Self.records([Self.line(99), Self.line(99), Self.line(99)])[2]
         let refused = Self.refusal { try Self.continued(otherToken, files).prepareToStart() }
-        #expect(refused?.contains("standard input is not the stream") == true && refused?.contains("line 3 has another token") == true,
-                "\(refused ?? "not refused")")
+        #expect(
+            refused?.contains("standard input is not the stream") == true
+                && refused?.contains("line 3 has another token") == true,
+            "\(refused ?? "not refused")")
         var otherPayload = records
         otherPayload[4] = Self.records((1...5).map { Self.line($0, "changed") })[4]
         let changed = Self.refusal { try Self.continued(otherPayload, files).prepareToStart() }
@@ -144,7 +155,8 @@ struct ContinuedStreamTests {
         #expect(Self.refusal { try Self.continued(invalid, files).prepareToStart() } != nil)
     }
 
-    @Test("journal lines without a digest (an older run) are not checked; a mismatch after the read-ahead stops the read")
+    @Test(
+        "journal lines without a digest (an older run) are not checked; a mismatch after the read-ahead stops the read")
     func olderJournalAndLaterMismatch() throws {
         let records = Self.records((1...6).map { Self.line($0) })
         let older = try Self.earlierRun(records, answered: 0, inFlight: 6, digests: false)
@@ -160,7 +172,10 @@ struct ContinuedStreamTests {
         later[4] = Self.records((1...5).map { Self.line($0 + 50) })[4]
         let appended = try FileHandle(forWritingTo: URL(fileURLWithPath: files.results))
         try appended.seekToEnd()
-        try appended.write(contentsOf: Data(#"{"file":"-","line":5,"token":"\#(Support.token(5))","topic":"com.example.app","outcome":"delivered","status":200,"attempts":1}"#.utf8 + [0x0A]))
+        try appended.write(
+            contentsOf: Data(
+                #"{"file":"-","line":5,"token":"\#(Support.token(5))","topic":"com.example.app","outcome":"delivered","status":200,"attempts":1}"#
+                    .utf8 + [0x0A]))
         try appended.close()
         let stream = try Self.continued(later, files)
         try stream.prepareToStart()

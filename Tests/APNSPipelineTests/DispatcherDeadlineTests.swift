@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// The `--not-after` deadline in the dispatcher's machine, in virtual time: records not sent by then end
@@ -17,7 +18,8 @@ struct DispatcherDeadlineTests {
 
     /// Reads record `line`, as a pump turn does.
     private func read(_ machine: inout Machine, _ line: Int) -> RecordDecision.Effect {
-        machine.recordRead(Fixture.record(line, token: Fixture.token(line)), resume: .fresh, resumedSends: 0, firstOccurrence: true)
+        machine.recordRead(
+            Fixture.record(line, token: Fixture.token(line)), resume: .fresh, resumedSends: 0, firstOccurrence: true)
     }
 
     /// Reads and submits record `line` at `now`; returns its tag.

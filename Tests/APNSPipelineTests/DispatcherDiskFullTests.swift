@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// A result sink on a disk that fills up: the first `room` results are written, every later write fails, and

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// The dispatcher's events are queued and handled by one loop, never inside the transport's callback.
@@ -7,7 +8,9 @@ import Testing
 struct DispatcherEventQueueTests {
     @Test("a transport callback only queues its event: the answer's line is written on a later loop turn")
     func callbackOnlyQueues() throws {
-        let run = DispatchRun(records: (1...3).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in Fixture.ok() }
+        let run = DispatchRun(records: (1...3).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in
+            Fixture.ok()
+        }
         run.transport.latency = 100
         var ended: CampaignSummary?
         run.dispatcher.start { summary, _ in ended = summary }

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// A manual clock: tasks run in time order as the test advances it.
@@ -20,7 +21,9 @@ final class ManualScheduler: LoopScheduler {
     @discardableResult
     func run(limit: Int = 1_000_000) -> Int {
         var ran = 0
-        while ran < limit, let index = tasks.indices.min(by: { (tasks[$0].at, tasks[$0].order) < (tasks[$1].at, tasks[$1].order) }) {
+        while ran < limit,
+            let index = tasks.indices.min(by: { (tasks[$0].at, tasks[$0].order) < (tasks[$1].at, tasks[$1].order) })
+        {
             let task = tasks.remove(at: index)
             now = max(now, task.at)
             task.body()
@@ -144,8 +147,9 @@ enum Fixture {
                 payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
             return CampaignRecord(key: RecordKey(fileIndex: 0, line: line), content: .notification(notification))
         } catch {
-            return CampaignRecord(key: RecordKey(fileIndex: 0, line: line),
-                                  content: .invalid(error, tokenText: token, topicText: topic))
+            return CampaignRecord(
+                key: RecordKey(fileIndex: 0, line: line),
+                content: .invalid(error, tokenText: token, topicText: topic))
         }
     }
 
@@ -154,7 +158,7 @@ enum Fixture {
     }
 
     static func rejected(_ status: Int, _ reason: APNSReason, timestamp: Int64? = nil) -> PushOutcome {
-.answered(PushAnswer(status: status, apnsID: "x", reason: reason, timestamp: timestamp))
+        .answered(PushAnswer(status: status, apnsID: "x", reason: reason, timestamp: timestamp))
     }
 }
 
@@ -167,10 +171,13 @@ final class DispatchRun {
     let dispatcher: Dispatcher
     var summary: CampaignSummary?
 
-    init(records: [CampaignRecord], capacity: Int = 4, configuration: DispatcherConfiguration = DispatcherConfiguration(),
-         resume: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
-         resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
-         answer: @escaping (String, Int) -> PushOutcome) {
+    init(
+        records: [CampaignRecord], capacity: Int = 4,
+        configuration: DispatcherConfiguration = DispatcherConfiguration(),
+        resume: @escaping (RecordKey) -> ResumeStatus = { _ in .fresh },
+        resumedSends: @escaping (RecordKey) -> Int = { _ in 0 },
+        answer: @escaping (String, Int) -> PushOutcome
+    ) {
         transport = FakeTransport(scheduler: scheduler, capacity: capacity, answer: answer)
         transport.sink = sink
         source = ArraySource(records)
@@ -184,7 +191,8 @@ final class DispatchRun {
     /// Expects exactly one result line for each of `records` records.
     func expectOneLineEach(records: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         let keys = sink.results.map(\.key)
-        #expect(keys.count == records, "\(keys.count) result lines for \(records) records", sourceLocation: sourceLocation)
+        #expect(
+            keys.count == records, "\(keys.count) result lines for \(records) records", sourceLocation: sourceLocation)
         #expect(Set(keys).count == keys.count, "a record has two result lines", sourceLocation: sourceLocation)
     }
 

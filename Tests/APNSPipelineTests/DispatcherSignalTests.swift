@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// SIGINT/SIGTERM as the dispatcher hears them (`interrupt`, then `abortInFlight` for a second signal), arriving
@@ -20,7 +21,9 @@ struct DispatcherSignalTests {
 
     @Test("an interrupt with requests in flight: their answers are awaited, nothing new is sent or read")
     func interruptWhileInFlight() throws {
-        let run = DispatchRun(records: (1...20).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in Fixture.ok() }
+        let run = DispatchRun(records: (1...20).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in
+            Fixture.ok()
+        }
         run.transport.latency = 1
         let ended = start(run)
         #expect(run.transport.totalSends == 4)
@@ -37,7 +40,9 @@ struct DispatcherSignalTests {
 
     @Test("a second signal during the grace period: what is in flight is in doubt at once, nothing else")
     func secondSignalDuringGracePeriod() throws {
-        let run = DispatchRun(records: (1...20).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in Fixture.ok() }
+        let run = DispatchRun(records: (1...20).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in
+            Fixture.ok()
+        }
         run.transport.latency = 100  // longer than the grace period
         let ended = start(run)
         run.dispatcher.interrupt()
@@ -53,7 +58,9 @@ struct DispatcherSignalTests {
 
     @Test("an interrupt during an early stop changes nothing: the records left still get their not_sent lines")
     func interruptDuringEarlyStop() throws {
-        let run = DispatchRun(records: (1...20).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in Fixture.ok() }
+        let run = DispatchRun(records: (1...20).map { Fixture.record($0, token: Fixture.token($0)) }) { _, _ in
+            Fixture.ok()
+        }
         run.transport.latency = 1
         let ended = start(run)
         run.dispatcher.transportFailed(TransportStub.failure)

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// The dispatcher's machine driven directly, without a reader, sink, transport or loop: events in, actions out.
@@ -8,12 +9,15 @@ struct DispatcherStateMachineTests {
     typealias Machine = DispatcherStateMachine
 
     /// Starts a pump turn with `freeSlots`, takes records `lines` (each submitted), and returns their tags.
-    private func submit(_ machine: inout Machine, lines: ClosedRange<Int>, freeSlots: Int = 4, now: Double = 0) -> [UInt64] {
+    private func submit(_ machine: inout Machine, lines: ClosedRange<Int>, freeSlots: Int = 4, now: Double = 0)
+        -> [UInt64]
+    {
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: freeSlots, now: now)
         var tags: [UInt64] = []
         for line in lines {
             let effect = machine.recordRead(
-                Fixture.record(line, token: Fixture.token(line)), resume: .fresh, resumedSends: 0, firstOccurrence: true)
+                Fixture.record(line, token: Fixture.token(line)), resume: .fresh, resumedSends: 0, firstOccurrence: true
+            )
             guard case .submit(let send) = consume effect else {
                 Issue.record("line \(line) was not submitted")
                 continue
@@ -56,8 +60,9 @@ struct DispatcherStateMachineTests {
         #expect(budget?.requests == 4, "the budget is the free slots within the window")
         let tags = submit(&machine, lines: 1...2)
         machine.inputExhausted()
-        let ended = machine.pumpTurnEnded(read: 2, submitted: 2, budget: PumpBudget(requests: 4, freeSlots: 4),
-                                          transportFreeSlots: 2, now: 0)
+        let ended = machine.pumpTurnEnded(
+            read: 2, submitted: 2, budget: PumpBudget(requests: 4, freeSlots: 4),
+            transportFreeSlots: 2, now: 0)
         #expect(ended.flushTransport)
         #expect(ended.closeTransport == .no, "closed with requests in flight")
 
@@ -71,8 +76,9 @@ struct DispatcherStateMachineTests {
         #expect(again.isEmpty, "an answer for a tag no longer in flight did something")
 
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0.1)
-        let settled = machine.pumpTurnEnded(read: 0, submitted: 0, budget: PumpBudget(requests: 4, freeSlots: 4),
-                                            transportFreeSlots: 4, now: 0.1)
+        let settled = machine.pumpTurnEnded(
+            read: 0, submitted: 0, budget: PumpBudget(requests: 4, freeSlots: 4),
+            transportFreeSlots: 4, now: 0.1)
         #expect(settled.closeTransport == .afterFlushingSink)
         #expect(!settled.reportEnd)
         let closed = machine.transportClosed(now: 0.2)
@@ -132,7 +138,8 @@ struct DispatcherStateMachineTests {
         #expect(machine.sends, "the stop began before the answer's own line was written")
 
         let stop = machine.stop(ending)
-        #expect(Set(outcomes(stop.writes)) == [.retryable, .notSent], "answered once: retryable; never processed: not_sent")
+        #expect(
+            Set(outcomes(stop.writes)) == [.retryable, .notSent], "answered once: retryable; never processed: not_sent")
         #expect(stop.flushSink)
         #expect(stop.gracePeriodAfter == nil, "a grace period with nothing in flight")
         #expect(!machine.sends && machine.readsSource, "an early stop reads on, to write not_sent lines")
@@ -194,8 +201,9 @@ struct DispatcherStateMachineTests {
         var machine = Machine(configuration: DispatcherConfiguration())
         machine.inputExhausted()
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0)
-        let settled = machine.pumpTurnEnded(read: 0, submitted: 0, budget: PumpBudget(requests: 4, freeSlots: 4),
-                                            transportFreeSlots: 4, now: 0)
+        let settled = machine.pumpTurnEnded(
+            read: 0, submitted: 0, budget: PumpBudget(requests: 4, freeSlots: 4),
+            transportFreeSlots: 4, now: 0)
         #expect(settled.closeTransport == .afterFlushingSink)
         #expect(!machine.stop(.interrupted).isEmpty)
         #expect(machine.transportClosed(now: 1).reportEnd)
@@ -233,7 +241,9 @@ struct DispatcherStateMachineTests {
         #expect(busy.wakeUpAfter == nil, "a wake-up that could send nothing would only spin")
     }
 
-    @Test("a wake-up handled at a time just before the one it was set for asks for another: a retry is never left without one")
+    @Test(
+        "a wake-up handled at a time just before the one it was set for asks for another: a retry is never left without one"
+    )
     func earlyWakeUp() throws {
         var (machine, due, _) = try retryWaiting(rejected: 2)
         // The timer fired, but the loop's turn began a moment before the instant it was set for: nothing is due yet.

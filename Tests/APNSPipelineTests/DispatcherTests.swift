@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Dispatcher")
@@ -7,9 +8,9 @@ struct DispatcherTests {
     @Test("a mixed campaign: every record gets exactly its outcome")
     func mixedCampaign() throws {
         var records = (1...20).map { Fixture.record($0, token: Fixture.token($0)) }
-        records.append(Fixture.record(21, token: "abc"))                                  // odd length
-        records.append(Fixture.record(22, token: Fixture.token(3)))                       // duplicate of line 3
-        records.append(Fixture.record(23, token: Fixture.token(3), topic: "com.other"))   // same token, other topic
+        records.append(Fixture.record(21, token: "abc"))  // odd length
+        records.append(Fixture.record(22, token: Fixture.token(3)))  // duplicate of line 3
+        records.append(Fixture.record(23, token: Fixture.token(3), topic: "com.other"))  // same token, other topic
         records.append(Fixture.record(24, token: Fixture.token(24, suffix: "dead")))
         records.append(Fixture.record(25, token: Fixture.token(25, suffix: "0bad")))
         let run = DispatchRun(records: records) { token, _ in
@@ -54,7 +55,8 @@ struct DispatcherTests {
     func givesUp() throws {
         var configuration = DispatcherConfiguration()
         configuration.retry = ExponentialBackoff(base: 0.1, cap: 1, maximumAttempts: 3)
-        let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration) { _, _ in
+        let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration) {
+            _, _ in
             Fixture.rejected(500, .internalServerError)
         }
         _ = try #require(run.run())
@@ -83,7 +85,9 @@ struct DispatcherTests {
         #expect(run.sink.results.filter { $0.outcome == .notSent }.allSatisfy { $0.payload != nil })
     }
 
-    @Test("refused streams are resent without using up --max-attempts; the line counts every request, the summary each resend")
+    @Test(
+        "refused streams are resent without using up --max-attempts; the line counts every request, the summary each resend"
+    )
     func refusedStreams() throws {
         let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))]) { _, previous in
             previous < 3 ? .failed(.refusedStream) : Fixture.ok()
@@ -107,7 +111,8 @@ struct DispatcherTests {
 
         var configuration = DispatcherConfiguration()
         configuration.resendInDoubt = true
-        let resending = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration) { _, previous in
+        let resending = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], configuration: configuration)
+        { _, previous in
             previous == 0 ? .failed(.answerLost("GOAWAY")) : Fixture.ok()
         }
         _ = try #require(resending.run())
@@ -216,8 +221,10 @@ struct DispatcherTests {
     func refusedResendUnderRateCap() throws {
         var configuration = DispatcherConfiguration()
         configuration.ratePerSecond = 20  // a burst of 2: the first turn takes both tokens, sends one record
-        let run = DispatchRun(records: [Fixture.record(1, token: Fixture.token(1))], capacity: 4,
-                              configuration: configuration) { _, previous in
+        let run = DispatchRun(
+            records: [Fixture.record(1, token: Fixture.token(1))], capacity: 4,
+            configuration: configuration
+        ) { _, previous in
             previous < 2 ? .failed(.refusedStream) : Fixture.ok()
         }
         let summary = try #require(runBounded(run), "the run stalled with a resend waiting")

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// The dispatcher keeps no more requests in flight than its window, whatever the transport offers.
@@ -15,8 +16,10 @@ struct DispatcherWindowTests {
 
     /// A run over a transport with 1000 slots whose answers check, at every flush, the window against what is in
     /// flight (a flush follows each loop turn's submits, so that is the most in flight that turn).
-    private func run(records: Int, configuration: DispatcherConfiguration = DispatcherConfiguration(),
-                     answer: @escaping (String) -> PushOutcome) -> (DispatchRun, RunBox) {
+    private func run(
+        records: Int, configuration: DispatcherConfiguration = DispatcherConfiguration(),
+        answer: @escaping (String) -> PushOutcome
+    ) -> (DispatchRun, RunBox) {
         let box = RunBox()
         let run = DispatchRun(
             records: (1...records).map { Fixture.record($0, token: Fixture.token($0)) }, capacity: 1000,
@@ -76,8 +79,11 @@ struct DispatcherWindowTests {
         configuration.window.maximum = 7
         let (run, _) = run(records: 50, configuration: configuration) { _ in Fixture.ok() }
         let summary = try #require(run.run())
-        #expect(summary.text(resultsPath: nil).contains("in flight: at most 7 requests at once; the adaptive limit was 7 at the end"))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
+        #expect(
+            summary.text(resultsPath: nil).contains(
+                "in flight: at most 7 requests at once; the adaptive limit was 7 at the end"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
         #expect(json["in_flight_window"] as? Int == 7)
         #expect(json["maximum_in_flight"] as? Int == 7)
     }

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Duplicate filter and shards")
@@ -8,7 +9,8 @@ struct DuplicateAndShardTests {
 
     private func token(_ index: Int) throws -> DeviceToken { try DeviceToken(parsing: Support.token(index)) }
 
-    @Test("a (token, topic) pair is new once; the same token with another topic is new; case and grouping do not matter")
+    @Test(
+        "a (token, topic) pair is new once; the same token with another topic is new; case and grouping do not matter")
     func duplicates() throws {
         var filter = DuplicateFilter(scratchDirectory: try Support.temporaryDirectory().path)
         let topic = Support.defaultTopic
@@ -17,7 +19,11 @@ struct DuplicateAndShardTests {
         let copy = try filter.insert(token: try token(1), topic: topic)
         let otherTopic = try filter.insert(token: try token(1), topic: other)
         #expect(first && !copy && otherTopic)
-        let grouped = "<" + Support.token(2).uppercased().enumerated().map { $0.offset > 0 && $0.offset % 8 == 0 ? " \($0.element)" : "\($0.element)" }.joined() + ">"
+        let grouped =
+            "<"
+            + Support.token(2).uppercased().enumerated().map {
+                $0.offset > 0 && $0.offset % 8 == 0 ? " \($0.element)" : "\($0.element)"
+            }.joined() + ">"
         let second = try filter.insert(token: try token(2), topic: topic)
         let groupedCopy = try filter.insert(token: try DeviceToken(parsing: grouped), topic: topic)
         #expect(second && !groupedCopy)

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// `validate`'s duplicate counter, on its own thread or not, counts exactly what one filter inserting one pair at a
@@ -10,11 +11,14 @@ import Testing
 struct DuplicateCounterTests {
     typealias Support = PipelineTestSupport
 
-    @Test("the same count as one filter inserting in order: copies in one batch and across batches, several topics, colliding fingerprints, pairs given as notifications or as a record's bytes",
-          arguments: [0, 2, 24], [true, false])
+    @Test(
+        "the same count as one filter inserting in order: copies in one batch and across batches, several topics, colliding fingerprints, pairs given as notifications or as a record's bytes",
+        arguments: [0, 2, 24], [true, false])
     func sameCountAsOneFilter(fingerprintBits: Int, onItsOwnThread: Bool) throws {
         let directory = try Support.temporaryDirectory().path
-        let topics = try ["com.example.app", "com.example.other", "com.example.app.voip"].map { try Topic(validating: $0) }
+        let topics = try ["com.example.app", "com.example.other", "com.example.app.voip"].map {
+            try Topic(validating: $0)
+        }
         // Without a fingerprint every lookup reads keys back: fewer pairs keep that case quick.
         let distinct = fingerprintBits == 0 ? 300 : 3_000
         let pairs = DuplicateCounter.batchSize * 2 + 77
@@ -42,13 +46,15 @@ struct DuplicateCounterTests {
         #expect(try counter.finish(progress: nil) == expected)
     }
 
-    @Test("a scratch directory that cannot be written fails the count, naming it: thrown by add, a later hand-over or finish",
-          arguments: [true, false])
+    @Test(
+        "a scratch directory that cannot be written fails the count, naming it: thrown by add, a later hand-over or finish",
+        arguments: [true, false])
     func scratchFailure(onItsOwnThread: Bool) throws {
         let directory = try Support.temporaryDirectory().path + "/missing"
         var counter = DuplicateCounter(scratchDirectory: directory, onItsOwnThread: onItsOwnThread)
         let notification = PushNotification(
-            token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert, payload: [])
+            token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert,
+            payload: [])
         var failure: PipelineError?
         do {
             // Enough hand-overs to fill the queue several times over: none of them may block for good.
@@ -57,7 +63,9 @@ struct DuplicateCounterTests {
         } catch {
             failure = error
         }
-        #expect(failure?.kind == .openFailed && failure?.detail.contains(directory) == true, "\(String(describing: failure))")
+        #expect(
+            failure?.kind == .openFailed && failure?.detail.contains(directory) == true,
+            "\(String(describing: failure))")
     }
 
     @Test("a counter dropped without finish ends its thread")
@@ -65,14 +73,16 @@ struct DuplicateCounterTests {
         let directory = try Support.temporaryDirectory().path
         for _ in 0..<20 {
             var counter = DuplicateCounter(scratchDirectory: directory, onItsOwnThread: true)
-            try counter.add(PushNotification(
-                token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert,
-                payload: []), progress: nil)
+            try counter.add(
+                PushNotification(
+                    token: try DeviceToken(parsing: Support.token(1)), topic: Support.defaultTopic, pushType: .alert,
+                    payload: []), progress: nil)
         }
         // Each dropped counter's thread has ended: a fresh one still counts.
         var counter = DuplicateCounter(scratchDirectory: directory, onItsOwnThread: true)
         let notification = PushNotification(
-            token: try DeviceToken(parsing: Support.token(2)), topic: Support.defaultTopic, pushType: .alert, payload: [])
+            token: try DeviceToken(parsing: Support.token(2)), topic: Support.defaultTopic, pushType: .alert,
+            payload: [])
         try counter.add(notification, progress: nil)
         try counter.add(notification, progress: nil)
         #expect(try counter.finish(progress: nil) == 1)

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// The duplicate filter stays exact when fingerprints collide, keeps every pair across growth, holds at most
@@ -11,12 +12,15 @@ struct DuplicateFilterExactnessTests {
 
     private func token(_ index: Int) throws -> DeviceToken { try DeviceToken(parsing: Support.token(index)) }
 
-    @Test("with 0- and 2-bit fingerprints every lookup collides: distinct pairs are all new, true copies all duplicates",
-          arguments: [0, 2])
+    @Test(
+        "with 0- and 2-bit fingerprints every lookup collides: distinct pairs are all new, true copies all duplicates",
+        arguments: [0, 2])
     func forcedCollisions(fingerprintBits: Int) throws {
         var filter = DuplicateFilter(
             scratchDirectory: try Support.temporaryDirectory().path, fingerprintBits: fingerprintBits)
-        let topics = try ["com.example.app", "com.example.app.voip", "com.example.other"].map { try Topic(validating: $0) }
+        let topics = try ["com.example.app", "com.example.app.voip", "com.example.other"].map {
+            try Topic(validating: $0)
+        }
         // 70k keys of scratch file: well past the 64 KiB write buffer, so candidates are read back from the disk.
         let tokens = try (0..<700).map { try token($0) }
         var new = 0
@@ -45,8 +49,9 @@ struct DuplicateFilterExactnessTests {
                         let hex = expected.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }
                         var bytes = [UInt8](repeating: 0xEE, count: length + 3)
                         DuplicateFilter.decodeHex(hex.span, into: &bytes, at: 1)
-                        #expect(Array(bytes[1...length]) == expected && bytes[0] == 0xEE && bytes[length + 1] == 0xEE,
-                                "\(String(decoding: hex, as: UTF8.self))")
+                        #expect(
+                            Array(bytes[1...length]) == expected && bytes[0] == 0xEE && bytes[length + 1] == 0xEE,
+                            "\(String(decoding: hex, as: UTF8.self))")
                     }
                 }
             }
@@ -68,11 +73,13 @@ struct DuplicateFilterExactnessTests {
                 for place in 0..<count {
                     var changed = left
                     changed[offset + place] ^= 0x80
-                    hashes.insert(DuplicateFilter.hash(tokenBytes: changed.span, from: offset, count: count, topicID: 3))
+                    hashes.insert(
+                        DuplicateFilter.hash(tokenBytes: changed.span, from: offset, count: count, topicID: 3))
                 }
                 hashes.insert(DuplicateFilter.hash(tokenBytes: left.span, from: offset, count: count, topicID: 4))
                 if count > 0 {
-                    hashes.insert(DuplicateFilter.hash(tokenBytes: left.span, from: offset, count: count - 1, topicID: 3))
+                    hashes.insert(
+                        DuplicateFilter.hash(tokenBytes: left.span, from: offset, count: count - 1, topicID: 3))
                 }
                 #expect(hashes.count == count + (count > 0 ? 3 : 2), "count \(count), offset \(offset)")
             }
@@ -90,8 +97,9 @@ struct DuplicateFilterExactnessTests {
         #expect(try !filter.insert(token: short, topic: Support.defaultTopic))
     }
 
-    @Test("the table keeps every entry across many growth steps, with colliding and distinct fingerprints",
-          arguments: [0, 3, 24])
+    @Test(
+        "the table keeps every entry across many growth steps, with colliding and distinct fingerprints",
+        arguments: [0, 3, 24])
     func growth(fingerprintBits: Int) throws {
         var table = FingerprintTable(fingerprintBits: fingerprintBits)
         let count = fingerprintBits == 0 ? 3_000 : 60_000  // all in one probe run with no fingerprint: keep it small
@@ -106,15 +114,17 @@ struct DuplicateFilterExactnessTests {
         #expect(table.count == count)
         var found = 0
         for (index, hash) in hashes.enumerated() {
-            if !table.insert(hash: hash, location: UInt64(count + index) + 1, isStored: { hashes[Int($0) - 1] == hash }) {
+            if !table.insert(hash: hash, location: UInt64(count + index) + 1, isStored: { hashes[Int($0) - 1] == hash })
+            {
                 found += 1
             }
         }
         #expect(found == count)
     }
 
-    @Test("staged pairs get the verdicts one-at-a-time inserts give: copies within a batch, across batches, colliding",
-          arguments: [0, 2, 24])
+    @Test(
+        "staged pairs get the verdicts one-at-a-time inserts give: copies within a batch, across batches, colliding",
+        arguments: [0, 2, 24])
     func stagedInserts(fingerprintBits: Int) throws {
         let directory = try Support.temporaryDirectory().path
         var staged = DuplicateFilter(scratchDirectory: directory, fingerprintBits: fingerprintBits)
@@ -144,30 +154,41 @@ struct DuplicateFilterExactnessTests {
         #expect(try staged.insertStaged() == 0)  // nothing staged: nothing counted
     }
 
-    @Test("a table sized up front keeps every entry already in it, and holds the rest without growing", arguments: [3, 24])
+    @Test(
+        "a table sized up front keeps every entry already in it, and holds the rest without growing",
+        arguments: [3, 24])
     func reservedCapacity(fingerprintBits: Int) throws {
         var table = FingerprintTable(fingerprintBits: fingerprintBits)
         let count = 40_000
         let hashes = (0..<count).map { StableHash.mix(UInt64($0) &+ 1) }
         for index in 0..<1_000 {
-            #expect(table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
+            #expect(
+                table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
         }
         table.reserveCapacity(count)
         let reserved = table.memoryBytes
         #expect(reserved >= count * 8 * 10 / 9, "room for every pair at nine tenths full")
         for index in 1_000..<count {
-            #expect(table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
+            #expect(
+                table.insert(hash: hashes[index], location: UInt64(index) + 1) { hashes[Int($0) - 1] == hashes[index] })
         }
-        #expect(table.memoryBytes <= reserved + FingerprintTable.segmentCount * 16 * 8, "at most a few spilled cells more")
-        #expect(Double(table.memoryBytes) / Double(count) <= 10, "\(Double(table.memoryBytes) / Double(count)) bytes a pair")
+        #expect(
+            table.memoryBytes <= reserved + FingerprintTable.segmentCount * 16 * 8, "at most a few spilled cells more")
+        #expect(
+            Double(table.memoryBytes) / Double(count) <= 10, "\(Double(table.memoryBytes) / Double(count)) bytes a pair"
+        )
         for (index, hash) in hashes.enumerated() {
-            #expect(!table.insert(hash: hash, location: UInt64(count + index) + 1) { hashes[Int($0) - 1] == hash }, "entry \(index)")
+            #expect(
+                !table.insert(hash: hash, location: UInt64(count + index) + 1) { hashes[Int($0) - 1] == hash },
+                "entry \(index)")
         }
         table.reserveCapacity(10)  // never shrinks
         #expect(table.memoryBytes >= reserved)
     }
 
-    @Test("sized for the input: after the sample, the pairs-per-byte rate times the input's size; standard input is left alone")
+    @Test(
+        "sized for the input: after the sample, the pairs-per-byte rate times the input's size; standard input is left alone"
+    )
     func sizedForInput() throws {
         let directory = try Support.temporaryDirectory().path
         var known = DuplicateFilter(scratchDirectory: directory)
@@ -185,14 +206,22 @@ struct DuplicateFilterExactnessTests {
         }
         let grown = known.memoryBytes
         var asked = 0
-        known.sizeForInput({ asked += 1; return ReadProgress(bytesRead: 1_000, bytesTotal: 4_000) }())
+        known.sizeForInput(
+            {
+                asked += 1
+                return ReadProgress(bytesRead: 1_000, bytesTotal: 4_000)
+            }())
         unknown.sizeForInput(nil)
         // A quarter read: room for four times the pairs so far, each a cell at no more than nine tenths full.
         #expect(known.memoryBytes >= 4 * DuplicateFilter.sizingSample * 8 * 10 / 9)
         #expect(known.memoryBytes < 4 * DuplicateFilter.sizingSample * 10 + grown)
         #expect(unknown.memoryBytes <= grown)
         let sized = known.memoryBytes
-        known.sizeForInput({ asked += 1; return ReadProgress(bytesRead: 1_000, bytesTotal: 400_000) }())
+        known.sizeForInput(
+            {
+                asked += 1
+                return ReadProgress(bytesRead: 1_000, bytesTotal: 400_000)
+            }())
         #expect(known.memoryBytes == sized && asked == 1, "sized once, the progress asked for once")
     }
 

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// What a refusal for a changed `send` input proposes (`RunStart+FixedRecords`), and the free result path it names.
@@ -30,19 +31,27 @@ struct FixedRecordsTests {
         let text = Self.refusal(
             now: Self.identity("b"), before: Self.identity("a"),
             arguments: ["send", "c.ndjson", "--results", "out/r.ndjson", "--resume", "--topic", "com.x y"])
-        #expect(text.hasSuffix(
-            "): apns-bulk send c.ndjson --results out/r-2.ndjson --topic 'com.x y' --skip-delivered out/r.ndjson"), "\(text)")
+        #expect(
+            text.hasSuffix(
+                "): apns-bulk send c.ndjson --results out/r-2.ndjson --topic 'com.x y' --skip-delivered out/r.ndjson"),
+            "\(text)")
         #expect(text.contains("--overwrite sends every record again"))
         let equals = Self.refusal(
-            now: Self.identity("b"), before: Self.identity("a"), arguments: ["send", "--results=out/r.ndjson", "c.ndjson"])
-        #expect(equals.hasSuffix("apns-bulk send --results=out/r-2.ndjson c.ndjson --skip-delivered out/r.ndjson"), "\(equals)")
+            now: Self.identity("b"), before: Self.identity("a"),
+            arguments: ["send", "--results=out/r.ndjson", "c.ndjson"])
+        #expect(
+            equals.hasSuffix("apns-bulk send --results=out/r-2.ndjson c.ndjson --skip-delivered out/r.ndjson"),
+            "\(equals)")
     }
 
-    @Test("another setting, a replay, or an unfinished campaign: no --skip-delivered command, and --overwrite still said to send everything")
+    @Test(
+        "another setting, a replay, or an unfinished campaign: no --skip-delivered command, and --overwrite still said to send everything"
+    )
     func otherDifferences() {
         var priority = Self.identity("a")
         priority.settings["--priority"] = "5"
-        let text = Self.refusal(now: priority, before: Self.identity("a"), arguments: ["send", "c.ndjson", "--results", "out/r.ndjson"])
+        let text = Self.refusal(
+            now: priority, before: Self.identity("a"), arguments: ["send", "c.ndjson", "--results", "out/r.ndjson"])
         #expect(!text.contains("--skip-delivered") && text.contains("--overwrite sends every record again"), "\(text)")
         let replay = Self.refusal(
             now: Self.identity("b", command: "replay"), before: Self.identity("a", command: "replay"),
@@ -50,9 +59,11 @@ struct FixedRecordsTests {
         #expect(!replay.contains("--skip-delivered"), "\(replay)")
         // An unfinished campaign: its records in flight have no line yet, so no --skip-delivered command.
         let unfinished = Self.refusal(
-            now: Self.identity("b"), before: Self.identity("a"), arguments: ["send", "c.ndjson", "--results", "out/r.ndjson"],
+            now: Self.identity("b"), before: Self.identity("a"),
+            arguments: ["send", "c.ndjson", "--results", "out/r.ndjson"],
             state: .unfinished)
-        #expect(!unfinished.contains("--skip-delivered") && unfinished.contains("an unfinished campaign"), "\(unfinished)")
+        #expect(
+            !unfinished.contains("--skip-delivered") && unfinished.contains("an unfinished campaign"), "\(unfinished)")
     }
 
     @Test("the free result path: -2, -3, … beside the old one, counting on from a -N it ends with")

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// `InFlightTable`: tags find their sends once, slots are reused, stale and unknown tags find nothing.
@@ -85,9 +86,9 @@ struct InFlightTableTests {
 
 private enum TableTestError: Error { case fixture }
 
-private extension InFlightTable {
+extension InFlightTable {
     /// Reserves a tag and files `send` under it, as the dispatcher does around a submit.
-    mutating func filed(_ send: PendingSend) -> UInt64 {
+    fileprivate mutating func filed(_ send: PendingSend) -> UInt64 {
         let tag = reserveTag()
         file(send, under: tag, sentAt: Double(send.key.line))
         return tag

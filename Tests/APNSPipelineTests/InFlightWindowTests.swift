@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// A server in virtual time for the window to drive, closed loop like the dispatcher: it starts requests while
@@ -91,7 +92,8 @@ struct SimulatedServer {
         pending.removeLast()
         var parent = 0
         while true {
-            let left = 2 * parent + 1, right = left + 1
+            let left = 2 * parent + 1
+            let right = left + 1
             var smallest = parent
             if left < pending.count, pending[left].answerAt < pending[smallest].answerAt { smallest = left }
             if right < pending.count, pending[right].answerAt < pending[smallest].answerAt { smallest = right }
@@ -213,7 +215,8 @@ struct InFlightWindowTests {
         lossyServer.run(&lossy, seconds: 3)
         let rate = lossyServer.run(&lossy, seconds: 5)
         #expect(lossyServer.lost > 0)
-        #expect(Double(lossy.size) >= 0.85 * Double(clean.size), "window \(lossy.size) with losses, \(clean.size) without")
+        #expect(
+            Double(lossy.size) >= 0.85 * Double(clean.size), "window \(lossy.size) with losses, \(clean.size) without")
         #expect(rate >= 0.85 * capacity, "answers \(rate)/s of \(capacity)")
     }
 

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// The byte-table escaping of result-line strings against a plain reference written from RFC 8259 §7.
@@ -66,7 +67,8 @@ import Testing
             for filler in fillers {
                 for length in 0..<25 {
                     for place in 0...length {
-                        let text = String(repeating: filler, count: place) + special
+                        let text =
+                            String(repeating: filler, count: place) + special
                             + String(repeating: filler, count: length - place)
                         #expect(Self.escaped(text) == Self.reference(text), "\(Array(text.utf8))")
                     }

@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 /// `--keep`: the option's names, the values taken from NDJSON and CSV records, and how result lines and prune rows
 /// carry them (docs/FILES.md, "Kept fields").
@@ -13,17 +14,23 @@ struct KeptFieldsTests {
     @Test("the option's names: letters, digits, _ - . each once; reserved column names and empty names refused")
     func parsing() throws {
         #expect(try KeptFields(parsing: "user_id,device-id,a.b,X9").names == ["user_id", "device-id", "a.b", "X9"])
-        for bad in ["", "user_id,", ",a", "a,a", "token", "timestamp_iso", "kept", "payload", "user id", "é", "a\u{1B}",
-                    String(repeating: "x", count: 65)] {
+        for bad in [
+            "", "user_id,", ",a", "a,a", "token", "timestamp_iso", "kept", "payload", "user id", "é", "a\u{1B}",
+            String(repeating: "x", count: 65),
+        ] {
             #expect(throws: KeptFields.Problem.self, "\(bad)") { try KeptFields(parsing: bad) }
         }
         #expect(KeptFields(checkedNames: ["a", "token", "a", "b c", "b"]).names == ["a", "b"])
     }
 
-    @Test("NDJSON values: strings decoded, numbers as written, booleans, null and missing empty, objects as their JSON text")
+    @Test(
+        "NDJSON values: strings decoded, numbers as written, booleans, null and missing empty, objects as their JSON text"
+    )
     func ndjsonValues() throws {
         let keep = try KeptFields(parsing: "s,n,t,z,o,a,missing,e")
-        let line = Array(#"{"s":"caf\u00e9 \"q\"","n":-1.5e3,"t":true,"z":null,"o":{"k":[1,"x"]},"a":[ 1 , 2 ],"e":"\u202e","s":"second"}"#.utf8)
+        let line = Array(
+            #"{"s":"caf\u00e9 \"q\"","n":-1.5e3,"t":true,"z":null,"o":{"k":[1,"x"]},"a":[ 1 , 2 ],"e":"\u202e","s":"second"}"#
+                .utf8)
         let values = keep.values(ofJSONLine: line, range: line.indices)
         #expect(values.values == ["café \"q\"", "-1.5e3", "true", "", #"{"k":[1,"x"]}"#, "[ 1 , 2 ]", "", "\u{202E}"])
         let broken = Array(#"{"s":"x""#.utf8)
@@ -49,10 +56,14 @@ struct KeptFieldsTests {
         let template = try PayloadTemplate(bytes: Array(#"{"aps":{"alert":"{{name}}"}}"#.utf8))
         let header = ["token", "name", "User_ID", "device_id"]
         #expect(throws: PipelineError.self) {
-            _ = try CSVRecordParser(header: header, defaults: CampaignDefaults(), template: template, keep: try KeptFields(parsing: "user_id,phone"))
+            _ = try CSVRecordParser(
+                header: header, defaults: CampaignDefaults(), template: template,
+                keep: try KeptFields(parsing: "user_id,phone"))
         }
         do {
-            _ = try CSVRecordParser(header: header, defaults: CampaignDefaults(), template: template, keep: try KeptFields(parsing: "phone"))
+            _ = try CSVRecordParser(
+                header: header, defaults: CampaignDefaults(), template: template, keep: try KeptFields(parsing: "phone")
+            )
         } catch {
             #expect("\(error)".contains("'phone'"))
         }
@@ -61,7 +72,8 @@ struct KeptFieldsTests {
         let headerRow = try #require(try reader.next())
         let names = (0..<headerRow.fieldCount).map { reader.fieldText($0) }
         var parser = try CSVRecordParser(
-            header: names, defaults: CampaignDefaults(topic: try Topic(validating: "com.example.app")), template: template,
+            header: names, defaults: CampaignDefaults(topic: try Topic(validating: "com.example.app")),
+            template: template,
             keep: try KeptFields(parsing: "user_id,device_id"))
         let row = try #require(try reader.next())
         let record = parser.parse(reader, record: row, fileIndex: 0)
@@ -75,7 +87,8 @@ struct KeptFieldsTests {
 
     static func record(line: Int, kept: KeptValues?) -> ResultRecord {
         var record = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: line), outcome: .prune, token: Support.token(line), topic: "com.example.app",
+            key: RecordKey(fileIndex: 0, line: line), outcome: .prune, token: Support.token(line),
+            topic: "com.example.app",
             status: 410, reason: "Unregistered", apnsID: nil, timestamp: 1_767_225_600_123, attempts: 1)
         record.kept = kept
         return record
@@ -83,7 +96,8 @@ struct KeptFieldsTests {
 
     static func written(_ records: [ResultRecord], _ format: ResultFormat, keptNames: [String] = []) throws -> [UInt8] {
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: format, inputFiles: InputFileList(["c.ndjson"]), keptNames: keptNames)
+        let writer = ResultWriter(
+            sink: sink, format: format, inputFiles: InputFileList(["c.ndjson"]), keptNames: keptNames)
         for record in records { try writer.write(record) }
         try writer.flush()
         return sink.bytes
@@ -101,13 +115,18 @@ struct KeptFieldsTests {
         String(decoding: bytes, as: UTF8.self).unicodeScalars.filter { $0 != "\n" && PrintableText.needsEscaping($0) }
     }
 
-    @Test("NDJSON result lines carry a kept object that reads back exactly, with no raw control byte; lines without stay as they were")
+    @Test(
+        "NDJSON result lines carry a kept object that reads back exactly, with no raw control byte; lines without stay as they were"
+    )
     func ndjsonResultLines() throws {
         let records = [Self.record(line: 1, kept: Self.awkward), Self.record(line: 2, kept: nil)]
         let bytes = try Self.written(records, .ndjson)
         #expect(Self.rawControls(bytes).isEmpty)
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains(#","kept":{"user_id":"=HYPERLINK(\"http://evil\",\"x\")","device_id":"d\u001b[31m\u007f\u0085\u202e\u20661","note":""}}"#))
+        #expect(
+            text.contains(
+                #","kept":{"user_id":"=HYPERLINK(\"http://evil\",\"x\")","device_id":"d\u001b[31m\u007f\u0085\u202e\u20661","note":""}}"#
+            ))
         #expect(!text.split(separator: "\n")[1].contains("kept"))
         #expect(try Self.read(bytes) == records)
         let line = try #require(text.split(separator: "\n").first)
@@ -115,23 +134,31 @@ struct KeptFieldsTests {
         #expect((object["kept"] as? [String: String])?["device_id"] == Self.awkward.values[1])
     }
 
-    @Test("CSV result files: a column per kept field after payload, cells neutralised (formula quoted behind ', controls escaped), stable when read and written again")
+    @Test(
+        "CSV result files: a column per kept field after payload, cells neutralised (formula quoted behind ', controls escaped), stable when read and written again"
+    )
     func csvResultLines() throws {
         let names = Self.awkward.names
-        let bytes = try Self.written([Self.record(line: 1, kept: Self.awkward), Self.record(line: 2, kept: nil)], .csv, keptNames: names)
+        let bytes = try Self.written(
+            [Self.record(line: 1, kept: Self.awkward), Self.record(line: 2, kept: nil)], .csv, keptNames: names)
         #expect(Self.rawControls(bytes).isEmpty)
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         #expect(lines[0] == Substring((ResultRecord.fieldNames + names).joined(separator: ",")))
         #expect(lines[1].hasSuffix(#","'=HYPERLINK(""http://evil"",""x"")",d\u{1B}[31m\u{7F}\u{85}\u{202E}\u{2066}1,"#))
         #expect(lines[2].hasSuffix(",,,"))
         let read = try Self.read(bytes)
-        let neutralised = KeptValues(names: names, values: [
-            "'=HYPERLINK(\"http://evil\",\"x\")", "d\\u{1B}[31m\\u{7F}\\u{85}\\u{202E}\\u{2066}1", ""])
+        let neutralised = KeptValues(
+            names: names,
+            values: [
+                "'=HYPERLINK(\"http://evil\",\"x\")", "d\\u{1B}[31m\\u{7F}\\u{85}\\u{202E}\\u{2066}1", "",
+            ])
         #expect(read[0].kept == neutralised)
         #expect(try Self.written(read, .csv, keptNames: names) == bytes, "a neutralised cell is neutralised already")
     }
 
-    @Test("prune rows: CSV gets the kept columns after the others (union over entries), NDJSON a member each; text stays one token a line")
+    @Test(
+        "prune rows: CSV gets the kept columns after the others (union over entries), NDJSON a member each; text stays one token a line"
+    )
     func pruneRows() throws {
         var list = PruneList()
         list.add(Self.record(line: 1, kept: Self.awkward))
@@ -155,7 +182,9 @@ struct KeptFieldsTests {
         #expect(first["note"] as? String == "", "an empty kept value is written, unlike the other columns'")
         #expect(first["environment"] == nil)
         #expect(!ndjson[2].contains("user_id"))
-        #expect(try written(.text).split(separator: "\n") == [Support.token(1), Support.token(2), Support.token(3)].map { Substring($0) })
+        #expect(
+            try written(.text).split(separator: "\n")
+                == [Support.token(1), Support.token(2), Support.token(3)].map { Substring($0) })
     }
 
     @Test("a stopped campaign's CSV result file, reopened, keeps its kept columns and values")
@@ -170,18 +199,23 @@ struct KeptFieldsTests {
         let delivered = Self.record(line: 1, kept: KeptValues(names: names, values: ["u1", "d1"]))
         let bytes = try Self.written([delivered, notSent], .csv, keptNames: names)
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
-        let removed = try StoppedCampaign.reopen(resultsPath: path, inputs: ["c.ndjson"], format: .csv, keptNames: names)
+        let removed = try StoppedCampaign.reopen(
+            resultsPath: path, inputs: ["c.ndjson"], format: .csv, keptNames: names)
         #expect(removed == 1)
         let read = try Self.read(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
         #expect(read.map(\.kept) == [delivered.kept])
     }
 
-    @Test("the NDJSON writers escape DEL, C1 controls, the separators and the bidi controls in every string (a file path here)")
+    @Test(
+        "the NDJSON writers escape DEL, C1 controls, the separators and the bidi controls in every string (a file path here)"
+    )
     func ndjsonEscapesEveryControl() throws {
         var out: [UInt8] = []
-        JSONText.appendString("a\u{7F}b\u{80}\u{9F}\u{A0}é\u{2028}\u{202A}\u{202E}\u{2066}\u{2069}\u{200E}\u{61C}€", to: &out)
-        #expect(String(decoding: out, as: UTF8.self)
-            == #""a\u007fb\u0080\u009f"# + "\u{A0}é" + #"\u2028\u202a\u202e\u2066\u2069\u200e\u061c"# + "€\"")
+        JSONText.appendString(
+            "a\u{7F}b\u{80}\u{9F}\u{A0}é\u{2028}\u{202A}\u{202E}\u{2066}\u{2069}\u{200E}\u{61C}€", to: &out)
+        #expect(
+            String(decoding: out, as: UTF8.self)
+                == #""a\u007fb\u0080\u009f"# + "\u{A0}é" + #"\u2028\u202a\u202e\u2066\u2069\u200e\u061c"# + "€\"")
         let bytes = try Self.written([Self.record(line: 1, kept: nil)], .ndjson)
         #expect(Self.rawControls(bytes).isEmpty)
         let sink = MemoryByteSink()

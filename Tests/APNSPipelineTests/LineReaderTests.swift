@@ -1,6 +1,7 @@
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 @Suite("Line reader")
 struct LineReaderTests {
@@ -8,7 +9,9 @@ struct LineReaderTests {
 
     @Test("LF, CRLF, an empty line and a last line without newline, at every chunk size", arguments: [1, 2, 3, 5, 64])
     func lineEnds(chunkSize: Int) throws {
-        let reader = LineReader(source: MemoryByteSource("a\r\nbb\n\nccc\r\nlast", chunkSize: chunkSize), maximumLineLength: 16, chunkSize: chunkSize)
+        let reader = LineReader(
+            source: MemoryByteSource("a\r\nbb\n\nccc\r\nlast", chunkSize: chunkSize), maximumLineLength: 16,
+            chunkSize: chunkSize)
         let lines = try Support.lines(of: reader)
         #expect(lines.map(\.0) == [1, 2, 3, 4, 5])
         #expect(lines.map(\.1) == ["a", "bb", "", "ccc", "last"])
@@ -22,11 +25,14 @@ struct LineReaderTests {
         #expect(try Support.lines(of: LineReader(source: MemoryByteSource("\n"))).map(\.1) == [""])
     }
 
-    @Test("a line over the maximum is reported by number and skipped; the next line is intact", arguments: [1, 4, 7, 1000])
+    @Test(
+        "a line over the maximum is reported by number and skipped; the next line is intact",
+        arguments: [1, 4, 7, 1000])
     func tooLong(chunkSize: Int) throws {
         let long = String(repeating: "x", count: 50)
         let text = "ok\n\(long)\nexact10chr\n\(String(repeating: "y", count: 11))\r\nnext\n\(long)"
-        let reader = LineReader(source: MemoryByteSource(text, chunkSize: chunkSize), maximumLineLength: 10, chunkSize: chunkSize)
+        let reader = LineReader(
+            source: MemoryByteSource(text, chunkSize: chunkSize), maximumLineLength: 10, chunkSize: chunkSize)
         let lines = try Support.lines(of: reader)
         #expect(lines.map(\.0) == [1, 2, 3, 4, 5, 6])
         #expect(lines.map(\.1) == ["ok", nil, "exact10chr", nil, "next", nil])
@@ -35,7 +41,8 @@ struct LineReaderTests {
 
     @Test("a line of exactly the maximum with CRLF is accepted")
     func exactWithCRLF() throws {
-        let reader = LineReader(source: MemoryByteSource("0123456789\r\nz", chunkSize: 3), maximumLineLength: 10, chunkSize: 3)
+        let reader = LineReader(
+            source: MemoryByteSource("0123456789\r\nz", chunkSize: 3), maximumLineLength: 10, chunkSize: 3)
         #expect(try Support.lines(of: reader).map(\.1) == ["0123456789", "z"])
     }
 

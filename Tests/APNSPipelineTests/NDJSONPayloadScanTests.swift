@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// The payload of an NDJSON record is checked by the one scan of its line: it must get exactly the verdict (and the
@@ -46,13 +47,16 @@ struct NDJSONPayloadScanTests {
 
     @Test("the reference rejects content-available-only at priority 10 (so the comparison is not vacuous)")
     func referenceSanity() {
-        #expect(Self.reference(#"{"aps":{"content-available":1}}"#, pushType: .alert, priority: nil)?.code == .priorityForbiddenForBackground)
+        #expect(
+            Self.reference(#"{"aps":{"content-available":1}}"#, pushType: .alert, priority: nil)?.code
+                == .priorityForbiddenForBackground)
         #expect(Self.reference(#"{"aps":{"content-available":1}}"#, pushType: .alert, priority: 5) == nil)
     }
 
     /// What `PayloadRules.validate` says of the payload bytes on their own; the priority as the parser resolves it.
     static func reference(_ payload: String, pushType: PushType, priority: Int?) -> InputError? {
-        let resolved = priority.flatMap { try? Priority(validating: $0) } ?? PushNotification.defaultPriority(for: pushType)
+        let resolved =
+            priority.flatMap { try? Priority(validating: $0) } ?? PushNotification.defaultPriority(for: pushType)
         do {
             try PayloadRules.validate(Array(payload.utf8), pushType: pushType, priority: resolved)
             return nil

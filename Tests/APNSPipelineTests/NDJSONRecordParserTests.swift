@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("NDJSON record parser")
@@ -26,7 +27,8 @@ struct NDJSONRecordParserTests {
             topic: Support.defaultTopic, pushType: .alert, priority: .immediate,
             expiration: .absolute(try Expiration(epochSeconds: 5)), collapseID: try CollapseID(validating: "default")
         )
-        let line = #"{"token":"\#(token.uppercased())","payload":{"aps":{}},"topic":"com.other.app.voip","push_type":"VoIP","priority":"5","expiration":1700000000,"collapse_id":"c1","apns_id":"123E4567-E89B-12D3-A456-426614174000","mine":{"x":1}}"#
+        let line =
+            #"{"token":"\#(token.uppercased())","payload":{"aps":{}},"topic":"com.other.app.voip","push_type":"VoIP","priority":"5","expiration":1700000000,"collapse_id":"c1","apns_id":"123E4567-E89B-12D3-A456-426614174000","mine":{"x":1}}"#
         let notification = try #require(Support.parseLine(line, defaults: defaults).notification)
         #expect(notification.token.hex == token)
         #expect(notification.topic.value == "com.other.app.voip")
@@ -39,7 +41,8 @@ struct NDJSONRecordParserTests {
 
     @Test("the default topic gets the push type's suffix; background defaults to priority 5")
     func derivedTopicAndPriority() throws {
-        let voip = try #require(Support.parseLine(#"{"token":"\#(token)","push_type":"voip","payload":{}}"#).notification)
+        let voip = try #require(
+            Support.parseLine(#"{"token":"\#(token)","push_type":"voip","payload":{}}"#).notification)
         #expect(voip.topic.value == "com.example.app.voip")
         let background = #"{"token":"\#(token)","push_type":"background","payload":{"aps":{"content-available":1}}}"#
         let notification = try #require(Support.parseLine(background).notification)
@@ -58,50 +61,61 @@ struct NDJSONRecordParserTests {
 
     @Test("payload bytes pass through byte for byte: white space, escapes, unicode, number forms")
     func payloadPassThrough() throws {
-        let payload = #"{  "aps" : {"alert":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/","sound" :"é😀"} ,"n":[1.50, -0, 2E+3 ,true,null]\#t}"#
+        let payload =
+            #"{  "aps" : {"alert":"caf\u00e9 \ud83d\ude00 \"q\" \\ \/","sound" :"é😀"} ,"n":[1.50, -0, 2E+3 ,true,null]\#t}"#
         let line = #"{"payload": "# + payload + #"   ,"token":"\#(token)"}"#
         let notification = try #require(Support.parseLine(line).notification)
         #expect(notification.payload == Array(payload.utf8))
     }
 
-    @Test("invalid records get the exact reason code", arguments: [
-        (#"not json"#, InputError.Code.recordInvalidJSON),
-        (#"{"token":"ab","#, .recordInvalidJSON),
-        (#"[1,2]"#, .recordNotObject),
-        (#""text""#, .recordNotObject),
-        (#"{"payload":{}}"#, .tokenMissing),
-        (#"{"token":null,"payload":{}}"#, .tokenMissing),
-        (#"{"token":12345,"payload":{}}"#, .recordFieldInvalid),
-        (#"{"token":"abc","payload":{}}"#, .tokenOddLength),
-        (#"{"token":"zz","payload":{}}"#, .tokenNotHex),
-        (#"{"token":"abcd","payload":{}}"#, .tokenTooShort),
-        (#"{"token":"","payload":{}}"#, .tokenEmpty),
-        (#"{"token":"TOKEN","push_type":"alerts","payload":{}}"#, .pushTypeUnknown),
-        (#"{"token":"TOKEN","push_type":5,"payload":{}}"#, .recordFieldInvalid),
-        (#"{"token":"TOKEN","priority":7,"payload":{}}"#, .priorityInvalid),
-        (#"{"token":"TOKEN","priority":"high","payload":{}}"#, .priorityInvalid),
-        (#"{"token":"TOKEN","priority":true,"payload":{}}"#, .recordFieldInvalid),
-        (#"{"token":"TOKEN","expiration":-1,"payload":{}}"#, .expirationInvalid),
-        (#"{"token":"TOKEN","expiration":99999999999,"payload":{}}"#, .expirationInvalid),
-        (#"{"token":"TOKEN","collapse_id":"0123456789012345678901234567890123456789012345678901234567890123x","payload":{}}"#, .collapseIDTooLong),
-        (#"{"token":"TOKEN","apns_id":"not-a-uuid","payload":{}}"#, .apnsIDInvalid),
-        (#"{"token":"TOKEN","topic":"has space","payload":{}}"#, .topicInvalid),
-        (#"{"token":"TOKEN","topic":"com.x","push_type":"voip","payload":{}}"#, .topicSuffixMissing),
-        (#"{"token":"TOKEN"}"#, .payloadMissing),
-        (#"{"token":"TOKEN","payload":"{\"aps\":{}}"}"#, .payloadNotObject),
-        (#"{"token":"TOKEN","payload":[]}"#, .payloadNotObject),
-        (#"{"token":"TOKEN","payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#, .priorityForbiddenForBackground),
-        (#"{"token":"TOKEN","payload":{},"token":"TOKEN"}"#, .recordFieldInvalid),
-    ])
+    @Test(
+        "invalid records get the exact reason code",
+        arguments: [
+            (#"not json"#, InputError.Code.recordInvalidJSON),
+            (#"{"token":"ab","#, .recordInvalidJSON),
+            (#"[1,2]"#, .recordNotObject),
+            (#""text""#, .recordNotObject),
+            (#"{"payload":{}}"#, .tokenMissing),
+            (#"{"token":null,"payload":{}}"#, .tokenMissing),
+            (#"{"token":12345,"payload":{}}"#, .recordFieldInvalid),
+            (#"{"token":"abc","payload":{}}"#, .tokenOddLength),
+            (#"{"token":"zz","payload":{}}"#, .tokenNotHex),
+            (#"{"token":"abcd","payload":{}}"#, .tokenTooShort),
+            (#"{"token":"","payload":{}}"#, .tokenEmpty),
+            (#"{"token":"TOKEN","push_type":"alerts","payload":{}}"#, .pushTypeUnknown),
+            (#"{"token":"TOKEN","push_type":5,"payload":{}}"#, .recordFieldInvalid),
+            (#"{"token":"TOKEN","priority":7,"payload":{}}"#, .priorityInvalid),
+            (#"{"token":"TOKEN","priority":"high","payload":{}}"#, .priorityInvalid),
+            (#"{"token":"TOKEN","priority":true,"payload":{}}"#, .recordFieldInvalid),
+            (#"{"token":"TOKEN","expiration":-1,"payload":{}}"#, .expirationInvalid),
+            (#"{"token":"TOKEN","expiration":99999999999,"payload":{}}"#, .expirationInvalid),
+            (
+                #"{"token":"TOKEN","collapse_id":"0123456789012345678901234567890123456789012345678901234567890123x","payload":{}}"#,
+                .collapseIDTooLong
+            ),
+            (#"{"token":"TOKEN","apns_id":"not-a-uuid","payload":{}}"#, .apnsIDInvalid),
+            (#"{"token":"TOKEN","topic":"has space","payload":{}}"#, .topicInvalid),
+            (#"{"token":"TOKEN","topic":"com.x","push_type":"voip","payload":{}}"#, .topicSuffixMissing),
+            (#"{"token":"TOKEN"}"#, .payloadMissing),
+            (#"{"token":"TOKEN","payload":"{\"aps\":{}}"}"#, .payloadNotObject),
+            (#"{"token":"TOKEN","payload":[]}"#, .payloadNotObject),
+            (
+                #"{"token":"TOKEN","payload":{"aps":{"content-available":1}},"push_type":"background","priority":10}"#,
+                .priorityForbiddenForBackground
+            ),
+            (#"{"token":"TOKEN","payload":{},"token":"TOKEN"}"#, .recordFieldInvalid),
+        ])
     func rejects(line: String, code: InputError.Code) {
         let record = Support.parseLine(line.replacingOccurrences(of: "TOKEN", with: token))
         #expect(record.code == code, "\(line): \(String(describing: record.error))")
     }
 
-    @Test("a collapse id HTTP/2 forbids, or holding an escaped lone surrogate, is CollapseIdInvalid", arguments: [
-        #" promo"#, #"promo "#, #"\tpromo"#, #"pro\r\nmo"#, #"pro\u0000mo"#, #"\ud800"#, #"x\udc00y"#, #"\ud83dx"#,
-        #"\ud83d\u0041"#,
-    ])
+    @Test(
+        "a collapse id HTTP/2 forbids, or holding an escaped lone surrogate, is CollapseIdInvalid",
+        arguments: [
+            #" promo"#, #"promo "#, #"\tpromo"#, #"pro\r\nmo"#, #"pro\u0000mo"#, #"\ud800"#, #"x\udc00y"#, #"\ud83dx"#,
+            #"\ud83d\u0041"#,
+        ])
     func forbiddenCollapseID(value: String) throws {
         let record = Support.parseLine(#"{"token":"\#(token)","collapse_id":"\#(value)","payload":{}}"#)
         #expect(record.code == .collapseIDInvalid, "\(value): \(String(describing: record.error))")
@@ -117,7 +131,8 @@ struct NDJSONRecordParserTests {
     func escapedMembers() throws {
         // Each decoded member goes after the line's bytes; a wrong range would give one member another's text.
         let escapedToken = #"\u0030\u0031"# + token.dropFirst(2)
-        let line = #"{"token":"\#(escapedToken)","topic":"com\u002Eother\/app","push_type":"\u0061lert","collapse_id":"c\u00e9","apns_id":"123E4567-E89B-12D3-A456-42661417400\u0030","payload":{}}"#
+        let line =
+            #"{"token":"\#(escapedToken)","topic":"com\u002Eother\/app","push_type":"\u0061lert","collapse_id":"c\u00e9","apns_id":"123E4567-E89B-12D3-A456-42661417400\u0030","payload":{}}"#
         let notification = try #require(Support.parseLine(line).notification)
         #expect(notification.token.hex == "01" + token.dropFirst(2))
         #expect(notification.topic.value == "com.other/app")
@@ -189,12 +204,16 @@ struct NDJSONRecordParserTests {
 
     @Test("with a template, records without payload fill it from vars, keeping JSON types")
     func templateFromVars() throws {
-        let template = try PayloadTemplate(bytes: Array(#"{"aps":{"alert":"Hi {{name}}","badge":{{count}}},"tag":{{tag}},"raw":{{obj}}}"#.utf8))
+        let template = try PayloadTemplate(
+            bytes: Array(#"{"aps":{"alert":"Hi {{name}}","badge":{{count}}},"tag":{{tag}},"raw":{{obj}}}"#.utf8))
         let line = #"{"token":"\#(token)","vars":{"name":"A\"n\u00e9","count":3,"tag":"7","obj":{"k":[1]}}}"#
         let notification = try #require(Support.parseLine(line, template: template).notification)
-        #expect(String(decoding: notification.payload, as: UTF8.self) == #"{"aps":{"alert":"Hi A\"n\u00e9","badge":3},"tag":"7","raw":{"k":[1]}}"#)
+        #expect(
+            String(decoding: notification.payload, as: UTF8.self)
+                == #"{"aps":{"alert":"Hi A\"n\u00e9","badge":3},"tag":"7","raw":{"k":[1]}}"#)
         // A payload member wins over the template.
-        let own = try #require(Support.parseLine(#"{"token":"\#(token)","payload":{"x":1},"vars":{}}"#, template: template).notification)
+        let own = try #require(
+            Support.parseLine(#"{"token":"\#(token)","payload":{"x":1},"vars":{}}"#, template: template).notification)
         #expect(own.payload == Array(#"{"x":1}"#.utf8))
     }
 
@@ -227,7 +246,9 @@ struct NDJSONFieldNameTests {
 
     @Test("every name is found, written plainly or with escapes, wherever the key lies; near misses are not")
     func names() throws {
-        let fields: [Field] = [.token, .payload, .topic, .vars, .pushType, .priority, .expiration, .collapseID, .apnsID]
+        let fields: [Field] = [
+            .token, .payload, .topic, .vars, .pushType, .priority, .expiration, .collapseID, .apnsID,
+        ]
         for padding in [0, 3, 16] {
             for field in fields {
                 #expect(try self.field("\"\(field.rawValue)\"", padding: padding) == field)
@@ -235,7 +256,10 @@ struct NDJSONFieldNameTests {
                 #expect(try self.field("\"\(escaped)\"", padding: padding) == field, "\(escaped)")
                 // One byte changed, one missing, one more, the case changed: none is a member's name.
                 let name = Array(field.rawValue.utf8)
-                for miss in [name.dropLast() + [0x5F], Array(name.dropLast()), name + [0x73], [name[0] - 0x20] + name.dropFirst()] {
+                for miss in [
+                    name.dropLast() + [0x5F], Array(name.dropLast()), name + [0x73],
+                    [name[0] - 0x20] + name.dropFirst(),
+                ] {
                     #expect(try self.field("\"\(String(decoding: miss, as: UTF8.self))\"", padding: padding) == nil)
                 }
             }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// `--not-after` read (an ISO-8601 time or a duration after the first start) and the deadline in the campaign
@@ -28,7 +29,8 @@ struct NotAfterTests {
 
     @Test("the campaign record keeps the deadline; one written before the field existed reads without it")
     func manifestField() throws {
-        let identity = CampaignIdentity(command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")], settings: [:])
+        let identity = CampaignIdentity(
+            command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")], settings: [:])
         var manifest = CampaignManifest(identity: identity, arguments: ["send"], startedAt: 1)
         manifest.notAfter = 1_796_234_400
         let data = try JSONEncoder().encode(manifest)

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import APNSPipeline
 
 /// Output files written whole (summary, metrics, the mock's port file, CA and counters): replaced atomically when
@@ -18,7 +19,7 @@ struct OutputFileTests {
         let directory = try PipelineTestSupport.temporaryDirectory()
         let fifo = directory.appendingPathComponent("out.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        let reader = open(fifo, O_RDONLY | O_NONBLOCK)   // a reader first, as a script reading the pipe
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)  // a reader first, as a script reading the pipe
         #expect(reader >= 0)
         defer { close(reader) }
 
@@ -27,7 +28,8 @@ struct OutputFileTests {
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = read(reader, &buffer, buffer.count)
         #expect(String(decoding: buffer.prefix(max(0, count)), as: UTF8.self) == "metrics 1\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.fifo"], "no temporary left")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.fifo"], "no temporary left")
 
         let regular = directory.appendingPathComponent("port").path
         try OutputFile.write(Array("1\n".utf8), toPath: regular)
@@ -45,7 +47,8 @@ struct OutputFileTests {
 
         try OutputFile.write(Array("m 1\n".utf8), toPath: link)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target, "the link is kept")
-        #expect(try String(contentsOfFile: target, encoding: .utf8) == "m 1\n", "its target holds the new content alone")
+        #expect(
+            try String(contentsOfFile: target, encoding: .utf8) == "m 1\n", "its target holds the new content alone")
 
         // The campaign record is never written through a link planted in its place: the link itself is replaced.
         try POSIXFile.replaceAtomically(link, with: Array("{}\n".utf8))

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Payload template")
@@ -19,23 +20,27 @@ struct PayloadTemplateTests {
         #expect((try? JSONScanner(Array(out.utf8)).scanDocument(in: 0..<out.utf8.count)) != nil)
     }
 
-    @Test("outside strings: JSON numbers and literals go in as they are",
-          arguments: ["5", "-1.5e3", "0", "true", "false", "null"])
+    @Test(
+        "outside strings: JSON numbers and literals go in as they are",
+        arguments: ["5", "-1.5e3", "0", "true", "false", "null"])
     func bareValues(value: String) throws {
         #expect(try render(#"{"badge":{{v}}}"#, ["v": value]) == #"{"badge":\#(value)}"#)
     }
 
     // Before: an empty cell went in as "" and other text as a quoted string, so "badge": {{badge}} sent
     // "badge":"" or "badge":"x" (valid JSON, wrong type). Now it is the record's input error, naming the column.
-    @Test("outside strings: an empty cell or any other text is TemplateValueInvalid, naming the column",
-          arguments: ["", "007", " 5", "hello \"x\"", "1,5", "NaN", "{", "[1]", "\"s\""])
+    @Test(
+        "outside strings: an empty cell or any other text is TemplateValueInvalid, naming the column",
+        arguments: ["", "007", " 5", "hello \"x\"", "1,5", "NaN", "{", "[1]", "\"s\""])
     func bareValuesRefused(value: String) throws {
         #expect {
             _ = try render(#"{"a":"{{v}}","badge":{{v}}}"#, ["v": value])
         } throws: { error in
             guard let error = error as? InputError, error.code == .templateValueInvalid else { return false }
             let named = error.detail.contains("column 'v'") && error.detail.contains("a number, true, false or null")
-            return named && (value.isEmpty ? error.detail.hasPrefix("empty value in column 'v'") : error.detail.contains("\"{{v}}\""))
+            return named
+                && (value.isEmpty
+                    ? error.detail.hasPrefix("empty value in column 'v'") : error.detail.contains("\"{{v}}\""))
         }
     }
 
@@ -55,7 +60,9 @@ struct PayloadTemplateTests {
     func names() throws {
         let parsed = try template(#"{"a":"{{ first name }}","b":{{n}},"c":"{{n}}"}"#)
         #expect(parsed.variableNames == ["first name", "n"])
-        #expect(String(decoding: try parsed.render(["first name": "Ann", "n": "2"]), as: UTF8.self) == #"{"a":"Ann","b":2,"c":"2"}"#)
+        #expect(
+            String(decoding: try parsed.render(["first name": "Ann", "n": "2"]), as: UTF8.self)
+                == #"{"a":"Ann","b":2,"c":"2"}"#)
     }
 
     @Test("a missing variable is named")
@@ -67,20 +74,24 @@ struct PayloadTemplateTests {
         }
     }
 
-    @Test("templates that cannot work are rejected at load", arguments: [
-        #"{"a":"{{x"}"#, #"{"a":{{}}}"#, #"{"a":{{"x"}}}"#, #"[{{x}}]"#, #"{"a":1"#, #"{"a":"x"} trailing"#,
-        #"{ {{k}}: 1}"#, #"{"a":{{x}} {{y}}}"#, "", "\"just a string\"",
-    ])
+    @Test(
+        "templates that cannot work are rejected at load",
+        arguments: [
+            #"{"a":"{{x"}"#, #"{"a":{{}}}"#, #"{"a":{{"x"}}}"#, #"[{{x}}]"#, #"{"a":1"#, #"{"a":"x"} trailing"#,
+            #"{ {{k}}: 1}"#, #"{"a":{{x}} {{y}}}"#, "", "\"just a string\"",
+        ])
     func rejectedAtLoad(text: String) {
         #expect(throws: PipelineError.self) { try template(text) }
     }
 
     // Found by timed fuzzing: a value placeholder glued to a literal loaded (the dummy fill `0` made `60`), then a
     // string value rendered `[6"text"]`, so every CSV record of the campaign came out input_error.
-    @Test("a placeholder outside a string must stand where a whole JSON value can", arguments: [
-        #"{"a":{{x}},"b":"","c":[6{{z}}]}"#, #"{"a":{{x}}5}"#, #"{"a":-{{x}}}"#, #"{"a":[{{x}}{{y}}]}"#,
-        #"{"a":{{x}}"b"}"#, #"{"a":{{x}}{{y}}}"#,
-    ])
+    @Test(
+        "a placeholder outside a string must stand where a whole JSON value can",
+        arguments: [
+            #"{"a":{{x}},"b":"","c":[6{{z}}]}"#, #"{"a":{{x}}5}"#, #"{"a":-{{x}}}"#, #"{"a":[{{x}}{{y}}]}"#,
+            #"{"a":{{x}}"b"}"#, #"{"a":{{x}}{{y}}}"#,
+        ])
     func valuePlaceholderGlued(text: String) {
         #expect {
             try template(text)

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// `PendingSend`: its compact fields read back as the answers and failures left them, and it stays small enough
@@ -20,13 +21,16 @@ struct PendingSendTests {
         #expect(send.attempts == 0 && send.unprocessed == 0)
     }
 
-    @Test("an answer keeps its status and reason; a failure after it keeps only its detail; an answer after that clears the detail")
+    @Test(
+        "an answer keeps its status and reason; a failure after it keeps only its detail; an answer after that clears the detail"
+    )
     func lastOutcome() throws {
         var send = try send()
         send.recordAnswer(status: 429, reason: "TooManyRequests")
         #expect(send.lastStatus == 429 && send.lastReason == "TooManyRequests" && send.lastDetail == nil)
         send.recordFailure(detail: "connection lost before the answer")
-        #expect(send.lastStatus == nil && send.lastReason == nil && send.lastDetail == "connection lost before the answer")
+        #expect(
+            send.lastStatus == nil && send.lastReason == nil && send.lastDetail == "connection lost before the answer")
         send.recordAnswer(status: 503, reason: nil)
         #expect(send.lastStatus == 503 && send.lastReason == nil && send.lastDetail == nil)
         let result = send.finalResult(.retryable, detail: "gave up after 3 attempts")

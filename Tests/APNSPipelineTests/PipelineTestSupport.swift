@@ -1,5 +1,6 @@
 import APNSCore
 import Foundation
+
 @testable import APNSPipeline
 
 /// Helpers shared by the pipeline's file-side tests: deterministic tokens, temporary files, fixtures.
@@ -56,7 +57,9 @@ enum PipelineTestSupport {
     }
 
     /// Reads every record of some inputs.
-    static func readAll(_ inputs: [CampaignInput], options: CampaignReaderOptions = CampaignReaderOptions(defaults: defaults)) throws -> [CampaignRecord] {
+    static func readAll(
+        _ inputs: [CampaignInput], options: CampaignReaderOptions = CampaignReaderOptions(defaults: defaults)
+    ) throws -> [CampaignRecord] {
         let reader = CampaignReader(inputs: inputs, options: options)
         var records: [CampaignRecord] = []
         while let record = try reader.nextRecord() { records.append(record) }
@@ -81,7 +84,11 @@ enum PipelineTestSupport {
     static func lines(of reader: LineReader) throws -> [(Int, String?, Bool)] {
         var out: [(Int, String?, Bool)] = []
         while let line = try reader.next() {
-            out.append((line.number, line.isTooLong ? nil : String(decoding: reader.buffer[line.range], as: UTF8.self), line.isTerminated))
+            out.append(
+                (
+                    line.number, line.isTooLong ? nil : String(decoding: reader.buffer[line.range], as: UTF8.self),
+                    line.isTerminated
+                ))
         }
         return out
     }

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Progress: the live lines, the log and JSON lines, percent done and time left")
@@ -22,23 +23,27 @@ struct ProgressSnapshotTests {
     @Test("a file input's log line: the time it was written first, percent done and ETA, each result kind apart")
     func fileLine() {
         let line = snapshot(read: quarter, window: 64).logLine(at: time)
-        #expect(line == "2026-11-28T05:01:02Z apns-bulk: progress 25.0% of ~20652 ETA 1m30s | 5200 records: 5000 delivered,"
-            + " 120 pruned, 7 rejected, 30 invalid, 2 retryable, 4 in doubt | 48 in flight (limit 64), 3 to retry"
-            + " | 176 req/s | 30s elapsed")
+        #expect(
+            line == "2026-11-28T05:01:02Z apns-bulk: progress 25.0% of ~20652 ETA 1m30s | 5200 records: 5000 delivered,"
+                + " 120 pruned, 7 rejected, 30 invalid, 2 retryable, 4 in doubt | 48 in flight (limit 64), 3 to retry"
+                + " | 176 req/s | 30s elapsed")
     }
 
     @Test("the terminal display, wide: a bar with percent and ETA, then every count apart, in flight and its limit")
     func terminalLinesWide() {
         let lines = snapshot(read: quarter, window: 64).terminalLines(width: 200)
-        #expect(lines == [
-            "[#####...............] 25.0% of ~20,652  ETA 1m30s  176 req/s  30s elapsed",
-            "5,200 records: 5,000 delivered, 120 pruned, 7 rejected, 30 invalid, 2 retryable, 4 in doubt"
-                + " | 48 in flight (limit 64), 3 to retry",
-        ])
+        #expect(
+            lines == [
+                "[#####...............] 25.0% of ~20,652  ETA 1m30s  176 req/s  30s elapsed",
+                "5,200 records: 5,000 delivered, 120 pruned, 7 rejected, 30 invalid, 2 retryable, 4 in doubt"
+                    + " | 48 in flight (limit 64), 3 to retry",
+            ])
         #expect(snapshot(read: nil).terminalLines(width: 200).first == "5,200 records read  176 req/s  30s elapsed")
     }
 
-    @Test("the terminal display fits any width; percent, ETA and rate are the last to go", arguments: [20, 40, 59, 79, 119])
+    @Test(
+        "the terminal display fits any width; percent, ETA and rate are the last to go",
+        arguments: [20, 40, 59, 79, 119])
     func terminalLinesFit(width: Int) {
         let lines = snapshot(read: quarter, window: 64).terminalLines(width: width)
         for line in lines { #expect(line.count <= width, "\(line.count) columns: \(line)") }
@@ -52,8 +57,10 @@ struct ProgressSnapshotTests {
 
     @Test("a part is left out whole, the least important first; a separator goes with its part")
     func partsLeftOut() {
-        let parts = [LinePart("first", keep: 0, separator: ""), LinePart("second", keep: 2, separator: ": "),
-                     LinePart("third", keep: 1, separator: ", "), LinePart("fourth", keep: 2, separator: " | ")]
+        let parts = [
+            LinePart("first", keep: 0, separator: ""), LinePart("second", keep: 2, separator: ": "),
+            LinePart("third", keep: 1, separator: ", "), LinePart("fourth", keep: 2, separator: " | "),
+        ]
         #expect(LinePart.fit(parts, width: 100) == "first: second, third | fourth")
         #expect(LinePart.fit(parts, width: 28) == "first: second, third")
         #expect(LinePart.fit(parts, width: 19) == "first, third")
@@ -63,8 +70,9 @@ struct ProgressSnapshotTests {
 
     @Test("counts of zero are left out of the live line, but delivered always shows")
     func zeroCounts() {
-        let quiet = ProgressSnapshot(elapsedSeconds: 1, records: 3, delivered: 0, requests: 3, requestsPerSecond: 3,
-                                     inFlight: 3, retriesPending: 0)
+        let quiet = ProgressSnapshot(
+            elapsedSeconds: 1, records: 3, delivered: 0, requests: 3, requestsPerSecond: 3,
+            inFlight: 3, retriesPending: 0)
         #expect(quiet.terminalLines(width: 200)[1] == "3 records: 0 delivered | 3 in flight")
     }
 
@@ -95,7 +103,8 @@ struct ProgressSnapshotTests {
         #expect(object["records_total_estimated"] as? Bool == true)
         #expect(object["requests_per_second"] as? Double == 176.4)
 
-        let stdin = try #require(try JSONSerialization.jsonObject(with: Data(snapshot(read: nil).jsonLine(at: time).utf8)) as? [String: Any])
+        let stdin = try #require(
+            try JSONSerialization.jsonObject(with: Data(snapshot(read: nil).jsonLine(at: time).utf8)) as? [String: Any])
         #expect(stdin["percent_done"] == nil)
         #expect(stdin["eta_seconds"] == nil)
         #expect(stdin["window"] == nil)
@@ -151,17 +160,21 @@ struct ProgressSnapshotTests {
         #expect(snapshot.recordsDone == 14)
         #expect(snapshot.fractionDone == 14.0 / 16)
         #expect(snapshot.secondsLeft == 1, "2 left at --rate 2 (this run ended 4 a second)")
-        #expect(snapshot.logLine(at: time).hasSuffix("progress 87.5% of 16 ETA 1s | 11 records: 5 delivered, 1 pruned, 1 rejected,"
-            + " 1 invalid, 1 retryable, 1 in doubt, 1 not sent | 4 in flight, 2 to retry | 3 req/s | 3s elapsed"))
+        #expect(
+            snapshot.logLine(at: time).hasSuffix(
+                "progress 87.5% of 16 ETA 1s | 11 records: 5 delivered, 1 pruned, 1 rejected,"
+                    + " 1 invalid, 1 retryable, 1 in doubt, 1 not sent | 4 in flight, 2 to retry | 3 req/s | 3s elapsed"
+            ))
     }
 
     /// 17 records, the whole file read ahead at once (as a small file is, whatever `--rate`), `done` of them with
     /// their final line after `elapsed` seconds.
     private func limited(done: Int, elapsed: Double, exact: Bool = true, rateLimit: Double? = 0.5) -> ProgressSnapshot {
-        ProgressSnapshot(elapsedSeconds: elapsed, records: 17, delivered: done, requests: done, requestsPerSecond: 0,
-                         inFlight: 1, retriesPending: 0,
-                         read: ReadProgress(bytesRead: 1700, bytesTotal: 1700, records: 17, inputsEnded: exact),
-                         rateLimit: rateLimit)
+        ProgressSnapshot(
+            elapsedSeconds: elapsed, records: 17, delivered: done, requests: done, requestsPerSecond: 0,
+            inFlight: 1, retriesPending: 0,
+            read: ReadProgress(bytesRead: 1700, bytesTotal: 1700, records: 17, inputsEnded: exact),
+            rateLimit: rateLimit)
     }
 
     @Test("percent and ETA follow the records done, not the bytes read: 6 of 17 at --rate 0.5 is 35.2 %, 22 s left")
@@ -169,7 +182,9 @@ struct ProgressSnapshotTests {
         let snapshot = limited(done: 6, elapsed: 11)
         #expect(snapshot.read?.fraction == 1, "the reader is at the end of the file")
         #expect(snapshot.total == .exact(17))
-        #expect(snapshot.terminalLines(width: 200)[0] == "[#######.............] 35.2% of 17  ETA 22s  0 req/s  11s elapsed")
+        #expect(
+            snapshot.terminalLines(width: 200)[0] == "[#######.............] 35.2% of 17  ETA 22s  0 req/s  11s elapsed"
+        )
         #expect(snapshot.secondsLeft == 22, "11 left at 0.5 a second")
     }
 
@@ -186,13 +201,16 @@ struct ProgressSnapshotTests {
         #expect(!estimated.logLine(at: time).contains("100.0%"), "\(estimated.logLine(at: time))")
     }
 
-    @Test("the ETA under --rate is what is left over the rate, not over a faster first burst; without it, the pace so far")
+    @Test(
+        "the ETA under --rate is what is left over the rate, not over a faster first burst; without it, the pace so far"
+    )
     func etaUnderRate() {
         // 5 done in the first 0.2 s (the limiter's first burst): at --rate 5, the 15 left take 3 s.
-        let burst = ProgressSnapshot(elapsedSeconds: 0.2, records: 20, delivered: 5, requests: 5, requestsPerSecond: 25,
-                                     inFlight: 1, retriesPending: 0,
-                                     read: ReadProgress(bytesRead: 100, bytesTotal: 100, records: 20, inputsEnded: true),
-                                     rateLimit: 5)
+        let burst = ProgressSnapshot(
+            elapsedSeconds: 0.2, records: 20, delivered: 5, requests: 5, requestsPerSecond: 25,
+            inFlight: 1, retriesPending: 0,
+            read: ReadProgress(bytesRead: 100, bytesTotal: 100, records: 20, inputsEnded: true),
+            rateLimit: 5)
         #expect(burst.secondsLeft == 3)
         var unlimited = burst
         unlimited.rateLimit = nil
@@ -208,11 +226,14 @@ struct ProgressSnapshotTests {
         let early = ReadProgress(bytesRead: 2_000, bytesTotal: 200_000, records: 10)
         #expect(early.total == .estimated(1000))
         #expect(ReadProgress(bytesRead: 0, bytesTotal: 200_000, records: 0).total == nil)
-        #expect(ReadProgress(bytesRead: 200_000, bytesTotal: 200_000, records: 998, inputsEnded: true).total == .exact(998))
-        let snapshot = ProgressSnapshot(elapsedSeconds: 2, records: 10, delivered: 4, requests: 4, requestsPerSecond: 2,
-                                        inFlight: 6, retriesPending: 0, read: early)
-        #expect(snapshot.terminalLines(width: 200)[0].hasPrefix("[....................] 0.4% of ~1,000  ETA 8m18s"),
-                "\(snapshot.terminalLines(width: 200)[0])")
+        #expect(
+            ReadProgress(bytesRead: 200_000, bytesTotal: 200_000, records: 998, inputsEnded: true).total == .exact(998))
+        let snapshot = ProgressSnapshot(
+            elapsedSeconds: 2, records: 10, delivered: 4, requests: 4, requestsPerSecond: 2,
+            inFlight: 6, retriesPending: 0, read: early)
+        #expect(
+            snapshot.terminalLines(width: 200)[0].hasPrefix("[....................] 0.4% of ~1,000  ETA 8m18s"),
+            "\(snapshot.terminalLines(width: 200)[0])")
     }
 
     @Test("durations read as a person says them")
@@ -233,25 +254,34 @@ struct ReadProgressTests {
             .joined(separator: "\n") + "\n"
     }
 
-    @Test("a plain file: bytes up to the last record read over its size, from 0 to the whole file, with the records read")
+    @Test(
+        "a plain file: bytes up to the last record read over its size, from 0 to the whole file, with the records read")
     func plainFile() throws {
         let directory = try Support.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try Support.write(ndjson(6000), to: "big.ndjson", in: directory)
         let size = Int64(try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int))
-        let reader = CampaignReader(inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: Support.defaults))
+        let reader = CampaignReader(
+            inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: Support.defaults))
         #expect(reader.readProgress == ReadProgress(bytesRead: 0, bytesTotal: size))
         _ = try reader.nextRecord()
         let early = try #require(reader.readProgress)
         // One record read: the bytes of its line, not the chunk the reader took from the file.
         let firstLine = Int64(ndjson(1).utf8.count)
         #expect(early == ReadProgress(bytesRead: firstLine, bytesTotal: size, records: 1), "\(early)")
-        guard case .estimated(let estimate)? = early.total else { Issue.record("\(String(describing: early.total))"); return }
-        #expect(abs(estimate - 6000) < 300, "estimated \(estimate) from the first line (its number is shorter than most)")
+        guard case .estimated(let estimate)? = early.total else {
+            Issue.record("\(String(describing: early.total))")
+            return
+        }
+        #expect(
+            abs(estimate - 6000) < 300, "estimated \(estimate) from the first line (its number is shorter than most)")
         for _ in 0..<99 { _ = try reader.nextRecord() }
-        #expect(reader.readProgress?.total == .estimated(Int((Double(100 * size) / Double(reader.readProgress?.bytesRead ?? 1)).rounded())))
+        #expect(
+            reader.readProgress?.total
+                == .estimated(Int((Double(100 * size) / Double(reader.readProgress?.bytesRead ?? 1)).rounded())))
         while try reader.nextRecord() != nil {}
-        #expect(reader.readProgress == ReadProgress(bytesRead: size, bytesTotal: size, records: 6000, inputsEnded: true))
+        #expect(
+            reader.readProgress == ReadProgress(bytesRead: size, bytesTotal: size, records: 6000, inputsEnded: true))
         #expect(reader.readProgress?.total == .exact(6000))
     }
 
@@ -277,12 +307,14 @@ struct ReadProgressTests {
         var count = 1
         while try reader.nextRecord() != nil { count += 1 }
         #expect(count == 3005)
-        #expect(reader.readProgress == ReadProgress(bytesRead: total, bytesTotal: total, records: 3005, inputsEnded: true))
+        #expect(
+            reader.readProgress == ReadProgress(bytesRead: total, bytesTotal: total, records: 3005, inputsEnded: true))
     }
 
     @Test("standard input has no size: no progress fraction")
     func standardInput() {
-        let reader = CampaignReader(inputs: [CampaignInput(path: "-")], options: CampaignReaderOptions(defaults: Support.defaults))
+        let reader = CampaignReader(
+            inputs: [CampaignInput(path: "-")], options: CampaignReaderOptions(defaults: Support.defaults))
         #expect(reader.readProgress == nil)
     }
 }

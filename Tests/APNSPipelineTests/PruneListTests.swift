@@ -1,15 +1,18 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 @Suite("Prune list")
 struct PruneListTests {
     typealias Support = PipelineTestSupport
 
     private func prune(_ token: String, _ reason: String, _ timestamp: Int64?, status: Int = 410) -> ResultRecord {
-        ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .prune, token: token, status: status, reason: reason, timestamp: timestamp)
+        ResultRecord(
+            key: RecordKey(fileIndex: 0, line: 1), outcome: .prune, token: token, status: status, reason: reason,
+            timestamp: timestamp)
     }
 
     /// Two result files (one CSV, one NDJSON with a torn last line) with overlapping tokens.
@@ -41,11 +44,15 @@ struct PruneListTests {
     func dedup() throws {
         var list = PruneList()
         for path in try files() { try list.add(resultsAt: path) }
-        #expect(list.entries.map { [$0.token, $0.reason, $0.timestamp.map(String.init) ?? "-"] } == [
-            ["aa", "Unregistered", "300"], ["bb", "BadDeviceToken", "-"], ["ee", "ExpiredToken", "50"],
-            ["cc", "DeviceTokenNotForTopic", "-"],
-        ])
-        #expect(list.entries.map { ($0.results as NSString).lastPathComponent } == ["two.ndjson", "two.ndjson", "one.csv", "two.ndjson"])
+        #expect(
+            list.entries.map { [$0.token, $0.reason, $0.timestamp.map(String.init) ?? "-"] } == [
+                ["aa", "Unregistered", "300"], ["bb", "BadDeviceToken", "-"], ["ee", "ExpiredToken", "50"],
+                ["cc", "DeviceTokenNotForTopic", "-"],
+            ])
+        #expect(
+            list.entries.map { ($0.results as NSString).lastPathComponent } == [
+                "two.ndjson", "two.ndjson", "one.csv", "two.ndjson",
+            ])
         #expect(list.entries.allSatisfy { $0.campaign == "f" })
         #expect(list.tornLines.count == 1 && list.tornLines[0].hasSuffix("two.ndjson:6"))
     }
@@ -59,37 +66,58 @@ struct PruneListTests {
         #expect(list.entries(after: nil).count == 4)
     }
 
-    static let csvRows: String = PruneList.csvHeader
+    static let csvRows: String =
+        PruneList.csvHeader
         + "\naa,Unregistered,300,com.a,production,1970-01-01T00:00:00.300Z,c.ndjson,r.ndjson\n"
         + "bb,BadDeviceToken,,com.a,production,,c.ndjson,r.ndjson\n"
-    static let ndjsonRows: String = #"{"token":"aa","reason":"Unregistered","timestamp":300,"topic":"com.a","environment":"production","timestamp_iso":"1970-01-01T00:00:00.300Z","campaign":"c.ndjson","results":"r.ndjson"}"#
-        + "\n" + #"{"token":"bb","reason":"BadDeviceToken","topic":"com.a","environment":"production","campaign":"c.ndjson","results":"r.ndjson"}"# + "\n"
-    static let outputCases: [(PruneList.OutputFormat, String)] = [(.text, "aa\nbb\n"), (.csv, csvRows), (.ndjson, ndjsonRows)]
+    static let ndjsonRows: String =
+        #"{"token":"aa","reason":"Unregistered","timestamp":300,"topic":"com.a","environment":"production","timestamp_iso":"1970-01-01T00:00:00.300Z","campaign":"c.ndjson","results":"r.ndjson"}"#
+        + "\n"
+        + #"{"token":"bb","reason":"BadDeviceToken","topic":"com.a","environment":"production","campaign":"c.ndjson","results":"r.ndjson"}"#
+        + "\n"
+    static let outputCases: [(PruneList.OutputFormat, String)] = [
+        (.text, "aa\nbb\n"), (.csv, csvRows), (.ndjson, ndjsonRows),
+    ]
 
-    @Test("text, CSV and NDJSON output: where each token comes from after the first three columns", arguments: outputCases)
+    @Test(
+        "text, CSV and NDJSON output: where each token comes from after the first three columns", arguments: outputCases
+    )
     func output(format: PruneList.OutputFormat, expected: String) throws {
         let sink = MemoryByteSink()
         let source = (topic: "com.a", environment: "production", campaign: "c.ndjson", results: "r.ndjson")
         try PruneList.write(
-            [.init(token: "aa", reason: "Unregistered", timestamp: 300, topic: source.topic, environment: source.environment,
-                   campaign: source.campaign, results: source.results),
-             .init(token: "bb", reason: "BadDeviceToken", timestamp: nil, topic: source.topic, environment: source.environment,
-                   campaign: source.campaign, results: source.results)],
+            [
+                .init(
+                    token: "aa", reason: "Unregistered", timestamp: 300, topic: source.topic,
+                    environment: source.environment,
+                    campaign: source.campaign, results: source.results),
+                .init(
+                    token: "bb", reason: "BadDeviceToken", timestamp: nil, topic: source.topic,
+                    environment: source.environment,
+                    campaign: source.campaign, results: source.results),
+            ],
             format: format, to: sink
         )
         #expect(sink.text == expected)
     }
 
-    @Test("a token called bad is listed only when its result file has a 200 or 410 of its topic; else held back, or listed with includeUnconfirmed")
+    @Test(
+        "a token called bad is listed only when its result file has a 200 or 410 of its topic; else held back, or listed with includeUnconfirmed"
+    )
     func confirmation() throws {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("r.ndjson").path
         let writer = try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["f"]))
-        func line(_ number: Int, _ token: String, _ topic: String, _ outcome: RecordOutcome, _ status: Int, _ reason: String?) -> ResultRecord {
-            ResultRecord(key: RecordKey(fileIndex: 0, line: number), outcome: outcome, token: token, topic: topic, status: status, reason: reason)
+        func line(
+            _ number: Int, _ token: String, _ topic: String, _ outcome: RecordOutcome, _ status: Int, _ reason: String?
+        ) -> ResultRecord {
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: number), outcome: outcome, token: token, topic: topic,
+                status: status, reason: reason)
         }
         try writer.write(line(1, "b1", "com.a", .prune, 400, "BadDeviceToken"))
-        try writer.write(line(2, "b2", "com.b", .prune, 400, "BadDeviceToken"))  // nothing of com.b delivered: held back
+        // nothing of com.b delivered: held back
+        try writer.write(line(2, "b2", "com.b", .prune, 400, "BadDeviceToken"))
         try writer.write(line(3, "b3", "com.b", .prune, 400, "DeviceTokenNotForTopic"))
         try writer.write(line(4, "d1", "com.a", .delivered, 200, nil))  // confirms com.a, even after the bad line
         try writer.flush()
@@ -104,9 +132,11 @@ struct PruneListTests {
 
     @Test("CSV cells from users: formulas neutralised as OWASP says, control characters escaped")
     func userCells() {
-        let cases: [(String, String)] = [("=1+1", "\"'=1+1\""), ("+1", "\"'+1\""), ("-1", "\"'-1\""), ("@SUM(A1)", "\"'@SUM(A1)\""),
-                              ("\tx", "\"'\\tx\""), ("\rx", "\"'\\rx\""), ("a\u{1B}[2Jb", "a\\u{1B}[2Jb"), ("com.a", "com.a"),
-                              ("a,b", "\"a,b\"")]
+        let cases: [(String, String)] = [
+            ("=1+1", "\"'=1+1\""), ("+1", "\"'+1\""), ("-1", "\"'-1\""), ("@SUM(A1)", "\"'@SUM(A1)\""),
+            ("\tx", "\"'\\tx\""), ("\rx", "\"'\\rx\""), ("a\u{1B}[2Jb", "a\\u{1B}[2Jb"), ("com.a", "com.a"),
+            ("a,b", "\"a,b\""),
+        ]
         for (value, cell) in cases {
             var out: [UInt8] = []
             CSVText.appendUserCell(value, to: &out)
@@ -121,6 +151,8 @@ struct PruneListTests {
         #expect(MillisecondTime.parse("2026-01-01") == 1_767_225_600_000)
         #expect(MillisecondTime.parse("2026-01-01T00:00:00Z") == 1_767_225_600_000)
         #expect(MillisecondTime.parse("2026-01-01T02:00:00.123+02:00") == 1_767_225_600_123)
-        for bad in ["", "yesterday", "2026-01-01T00:00:00", "-5", "1e3", "2026-13-01"] { #expect(MillisecondTime.parse(bad) == nil, "\(bad)") }
+        for bad in ["", "yesterday", "2026-01-01T00:00:00", "-5", "1e3", "2026-13-01"] {
+            #expect(MillisecondTime.parse(bad) == nil, "\(bad)")
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// `--pushgateway`: the URL read (port, prefix, credentials, refusals), the grouping key's path with the gateway's
@@ -17,16 +18,23 @@ struct PushgatewayPushTests {
         #expect(try PushgatewayPush(url: "http://gw").port == 80)
         #expect(!plain.usesTLS && plain.trustedCAFile == nil)
         let secure = try PushgatewayPush(url: "https://gw.example")
-        #expect(secure.usesTLS && secure.port == 443 && secure.host == "gw.example" && secure.displayURL == "https://gw.example")
+        #expect(
+            secure.usesTLS && secure.port == 443 && secure.host == "gw.example"
+                && secure.displayURL == "https://gw.example")
         #expect(try PushgatewayPush(url: "HTTPS://gw:9443/p").port == 9443)
         do {
             _ = try PushgatewayPush(url: "http://ops:p%40ss@gw:9091")
             Issue.record("credentials in the URL were accepted")
         } catch {
-            #expect(!error.description.contains("p%40ss") && error.description.contains("--pushgateway-user")
-                && error.description.contains("APNS_PUSHGATEWAY_PASSWORD") && error.description.contains("--pushgateway-password-file"))
+            #expect(
+                !error.description.contains("p%40ss") && error.description.contains("--pushgateway-user")
+                    && error.description.contains("APNS_PUSHGATEWAY_PASSWORD")
+                    && error.description.contains("--pushgateway-password-file"))
         }
-        for bad in ["gw:9091", "ftp://gw:9091", "http://:9091", "http://gw:0", "http://gw:x", "http://gw:9091/?a=1", "http://user@gw"] {
+        for bad in [
+            "gw:9091", "ftp://gw:9091", "http://:9091", "http://gw:0", "http://gw:x", "http://gw:9091/?a=1",
+            "http://user@gw",
+        ] {
             #expect(throws: PushgatewayPush.URLError.self, "\(bad)") { try PushgatewayPush(url: bad) }
         }
     }
@@ -36,8 +44,9 @@ struct PushgatewayPushTests {
         let gateway = try PushgatewayPush(url: "http://127.0.0.1:9091")
         #expect(gateway.path(campaign: "spring", shard: "all") == "/metrics/job/apns-bulk/campaign/spring/shard/all")
         // "0/2" is MC8y; "spring sale?" is c3ByaW5nIHNhbGU_ in base64url (the / of base64 becomes _).
-        #expect(gateway.path(campaign: "spring sale?", shard: "0/2")
-            == "/metrics/job/apns-bulk/campaign@base64/c3ByaW5nIHNhbGU_/shard@base64/MC8y")
+        #expect(
+            gateway.path(campaign: "spring sale?", shard: "0/2")
+                == "/metrics/job/apns-bulk/campaign@base64/c3ByaW5nIHNhbGU_/shard@base64/MC8y")
         #expect(PushgatewayPush.segment("campaign", "") == "/campaign@base64/=")
         #expect(PushgatewayPush.segment("campaign", "été") == "/campaign@base64/w6l0w6k=")
         #expect(!gateway.path(campaign: "a", shard: "1/2").contains("instance"))
@@ -54,23 +63,36 @@ struct PushgatewayPushTests {
         #expect(text.contains("\r\nConnection: close\r\n"))
         #expect(text.contains("\r\nAuthorization: Basic b3BzOnNlY3JldA==\r\n"))
         #expect(text.hasSuffix("\r\n\r\nx 1\n"))
-        let v6 = String(decoding: try PushgatewayPush(url: "http://[::1]:9091").request(campaign: "c", shard: "all", body: ""), as: UTF8.self)
+        let v6 = String(
+            decoding: try PushgatewayPush(url: "http://[::1]:9091").request(campaign: "c", shard: "all", body: ""),
+            as: UTF8.self)
         #expect(v6.contains("\r\nHost: [::1]:9091\r\n") && !v6.contains("Authorization"))
-        let secure = String(decoding: try PushgatewayPush(url: "https://gw").request(campaign: "c", shard: "all", body: ""), as: UTF8.self)
+        let secure = String(
+            decoding: try PushgatewayPush(url: "https://gw").request(campaign: "c", shard: "all", body: ""),
+            as: UTF8.self)
         #expect(secure.contains("\r\nHost: gw\r\n"), "the default port is left out of Host")
     }
 
     @Test("answers: 2xx accepted, others refused with their reason, partial ones wait for more")
     func verdicts() {
         func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
-        #expect(PushgatewayPush.verdict(bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), ended: false) == .accepted)
+        #expect(
+            PushgatewayPush.verdict(bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"), ended: false) == .accepted)
         #expect(PushgatewayPush.verdict(bytes("HTTP/1.1 202 Accepted\r\n\r\n"), ended: false) == .accepted)
         #expect(PushgatewayPush.verdict(bytes("HTTP/1.1 200 OK\r\nContent-Le"), ended: false) == nil)
-        #expect(PushgatewayPush.verdict(bytes("HTTP/1.1 400 Bad Request\r\nContent-Length: 20\r\n\r\nbad metric"), ended: false) == nil)
-        #expect(PushgatewayPush.verdict(bytes("HTTP/1.1 400 Bad Request\r\nContent-Length: 11\r\n\r\nbad metric\nmore"), ended: false)
-            == .refused("HTTP 400 Bad Request: bad metric"))
-        #expect(PushgatewayPush.verdict(bytes("HTTP/1.1 401 Unauthorized\r\n\r\n"), ended: true) == .refused("HTTP 401 Unauthorized"))
+        #expect(
+            PushgatewayPush.verdict(
+                bytes("HTTP/1.1 400 Bad Request\r\nContent-Length: 20\r\n\r\nbad metric"), ended: false) == nil)
+        #expect(
+            PushgatewayPush.verdict(
+                bytes("HTTP/1.1 400 Bad Request\r\nContent-Length: 11\r\n\r\nbad metric\nmore"), ended: false)
+                == .refused("HTTP 400 Bad Request: bad metric"))
+        #expect(
+            PushgatewayPush.verdict(bytes("HTTP/1.1 401 Unauthorized\r\n\r\n"), ended: true)
+                == .refused("HTTP 401 Unauthorized"))
         #expect(PushgatewayPush.verdict([], ended: true) == .refused("the connection closed without an answer"))
-        #expect(PushgatewayPush.verdict(bytes("SSH-2.0-OpenSSH\r\n\r\n"), ended: true) == .refused("an answer that is not HTTP"))
+        #expect(
+            PushgatewayPush.verdict(bytes("SSH-2.0-OpenSSH\r\n\r\n"), ended: true)
+                == .refused("an answer that is not HTTP"))
     }
 }

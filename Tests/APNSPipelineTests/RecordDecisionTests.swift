@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// `RecordDecision` without a dispatcher: one record in, one effect out, every branch with its exact line.
@@ -10,8 +11,9 @@ struct RecordDecisionTests {
     private static let valid = Fixture.record(7, token: token)
     private static let invalid = CampaignRecord(
         key: key,
-        content: .invalid(InputError(.tokenOddLength, "device token has 3 hex digits: odd length"),
-                          tokenText: "abc", topicText: "com.example.app"))
+        content: .invalid(
+            InputError(.tokenOddLength, "device token has 3 hex digits: odd length"),
+            tokenText: "abc", topicText: "com.example.app"))
 
     private func effect(
         _ record: CampaignRecord = valid, resume: ResumeStatus = .fresh, resumedSends: Int = 0,
@@ -21,7 +23,8 @@ struct RecordDecisionTests {
         var configuration = DispatcherConfiguration()
         configure(&configuration)
         let decision = RecordDecision(configuration: configuration, stopCause: stopCause)
-        return decision.effect(for: record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence)
+        return decision.effect(
+            for: record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence)
     }
 
     /// The final line of `effect`, or nil (and an issue) when it is not one.
@@ -58,7 +61,8 @@ struct RecordDecisionTests {
             key: Self.key, outcome: .inputError, token: "abc", topic: "com.example.app",
             reason: "TokenOddLength", detail: "device token has 3 hex digits: odd length")
         for resume in [ResumeStatus.fresh, .inDoubt, .resend] {
-            #expect(line(effect(Self.invalid, resume: resume, firstOccurrence: false, stopCause: .interrupted)) == expected)
+            #expect(
+                line(effect(Self.invalid, resume: resume, firstOccurrence: false, stopCause: .interrupted)) == expected)
         }
     }
 
@@ -98,8 +102,11 @@ struct RecordDecisionTests {
         let early = ResultRecord(
             key: Self.key, outcome: .notSent, detail: "campaign stopped: BadTopic", notification: try notification())
         #expect(line(effect(resume: .resend, stopCause: .stoppedEarly("BadTopic"))) == early)
-        #expect(line(effect(resume: .inDoubt, stopCause: .stoppedEarly("BadTopic"),
-                            configure: { $0.resendInDoubt = true })) == early)
+        #expect(
+            line(
+                effect(
+                    resume: .inDoubt, stopCause: .stoppedEarly("BadTopic"),
+                    configure: { $0.resendInDoubt = true })) == early)
     }
 
     @Test("a new, fresh or resendable, or in-doubt-with-resend record is submitted with no attempts yet")

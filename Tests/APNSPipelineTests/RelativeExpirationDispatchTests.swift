@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// A relative expiration is resolved once, at a record's first send, and every retry sends that first value.
@@ -27,7 +28,8 @@ struct RelativeExpirationDispatchTests {
         let result = try #require(run.sink.results.first)
         #expect(result.outcome == .retryable)
         #expect(result.expiration == .resolved(epoch: 1_800_003_600, after: 3_600))
-        #expect(try result.replayNotification().expiration?.epochSeconds == 1_800_003_600, "replay sends the first value")
+        #expect(
+            try result.replayNotification().expiration?.epochSeconds == 1_800_003_600, "replay sends the first value")
     }
 
     @Test("each record is resolved at its own first send; an absolute expiration goes out as written")
@@ -61,8 +63,12 @@ struct RelativeExpirationDispatchTests {
         let relative = try ExpirationSetting(parsing: "1h")
         let resolved = relative.resolved(atEpoch: 1_800_000_000)
         #expect(SentDigest.of(try notification(relative)) == SentDigest.of(try notification(resolved)))
-        #expect(SentDigest.of(try notification(relative)) != SentDigest.of(try notification(try ExpirationSetting(parsing: "2h"))))
-        #expect(SentDigest.of(try notification(resolved)) != SentDigest.of(try notification(.absolute(try Expiration(epochSeconds: 1_800_003_600)))))
+        #expect(
+            SentDigest.of(try notification(relative))
+                != SentDigest.of(try notification(try ExpirationSetting(parsing: "2h"))))
+        #expect(
+            SentDigest.of(try notification(resolved))
+                != SentDigest.of(try notification(.absolute(try Expiration(epochSeconds: 1_800_003_600)))))
         #expect(SentDigest.of(try notification(relative)) != SentDigest.of(try notification(nil)))
     }
 
@@ -77,7 +83,8 @@ struct RelativeExpirationDispatchTests {
             let notification = PushNotification(
                 token: try DeviceToken(parsing: token), topic: try Topic(validating: Fixture.topic), pushType: .alert,
                 expiration: setting, payload: Array(#"{"aps":{}}"#.utf8))
-            let line = ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .notSent, notification: notification)
+            let line = ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 1), outcome: .notSent, notification: notification)
             var out: [UInt8] = []
             line.appendNDJSON(file: "c.ndjson", to: &out)
             let text = String(decoding: out, as: UTF8.self)

@@ -1,14 +1,17 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 @Suite("Replay and the dispatcher adapters")
 struct ReplayAndAdapterTests {
     typealias Support = PipelineTestSupport
 
-    private func notification(_ index: Int, payload: String = #"{"aps":{"alert":"x"}}"#) throws -> APNSCore.PushNotification {
+    private func notification(_ index: Int, payload: String = #"{"aps":{"alert":"x"}}"#) throws
+        -> APNSCore.PushNotification
+    {
         APNSCore.PushNotification(
             token: try DeviceToken(parsing: Support.token(index)), topic: Support.defaultTopic, pushType: .alert,
             payload: Array(payload.utf8)
@@ -19,15 +22,25 @@ struct ReplayAndAdapterTests {
     func replayFromResults() throws {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("run1.ndjson").path
-        let writer = try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["campaign.ndjson"]))
+        let writer = try ResultWriter(
+            path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["campaign.ndjson"]))
         for (index, outcome) in RecordOutcome.allCases.enumerated() {
-            try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 100 + index), outcome: outcome, attempts: 1, notification: try notification(index)))
+            try writer.write(
+                ResultRecord(
+                    key: RecordKey(fileIndex: 0, line: 100 + index), outcome: outcome, attempts: 1,
+                    notification: try notification(index)))
         }
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 200), outcome: .retryable, token: "zz", topic: "com.example.app"))
+        try writer.write(
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 200), outcome: .retryable, token: "zz", topic: "com.example.app"))
         try writer.flush()
         let csvPath = directory.appendingPathComponent("run2.csv").path
-        let csvWriter = try ResultWriter(path: csvPath, format: .csv, mode: .create, inputFiles: InputFileList(["c.csv"]))
-        try csvWriter.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 5), outcome: .inDoubt, notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}")))
+        let csvWriter = try ResultWriter(
+            path: csvPath, format: .csv, mode: .create, inputFiles: InputFileList(["c.csv"]))
+        try csvWriter.write(
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 5), outcome: .inDoubt,
+                notification: try notification(50, payload: "{\"a\":\"x,\\\"y\\\"\"}")))
         try csvWriter.flush()
 
         var rebuilt: [(line: Int, resultLine: Int, notification: APNSCore.PushNotification?, error: InputError?)] = []
@@ -78,7 +91,8 @@ struct ReplayAndAdapterTests {
 
         #expect(reader.inputPaths == ["c.ndjson", path])
         let keys = records.map { "\(reader.inputPaths[$0.key.fileIndex]):\($0.key.line)" }
-        #expect(keys == [1, 2, 3, 4, 5].map { "c.ndjson:\($0)" } + ["\(path):7"] + [8, 9, 10].map { "c.ndjson:\($0)" })
+        #expect(
+            keys == [1, 2, 3, 4, 5].map { "c.ndjson:\($0)" } + ["\(path):7"] + [8, 9, 10].map { "c.ndjson:\($0)" })
         var codes: [InputError.Code?] = []
         for record in records {
             switch record.content {
@@ -89,8 +103,11 @@ struct ReplayAndAdapterTests {
                 if record.key.fileIndex == 0 { #expect(tokenText == Support.token(record.key.line)) }
             }
         }
-        #expect(codes == [nil, .pushTypeUnknown, .priorityInvalid, .expirationInvalid, .apnsIDInvalid, .recordInvalidJSON,
-                          .collapseIDInvalid, .recordFieldInvalid, nil])
+        #expect(
+            codes == [
+                nil, .pushTypeUnknown, .priorityInvalid, .expirationInvalid, .apnsIDInvalid, .recordInvalidJSON,
+                .collapseIDInvalid, .recordFieldInvalid, nil,
+            ])
         if case .notification(let replayed) = records.last?.content {
             #expect(replayed.apnsID?.description == "123e4567-e89b-12d3-a456-426614174000")
         }
@@ -107,8 +124,11 @@ struct ReplayAndAdapterTests {
     @Test("the campaign reader is a record reader; the sink writes results and journal, results first")
     func adapters() throws {
         let directory = try Support.temporaryDirectory()
-        let input = try Support.write(#"{"token":"\#(Support.token(1))","payload":{"a":1}}"# + "\n" + #"{"token":"abc"}"# + "\n", to: "in.ndjson", in: directory)
-        let reader: any RecordReader = CampaignReader(inputs: [CampaignInput(path: input)], options: CampaignReaderOptions(defaults: Support.defaults))
+        let input = try Support.write(
+            #"{"token":"\#(Support.token(1))","payload":{"a":1}}"# + "\n" + #"{"token":"abc"}"# + "\n", to: "in.ndjson",
+            in: directory)
+        let reader: any RecordReader = CampaignReader(
+            inputs: [CampaignInput(path: input)], options: CampaignReaderOptions(defaults: Support.defaults))
         let first = try #require(try reader.nextRecord())
         let second = try #require(try reader.nextRecord())
         #expect(try reader.nextRecord() == nil)
@@ -125,9 +145,14 @@ struct ReplayAndAdapterTests {
 
         let results = MemoryByteSink()
         let journal = MemoryByteSink()
-        let sink = ResultFileSink(writer: ResultWriter(sink: results, format: .ndjson, inputFiles: InputFileList([input])), journal: SendJournal(sink: journal))
+        let sink = ResultFileSink(
+            writer: ResultWriter(sink: results, format: .ndjson, inputFiles: InputFileList([input])),
+            journal: SendJournal(sink: journal))
         try sink.journalSent(first.key)
-        try sink.write(ResultRecord(key: first.key, outcome: .retryable, status: 503, reason: "ServiceUnavailable", attempts: 3, notification: sent))
+        try sink.write(
+            ResultRecord(
+                key: first.key, outcome: .retryable, status: 503, reason: "ServiceUnavailable", attempts: 3,
+                notification: sent))
         try sink.journalRetryable(first.key)
         #expect(results.bytes.isEmpty && journal.bytes.isEmpty)
         try sink.flush()

@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 /// `ResultChain`: which result files form a chain (a replay names the files it replays), and which line of a record
 /// stands among them.
@@ -11,13 +12,18 @@ struct ResultChainTests {
     typealias Support = PipelineTestSupport
 
     private func send(_ path: String, startedAt: Double) -> ResultChain.File {
-        ResultChain.File(path: path, identity: CampaignIdentity(command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")],
-                                                                 settings: [:]), startedAt: startedAt)
+        ResultChain.File(
+            path: path,
+            identity: CampaignIdentity(
+                command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")],
+                settings: [:]), startedAt: startedAt)
     }
 
     private func replay(_ path: String, of inputs: [String], startedAt: Double) -> ResultChain.File {
-        ResultChain.File(path: path, identity: CampaignIdentity(
-            command: "replay", inputs: inputs.map { .init(path: $0, fingerprint: "print of \($0)") }, settings: [:]),
+        ResultChain.File(
+            path: path,
+            identity: CampaignIdentity(
+                command: "replay", inputs: inputs.map { .init(path: $0, fingerprint: "print of \($0)") }, settings: [:]),
             startedAt: startedAt)
     }
 
@@ -37,7 +43,10 @@ struct ResultChainTests {
 
     /// The file (0, 1, 2 for r1, r2, r3) whose line stands, per line number, with the files given in `order`.
     private func standing(order: [Int]) -> [Int: Int] {
-        let all = [send("r1", startedAt: 10), replay("r2", of: ["r1"], startedAt: 20), replay("r3", of: ["r1", "r2"], startedAt: 30)]
+        let all = [
+            send("r1", startedAt: 10), replay("r2", of: ["r1"], startedAt: 20),
+            replay("r3", of: ["r1", "r2"], startedAt: 30),
+        ]
         var chain = ResultChain(files: order.map { all[$0] })
         let position = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
         for file in chain.readingOrder {
@@ -57,7 +66,9 @@ struct ResultChainTests {
         return result
     }
 
-    @Test("a delivered line stands wherever it is; otherwise the latest file's line, whatever order the files are given in")
+    @Test(
+        "a delivered line stands wherever it is; otherwise the latest file's line, whatever order the files are given in"
+    )
     func latestOutcomeWins() {
         let expected = [1: 1, 2: 2, 3: 1, 4: 0, 5: 1, 6: 1, 7: 1, 8: 1]
         for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]] {
@@ -106,26 +117,36 @@ struct ResultChainTests {
         let second = directory.appendingPathComponent("r2.ndjson").path
         let payload: [UInt8] = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
         func notification(_ line: Int) throws -> PushNotification {
-            PushNotification(token: try DeviceToken(parsing: Support.token(line)), topic: try Topic(validating: "com.example"),
-                             pushType: .alert, priority: nil, expiration: nil, collapseID: nil, apnsID: nil, payload: payload)
+            PushNotification(
+                token: try DeviceToken(parsing: Support.token(line)), topic: try Topic(validating: "com.example"),
+                pushType: .alert, priority: nil, expiration: nil, collapseID: nil, apnsID: nil, payload: payload)
         }
         func write(_ path: String, _ outcomes: [(Int, RecordOutcome)]) throws {
-            let writer = try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["c.ndjson"]))
+            let writer = try ResultWriter(
+                path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["c.ndjson"]))
             for (line, outcome) in outcomes {
-                try writer.write(ResultRecord(key: key(line), outcome: outcome, status: outcome == .delivered ? 200 : 500,
-                                              reason: outcome == .prune ? "Unregistered" : nil, attempts: 1,
-                                              notification: try notification(line)))
+                try writer.write(
+                    ResultRecord(
+                        key: key(line), outcome: outcome, status: outcome == .delivered ? 200 : 500,
+                        reason: outcome == .prune ? "Unregistered" : nil, attempts: 1,
+                        notification: try notification(line)))
             }
             try writer.flush()
         }
         try write(first, [(1, .delivered), (2, .retryable), (3, .retryable), (4, .retryable)])
         try write(second, [(2, .delivered), (3, .retryable), (4, .prune)])
-        try CampaignManifest(identity: CampaignIdentity(command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")], settings: [:]),
-                             arguments: [], startedAt: 10).write(forResults: first)
+        try CampaignManifest(
+            identity: CampaignIdentity(
+                command: "send", inputs: [.init(path: "c.ndjson", fingerprint: "c")], settings: [:]),
+            arguments: [], startedAt: 10
+        ).write(forResults: first)
         // The replay named its input by another path (run from another folder): joined by the file's content.
-        let input = CampaignIdentity.Input(path: "elsewhere/r1.ndjson", fingerprint: try CampaignIdentity.Input.reading(first).fingerprint)
-        try CampaignManifest(identity: CampaignIdentity(command: "replay", inputs: [input], settings: [:]),
-                             arguments: [], startedAt: 20).write(forResults: second)
+        let input = CampaignIdentity.Input(
+            path: "elsewhere/r1.ndjson", fingerprint: try CampaignIdentity.Input.reading(first).fingerprint)
+        try CampaignManifest(
+            identity: CampaignIdentity(command: "replay", inputs: [input], settings: [:]),
+            arguments: [], startedAt: 20
+        ).write(forResults: second)
 
         for paths in [[first, second], [second, first]] {
             let reader = try ReplayReader(resultPaths: paths, includeInDoubt: true)
@@ -135,9 +156,13 @@ struct ResultChainTests {
 
             var report = CampaignReport()
             try report.addResults(atPaths: paths)
-            #expect(report.records == 4 && report.count(.delivered) == 2 && report.count(.retryable) == 1 && report.tokensToPrune == 1)
+            #expect(
+                report.records == 4 && report.count(.delivered) == 2 && report.count(.retryable) == 1
+                    && report.tokensToPrune == 1)
             let names = paths.map { ($0 as NSString).lastPathComponent == "r1.ndjson" ? "r1" : "r2" }
-            #expect(report.replayCommand()?.contains(paths.joined(separator: " ")) == true, "\(names): \(report.replayCommand() ?? "")")
+            #expect(
+                report.replayCommand()?.contains(paths.joined(separator: " ")) == true,
+                "\(names): \(report.replayCommand() ?? "")")
 
             var prune = PruneList()
             try prune.add(resultsAt: paths)

@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 @Suite("Result files: write, read back, torn lines")
 struct ResultFileTests {
@@ -17,7 +18,8 @@ struct ResultFileTests {
         let notification = PushNotification(
             token: try DeviceToken(parsing: Support.token(1)), topic: try Topic(validating: "com.example.app.voip"),
             pushType: .voip, priority: .powerAware, expiration: .absolute(try Expiration(epochSeconds: 1_700_000_000)),
-            collapseID: try CollapseID(validating: "c,\"1\""), apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"),
+            collapseID: try CollapseID(validating: "c,\"1\""),
+            apnsID: try APNSID(parsing: "123e4567-e89b-12d3-a456-426614174000"),
             payload: Array(#"{ "aps" : {"alert":"caf\u00e9, \"x\"\n"},"n":[1 ,2]}"#.utf8)
         )
         var records: [ResultRecord] = []
@@ -42,7 +44,9 @@ struct ResultFileTests {
         return records
     }
 
-    private func roundTrip(_ records: [ResultRecord], format: ResultFormat) throws -> (bytes: [UInt8], read: [ResultRecord]) {
+    private func roundTrip(_ records: [ResultRecord], format: ResultFormat) throws -> (
+        bytes: [UInt8], read: [ResultRecord]
+    ) {
         let sink = MemoryByteSink()
         let writer = ResultWriter(sink: sink, format: format, inputFiles: Self.inputFiles)
         for record in records { try writer.write(record) }
@@ -87,20 +91,34 @@ struct ResultFileTests {
             return String(decoding: out, as: UTF8.self)
         }
         let head = #"{"file":"f","line":7,"token":""# + token + #"","topic":"t.x","#
-        #expect(try line(.delivered, status: 200, attempts: 1) == head + #""outcome":"delivered","status":200,"attempts":1}"# + "\n")
-        #expect(try line(.delivered, status: 200, attempts: 2) == head + #""outcome":"delivered","status":200,"attempts":2}"# + "\n")
-        #expect(try line(.delivered, status: 201, attempts: 1) == head + #""outcome":"delivered","status":201,"attempts":1}"# + "\n")
+        #expect(
+            try line(.delivered, status: 200, attempts: 1) == head
+                + #""outcome":"delivered","status":200,"attempts":1}"# + "\n")
+        #expect(
+            try line(.delivered, status: 200, attempts: 2) == head
+                + #""outcome":"delivered","status":200,"attempts":2}"# + "\n")
+        #expect(
+            try line(.delivered, status: 201, attempts: 1) == head
+                + #""outcome":"delivered","status":201,"attempts":1}"# + "\n")
         #expect(try line(.delivered, status: nil, attempts: 1) == head + #""outcome":"delivered","attempts":1}"# + "\n")
-        #expect(try line(.prune, status: 200, attempts: 1) == head + #""outcome":"prune","status":200,"attempts":1}"# + "\n")
-        #expect(try line(.delivered, status: 200, attempts: 1, apnsID: "i") == head
-            + #""outcome":"delivered","status":200,"apns_id":"i","attempts":1}"# + "\n")
+        #expect(
+            try line(.prune, status: 200, attempts: 1) == head + #""outcome":"prune","status":200,"attempts":1}"# + "\n"
+        )
+        #expect(
+            try line(.delivered, status: 200, attempts: 1, apnsID: "i") == head
+                + #""outcome":"delivered","status":200,"apns_id":"i","attempts":1}"# + "\n")
         // The shortest form's strings are escaped like any other, and without a topic it is not taken.
-        #expect(try line(.delivered, status: 200, attempts: 1, topic: "t.\"x\u{1}", apnsID: "i\\") == #"{"file":"f","line":7,"token":""#
-            + token + #"","topic":"t.\"x\u0001","outcome":"delivered","status":200,"apns_id":"i\\","attempts":1}"# + "\n")
-        #expect(try line(.delivered, status: 200, attempts: 1, topic: nil) == #"{"file":"f","line":7,"token":""# + token
-            + #"","outcome":"delivered","status":200,"attempts":1}"# + "\n")
-        #expect(try line(.retryable, status: 503, attempts: 1, replay: true) == head
-            + #""outcome":"retryable","status":503,"attempts":1,"push_type":"alert","payload":{"a":1}}"# + "\n")
+        #expect(
+            try line(.delivered, status: 200, attempts: 1, topic: "t.\"x\u{1}", apnsID: "i\\")
+                == #"{"file":"f","line":7,"token":""#
+                + token + #"","topic":"t.\"x\u0001","outcome":"delivered","status":200,"apns_id":"i\\","attempts":1}"#
+                + "\n")
+        #expect(
+            try line(.delivered, status: 200, attempts: 1, topic: nil) == #"{"file":"f","line":7,"token":""# + token
+                + #"","outcome":"delivered","status":200,"attempts":1}"# + "\n")
+        #expect(
+            try line(.retryable, status: 503, attempts: 1, replay: true) == head
+                + #""outcome":"retryable","status":503,"attempts":1,"push_type":"alert","payload":{"a":1}}"# + "\n")
     }
 
     @Test("a writer's plain deliveries follow each change of topic, and match the line written on its own")
@@ -118,25 +136,31 @@ struct ResultFileTests {
         }
         // A line that is no plain delivery between two that are: the kept middle neither leaks into it nor goes stale.
         let retried = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: 9), outcome: .delivered, token: Support.token(9), topic: "d.w", status: 200,
+            key: RecordKey(fileIndex: 0, line: 9), outcome: .delivered, token: Support.token(9), topic: "d.w",
+            status: 200,
             attempts: 2)
         try writer.write(retried)
         retried.appendNDJSON(file: "f", to: &expected)
         let last = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: 10), outcome: .delivered, token: Support.token(10), topic: "c.z", status: 200,
+            key: RecordKey(fileIndex: 0, line: 10), outcome: .delivered, token: Support.token(10), topic: "c.z",
+            status: 200,
             attempts: 1)
         try writer.write(last)
         last.appendNDJSON(file: "f", to: &expected)
         try writer.flush()
         #expect(sink.bytes == expected)
         let lines = sink.text.split(separator: "\n")
-        #expect(lines[2] == #"{"file":"f","line":3,"token":""# + Support.token(2)
-            + #"","topic":"b.\"y","outcome":"delivered","status":200,"attempts":1}"#)
-        #expect(lines[3].hasSuffix(#"","topic":"a.x","outcome":"delivered","status":200,"apns_id":"id-3","attempts":1}"#))
+        #expect(
+            lines[2] == #"{"file":"f","line":3,"token":""# + Support.token(2)
+                + #"","topic":"b.\"y","outcome":"delivered","status":200,"attempts":1}"#)
+        #expect(
+            lines[3].hasSuffix(#"","topic":"a.x","outcome":"delivered","status":200,"apns_id":"id-3","attempts":1}"#))
         #expect(lines[7].hasSuffix(#"","topic":"c.z","outcome":"delivered","status":200,"attempts":1}"#))
     }
 
-    @Test("only lines replay sends again (by default, or expired ones with a new deadline) carry the replay fields; the payload is embedded raw")
+    @Test(
+        "only lines replay sends again (by default, or expired ones with a new deadline) carry the replay fields; the payload is embedded raw"
+    )
     func replayFields() throws {
         let records = try Self.sampleRecords()
         #expect(records[0].outcome == .delivered && records[0].payload == nil && records[0].pushType == nil)
@@ -175,7 +199,8 @@ struct ResultFileTests {
     @Test("a result line written elsewhere with CRs in its payload's white space reads as the writer would write it")
     func payloadCarriageReturns() throws {
         // Found by the ResultLine fuzzer: read, written again and read back, the payload's CRs had become spaces.
-        let line = Array(#"{"file":"a.ndjson","line":1,"outcome":"retryable","attempts":1,"payload":{"aps":{"alert":"hi"#.utf8)
+        let line =
+            Array(#"{"file":"a.ndjson","line":1,"outcome":"retryable","attempts":1,"payload":{"aps":{"alert":"hi"#.utf8)
             + [0x22, 0x0D, 0x0D, 0x7D, 0x0D, 0x7D, 0x7D, 0x0A]
         let reader = try ResultReader(source: MemoryByteSource(line, chunkSize: 7), name: "results")
         let record = try #require(try reader.next())
@@ -187,11 +212,14 @@ struct ResultFileTests {
         #expect(again == record)
     }
 
-    @Test("a payload object given as a string or a CSV cell reads as the NDJSON writer writes it; other strings stay as they are")
+    @Test(
+        "a payload object given as a string or a CSV cell reads as the NDJSON writer writes it; other strings stay as they are"
+    )
     func payloadObjectInAStringOrCell() throws {
         // Found by the ResultLine fuzzer: a payload string holding an object and a line break, written as NDJSON
         // (the object as it stands, the break as a space), read back as other bytes than it was read with.
-        let ndjson = Array(#"{"file":"a","line":1,"outcome":"retryable","payload":"{}\n"}"#.utf8) + [0x0A]
+        let ndjson =
+            Array(#"{"file":"a","line":1,"outcome":"retryable","payload":"{}\n"}"#.utf8) + [0x0A]
             + Array(#"{"file":"a","line":2,"outcome":"retryable","payload":"not json\n"}"#.utf8) + [0x0A]
         let csv = Array("file,line,outcome,payload\na,3,retryable,\"{\"\"a\"\":\r\n1}\"\n".utf8)
         var read: [ResultRecord] = []
@@ -216,7 +244,9 @@ struct ResultFileTests {
     func buffering() throws {
         let sink = MemoryByteSink()
         let writer = ResultWriter(sink: sink, format: .ndjson, inputFiles: Self.inputFiles)
-        for index in 1...100 { try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: index), outcome: .delivered)) }
+        for index in 1...100 {
+            try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: index), outcome: .delivered))
+        }
         #expect(sink.writeCount == 0)
         #expect(writer.bufferedByteCount > 0)
         try writer.flush()
@@ -249,14 +279,19 @@ struct ResultFileTests {
 
     // Found by timed fuzzing: a CSV cell that is not UTF-8 was read as raw bytes (payload) or with U+FFFD (text), so
     // the record written again did not read back the same. Such a line is damaged, like invalid UTF-8 in a campaign.
-    @Test("a CSV result line with bytes that are not UTF-8 is damaged (RecordInvalidUtf8), not read changed",
-          arguments: ["payload", "apns_id", "detail"])
+    @Test(
+        "a CSV result line with bytes that are not UTF-8 is damaged (RecordInvalidUtf8), not read changed",
+        arguments: ["payload", "apns_id", "detail"])
     func csvCellNotUTF8(column: String) throws {
         let header = ResultRecord.fieldNames.joined(separator: ",") + "\n"
         var cells = [String](repeating: "", count: ResultRecord.fieldNames.count)
-        cells[0] = "a"; cells[1] = "2"; cells[4] = "retryable"; cells[ResultRecord.fieldNames.firstIndex(of: "attempts") ?? 0] = "1"
+        cells[0] = "a"
+        cells[1] = "2"
+        cells[4] = "retryable"
+        cells[ResultRecord.fieldNames.firstIndex(of: "attempts") ?? 0] = "1"
         let marker = "MARK"
-        cells[ResultRecord.fieldNames.firstIndex(of: column) ?? 0] = column == "payload" ? #""{""a"":""MARK""}""# : marker
+        cells[ResultRecord.fieldNames.firstIndex(of: column) ?? 0] =
+            column == "payload" ? #""{""a"":""MARK""}""# : marker
         var bytes = Array((header + "a,1,,,delivered,200,,,,,,1,,,,,\n" + cells.joined(separator: ",") + "\n").utf8)
         let at = try #require(bytes.indices.last { Array(bytes[$0...].prefix(4)) == Array(marker.utf8) })
         bytes[at + 1] = 0xFE
@@ -274,14 +309,18 @@ struct ResultFileTests {
     @Test("a bad line that is not the last is an error naming file and line", arguments: ResultFormat.allCases)
     func badMiddleLine(format: ResultFormat) throws {
         let header = format == .csv ? ResultRecord.fieldNames.joined(separator: ",") + "\n" : ""
-        let good = format == .csv ? "a,1,,,delivered,200,,,,,,1,,,,,\n" : #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
-        let bad = format == .csv ? "a,x,,,delivered,200,,,,,,1,,,,,\n" : #"{"file":"a","line":2,"outcome":"sent"}"# + "\n"
+        let good =
+            format == .csv
+            ? "a,1,,,delivered,200,,,,,,1,,,,,\n" : #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"# + "\n"
+        let bad =
+            format == .csv ? "a,x,,,delivered,200,,,,,,1,,,,,\n" : #"{"file":"a","line":2,"outcome":"sent"}"# + "\n"
         let reader = try ResultReader(source: MemoryByteSource(header + good + bad + good), name: "res.\(format)")
         #expect(try reader.next() != nil)
         #expect {
             _ = try reader.next()
         } throws: { error in
-            (error as? PipelineError)?.kind == .resultLineInvalid && "\(error)".contains("res.\(format):\(format == .csv ? 3 : 2)")
+            (error as? PipelineError)?.kind == .resultLineInvalid
+                && "\(error)".contains("res.\(format):\(format == .csv ? 3 : 2)")
         }
     }
 
@@ -306,7 +345,8 @@ struct ResultFileTests {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("r.csv").path
         for line in 1...2 {
-            let writer = try ResultWriter(path: path, format: .csv, mode: line == 1 ? .create : .append, inputFiles: InputFileList(["a"]))
+            let writer = try ResultWriter(
+                path: path, format: .csv, mode: line == 1 ? .create : .append, inputFiles: InputFileList(["a"]))
             try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: line), outcome: .delivered))
             try writer.flush()
         }

@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 /// `apns_unique_id` in result lines (docs/FILES.md, "Result files"): written and read back in NDJSON and CSV, kept
 /// values still last, and result files written before the field existed still read.
@@ -15,16 +16,20 @@ struct ResultUniqueIDTests {
 
     static func records(kept: Bool) -> [ResultRecord] {
         var plain = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, token: Support.token(1), topic: "com.example.app",
+            key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, token: Support.token(1),
+            topic: "com.example.app",
             status: 200, apnsID: apnsID, apnsUniqueID: uniqueID, attempts: 1)
         var retried = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, token: Support.token(2), topic: "com.example.app",
+            key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, token: Support.token(2),
+            topic: "com.example.app",
             status: 200, apnsID: apnsID, apnsUniqueID: uniqueID.uppercased(), attempts: 3)
         var withoutApnsID = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: 3), outcome: .delivered, token: Support.token(3), topic: "com.example.app",
+            key: RecordKey(fileIndex: 0, line: 3), outcome: .delivered, token: Support.token(3),
+            topic: "com.example.app",
             status: 200, apnsUniqueID: "a,\"b", attempts: 1)
         var none = ResultRecord(
-            key: RecordKey(fileIndex: 0, line: 4), outcome: .delivered, token: Support.token(4), topic: "com.example.app",
+            key: RecordKey(fileIndex: 0, line: 4), outcome: .delivered, token: Support.token(4),
+            topic: "com.example.app",
             status: 200, apnsID: apnsID, attempts: 1)
         if kept {
             for index in 0..<4 {
@@ -40,9 +45,12 @@ struct ResultUniqueIDTests {
         return [plain, retried, withoutApnsID, none]
     }
 
-    private func roundTrip(_ records: [ResultRecord], format: ResultFormat, keptNames: [String]) throws -> (String, [ResultRecord]) {
+    private func roundTrip(_ records: [ResultRecord], format: ResultFormat, keptNames: [String]) throws -> (
+        String, [ResultRecord]
+    ) {
         let sink = MemoryByteSink()
-        let writer = ResultWriter(sink: sink, format: format, inputFiles: InputFileList(["a.ndjson"]), keptNames: keptNames)
+        let writer = ResultWriter(
+            sink: sink, format: format, inputFiles: InputFileList(["a.ndjson"]), keptNames: keptNames)
         for record in records { try writer.write(record) }
         try writer.flush()
         let reader = try ResultReader(source: MemoryByteSource(sink.bytes, chunkSize: 11), name: "results")
@@ -51,8 +59,9 @@ struct ResultUniqueIDTests {
         return (String(decoding: sink.bytes, as: UTF8.self), read)
     }
 
-    @Test("apns_unique_id survives write then read, with and without kept values, NDJSON and CSV",
-          arguments: ResultFormat.allCases, [false, true])
+    @Test(
+        "apns_unique_id survives write then read, with and without kept values, NDJSON and CSV",
+        arguments: ResultFormat.allCases, [false, true])
     func roundTrip(format: ResultFormat, kept: Bool) throws {
         let records = Self.records(kept: kept)
         let (text, read) = try roundTrip(records, format: format, keptNames: kept ? ["user_id"] : [])
@@ -60,9 +69,13 @@ struct ResultUniqueIDTests {
         #expect(read.map(\.apnsUniqueID) == [Self.uniqueID, Self.uniqueID.uppercased(), "a,\"b", nil])
         let lines = text.split(separator: "\n")
         if format == .ndjson {
-            #expect(lines[0].contains(#""apns_id":"\#(Self.apnsID)","apns_unique_id":"\#(Self.uniqueID)","attempts":1"#))
+            #expect(
+                lines[0].contains(#""apns_id":"\#(Self.apnsID)","apns_unique_id":"\#(Self.uniqueID)","attempts":1"#))
             #expect(!lines[3].contains("apns_unique_id"))
-            if kept { #expect(lines.allSatisfy { $0.hasSuffix(#","kept":{"user_id":"u\#(lines.firstIndex(of: $0) ?? 0)"}}"#) }) }
+            if kept {
+                #expect(
+                    lines.allSatisfy { $0.hasSuffix(#","kept":{"user_id":"u\#(lines.firstIndex(of: $0) ?? 0)"}}"#) })
+            }
         } else {
             let header = String(lines[0])
             #expect(header.contains(",apns_id,apns_unique_id,timestamp,"))
@@ -70,12 +83,17 @@ struct ResultUniqueIDTests {
         }
     }
 
-    @Test("result files written before apns_unique_id existed still read: NDJSON lines and a CSV header without the column")
+    @Test(
+        "result files written before apns_unique_id existed still read: NDJSON lines and a CSV header without the column"
+    )
     func oldFiles() throws {
-        let ndjson = #"{"file":"a.ndjson","line":1,"token":"ab","topic":"t","outcome":"delivered","status":200,"apns_id":"\#(Self.apnsID)","attempts":1}"# + "\n"
+        let ndjson =
+            #"{"file":"a.ndjson","line":1,"token":"ab","topic":"t","outcome":"delivered","status":200,"apns_id":"\#(Self.apnsID)","attempts":1}"#
+            + "\n"
         let oldNames = ResultRecord.fieldNames.filter { $0 != "apns_unique_id" }
         #expect(oldNames.count == ResultRecord.fieldNames.count - 1)
-        let csv = oldNames.joined(separator: ",") + ",user_id\n"
+        let csv =
+            oldNames.joined(separator: ",") + ",user_id\n"
             + "a.ndjson,1,ab,t,delivered,200,,,\(Self.apnsID),,2,,,,,,u7\n"
         for (name, text) in [("old.ndjson", ndjson), ("old.csv", csv)] {
             let reader = try ResultReader(source: MemoryByteSource(Array(text.utf8)), name: name)
@@ -91,7 +109,9 @@ struct ResultUniqueIDTests {
         }
     }
 
-    @Test("continuing (--resume) a CSV result file whose header has no apns_unique_id keeps its layout; a new file has the column")
+    @Test(
+        "continuing (--resume) a CSV result file whose header has no apns_unique_id keeps its layout; a new file has the column"
+    )
     func appendToOldCSV() throws {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("old.csv").path
@@ -106,12 +126,14 @@ struct ResultUniqueIDTests {
         let reader = try ResultReader(path: path)
         #expect(try reader.next()?.apnsID == Self.apnsID)
         let second = try #require(try reader.next())
-        #expect(second.key.line == 1 && second.apnsID == Self.apnsID && second.attempts == 1 && second.apnsUniqueID == nil)
+        #expect(
+            second.key.line == 1 && second.apnsID == Self.apnsID && second.attempts == 1 && second.apnsUniqueID == nil)
         #expect(try reader.next() == nil)
 
         let fresh = directory.appendingPathComponent("new.csv").path
         for mode in [AppendOnlyFile.Mode.create, .append] {
-            let writer = try ResultWriter(path: fresh, format: .csv, mode: mode, inputFiles: InputFileList(["a.ndjson"]))
+            let writer = try ResultWriter(
+                path: fresh, format: .csv, mode: mode, inputFiles: InputFileList(["a.ndjson"]))
             #expect(writer.csvUniqueIDColumn)
             try writer.write(added)
             try writer.flush()

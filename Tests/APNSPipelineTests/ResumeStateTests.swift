@@ -1,8 +1,9 @@
 import APNSCore
 import Foundation
-import Testing
-@testable import APNSPipeline
 import PipelineTestSupport
+import Testing
+
+@testable import APNSPipeline
 
 @Suite("Resume state from results and journal")
 struct ResumeStateTests {
@@ -12,7 +13,8 @@ struct ResumeStateTests {
     private func crashedRun(in directory: URL) throws -> (results: String, journal: String) {
         let results = directory.appendingPathComponent("out.ndjson").path
         let journalPath = SendJournal.path(forResults: results)
-        let writer = try ResultWriter(path: results, format: .ndjson, mode: .create, inputFiles: InputFileList(["a.ndjson", "b.ndjson"]))
+        let writer = try ResultWriter(
+            path: results, format: .ndjson, mode: .create, inputFiles: InputFileList(["a.ndjson", "b.ndjson"]))
         let journal = try SendJournal(path: journalPath, mode: .create)
         for line in 1...6 { journal.recordSent(fileIndex: 0, line: line) }
         journal.recordRetryable(fileIndex: 0, line: 4)
@@ -20,9 +22,12 @@ struct ResumeStateTests {
         journal.recordSent(fileIndex: 0, line: 5)
         journal.recordRetryable(fileIndex: 1, line: 2)
         try journal.flush()
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, status: 200, attempts: 1))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .retryable, status: 503, attempts: 3))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 1, line: 1), outcome: .inputError, reason: "TokenOddLength"))
+        try writer.write(
+            ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, status: 200, attempts: 1))
+        try writer.write(
+            ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .retryable, status: 503, attempts: 3))
+        try writer.write(
+            ResultRecord(key: RecordKey(fileIndex: 1, line: 1), outcome: .inputError, reason: "TokenOddLength"))
         try writer.flush()
         // kill -9 in the middle of writing a:6's result and the journal's next line.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: results))
@@ -58,7 +63,8 @@ struct ResumeStateTests {
     func reopen() throws {
         let directory = try Support.temporaryDirectory()
         let (results, journalPath) = try crashedRun(in: directory)
-        let writer = try ResultWriter(path: results, format: .ndjson, mode: .append, inputFiles: InputFileList(["a.ndjson", "b.ndjson"]))
+        let writer = try ResultWriter(
+            path: results, format: .ndjson, mode: .append, inputFiles: InputFileList(["a.ndjson", "b.ndjson"]))
         let journal = try SendJournal(path: journalPath, mode: .append)
         #expect(writer.droppedTornBytes > 0 && journal.droppedTornBytes == 5)
         journal.recordSent(fileIndex: 0, line: 7)
@@ -75,7 +81,8 @@ struct ResumeStateTests {
     @Test("a complete last result line without its newline does not count as finished (reopening cuts it)")
     func unterminatedCompleteLine() throws {
         let directory = try Support.temporaryDirectory()
-        let results = try Support.write(#"{"file":"a","line":1,"outcome":"delivered","attempts":1}"#, to: "r.ndjson", in: directory)
+        let results = try Support.write(
+            #"{"file":"a","line":1,"outcome":"delivered","attempts":1}"#, to: "r.ndjson", in: directory)
         let state = try ResumeState(resultsPath: results, journalPath: nil, inputs: ["a"])
         #expect(state.status(RecordKey(fileIndex: 0, line: 1)) == .fresh)
         #expect(state.tornResultLine == 1)
@@ -87,14 +94,23 @@ struct ResumeStateTests {
     @Test("missing files mean a fresh run; results for another input, or a journal index beyond the inputs, fail")
     func mismatches() throws {
         let directory = try Support.temporaryDirectory()
-        let none = try ResumeState(resultsPath: directory.appendingPathComponent("nope").path, journalPath: directory.appendingPathComponent("nope.journal").path, inputs: ["a"])
+        let none = try ResumeState(
+            resultsPath: directory.appendingPathComponent("nope").path,
+            journalPath: directory.appendingPathComponent("nope.journal").path, inputs: ["a"])
         #expect(none.status(RecordKey(fileIndex: 0, line: 1)) == .fresh)
-        let results = try Support.write(#"{"file":"other","line":1,"outcome":"delivered"}"# + "\n", to: "r.ndjson", in: directory)
+        let results = try Support.write(
+            #"{"file":"other","line":1,"outcome":"delivered"}"# + "\n", to: "r.ndjson", in: directory)
         #expect(throws: PipelineError.self) { try ResumeState(resultsPath: results, journalPath: nil, inputs: ["a"]) }
         let journal = try Support.write("s 3 1\n", to: "j", in: directory)
-        #expect(throws: PipelineError.self) { try ResumeState(resultsPath: directory.appendingPathComponent("x").path, journalPath: journal, inputs: ["a"]) }
+        #expect(throws: PipelineError.self) {
+            try ResumeState(
+                resultsPath: directory.appendingPathComponent("x").path, journalPath: journal, inputs: ["a"])
+        }
         let badJournal = try Support.write("s 0 1\nx 0 1\ns 0 2\n", to: "bad", in: directory)
-        #expect(throws: PipelineError.self) { try ResumeState(resultsPath: directory.appendingPathComponent("x").path, journalPath: badJournal, inputs: ["a"]) }
+        #expect(throws: PipelineError.self) {
+            try ResumeState(
+                resultsPath: directory.appendingPathComponent("x").path, journalPath: badJournal, inputs: ["a"])
+        }
     }
 
     @Test("the journal writes one batch with one write, in the documented text form")

@@ -1,4 +1,5 @@
 import APNSCore
+
 @testable import APNSPipeline
 
 /// A byte sink whose writes fail while `failing` is set.

@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 /// The run's own files: the lock, attempts and campaign counts from an earlier run, group commit, failed writes,
@@ -74,10 +75,13 @@ struct RunFilesTests {
         let directory = try Support.temporaryDirectory()
         let results = directory.appendingPathComponent("r.ndjson").path
         let writer = try ResultWriter(path: results, format: .ndjson, mode: .create, inputFiles: InputFileList(["a"]))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, status: 200, attempts: 1))
+        try writer.write(
+            ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .delivered, status: 200, attempts: 1))
         try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .inDoubt, attempts: 2))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .prune, status: 410, reason: "Unregistered"))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, attempts: 1))  // a second line: ignored
+        try writer.write(
+            ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .prune, status: 410, reason: "Unregistered"))
+        // a second line: ignored
+        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .delivered, attempts: 1))
         try writer.flush()
         let loaded = try ResumeState(resultsPath: results, journalPath: nil, inputs: ["a"])
         #expect(loaded.earlierRuns.records == 3)
@@ -90,8 +94,10 @@ struct RunFilesTests {
     func resumedAttempts() throws {
         let records = (1...3).map { Fixture.record($0, token: Fixture.token($0)) }
         let statuses: [Int: ResumeStatus] = [1: .inDoubt, 2: .inDoubt]
-        let run = DispatchRun(records: records, resume: { statuses[$0.line] ?? .fresh },
-                              resumedSends: { $0.line == 1 ? 3 : 1 }) { _, _ in Fixture.ok() }
+        let run = DispatchRun(
+            records: records, resume: { statuses[$0.line] ?? .fresh },
+            resumedSends: { $0.line == 1 ? 3 : 1 }
+        ) { _, _ in Fixture.ok() }
         _ = try #require(run.run())
         let attempts = Dictionary(uniqueKeysWithValues: run.sink.results.map { ($0.key.line, $0.attempts) })
         #expect(attempts == [1: 3, 2: 1, 3: 1])
@@ -138,7 +144,8 @@ struct RunFilesTests {
         summary.earlierRuns.add(outcome: .prune, reason: "Unregistered")
         #expect(summary.campaign.records == 5)
         #expect(summary.campaign.leftToRetry == 1)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
         #expect(json["records"] as? Int == 5)
         #expect((json["outcomes"] as? [String: Int])?["in_doubt"] == 1)
         #expect((json["outcomes"] as? [String: Int])?["delivered"] == 3)

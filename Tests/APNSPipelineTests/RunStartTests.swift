@@ -1,10 +1,11 @@
 import APNSCore
 import Foundation
 import Glibc
+import PipelineTestSupport
 import Synchronization
 import Testing
+
 @testable import APNSPipeline
-import PipelineTestSupport
 
 /// Running again, without I/O where it can be: `RunStart`'s table, `CampaignIdentity`'s differences, the campaign
 /// record's round trip and redaction, replay overrides, and the reader's start-up checks.
@@ -26,24 +27,35 @@ struct RunStartTests {
         manifest: CampaignManifest?, results: Bool = true, lines: Bool = true, journal: Bool = false,
         identity: CampaignIdentity = identity, resume: Bool = false, overwrite: Bool = false
     ) throws(PipelineError) -> RunStart {
-        let facts = RunStart.Facts(manifest: manifest, resultsExist: results, resultsHoldLines: lines, journalHoldsEntries: journal)
-        return try RunStart.decide(facts, resultsPath: "r.ndjson", identity: identity, resume: resume, overwrite: overwrite)
+        let facts = RunStart.Facts(
+            manifest: manifest, resultsExist: results, resultsHoldLines: lines, journalHoldsEntries: journal)
+        return try RunStart.decide(
+            facts, resultsPath: "r.ndjson", identity: identity, resume: resume, overwrite: overwrite)
     }
 
     @Test("the table: nothing there runs; finished does nothing; unfinished continues; another campaign is refused")
     func decisions() throws {
         #expect(try Self.decide(manifest: nil, results: false, lines: false) == .fresh)
         #expect(try Self.decide(manifest: Self.manifest(.finished)) == .alreadyFinished(Self.manifest(.finished)))
-        #expect(try Self.decide(manifest: Self.manifest(.finished), resume: true) == .alreadyFinished(Self.manifest(.finished)))
+        #expect(
+            try Self.decide(manifest: Self.manifest(.finished), resume: true)
+                == .alreadyFinished(Self.manifest(.finished)))
         #expect(try Self.decide(manifest: Self.manifest(.unfinished), journal: true) == .continueUnfinished)
-        #expect(try Self.decide(manifest: Self.manifest(.unfinished), lines: false, journal: true) == .continueUnfinished)
-        #expect(try Self.decide(manifest: Self.manifest(.unfinished), lines: false) == .fresh, "a record of a run that never sent")
+        #expect(
+            try Self.decide(manifest: Self.manifest(.unfinished), lines: false, journal: true) == .continueUnfinished)
+        #expect(
+            try Self.decide(manifest: Self.manifest(.unfinished), lines: false) == .fresh,
+            "a record of a run that never sent")
         for state in [CampaignManifest.State.finished, .unfinished] {
             #expect(try Self.decide(manifest: Self.manifest(state), overwrite: true) == .fresh)
             var other = Self.identity
             other.settings["--priority"] = "5"
-            let error = #expect(throws: PipelineError.self) { try Self.decide(manifest: Self.manifest(state), identity: other) }
-            #expect(error?.kind == .campaignChanged && error?.detail.contains("--priority: 5 now, not given before") == true)
+            let error = #expect(throws: PipelineError.self) {
+                try Self.decide(manifest: Self.manifest(state), identity: other)
+            }
+            #expect(
+                error?.kind == .campaignChanged && error?.detail.contains("--priority: 5 now, not given before") == true
+            )
         }
     }
 
@@ -64,17 +76,24 @@ struct RunStartTests {
         #expect(try Self.decide(manifest: topicStop, identity: fixedTopic) == .continueStopped(topicStop))
         var fixedPushType = Self.identity
         fixedPushType.settings["--push-type"] = "background"
-        let refused = #expect(throws: PipelineError.self) { try Self.decide(manifest: topicStop, identity: fixedPushType) }
+        let refused = #expect(throws: PipelineError.self) {
+            try Self.decide(manifest: topicStop, identity: fixedPushType)
+        }
         #expect(refused?.kind == .campaignChanged && refused?.detail.contains("a stopped campaign") == true)
         let pushStop = stopped("InvalidPushType on 5 requests in a row")
         #expect(try Self.decide(manifest: pushStop, identity: fixedPushType) == .continueStopped(pushStop))
-        let environment = stopped(TokenRejectionCheck.stopReason(reason: "BadDeviceToken", topic: "com.example.app", count: 20))
+        let environment = stopped(
+            TokenRejectionCheck.stopReason(reason: "BadDeviceToken", topic: "com.example.app", count: 20))
         #expect(throws: PipelineError.self) { try Self.decide(manifest: environment, identity: fixedTopic) }
         let replayed = stopped("BadTopic on 5 requests in a row", replayedInto: "fixed.ndjson")
         #expect(try Self.decide(manifest: replayed) == .alreadyFinished(replayed))
-        let gone = #expect(throws: PipelineError.self) { try Self.decide(manifest: topicStop, results: false, lines: false) }
+        let gone = #expect(throws: PipelineError.self) {
+            try Self.decide(manifest: topicStop, results: false, lines: false)
+        }
         #expect(gone?.detail.contains("stopped early") == true && gone?.detail.contains("is gone") == true)
-        #expect(StoppedCampaign.Cause(reason: "DeviceTokenNotForTopic for every token of topic a (20 answers, none accepted)") == .topic)
+        #expect(
+            StoppedCampaign.Cause(
+                reason: "DeviceTokenNotForTopic for every token of topic a (20 answers, none accepted)") == .topic)
         #expect(StoppedCampaign.Cause(reason: "transport failed: TLS handshake") == .transport)
         #expect(StoppedCampaign.Cause(reason: "ExpiredProviderToken on 5 requests in a row") == .credentials)
     }
@@ -86,9 +105,13 @@ struct RunStartTests {
         let lines = #expect(throws: PipelineError.self) { try Self.decide(manifest: nil) }
         #expect(lines?.kind == .campaignChanged && lines?.detail.contains("--overwrite") == true)
         #expect(try Self.decide(manifest: nil, resume: true) == .continueUnfinished)
-        #expect(try Self.decide(manifest: nil, results: false, lines: false, resume: true) == .fresh, "--resume with nothing to continue starts")
+        #expect(
+            try Self.decide(manifest: nil, results: false, lines: false, resume: true) == .fresh,
+            "--resume with nothing to continue starts")
         #expect(try Self.decide(manifest: nil, overwrite: true) == .fresh)
-        let gone = #expect(throws: PipelineError.self) { try Self.decide(manifest: Self.manifest(.finished), results: false, lines: false) }
+        let gone = #expect(throws: PipelineError.self) {
+            try Self.decide(manifest: Self.manifest(.finished), results: false, lines: false)
+        }
         #expect(gone?.detail.contains("is gone") == true)
     }
 
@@ -105,9 +128,10 @@ struct RunStartTests {
         var flags = Self.identity
         flags.settings["--allow-duplicates"] = ""
         flags.settings["--topic"] = nil
-        #expect(flags.differences(from: Self.identity) == [
-            "--allow-duplicates: given now, not given before", "--topic: not given now, com.example.app before",
-        ])
+        #expect(
+            flags.differences(from: Self.identity) == [
+                "--allow-duplicates: given now, not given before", "--topic: not given now, com.example.app before",
+            ])
         var replay = Self.identity
         replay.command = "replay"
         #expect(replay.differences(from: Self.identity).first?.contains("send") == true)
@@ -146,12 +170,17 @@ struct RunStartTests {
         let results = directory.appendingPathComponent("r.ndjson").path
         #expect(try CampaignManifest.read(forResults: results) == nil)
         var manifest = CampaignManifest(
-            identity: Self.identity, arguments: ["send", "c.ndjson", "--proxy", "http://user:secret@proxy:3128",
-                                                 "--proxy=http://u:p@h:1", "--topic", "it's"], startedAt: 12)
+            identity: Self.identity,
+            arguments: [
+                "send", "c.ndjson", "--proxy", "http://user:secret@proxy:3128",
+                "--proxy=http://u:p@h:1", "--topic", "it's",
+            ], startedAt: 12)
         try manifest.write(forResults: results)
         #expect(try CampaignManifest.read(forResults: results) == manifest)
         #expect(manifest.arguments[3] == "http://proxy:3128" && manifest.arguments[4] == "--proxy=http://h:1")
-        #expect(manifest.command == "apns-bulk send c.ndjson --proxy http://proxy:3128 --proxy=http://h:1 --topic 'it'\\''s'")
+        #expect(
+            manifest.command
+                == "apns-bulk send c.ndjson --proxy http://proxy:3128 --proxy=http://h:1 --topic 'it'\\''s'")
         manifest.state = .finished
         manifest.stoppedEarly = "TopicDisallowed on 5 requests in a row"
         try manifest.write(forResults: results)
@@ -159,7 +188,9 @@ struct RunStartTests {
         let path = CampaignManifest.path(forResults: results)
         let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
         #expect(mode & 0o077 == 0, "readable by others: \(String(mode, radix: 8))")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".tmp-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.contains(".tmp-")
+        }
         #expect(leftovers.isEmpty)
         try Data("not json".utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: PipelineError.self) { try CampaignManifest.read(forResults: results) }
@@ -168,19 +199,26 @@ struct RunStartTests {
     @Test("prepareToStart: an empty campaign, no topic anywhere, a directory; the records read ahead come first")
     func readerStartChecks() throws {
         let directory = try Support.temporaryDirectory()
-        func reader(_ text: String, topic: String? = "com.example.app", name: String = "c.ndjson") throws -> CampaignReader {
+        func reader(_ text: String, topic: String? = "com.example.app", name: String = "c.ndjson") throws
+            -> CampaignReader
+        {
             let path = directory.appendingPathComponent(name).path
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             let defaults = CampaignDefaults(topic: try topic.map { try Topic(validating: $0) })
-            return CampaignReader(inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: defaults))
+            return CampaignReader(
+                inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: defaults))
         }
         let empty = #expect(throws: PipelineError.self) { try reader("\n \n").prepareToStart() }
         #expect(empty?.kind == .campaignEmpty)
         let line = #"{"token":"\#(Support.token(1))","payload":{"aps":{"alert":"x"}}}"#
-        let noTopic = #expect(throws: PipelineError.self) { try reader(line + "\n" + line + "\n", topic: nil).prepareToStart() }
+        let noTopic = #expect(throws: PipelineError.self) {
+            try reader(line + "\n" + line + "\n", topic: nil).prepareToStart()
+        }
         #expect(noTopic?.kind == .campaignSettingMissing && noTopic?.detail.contains("--topic") == true)
         // One record with its own topic is enough to start; the ones before it are still reported.
-        let mixed = try reader(line + "\n" + #"{"token":"\#(Support.token(2))","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"# + "\n" + line + "\n", topic: nil)
+        let mixed = try reader(
+            line + "\n" + #"{"token":"\#(Support.token(2))","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"#
+                + "\n" + line + "\n", topic: nil)
         try mixed.prepareToStart()
         var keys: [Int] = []
         var errors: [InputError.Code?] = []
@@ -192,8 +230,10 @@ struct RunStartTests {
         let folder = directory.appendingPathComponent("folder.ndjson").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let directoryError = #expect(throws: PipelineError.self) {
-            try CampaignReader(inputs: [CampaignInput(path: folder)], options: CampaignReaderOptions(defaults: CampaignDefaults()))
-                .prepareToStart()
+            try CampaignReader(
+                inputs: [CampaignInput(path: folder)], options: CampaignReaderOptions(defaults: CampaignDefaults())
+            )
+            .prepareToStart()
         }
         #expect(directoryError?.detail.contains("is a directory") == true)
     }
@@ -202,18 +242,27 @@ struct RunStartTests {
     func replayOverrides() throws {
         let directory = try Support.temporaryDirectory()
         let path = directory.appendingPathComponent("stopped.ndjson").path
-        let writer = try ResultWriter(path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["c.ndjson"]))
+        let writer = try ResultWriter(
+            path: path, format: .ndjson, mode: .create, inputFiles: InputFileList(["c.ndjson"]))
         func notification(_ index: Int) throws -> PushNotification {
-            PushNotification(token: try DeviceToken(parsing: Support.token(index)), topic: try Topic(validating: "com.wrong.app"),
-                             pushType: .alert, payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
+            PushNotification(
+                token: try DeviceToken(parsing: Support.token(index)), topic: try Topic(validating: "com.wrong.app"),
+                pushType: .alert, payload: Array(#"{"aps":{"alert":"x"}}"#.utf8))
         }
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .inputError, status: 400,
-                                      reason: "TopicDisallowed", attempts: 1, notification: try notification(1)))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 2), outcome: .inputError, status: 400,
-                                      reason: "BadCollapseId", attempts: 1, notification: try notification(2)))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .notSent, notification: try notification(3)))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 4), outcome: .inputError, reason: "TopicMissing",
-                                      detail: "no topic", attempts: 0))
+        try writer.write(
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 1), outcome: .inputError, status: 400,
+                reason: "TopicDisallowed", attempts: 1, notification: try notification(1)))
+        try writer.write(
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 2), outcome: .inputError, status: 400,
+                reason: "BadCollapseId", attempts: 1, notification: try notification(2)))
+        try writer.write(
+            ResultRecord(key: RecordKey(fileIndex: 0, line: 3), outcome: .notSent, notification: try notification(3)))
+        try writer.write(
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 4), outcome: .inputError, reason: "TopicMissing",
+                detail: "no topic", attempts: 0))
         try writer.flush()
 
         func replayed(_ overrides: ReplayReader.Overrides) throws -> [(Int, String)] {
@@ -245,7 +294,9 @@ struct RunStartTests {
         }
         let whole = hex([5000])
         #expect(whole.count == 32)
-        for split in [[1, 4999], [15, 17, 4968], [16, 16, 4968], [7, 3, 2000, 2990]] { #expect(hex(split) == whole, "\(split)") }
+        for split in [[1, 4999], [15, 17, 4968], [16, 16, 4968], [7, 3, 2000, 2990]] {
+            #expect(hex(split) == whole, "\(split)")
+        }
         var seen: Set<String> = [whole]
         for index in [0, 15, 16, 2500, 4999] {
             var changed = bytes

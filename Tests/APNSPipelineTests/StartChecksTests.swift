@@ -13,7 +13,8 @@ struct StartChecksTests {
     typealias Support = PipelineTestSupport
 
     static let noTopic = #"{"token":"\#(Support.token(1))","payload":{"aps":{"alert":"x"}}}"#
-    static let withTopic = #"{"token":"\#(Support.token(2))","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"#
+    static let withTopic =
+        #"{"token":"\#(Support.token(2))","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"#
 
     func reader(_ text: String, in directory: URL, keepsPayloads: Bool = true) throws -> CampaignReader {
         let path = directory.appendingPathComponent("c.ndjson").path
@@ -29,7 +30,9 @@ struct StartChecksTests {
         let first = "not json\n" + #"{"token":"xyz","payload":{}}"# + "\n"
         for text in [first + Self.noTopic + "\n", first + String(repeating: Self.noTopic + "\n", count: 600)] {
             let error = #expect(throws: PipelineError.self) { try reader(text, in: directory).prepareToStart() }
-            #expect(error?.kind == .campaignSettingMissing && error?.detail.contains("no record") == true, "\(String(describing: error))")
+            #expect(
+                error?.kind == .campaignSettingMissing && error?.detail.contains("no record") == true,
+                "\(String(describing: error))")
         }
     }
 
@@ -48,10 +51,11 @@ struct StartChecksTests {
         try checking.prepareToStart()
         var checked: [Int] = []
         var valid = 0
-        try checking.checkRecords(valid: { key, _, _, _ in
-            checked.append(key.line)
-            valid += 1
-        }, invalid: { key, _, _, _ in checked.append(key.line) })
+        try checking.checkRecords(
+            valid: { key, _, _, _ in
+                checked.append(key.line)
+                valid += 1
+            }, invalid: { key, _, _, _ in checked.append(key.line) })
         #expect(checked == Array(1...302) && valid == 1)
     }
 
@@ -62,21 +66,31 @@ struct StartChecksTests {
         try Data((Self.withTopic + "\n").utf8).write(to: URL(fileURLWithPath: campaign))
         let linked = directory.appendingPathComponent("linked.ndjson").path
         #expect(link(campaign, linked) == 0)
-        let asInput = #expect(throws: PipelineError.self) { try OutputPathCheck.checkResultFile(linked, reading: [campaign]) }
-        #expect(asInput?.kind == .outputInvalid && asInput?.detail.contains("--results \(linked): it is the input") == true)
-        let notResults = #expect(throws: PipelineError.self) { try OutputPathCheck.checkResultFile(campaign, reading: []) }
+        let asInput = #expect(throws: PipelineError.self) {
+            try OutputPathCheck.checkResultFile(linked, reading: [campaign])
+        }
+        #expect(
+            asInput?.kind == .outputInvalid && asInput?.detail.contains("--results \(linked): it is the input") == true)
+        let notResults = #expect(throws: PipelineError.self) {
+            try OutputPathCheck.checkResultFile(campaign, reading: [])
+        }
         #expect(notResults?.kind == .outputInvalid && notResults?.detail.contains("--overwrite") == false)
 
         let results = directory.appendingPathComponent("r.ndjson").path
-        let writer = try ResultWriter(path: results, format: .ndjson, mode: .create, inputFiles: InputFileList([campaign]))
-        try writer.write(ResultRecord(key: RecordKey(fileIndex: 0, line: 1), outcome: .inputError, token: nil, topic: nil,
-                                      reason: "RecordInvalidJson", detail: "x"))
+        let writer = try ResultWriter(
+            path: results, format: .ndjson, mode: .create, inputFiles: InputFileList([campaign]))
+        try writer.write(
+            ResultRecord(
+                key: RecordKey(fileIndex: 0, line: 1), outcome: .inputError, token: nil, topic: nil,
+                reason: "RecordInvalidJson", detail: "x"))
         try writer.flush()
         try OutputPathCheck.checkResultFile(results, reading: [campaign])  // a result file: RunStart decides
         try OutputPathCheck.checkResultFile(directory.appendingPathComponent("new.ndjson").path, reading: [campaign])
 
         let missing = directory.appendingPathComponent("missing/s.json").path
-        let folder = #expect(throws: PipelineError.self) { try OutputPathCheck.checkOutput(missing, option: "--summary", reading: []) }
+        let folder = #expect(throws: PipelineError.self) {
+            try OutputPathCheck.checkOutput(missing, option: "--summary", reading: [])
+        }
         #expect(folder?.kind == .openFailed && folder?.detail.contains("--summary \(missing): the folder") == true)
         let isDirectory = #expect(throws: PipelineError.self) {
             try OutputPathCheck.checkOutput(directory.path, option: "--report", reading: [])
@@ -90,7 +104,8 @@ struct StartChecksTests {
 
         // A write that fails all the same names the path given, not the new file made beside it.
         let metrics = #expect(throws: PipelineError.self) { try CampaignMetrics.write("x 1\n", to: missing) }
-        #expect(metrics?.detail.hasPrefix(missing + ":") == true && metrics?.detail.contains(".tmp-") == false,
-                "\(String(describing: metrics))")
+        #expect(
+            metrics?.detail.hasPrefix(missing + ":") == true && metrics?.detail.contains(".tmp-") == false,
+            "\(String(describing: metrics))")
     }
 }

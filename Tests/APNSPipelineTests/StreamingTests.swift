@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Streaming with bounded memory")
@@ -20,7 +21,11 @@ struct StreamingTests {
             if csv {
                 out += token + Array(",\(index),\"Name \"\"\(index % 7)\"\"\"\n".utf8)
             } else {
-                out += Array(#"{"token":""#.utf8) + token + Array(#"","payload":{"aps":{"alert":"Message \#(index)\#(String(repeating: "x", count: index % 50))"}}}"#.utf8) + [0x0A]
+                out +=
+                    Array(#"{"token":""#.utf8) + token
+                    + Array(
+                        #"","payload":{"aps":{"alert":"Message \#(index)\#(String(repeating: "x", count: index % 50))"}}}"#
+                            .utf8) + [0x0A]
             }
         }
         return out
@@ -30,7 +35,8 @@ struct StreamingTests {
     func ndjson() throws {
         let directory = try Support.temporaryDirectory()
         let path = try Support.write(generate(200_000, csv: false), to: "big.ndjson", in: directory)
-        let reader = CampaignReader(inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: Support.defaults))
+        let reader = CampaignReader(
+            inputs: [CampaignInput(path: path)], options: CampaignReaderOptions(defaults: Support.defaults))
         let bound = CampaignReaderOptions.defaultMaximumRecordLength + 2 + LineReader.defaultChunkSize
         var valid = 0
         var invalid = 0

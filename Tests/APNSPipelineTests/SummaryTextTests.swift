@@ -1,6 +1,7 @@
 import APNSCore
 import Foundation
 import Testing
+
 @testable import APNSPipeline
 
 @Suite("Summary text on stderr")
@@ -44,9 +45,12 @@ struct SummaryTextTests {
         summary.records = 5
         summary.outcomes = [.delivered: 2, .expired: 3]
         let text = summary.text(resultsPath: nil)
-        #expect(text.hasPrefix("DEADLINE PASSED (--not-after 2026-12-02T18:00:00Z): 3 records expired, never sent; do not retry\n"))
+        #expect(
+            text.hasPrefix(
+                "DEADLINE PASSED (--not-after 2026-12-02T18:00:00Z): 3 records expired, never sent; do not retry\n"))
         #expect(text.contains("outcomes: delivered 2, expired 3"))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(summary.json(connections: 1))) as? [String: Any])
         let ending = json["ending"] as? [String: String]
         #expect(ending == ["state": "deadline_passed", "not_after": "2026-12-02T18:00:00Z"])
         #expect((json["outcomes"] as? [String: Int])?["expired"] == 3)

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// Tokens called bad (`BadDeviceToken`, `DeviceTokenNotForTopic`) before any token of their topic is accepted: held
@@ -8,7 +9,8 @@ import Testing
 @Suite("token rejections held until the topic is confirmed")
 struct TokenRejectionTests {
 
-    @Test("every token BadDeviceToken (the other environment): stopped after 20, nothing to prune, all sent again later")
+    @Test(
+        "every token BadDeviceToken (the other environment): stopped after 20, nothing to prune, all sent again later")
     func wrongEnvironment() throws {
         let records = (1...3000).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records, capacity: 8) { _, _ in Fixture.rejected(400, .badDeviceToken) }
@@ -24,7 +26,10 @@ struct TokenRejectionTests {
         #expect(summary.count(.retryable) == run.transport.totalSends)
         #expect(summary.count(.retryable) + summary.count(.notSent) == 3000)
         let held = run.sink.results.filter { $0.outcome == .retryable }
-        #expect(held.allSatisfy { $0.reason == "BadDeviceToken" && $0.payload != nil && $0.detail?.contains("held back") == true })
+        #expect(
+            held.allSatisfy {
+                $0.reason == "BadDeviceToken" && $0.payload != nil && $0.detail?.contains("held back") == true
+            })
         #expect(held.allSatisfy { StoppedCampaign.isSentAgain($0) })
     }
 
@@ -60,18 +65,21 @@ struct TokenRejectionTests {
     func releasedByUnregistered() throws {
         let records = (1...12).map { Fixture.record($0, token: Fixture.token($0)) }
         let run = DispatchRun(records: records, capacity: 1) { token, _ in
-            token.hasSuffix("c") ? Fixture.rejected(410, .unregistered, timestamp: 1) : Fixture.rejected(400, .badDeviceToken)
+            token.hasSuffix("c")
+                ? Fixture.rejected(410, .unregistered, timestamp: 1) : Fixture.rejected(400, .badDeviceToken)
         }
         let summary = try #require(run.run())
         #expect(summary.ending == .completed && summary.count(.prune) == 12)
     }
 
-    @Test("a topic none of whose few tokens was accepted, beside a confirmed one: its dead tokens are marked unconfirmed")
+    @Test(
+        "a topic none of whose few tokens was accepted, beside a confirmed one: its dead tokens are marked unconfirmed")
     func unconfirmedTopicBesideAConfirmedOne() throws {
         var records = (1...30).map { Fixture.record($0, token: Fixture.token($0)) }
         records += (31...35).map { Fixture.record($0, token: Fixture.token($0), topic: "com.example.other") }
         let run = DispatchRun(records: records) { token, _ in
-            Int(token, radix: 16).map { $0 > 30 } == true ? Fixture.rejected(400, .deviceTokenNotForTopic) : Fixture.ok()
+            Int(token, radix: 16).map { $0 > 30 } == true
+                ? Fixture.rejected(400, .deviceTokenNotForTopic) : Fixture.ok()
         }
         let summary = try #require(run.run())
         run.expectOneLineEach(records: 35)
@@ -81,7 +89,9 @@ struct TokenRejectionTests {
         #expect(other.allSatisfy { $0.detail == TokenRejectionCheck.unconfirmedDetail(topic: "com.example.other") })
         var prune = PruneList()
         for line in run.sink.results { prune.add(line) }
-        #expect(prune.entries.isEmpty && prune.heldBack == 5, "prune lists \(prune.entries.count), holds back \(prune.heldBack)")
+        #expect(
+            prune.entries.isEmpty && prune.heldBack == 5,
+            "prune lists \(prune.entries.count), holds back \(prune.heldBack)")
     }
 
     @Test("fewer bad tokens than the limit and none accepted at all: stopped at the end, nothing to prune")

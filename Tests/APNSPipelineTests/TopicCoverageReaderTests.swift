@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSPipeline
 
 /// `TopicCoverageReader`: with several provider keys, a valid record whose topic no key covers becomes

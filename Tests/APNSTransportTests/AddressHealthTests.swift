@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// `AddressHealth`: the pool stops dialing first an address that keeps failing while others work, and tries it

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// The address literals these tests use, on port 443.
@@ -13,10 +14,12 @@ struct AddressOrderTests {
     @Test("the families alternate, starting with the resolver's first, each in its own order")
     func interleaves() {
         let resolved = ["2001:db8::1", "2001:db8::2", "2001:db8::3", "192.0.2.1", "192.0.2.2"].map(addressOn443)
-        #expect(AddressOrder.interleaved(resolved).map(\.host)
-            == ["2001:db8::1", "192.0.2.1", "2001:db8::2", "192.0.2.2", "2001:db8::3"])
+        #expect(
+            AddressOrder.interleaved(resolved).map(\.host)
+                == ["2001:db8::1", "192.0.2.1", "2001:db8::2", "192.0.2.2", "2001:db8::3"])
         let ipv4First = ["192.0.2.1", "2001:db8::1", "192.0.2.2", "192.0.2.3"].map(addressOn443)
-        #expect(AddressOrder.interleaved(ipv4First).map(\.host) == ["192.0.2.1", "2001:db8::1", "192.0.2.2", "192.0.2.3"])
+        #expect(
+            AddressOrder.interleaved(ipv4First).map(\.host) == ["192.0.2.1", "2001:db8::1", "192.0.2.2", "192.0.2.3"])
     }
 
     @Test("one family keeps the resolver's order; nothing stays nothing")
@@ -30,8 +33,10 @@ struct AddressOrderTests {
     func rotates() {
         let addresses = ["192.0.2.1", "192.0.2.2", "192.0.2.3"].map(addressOn443)
         #expect(AddressOrder.rotated(addresses, forConnection: 0) == addresses)
-        #expect(AddressOrder.rotated(addresses, forConnection: 1).map(\.host) == ["192.0.2.2", "192.0.2.3", "192.0.2.1"])
-        #expect(AddressOrder.rotated(addresses, forConnection: 5).map(\.host) == ["192.0.2.3", "192.0.2.1", "192.0.2.2"])
+        #expect(
+            AddressOrder.rotated(addresses, forConnection: 1).map(\.host) == ["192.0.2.2", "192.0.2.3", "192.0.2.1"])
+        #expect(
+            AddressOrder.rotated(addresses, forConnection: 5).map(\.host) == ["192.0.2.3", "192.0.2.1", "192.0.2.2"])
         let firsts = (0..<9).map { AddressOrder.rotated(addresses, forConnection: $0)[0] }
         #expect(Set(firsts).count == 3, "nine connections spread over the three addresses")
     }

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSTransport
 
 /// The client connection's lifecycle, request timeouts and PINGs, in virtual time: instants are made up, nothing
@@ -8,10 +9,13 @@ import Testing
 struct ClientConnectionStateMachineTests {
     typealias Machine = ClientConnectionStateMachine
     /// Settings and stall checks far away: the tests of those set their own.
-    let timing = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 1000, stallTimeout: 1000)
+    let timing = Machine.Timing(
+        requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 1000, stallTimeout: 1000)
 
     /// `seconds` after an arbitrary origin.
-    func at(_ seconds: Double) -> EventLoopInstant { EventLoopInstant(nanoseconds: 1_000_000_000_000).advanced(bySeconds: seconds) }
+    func at(_ seconds: Double) -> EventLoopInstant {
+        EventLoopInstant(nanoseconds: 1_000_000_000_000).advanced(bySeconds: seconds)
+    }
 
     /// Holds the machine so that `#expect` can call its mutating methods.
     final class Box {
@@ -46,14 +50,17 @@ struct ClientConnectionStateMachineTests {
         #expect(m.machine.state == .awaitingSettings(.init(handshakeCompletedAt: at(1))))
         #expect(m.machine.takesRequests && !m.machine.serverSpoke)
         #expect(m { $0.settingsReceived() } == .reportLoad)
-        #expect(m.machine.state == .ready(.init(handshakeCompletedAt: at(1), server: .sentSettings)) && m.machine.serverSpoke)
+        #expect(
+            m.machine.state == .ready(.init(handshakeCompletedAt: at(1), server: .sentSettings))
+                && m.machine.serverSpoke)
         m.machine.requestStarted(tag: 7, streamID: 1, tokenSerial: 3, now: at(2))
         #expect(m { $0.drain(.goaway) } == .reportDraining(thenClose: false))
         #expect(m { $0.drain(.goaway) } == nil, "once")
         #expect(!m.machine.takesRequests)
         #expect(m { $0.sessionProgressed(sessionError: nil, sessionClosed: false) } == nil, "a request is open")
-        #expect(m { $0.requestEnded(tag: 7, outcome: ok, now: at(0)) }
-            == .reportEnd(tag: 7, outcome: ok, tokenSerial: 3, firstAnswer: true))
+        #expect(
+            m { $0.requestEnded(tag: 7, outcome: ok, now: at(0)) }
+                == .reportEnd(tag: 7, outcome: ok, tokenSerial: 3, firstAnswer: true))
         #expect(m { $0.requestEnded(tag: 7, outcome: ok, now: at(0)) } == nil, "reported once")
         #expect(m.machine.hadAnswer && m.machine.serverSpoke)
         #expect(m { $0.sessionProgressed(sessionError: nil, sessionClosed: false) } == .end(.close), "drained")
@@ -68,14 +75,17 @@ struct ClientConnectionStateMachineTests {
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         m.machine.requestStarted(tag: 2, streamID: 3, tokenSerial: 0, now: at(1))
         let failed = PushOutcome.failed(.refusedStream)
-        #expect(m { $0.requestEnded(tag: 1, outcome: failed, now: at(2)) }
-            == .reportEnd(tag: 1, outcome: failed, tokenSerial: 0, firstAnswer: false), "a failure proves nothing")
+        #expect(
+            m { $0.requestEnded(tag: 1, outcome: failed, now: at(2)) }
+                == .reportEnd(tag: 1, outcome: failed, tokenSerial: 0, firstAnswer: false), "a failure proves nothing")
         #expect(!m.machine.hadAnswer)
-        #expect(m { $0.requestEnded(tag: 2, outcome: ok, now: at(2)) }
-            == .reportEnd(tag: 2, outcome: ok, tokenSerial: 0, firstAnswer: true))
+        #expect(
+            m { $0.requestEnded(tag: 2, outcome: ok, now: at(2)) }
+                == .reportEnd(tag: 2, outcome: ok, tokenSerial: 0, firstAnswer: true))
         m.machine.requestStarted(tag: 3, streamID: 5, tokenSerial: 0, now: at(3))
-        #expect(m { $0.requestEnded(tag: 3, outcome: ok, now: at(3)) }
-            == .reportEnd(tag: 3, outcome: ok, tokenSerial: 0, firstAnswer: false))
+        #expect(
+            m { $0.requestEnded(tag: 3, outcome: ok, now: at(3)) }
+                == .reportEnd(tag: 3, outcome: ok, tokenSerial: 0, firstAnswer: false))
         #expect(m { $0.drain(.streamIDsUsedUp) } == .reportDraining(thenClose: true))
 
         let connecting = Box(Machine(timing: timing, now: at(0)))
@@ -90,7 +100,9 @@ struct ClientConnectionStateMachineTests {
         #expect(closing { $0.takeUnreportedRequests() }.map(\.outcome) == [.failed(.answerLost("connection closed"))])
     }
 
-    @Test("a request unanswered past the timeout is cancelled alone, oldest first; the connection waits for a sign of life")
+    @Test(
+        "a request unanswered past the timeout is cancelled alone, oldest first; the connection waits for a sign of life"
+    )
     func requestTimeout() {
         let m = Box(readyMachine())
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
@@ -99,13 +111,19 @@ struct ClientConnectionStateMachineTests {
         _ = m.machine.requestEnded(tag: 2, outcome: ok, now: at(0))
         #expect(m { $0.received(now: at(15)) } == nil)
         #expect(m { $0.tick(now: at(31)) }.isEmpty, "exactly at the timeout is not past it")
-        #expect(m { $0.tick(now: at(31.5)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend])
+        #expect(
+            m { $0.tick(now: at(31.5)) } == [
+                .cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend,
+            ])
         #expect(!m.machine.takesRequests)
         #expect(m { $0.received(now: at(32)) } == .reportLoad, "the first bytes end the suspension")
         #expect(m.machine.takesRequests)
         m.machine.pingAcknowledged()
         // Tag 2 was answered: only tag 3 is overdue next; a PING goes out again with it.
-        #expect(m { $0.tick(now: at(36.5)) } == [.cancelRequest(tag: 3, streamID: 5, tokenSerial: 0), .sendPing(2), .suspend])
+        #expect(
+            m { $0.tick(now: at(36.5)) } == [
+                .cancelRequest(tag: 3, streamID: 5, tokenSerial: 0), .sendPing(2), .suspend,
+            ])
         #expect(m.machine.openRequests.isEmpty)
     }
 
@@ -114,7 +132,10 @@ struct ClientConnectionStateMachineTests {
         let m = Box(readyMachine())
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         _ = m.machine.drain(.poolClosing)
-        #expect(m { $0.tick(now: at(40)) } == [.cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend, .end(.close)])
+        #expect(
+            m { $0.tick(now: at(40)) } == [
+                .cancelRequest(tag: 1, streamID: 1, tokenSerial: 0), .sendPing(1), .suspend, .end(.close),
+            ])
     }
 
     @Test("a PING after the interval of silence; acknowledged, nothing happens; unanswered, the connection is aborted")
@@ -153,7 +174,8 @@ struct ClientConnectionStateMachineTests {
 
     @Test("no SETTINGS within the settings timeout of the handshake ends the connection, naming it")
     func settingsTimeout() {
-        let quick = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 1000)
+        let quick = Machine.Timing(
+            requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 1000)
         let m = Box(Machine(timing: quick, now: at(0)))
         _ = m { $0.handshakeCompleted(now: at(1)) }
         m.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
@@ -161,17 +183,23 @@ struct ClientConnectionStateMachineTests {
         #expect(m { $0.tick(now: at(6.5)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // A request started a moment before the handshake's own instant (the loop's turn time): before the server
         // spoke, the settings timeout names the cause, never a stall.
-        let early = Box(Machine(timing: Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 5), now: at(0)))
+        let early = Box(
+            Machine(
+                timing: Machine.Timing(
+                    requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 5),
+                now: at(0)))
         _ = early { $0.handshakeCompleted(now: at(1.2)) }
         early.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(1))
         #expect(early { $0.tick(now: at(6.1)) }.isEmpty)
-        #expect(early { $0.tick(now: at(6.3)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        #expect(
+            early { $0.tick(now: at(6.3)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // Told to drain before the server spoke (the pool closing): still a server that never sent its SETTINGS.
         let drained = Box(Machine(timing: quick, now: at(0)))
         _ = drained { $0.handshakeCompleted(now: at(1)) }
         drained.machine.requestStarted(tag: 1, streamID: 1, tokenSerial: 0, now: at(2))
         #expect(drained { $0.drain(.poolClosing) } == nil)
-        #expect(drained { $0.tick(now: at(6.5)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
+        #expect(
+            drained { $0.tick(now: at(6.5)) } == [abort("the server completed TLS but sent no HTTP/2 SETTINGS in 5 s")])
         // SETTINGS in time: no abort, ever.
         let n = Box(Machine(timing: quick, now: at(0)))
         _ = n { $0.handshakeCompleted(now: at(1)) }
@@ -179,9 +207,12 @@ struct ClientConnectionStateMachineTests {
         #expect(n { $0.tick(now: at(100)) } == [.sendPing(1)])
     }
 
-    @Test("requests waiting with no progress for the stall timeout end the connection; an answer or an idle spell resets it")
+    @Test(
+        "requests waiting with no progress for the stall timeout end the connection; an answer or an idle spell resets it"
+    )
     func stall() {
-        let stalling = Machine.Timing(requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 10)
+        let stalling = Machine.Timing(
+            requestTimeout: 30, pingInterval: 20, pingTimeout: 10, settingsTimeout: 5, stallTimeout: 10)
         let m = Box(Machine(timing: stalling, now: at(0)))
         _ = m { $0.handshakeCompleted(now: at(0)) }
         _ = m.machine.settingsReceived()
@@ -195,6 +226,9 @@ struct ClientConnectionStateMachineTests {
         #expect(m { $0.tick(now: at(35)) }.isEmpty, "10 s after the answer is not past it")
         // Bytes arriving are no progress: a server dripping its answers stalls too.
         _ = m { $0.received(now: at(35.2)) }
-        #expect(m { $0.tick(now: at(35.5)) } == [abort("the server answered none of 1 waiting requests (nor took their bodies) in 10 s")])
+        #expect(
+            m { $0.tick(now: at(35.5)) } == [
+                abort("the server answered none of 1 waiting requests (nor took their bodies) in 10 s")
+            ])
     }
 }

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSTransport
 
 /// Drives a `ConnectionPoolStateMachine` in virtual time: keeps the timers its actions schedule, fires them when
@@ -23,10 +24,12 @@ struct PoolMachineHarness {
     /// `connections` slots; `initial` of them (all by default) open at `start()`; `streamsPerConnection` at most
     /// on a connection (no limit by default); room kept for `roomPerRequestInFlight` times what is in flight (1 in
     /// these tests, for plain arithmetic; the pool's default is 8).
-    init(connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, roomPerRequestInFlight: Int = 1,
-         stagger: Double = 0.1,
-         reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12),
-         failureWindow: Double = 30) {
+    init(
+        connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, roomPerRequestInFlight: Int = 1,
+        stagger: Double = 0.1,
+        reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12),
+        failureWindow: Double = 30
+    ) {
         machine = Machine(
             maximumConnections: connections, initialConnections: initial, streamsPerConnection: streamsPerConnection,
             roomPerRequestInFlight: roomPerRequestInFlight, stagger: stagger, reconnect: reconnect,
@@ -67,8 +70,10 @@ struct PoolMachineHarness {
     /// The connection `id` ends before the server ever answered, with a retryable error.
     @discardableResult
     mutating func refused(_ id: ID) -> [Machine.Action] {
-        apply(machine.connectionClosed(
-            id, error: TransportError(.connectionRefused, "connect: refused"), hadAnswer: false, serverSpoke: false))
+        apply(
+            machine.connectionClosed(
+                id, error: TransportError(.connectionRefused, "connect: refused"), hadAnswer: false, serverSpoke: false)
+        )
     }
 }
 
@@ -80,7 +85,10 @@ struct ConnectionPoolStateMachineTests {
     func staggeredStart() throws {
         var pool = PoolMachineHarness(connections: 3, stagger: 0.1)
         let start = pool.apply(pool.machine.start())
-        #expect(start == [.open(.init(value: 0)), .schedule(.open(slot: 1), after: 0.1), .schedule(.open(slot: 2), after: 0.2)])
+        #expect(
+            start == [
+                .open(.init(value: 0)), .schedule(.open(slot: 1), after: 0.1), .schedule(.open(slot: 2), after: 0.2),
+            ])
         pool.advance(0.2)
         #expect(pool.opened.map(\.value) == [0, 1, 2])
         #expect(pool.machine.freeStreams == 0, "nothing is ready yet")
@@ -102,7 +110,8 @@ struct ConnectionPoolStateMachineTests {
         // A connection that answered resets the count, and its slot reopens at once (the server worked).
         let working = try #require(pool.lastOpened)
         pool.apply(pool.machine.connectionReady(working, load: Load(available: 1, inFlight: 0)))
-        let afterAnswer = pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true))
+        let afterAnswer = pool.apply(
+            pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true))
         #expect(afterAnswer == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams])
         #expect(pool.machine.slots == [.backingOff(attempts: 0)])
         pool.advance(1)
@@ -113,7 +122,9 @@ struct ConnectionPoolStateMachineTests {
         #expect(pool.machine.slots == [.backingOff(attempts: 1)])
     }
 
-    @Test("past the failure window with no other connection working, the next connection that fails gives up once, naming the cause")
+    @Test(
+        "past the failure window with no other connection working, the next connection that fails gives up once, naming the cause"
+    )
     func givesUp() throws {
         var pool = PoolMachineHarness(reconnect: ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 3))
         pool.apply(pool.machine.start())
@@ -122,7 +133,11 @@ struct ConnectionPoolStateMachineTests {
         pool.refused(try #require(pool.lastOpened))
         pool.advance(60)
         let last = pool.refused(try #require(pool.lastOpened))
-        #expect(last == [.reportFailure(.transport(TransportError(.connectionRefused, "connect: refused, 3 connections in a row")))])
+        #expect(
+            last == [
+                .reportFailure(
+                    .transport(TransportError(.connectionRefused, "connect: refused, 3 connections in a row")))
+            ])
         #expect(pool.machine.slots == [.closed])
         #expect(pool.timers.isEmpty)
         #expect(pool.opened.count == 3)
@@ -130,7 +145,8 @@ struct ConnectionPoolStateMachineTests {
 
     @Test("failures past the window do not end the pool while another connection answers")
     func keepsTryingWhileAnotherWorks() throws {
-        var pool = PoolMachineHarness(connections: 2, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 2))
+        var pool = PoolMachineHarness(
+            connections: 2, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 2))
         pool.apply(pool.machine.start())
         pool.advance(0.1)
         let working = pool.opened[1]
@@ -149,15 +165,20 @@ struct ConnectionPoolStateMachineTests {
         let refused = TransportError(.handshakeRefused, "no TLS version in common")
         var early = PoolMachineHarness()
         early.apply(early.machine.start())
-        let actions = early.apply(early.machine.connectionClosed(
-            try #require(early.lastOpened), error: refused, hadAnswer: false, serverSpoke: false))
+        let actions = early.apply(
+            early.machine.connectionClosed(
+                try #require(early.lastOpened), error: refused, hadAnswer: false, serverSpoke: false))
         #expect(actions == [.reportFailure(.transport(refused))])
 
         var late = PoolMachineHarness()
         late.apply(late.machine.start())
-        let retried = late.apply(late.machine.connectionClosed(
-            try #require(late.lastOpened), error: refused, hadAnswer: false, serverSpoke: true))
-        #expect(retried == [.schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        let retried = late.apply(
+            late.machine.connectionClosed(
+                try #require(late.lastOpened), error: refused, hadAnswer: false, serverSpoke: true))
+        #expect(
+            retried == [
+                .schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams,
+            ])
     }
 
     @Test("GOAWAY: the connection finishes its requests on the side and its slot reopens at once after an answer")
@@ -179,7 +200,8 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.connectionReady(second, load: Load(available: 5, inFlight: 0)))
         #expect(pool.machine.pickConnection() == second)
         // The retired one ends; nothing reopens for it.
-        #expect(pool.apply(pool.machine.connectionClosed(first, error: nil, hadAnswer: true, serverSpoke: true)).isEmpty)
+        #expect(
+            pool.apply(pool.machine.connectionClosed(first, error: nil, hadAnswer: true, serverSpoke: true)).isEmpty)
         #expect(pool.machine.retired.isEmpty)
         #expect(pool.opened.count == 2)
     }
@@ -195,14 +217,24 @@ struct ConnectionPoolStateMachineTests {
             results.append(pool.apply(pool.machine.connectionStoppedTakingStreams(id, hadAnswer: false, inFlight: 0)))
             pool.advance(60)
         }
-        #expect(results[0] == [.schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams])
+        #expect(
+            results[0] == [
+                .schedule(.failureWindow, after: 30), .schedule(.open(slot: 0), after: 0.25), .reportFreeStreams,
+            ])
         // Opened before the window ended: the slot tries again at once; the connection opened after it gives up.
         #expect(results[1] == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams])
-        #expect(results[2] == [.reportFailure(.transport(TransportError(
-            .closedByPeer, "every connection ended without an answer, 3 connections in a row")))])
+        #expect(
+            results[2] == [
+                .reportFailure(
+                    .transport(
+                        TransportError(
+                            .closedByPeer, "every connection ended without an answer, 3 connections in a row")))
+            ])
     }
 
-    @Test("SETTINGS raise and lower a connection's free streams; requests spread until answered, then pack: the last one picked while it has room, else the next")
+    @Test(
+        "SETTINGS raise and lower a connection's free streams; requests spread until answered, then pack: the last one picked while it has room, else the next"
+    )
     func capacityAndChoice() throws {
         var pool = PoolMachineHarness(connections: 3, stagger: 0)
         pool.apply(pool.machine.start())
@@ -210,7 +242,10 @@ struct ConnectionPoolStateMachineTests {
         #expect(ids.count == 3)
         for id in ids { pool.apply(pool.machine.connectionReady(id, load: Load(available: 1, inFlight: 0))) }
         #expect(pool.machine.freeStreams == 3)
-        #expect(pool.apply(pool.machine.loadChanged(ids[0], load: Load(available: 100, inFlight: 0))) == [.reportFreeStreams])
+        #expect(
+            pool.apply(pool.machine.loadChanged(ids[0], load: Load(available: 100, inFlight: 0))) == [
+                .reportFreeStreams
+            ])
         #expect(pool.machine.freeStreams == 102)
         pool.apply(pool.machine.loadChanged(ids[0], load: Load(available: 10, inFlight: 0)))
         #expect(pool.machine.freeStreams == 12)
@@ -226,8 +261,9 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 9, inFlight: 1)))
         // Each with a request: they spread, starting with the last connection readied; a server answering nothing
         // then fails on every connection at once.
-        #expect([pool.machine.pickConnection(), pool.machine.pickConnection(), pool.machine.pickConnection()]
-            == [ids[2], ids[0], ids[1]])
+        #expect(
+            [pool.machine.pickConnection(), pool.machine.pickConnection(), pool.machine.pickConnection()]
+                == [ids[2], ids[0], ids[1]])
         // One whose request ended unanswered (timed out) goes first again.
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 10, inFlight: 0)))
         #expect(pool.machine.pickConnection() == ids[0])
@@ -253,7 +289,8 @@ struct ConnectionPoolStateMachineTests {
         var pool = PoolMachineHarness(connections: 3, stagger: 1)
         pool.apply(pool.machine.start())
         pool.advance(1)
-        let busy = pool.opened[0], idle = pool.opened[1]
+        let busy = pool.opened[0]
+        let idle = pool.opened[1]
         pool.apply(pool.machine.connectionReady(busy, load: Load(available: 8, inFlight: 2)))
         pool.apply(pool.machine.connectionReady(idle, load: Load(available: 10, inFlight: 0)))
         #expect(pool.machine.lifecycle == .running)
@@ -262,12 +299,14 @@ struct ConnectionPoolStateMachineTests {
         #expect(pool.machine.lifecycle == .closing(deadlineScheduled: true))
         #expect(pool.machine.freeStreams == 0)
         #expect(pool.machine.pickConnection() == nil)
-        #expect(pool.apply(pool.machine.connectionClosed(idle, error: nil, hadAnswer: false, serverSpoke: true)).isEmpty)
+        #expect(
+            pool.apply(pool.machine.connectionClosed(idle, error: nil, hadAnswer: false, serverSpoke: true)).isEmpty)
         pool.apply(pool.machine.requestStartedOrEnded(busy, load: Load(available: 0, inFlight: 0)))
         let done = pool.apply(pool.machine.connectionClosed(busy, error: nil, hadAnswer: true, serverSpoke: true))
         #expect(done == [.cancel(.closeDeadline), .reportClosed])
         #expect(pool.machine.lifecycle == .closed)
-        #expect(pool.apply(pool.machine.closeRequested(gracePeriod: 5)).isEmpty, "closed: a second close schedules nothing")
+        #expect(
+            pool.apply(pool.machine.closeRequested(gracePeriod: 5)).isEmpty, "closed: a second close schedules nothing")
         #expect(pool.timers.isEmpty)
         #expect(pool.advance(10).isEmpty, "nothing after the close")
         #expect(pool.opened.count == 2, "no reconnect while closing")
@@ -283,8 +322,9 @@ struct ConnectionPoolStateMachineTests {
         #expect(pool.advance(1.9).isEmpty)
         #expect(pool.advance(0.2) == [.abort(busy)])
         #expect(pool.machine.lifecycle == .closing(deadlineScheduled: false), "the deadline has fired")
-        let closed = pool.apply(pool.machine.connectionClosed(
-            busy, error: TransportError(.shutdown, "closing"), hadAnswer: true, serverSpoke: true))
+        let closed = pool.apply(
+            pool.machine.connectionClosed(
+                busy, error: TransportError(.shutdown, "closing"), hadAnswer: true, serverSpoke: true))
         #expect(closed == [.reportClosed])
         #expect(pool.apply(pool.machine.closeRequested(gracePeriod: 0)).isEmpty, "reported closed once")
     }
@@ -299,10 +339,14 @@ struct ConnectionPoolStateMachineTests {
         let close = pool.apply(pool.machine.closeRequested(gracePeriod: 0))
         #expect(close == [.cancel(.open(slot: 1)), .close(connecting), .abort(working)])
         pool.apply(pool.machine.connectionClosed(connecting, error: nil, hadAnswer: false, serverSpoke: false))
-        #expect(pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true)) == [.reportClosed])
+        #expect(
+            pool.apply(pool.machine.connectionClosed(working, error: nil, hadAnswer: true, serverSpoke: true)) == [
+                .reportClosed
+            ])
     }
 
-    @Test("failed connections count over the whole pool: a broken server ends the run once the row has lasted the window")
+    @Test(
+        "failed connections count over the whole pool: a broken server ends the run once the row has lasted the window")
     func failuresInARowOverThePool() throws {
         var pool = PoolMachineHarness(connections: 3, stagger: 0)
         pool.apply(pool.machine.start())
@@ -318,24 +362,34 @@ struct ConnectionPoolStateMachineTests {
             if !gaveUp.isEmpty { break }
             for id in pool.opened where pool.machine.slot(of: id) != nil {
                 failures += 1
-                let actions = pool.apply(pool.machine.connectionClosed(id, error: stalled, hadAnswer: false, serverSpoke: false))
+                let actions = pool.apply(
+                    pool.machine.connectionClosed(id, error: stalled, hadAnswer: false, serverSpoke: false))
                 gaveUp += failuresReported(actions)
                 if !gaveUp.isEmpty { break }
             }
         }
-        #expect(gaveUp == [.reportFailure(.transport(TransportError(
-            .timeout, "the server completed TLS but sent no HTTP/2 SETTINGS in 5 s, \(failures) connections in a row")))])
+        #expect(
+            gaveUp == [
+                .reportFailure(
+                    .transport(
+                        TransportError(
+                            .timeout,
+                            "the server completed TLS but sent no HTTP/2 SETTINGS in 5 s, \(failures) connections in a row"
+                        )))
+            ])
         #expect(failures >= 12, "gave up after \(failures)")
         #expect(pool.now >= 30 && pool.now < 60, "gave up at \(pool.now) s")
     }
 
     @Test("an answer anywhere starts the row over; a brief outage shorter than the window is ridden out")
     func answerResetsTheRow() throws {
-        var pool = PoolMachineHarness(connections: 1, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 3))
+        var pool = PoolMachineHarness(
+            connections: 1, reconnect: ExponentialBackoff(base: 0.25, cap: 1, maximumAttempts: 3))
         pool.apply(pool.machine.start())
         for _ in 0..<5 {
             let actions = pool.refused(try #require(pool.lastOpened))
-            #expect(!actions.contains { if case .reportFailure = $0 { true } else { false } }, "gave up inside the window")
+            #expect(
+                !actions.contains { if case .reportFailure = $0 { true } else { false } }, "gave up inside the window")
             pool.advance(1)
         }
         #expect(pool.machine.failuresInARow == 5)

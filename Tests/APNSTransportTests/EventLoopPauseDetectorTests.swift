@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// The rule that keeps a pause of the process (SIGSTOP, a frozen container) out of the loop's clock, on readings

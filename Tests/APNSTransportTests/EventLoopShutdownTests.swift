@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import APNSTransport
 
 /// A handler that holds its loop, as a TLS connection or a listener does.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import APNSTransport
 
 /// Records what the loop dispatched to it, reading what arrives so level-triggered readiness settles.
@@ -62,7 +63,8 @@ struct EventLoopTests {
         #expect(loop.handle.execute { $0.advanceTime(bySeconds: 1) })
         for _ in 0..<50 where seen == nil { loop.runOnce(timeout: 0.01) }
         let turnTime = try #require(seen, "the timer never fired")
-        #expect(turnTime >= deadline, "the timer's action saw the turn's time \(turnTime), before its deadline \(deadline)")
+        #expect(
+            turnTime >= deadline, "the timer's action saw the turn's time \(turnTime), before its deadline \(deadline)")
     }
 
     @Test("a cancelled timer never fires; the heap sheds cancelled entries")
@@ -88,7 +90,12 @@ struct EventLoopTests {
     func rearmDoesNotStarve() throws {
         let loop = try EventLoop()
         var count = 0
-        func arm() { loop.schedule(after: 0) { count += 1; arm() } }
+        func arm() {
+            loop.schedule(after: 0) {
+                count += 1
+                arm()
+            }
+        }
         arm()
         loop.runOnce(timeout: 0)
         #expect(count == 1)

@@ -1,6 +1,7 @@
 import APNSCore
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2 sessions: broken connections and garbage")
@@ -10,13 +11,16 @@ struct HTTP2BrokenConnectionTests {
         let pair = try HTTP2GoawayTests.pairWithStreamsInFlight(2)
         var fields = HTTP2HeaderFieldList()
         APNSLikeTraffic.fill(&fields, tag: 3)
-        try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 3)
+        try pair.client.submitRequest(
+            block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 3)
         pair.client.connectionClosed()  // tag 3's HEADERS never left the session
         pair.drainClient()
-        #expect(pair.clientRecords.suffix(3) == [
-            .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer), .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
-            .failed(tag: 3, streamID: 5, failure: .connectionEndedBeforeSending),
-        ])
+        #expect(
+            pair.clientRecords.suffix(3) == [
+                .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer),
+                .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
+                .failed(tag: 3, streamID: 5, failure: .connectionEndedBeforeSending),
+            ])
         #expect(TransportFailure.connectionEndedBeforeSending.isSafeToResend)
         #expect(!TransportFailure.connectionEndedBeforeAnswer.isSafeToResend)
         #expect(pair.client.openStreamCount == 0)
@@ -38,11 +42,15 @@ struct HTTP2BrokenConnectionTests {
         }
         pair.interact()
         #expect(bodiesSeen == [#"{"reason":"BadTopic"}|{"reason":"BadTopic"}"#])
-        #expect(pair.clientRecords == [
-            .limit(100),
-            .response(tag: 1, streamID: 1, status: 400, apnsID: nil, apnsUniqueID: nil, body: Array(#"{"reason":"BadTopic"}"#.utf8)),
-            .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer), .failed(tag: 3, streamID: 5, failure: .connectionEndedBeforeAnswer),
-        ])
+        #expect(
+            pair.clientRecords == [
+                .limit(100),
+                .response(
+                    tag: 1, streamID: 1, status: 400, apnsID: nil, apnsUniqueID: nil,
+                    body: Array(#"{"reason":"BadTopic"}"#.utf8)),
+                .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
+                .failed(tag: 3, streamID: 5, failure: .connectionEndedBeforeAnswer),
+            ])
         #expect(!pair.client.hasEvents)
     }
 
@@ -51,7 +59,8 @@ struct HTTP2BrokenConnectionTests {
         let client = try HTTP2ClientSession()
         var fields = HTTP2HeaderFieldList()
         APNSLikeTraffic.fill(&fields, tag: 1)
-        try client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 1)
+        try client.submitRequest(
+            block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 1)
         var output: [UInt8] = []
         client.produceOutput(into: &output)
         client.receive(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8))
@@ -64,7 +73,8 @@ struct HTTP2BrokenConnectionTests {
         }
         #expect(error.goawayErrorCode == .protocolError)
         // No HTTP/2 SETTINGS ever came from that peer: it cannot have processed the request.
-        #expect(records.dropFirst().elementsEqual([.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeSending)]))
+        #expect(
+            records.dropFirst().elementsEqual([.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeSending)]))
 
         // What the client wrote is a valid HTTP/2 stream ending in GOAWAY(PROTOCOL_ERROR).
         let server = try HTTP2ServerSession()
@@ -76,7 +86,9 @@ struct HTTP2BrokenConnectionTests {
         #expect(codes == [.protocolError])
     }
 
-    @Test("a frame header too long for the connection: connection error, every open stream failed once", arguments: 0..<20)
+    @Test(
+        "a frame header too long for the connection: connection error, every open stream failed once", arguments: 0..<20
+    )
     func oversizedFrame(seed: UInt64) throws {
         let pair = try HTTP2GoawayTests.pairWithStreamsInFlight(3)
         var generator = SplitMix64(seed: seed)
@@ -87,7 +99,9 @@ struct HTTP2BrokenConnectionTests {
         pair.client.produceOutput(into: &output)
         pair.drainClient()
         #expect(pair.client.isClosed)
-        let errors = pair.clientRecords.compactMap { if case .connectionError(let error) = $0 { return error } else { return nil } }
+        let errors = pair.clientRecords.compactMap {
+            if case .connectionError(let error) = $0 { return error } else { return nil }
+        }
         #expect(errors.map(\.goawayErrorCode) == [.frameSizeError])
         #expect(pair.terminalTags.sorted() == [1, 2, 3])
     }

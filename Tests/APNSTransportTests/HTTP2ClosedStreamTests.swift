@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 
 /// RFC 9113 section 5.1: frames on closed streams and stream ids out of order, sent raw.
 @Suite("HTTP2 server: frames on closed streams, stream ids out of order (RFC 9113 5.1)")
@@ -13,13 +14,17 @@ struct HTTP2ClosedStreamTests {
     }
 
     private static func resets(_ frames: [Frames.Frame]) -> [String] {
-        frames.filter { $0.type == Frames.FrameType.rstStream }.map { "\($0.streamID) \($0.errorCode.map(String.init(describing:)) ?? "?")" }
+        frames.filter { $0.type == Frames.FrameType.rstStream }.map {
+            "\($0.streamID) \($0.errorCode.map(String.init(describing:)) ?? "?")"
+        }
     }
 
     @Test("DATA on a stream the client reset: RST_STREAM STREAM_CLOSED; the connection goes on")
     func dataAfterReset() throws {
         let harness = try Self.started()
-        let frames = harness.send(Frames.request(streamID: 1, endStream: false) + Frames.reset(streamID: 1) + Frames.data(streamID: 1, [1, 2, 3]))
+        let frames = harness.send(
+            Frames.request(streamID: 1, endStream: false) + Frames.reset(streamID: 1)
+                + Frames.data(streamID: 1, [1, 2, 3]))
         #expect(Self.resets(frames) == ["1 STREAM_CLOSED"])
         #expect(harness.goaways.isEmpty)
         harness.send(Frames.request(streamID: 3))
@@ -30,20 +35,24 @@ struct HTTP2ClosedStreamTests {
     func headersAfterReset() throws {
         let harness = try Self.started()
         harness.send(Frames.request(streamID: 1, endStream: false) + Frames.reset(streamID: 1))
-        let frames = harness.send(Frames.headers(streamID: 1, endStream: true, fields: [("x-trailer", "1")]) + Frames.request(streamID: 3))
+        let frames = harness.send(
+            Frames.headers(streamID: 1, endStream: true, fields: [("x-trailer", "1")]) + Frames.request(streamID: 3))
         #expect(Self.resets(frames) == ["1 STREAM_CLOSED"])
         #expect(harness.goaways.isEmpty)
         #expect(harness.requestStreamIDs == [3])
     }
 
-    @Test("DATA or HEADERS on a stream closed after the client's END_STREAM and the answer: connection error STREAM_CLOSED",
-          arguments: [false, true])
+    @Test(
+        "DATA or HEADERS on a stream closed after the client's END_STREAM and the answer: connection error STREAM_CLOSED",
+        arguments: [false, true])
     func frameOnClosedStream(headers: Bool) throws {
         let harness = try Self.started()
         harness.send(Frames.request(streamID: 1))
         try harness.server.respond(to: 1, status: 200)
         harness.collect()
-        let late = headers ? Frames.headers(streamID: 1, endStream: true, fields: [("x-late", "1")]) : Frames.data(streamID: 1, [7])
+        let late =
+            headers
+            ? Frames.headers(streamID: 1, endStream: true, fields: [("x-late", "1")]) : Frames.data(streamID: 1, [7])
         harness.send(late + Frames.request(streamID: 3))
         #expect(harness.goaways.map(\.errorCode) == [.streamClosed])
         #expect(harness.connectionErrors.map(\.goawayErrorCode) == [.streamClosed])
@@ -54,7 +63,9 @@ struct HTTP2ClosedStreamTests {
     func dataOnHalfClosedStream() throws {
         let harness = try Self.started()
         harness.send(Frames.request(streamID: 1) + Frames.data(streamID: 1, [7]))
-        let codes = harness.frames.filter { $0.type == Frames.FrameType.goaway || $0.type == Frames.FrameType.rstStream }.map(\.errorCode)
+        let codes = harness.frames.filter {
+            $0.type == Frames.FrameType.goaway || $0.type == Frames.FrameType.rstStream
+        }.map(\.errorCode)
         #expect(codes == [.streamClosed])
     }
 
@@ -70,7 +81,9 @@ struct HTTP2ClosedStreamTests {
 
     @Test("split anywhere, the input is checked the same: frame headers across reads")
     func splitInput() throws {
-        let bytes = Frames.preface + Frames.settingsAck + Frames.request(streamID: 1, endStream: false) + Frames.reset(streamID: 1)
+        let bytes =
+            Frames.preface + Frames.settingsAck + Frames.request(streamID: 1, endStream: false)
+            + Frames.reset(streamID: 1)
             + Frames.data(streamID: 1, [1, 2, 3]) + Frames.request(streamID: 3)
         for split in stride(from: 1, to: bytes.count, by: 7) {
             let harness = try RawHTTP2ServerHarness()

@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2 sessions: flow control and bodies")
@@ -90,7 +91,8 @@ struct HTTP2FlowControlTests {
     @Test("an answer past the kept maximum is taken as it stands and its stream reset: the rest is never read")
     func oversizedAnswerResetsItsStream() throws {
         let pair = try InMemoryHTTP2Pair(
-            client: HTTP2ClientConfiguration(receiveWindows: HTTP2ReceiveWindows(stream: 16_384), maximumResponseBodyBytes: 3000),
+            client: HTTP2ClientConfiguration(
+                receiveWindows: HTTP2ReceiveWindows(stream: 16_384), maximumResponseBodyBytes: 3000),
             server: HTTP2ServerConfiguration(maxConcurrentStreams: 100), chunkSize: 4096)
         pair.interact()
         var fields = HTTP2HeaderFieldList()
@@ -124,7 +126,9 @@ struct HTTP2FlowControlTests {
         pair.client.connectionClosed()
         pair.drainClient()
         #expect(pair.clientRecords.contains(.failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer)))
-        #expect(!pair.clientRecords.contains { if case .failed(2, _, _) = $0 { true } else { false } }, "cancelled: reported by its owner")
+        #expect(
+            !pair.clientRecords.contains { if case .failed(2, _, _) = $0 { true } else { false } },
+            "cancelled: reported by its owner")
     }
 
     @Test("the server keeps at most maximumRequestBodyBytes but counts every byte")

@@ -1,6 +1,7 @@
 import APNSCore
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2 sessions: GOAWAY")
@@ -30,7 +31,12 @@ struct HTTP2GoawayTests {
         pair.interact()
 
         let goaways = pair.clientRecords.filter { if case .goaway = $0 { return true } else { return false } }
-        #expect(goaways == [.goaway(lastStreamID: 9, errorCode: .noError, debugData: shutdown, unprocessed: [6, 7, 8, 9, 10], inDoubt: [3, 4, 5])])
+        #expect(
+            goaways == [
+                .goaway(
+                    lastStreamID: 9, errorCode: .noError, debugData: shutdown, unprocessed: [6, 7, 8, 9, 10],
+                    inDoubt: [3, 4, 5])
+            ])
         #expect(pair.client.availableStreamSlots == 0)
         #expect(throws: HTTP2Error.sessionClosing) {
             try pair.client.submitRequest(block: nil, fields: HTTP2HeaderFieldList(), body: [], tag: 99)
@@ -45,8 +51,10 @@ struct HTTP2GoawayTests {
         var outcome: [UInt64: String] = [:]
         for record in pair.clientRecords {
             switch record {
-            case .response(let tag, _, let status, _, _, _): outcome[tag] = outcome[tag] == nil ? "answered \(status)" : "twice"
-            case .failed(let tag, _, let failure): outcome[tag] = outcome[tag] == nil ? "\(failure.isSafeToResend ? "safe" : "doubt") \(failure)" : "twice"
+            case .response(let tag, _, let status, _, _, _):
+                outcome[tag] = outcome[tag] == nil ? "answered \(status)" : "twice"
+            case .failed(let tag, _, let failure):
+                outcome[tag] = outcome[tag] == nil ? "\(failure.isSafeToResend ? "safe" : "doubt") \(failure)" : "twice"
             default: break
             }
         }
@@ -59,23 +67,30 @@ struct HTTP2GoawayTests {
         #expect(pair.client.openStreamCount == 0)
     }
 
-    @Test("requests still queued in the client when GOAWAY arrives are unprocessed, never sent",
-          arguments: [nil, Int32.max] as [Int32?])
+    @Test(
+        "requests still queued in the client when GOAWAY arrives are unprocessed, never sent",
+        arguments: [nil, Int32.max] as [Int32?])
     func queuedAtGoaway(lastStreamID: Int32?) throws {
         let pair = try Self.pairWithStreamsInFlight(2)  // streams 1 and 3 on the server
         try pair.server.sendGoaway(lastStreamID: lastStreamID, errorCode: .noError)  // 3, or a shutdown notice
         var fields = HTTP2HeaderFieldList()
         for tag in UInt64(3)...4 {
             APNSLikeTraffic.fill(&fields, tag: tag)
-            try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
+            try pair.client.submitRequest(
+                block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
         }
         pair.flushServerToClient()  // the GOAWAY reaches the client before tags 3 and 4 are written
-        #expect(pair.clientRecords.contains(.goaway(
-            lastStreamID: lastStreamID ?? 3, errorCode: .noError, debugData: [], unprocessed: [3, 4], inDoubt: [1, 2])))
+        #expect(
+            pair.clientRecords.contains(
+                .goaway(
+                    lastStreamID: lastStreamID ?? 3, errorCode: .noError, debugData: [], unprocessed: [3, 4],
+                    inDoubt: [1, 2])))
         pair.interact()
-        #expect(pair.clientRecords.suffix(2) == [
-            .failed(tag: 3, streamID: 5, failure: .unprocessedAfterGoaway), .failed(tag: 4, streamID: 7, failure: .unprocessedAfterGoaway),
-        ])
+        #expect(
+            pair.clientRecords.suffix(2) == [
+                .failed(tag: 3, streamID: 5, failure: .unprocessedAfterGoaway),
+                .failed(tag: 4, streamID: 7, failure: .unprocessedAfterGoaway),
+            ])
         #expect(pair.serverRequests.count == 2)  // the server never saw them
         #expect(pair.client.openStreamCount == 2)
     }
@@ -83,7 +98,8 @@ struct HTTP2GoawayTests {
     @Test("a graceful GOAWAY lets the streams below it finish, then both sides close")
     func gracefulGoaway() throws {
         let pair = try Self.pairWithStreamsInFlight(4)  // streams 1, 3, 5, 7
-        try pair.server.sendGoaway(lastStreamID: nil, errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+        try pair.server.sendGoaway(
+            lastStreamID: nil, errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
         pair.interact()
         #expect(!pair.client.isClosed && !pair.server.isClosed)
         #expect(pair.client.availableStreamSlots == 0)
@@ -101,7 +117,8 @@ struct HTTP2GoawayTests {
     func streamIDsExhausted() throws {
         // lastStreamID at the very end, so nghttp2's own limit is what stops the session here.
         let pair = try InMemoryHTTP2Pair(
-            client: HTTP2ClientConfiguration(lastStreamID: Int32.max), server: HTTP2ServerConfiguration(maxConcurrentStreams: 100))
+            client: HTTP2ClientConfiguration(lastStreamID: Int32.max),
+            server: HTTP2ServerConfiguration(maxConcurrentStreams: 100))
         pair.interact()
         #expect(pair.client.nghttp2.setNextStreamID(Int32.max))
         #expect(pair.client.acceptsNewStreams)
@@ -128,20 +145,26 @@ struct HTTP2GoawayTests {
         pair.onClientEvent = { event in
             if case .goawayReceived(let goaway) = event { reasons.append(goaway.reason?.description) }
         }
-        try pair.server.sendGoaway(errorCode: .internalError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8), closeAfterSending: true)
+        try pair.server.sendGoaway(
+            errorCode: .internalError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8), closeAfterSending: true)
         pair.interact()
         #expect(reasons == ["Shutdown"])
         #expect(pair.server.isClosed)
         // Both streams were at or below the last processed stream (3): in doubt until the connection ends.
-        #expect(pair.clientRecords.contains(.goaway(
-            lastStreamID: 3, errorCode: .internalError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8), unprocessed: [],
-            inDoubt: [1, 2])))
+        #expect(
+            pair.clientRecords.contains(
+                .goaway(
+                    lastStreamID: 3, errorCode: .internalError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8),
+                    unprocessed: [],
+                    inDoubt: [1, 2])))
         #expect(!pair.clientRecords.contains { if case .connectionError = $0 { return true } else { return false } })
         pair.client.connectionClosed()
         pair.drainClient()
-        #expect(pair.clientRecords.suffix(2) == [
-            .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer), .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
-        ])
+        #expect(
+            pair.clientRecords.suffix(2) == [
+                .failed(tag: 1, streamID: 1, failure: .connectionEndedBeforeAnswer),
+                .failed(tag: 2, streamID: 3, failure: .connectionEndedBeforeAnswer),
+            ])
     }
 
     @Test("terminate sends GOAWAY, then closes and reports what was open")

@@ -1,6 +1,7 @@
 import APNSCore
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2 header fields")
@@ -61,17 +62,25 @@ struct HTTP2HeaderFieldTests {
         let notification = PushNotification(
             token: try DeviceToken(parsing: "0123456789abcdef0123456789abcdef"),
             topic: try Topic(validating: "com.example.app.voip"), pushType: .voip, priority: .powerAware,
-            expiration: .absolute(try Expiration(epochSeconds: 1_700_000_000)), collapseID: try CollapseID(validating: "c1"),
+            expiration: .absolute(try Expiration(epochSeconds: 1_700_000_000)),
+            collapseID: try CollapseID(validating: "c1"),
             apnsID: try APNSID(parsing: "123E4567-E89B-12D3-A456-426614174000"), payload: [])
         var list = HTTP2HeaderFieldList()
         list.append(name: "stale", value: "x".utf8)
         list.setAPNSRequestFields(for: notification, topicAndPushTypeInBlock: false)
-        let fields = (0..<list.count).map { (String(decoding: list.name(at: $0), as: UTF8.self), String(decoding: list.value(at: $0), as: UTF8.self)) }
-        #expect(fields.map(\.0) == [":path", "apns-topic", "apns-push-type", "apns-id", "apns-expiration", "apns-priority", "apns-collapse-id"])
-        #expect(fields.map(\.1) == [
-            "/3/device/0123456789abcdef0123456789abcdef", "com.example.app.voip", "voip",
-            "123e4567-e89b-12d3-a456-426614174000", "1700000000", "5", "c1",
-        ])
+        let fields = (0..<list.count).map {
+            (String(decoding: list.name(at: $0), as: UTF8.self), String(decoding: list.value(at: $0), as: UTF8.self))
+        }
+        #expect(
+            fields.map(\.0) == [
+                ":path", "apns-topic", "apns-push-type", "apns-id", "apns-expiration", "apns-priority",
+                "apns-collapse-id",
+            ])
+        #expect(
+            fields.map(\.1) == [
+                "/3/device/0123456789abcdef0123456789abcdef", "com.example.app.voip", "voip",
+                "123e4567-e89b-12d3-a456-426614174000", "1700000000", "5", "c1",
+            ])
         list.setAPNSRequestFields(
             for: PushNotification(token: notification.token, topic: notification.topic, pushType: .voip, payload: []),
             topicAndPushTypeInBlock: true)
@@ -79,15 +88,21 @@ struct HTTP2HeaderFieldTests {
         #expect(list.isPseudo(at: 0))
     }
 
-    @Test("refilled for a run of notifications, the fields are always those of the current one (token overwritten in place)")
+    @Test(
+        "refilled for a run of notifications, the fields are always those of the current one (token overwritten in place)"
+    )
     func apnsFieldsRefilled() throws {
         func notification(_ token: String, apnsID: String? = nil) throws -> PushNotification {
             PushNotification(
-                token: try DeviceToken(parsing: token), topic: try Topic(validating: "com.example.app"), pushType: .alert,
+                token: try DeviceToken(parsing: token), topic: try Topic(validating: "com.example.app"),
+                pushType: .alert,
                 apnsID: try apnsID.map { value throws in try APNSID(parsing: value) }, payload: [])
         }
         func fields(_ list: HTTP2HeaderFieldList) -> [String] {
-            (0..<list.count).map { String(decoding: list.name(at: $0), as: UTF8.self) + "=" + String(decoding: list.value(at: $0), as: UTF8.self) }
+            (0..<list.count).map {
+                String(decoding: list.name(at: $0), as: UTF8.self) + "="
+                    + String(decoding: list.value(at: $0), as: UTF8.self)
+            }
         }
         let uuid = "123e4567-e89b-12d3-a456-426614174000"
         let run: [(String, String?)] = [
@@ -113,8 +128,14 @@ struct HTTP2HeaderFieldTests {
         let block = try HTTP2HeaderBlock.apnsRequests(
             endpoint: try APNSEndpoint(parsing: "https://127.0.0.1:2197"), providerToken: "a.b.c",
             topic: try Topic(validating: "com.example.app"), pushType: .alert)
-        #expect(block.fields.map(\.name) == [":method", ":scheme", ":authority", "authorization", "apns-topic", "apns-push-type"])
-        #expect(block.fields.map(\.value) == ["POST", "https", "127.0.0.1:2197", "bearer a.b.c", "com.example.app", "alert"])
+        #expect(
+            block.fields.map(\.name) == [
+                ":method", ":scheme", ":authority", "authorization", "apns-topic", "apns-push-type",
+            ])
+        #expect(
+            block.fields.map(\.value) == [
+                "POST", "https", "127.0.0.1:2197", "bearer a.b.c", "com.example.app", "alert",
+            ])
         let certificateBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: .production, providerToken: nil)
         #expect(certificateBlock.count == 3)
     }

@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 
 /// Resets a client sends: those of answered streams are free, those of unanswered ones are rate-limited.
 @Suite("HTTP2 server: stream resets and the rapid-reset limit")
@@ -23,7 +24,9 @@ struct HTTP2ResetLimitTests {
             harness.send(batch.flatMap { RawHTTP2Frames.reset(streamID: $0) })
         }
         #expect(harness.requestStreamIDs.count == 3000, "every request arrived")
-        #expect(harness.goaways.isEmpty, "no GOAWAY: \(harness.goaways.map { $0.errorCode.map(String.init(describing:)) ?? "?" })")
+        #expect(
+            harness.goaways.isEmpty,
+            "no GOAWAY: \(harness.goaways.map { $0.errorCode.map(String.init(describing:)) ?? "?" })")
         #expect(harness.connectionErrors.isEmpty, "\(harness.connectionErrors)")
         #expect(!harness.server.isClosed)
         // The connection still serves.
@@ -35,8 +38,9 @@ struct HTTP2ResetLimitTests {
 
     @Test("a client that rapidly resets streams before they are answered is cut off: GOAWAY ENHANCE_YOUR_CALM")
     func rapidReset() throws {
-        let harness = try RawHTTP2ServerHarness(configuration: HTTP2ServerConfiguration(
-            maxConcurrentStreams: 100, resetRateLimit: HTTP2ResetRateLimit(burst: 20, perSecond: 1)))
+        let harness = try RawHTTP2ServerHarness(
+            configuration: HTTP2ServerConfiguration(
+                maxConcurrentStreams: 100, resetRateLimit: HTTP2ResetRateLimit(burst: 20, perSecond: 1)))
         harness.send(RawHTTP2Frames.preface + RawHTTP2Frames.settingsAck)
         var streamID: Int32 = 1
         for _ in 0..<40 where !harness.server.isClosed {

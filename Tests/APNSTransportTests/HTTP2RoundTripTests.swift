@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2 sessions: requests and responses")
@@ -35,7 +36,9 @@ struct HTTP2RoundTripTests {
         #expect(APNSLikeTraffic.text(request.scheme) == "https")
         #expect(APNSLikeTraffic.text(request.authority) == APNSLikeTraffic.authority)
         #expect(APNSLikeTraffic.text(request.path) == "/3/device/0123abcd")
-        let headers = request.headers.map { (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self)) }
+        let headers = request.headers.map {
+            (String(decoding: $0.name, as: UTF8.self), String(decoding: $0.value, as: UTF8.self))
+        }
         let expected = [
             ("authorization", "bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature"),
             ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
@@ -47,12 +50,14 @@ struct HTTP2RoundTripTests {
         #expect(request.body == body)
         #expect(request.bodyByteCount == body.count)
 
-        #expect(pair.clientRecords == [
-            .limit(1000),
-            .response(
-                tag: 42, streamID: 1, status: 400, apnsID: "123e4567-e89b-12d3-a456-426614174000",
-                apnsUniqueID: "a8e6f8a0-0000-4000-8000-000000000001", body: Array(#"{"reason":"BadDeviceToken"}"#.utf8)),
-        ])
+        #expect(
+            pair.clientRecords == [
+                .limit(1000),
+                .response(
+                    tag: 42, streamID: 1, status: 400, apnsID: "123e4567-e89b-12d3-a456-426614174000",
+                    apnsUniqueID: "a8e6f8a0-0000-4000-8000-000000000001",
+                    body: Array(#"{"reason":"BadDeviceToken"}"#.utf8)),
+            ])
         #expect(pair.client.openStreamCount == 0)
         #expect(pair.server.openStreamCount == 0)
         #expect(!pair.client.isClosed && !pair.server.isClosed)
@@ -67,7 +72,8 @@ struct HTTP2RoundTripTests {
             guard case .request(let request) = event else { return }
             let path = String(decoding: request.fields.firstValue(of: ":path") ?? [], as: UTF8.self)
             let headers = (0..<request.fields.count).filter { !request.fields.isPseudo(at: $0) }.map {
-                String(decoding: request.fields.name(at: $0), as: UTF8.self) + "=" + String(decoding: request.fields.value(at: $0), as: UTF8.self)
+                String(decoding: request.fields.name(at: $0), as: UTF8.self) + "="
+                    + String(decoding: request.fields.value(at: $0), as: UTF8.self)
             }
             seen.append((path, headers, request.body))
             try? pair.server.respond(to: request.streamID, status: 200, fields: HTTP2HeaderFieldList(), body: [])
@@ -77,9 +83,11 @@ struct HTTP2RoundTripTests {
         let bodies = [String(repeating: "x", count: 900), "{}", String(repeating: "y", count: 300), "", "{\"a\":1}"]
         for (index, body) in bodies.enumerated() {
             var fields = HTTP2HeaderFieldList()
-            fields.append(name: ":path", prefix: "/3/device/", value: String(repeating: "ab", count: 40 - index * 7).utf8)
+            fields.append(
+                name: ":path", prefix: "/3/device/", value: String(repeating: "ab", count: 40 - index * 7).utf8)
             if index % 2 == 0 { fields.append(name: "apns-collapse-id", value: "group-\(index)".utf8) }
-            _ = try pair.client.submitRequest(block: block, fields: fields, body: Array(body.utf8), tag: UInt64(index + 1))
+            _ = try pair.client.submitRequest(
+                block: block, fields: fields, body: Array(body.utf8), tag: UInt64(index + 1))
             pair.interact()
         }
         try #require(seen.count == bodies.count)
@@ -88,11 +96,15 @@ struct HTTP2RoundTripTests {
             #expect(seen[index].body == Array(body.utf8), "request \(index)")
             let collapse = seen[index].headers.filter { $0.hasPrefix("apns-collapse-id=") }
             #expect(collapse == (index % 2 == 0 ? ["apns-collapse-id=group-\(index)"] : []), "request \(index)")
-            #expect(seen[index].headers.first == "authorization=bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature")
+            #expect(
+                seen[index].headers.first
+                    == "authorization=bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature")
         }
     }
 
-    @Test("a batch of 150 concurrent requests, recycled: each later request holds its own fields, and every storage is kept")
+    @Test(
+        "a batch of 150 concurrent requests, recycled: each later request holds its own fields, and every storage is kept"
+    )
     func recycledBatches() throws {
         let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1000))
         let block = try APNSLikeTraffic.block()
@@ -102,7 +114,8 @@ struct HTTP2RoundTripTests {
             guard case .request(let request) = event else { return }
             let path = String(decoding: request.fields.firstValue(of: ":path") ?? [], as: UTF8.self)
             let headers = (0..<request.fields.count).filter { !request.fields.isPseudo(at: $0) }.map {
-                String(decoding: request.fields.name(at: $0), as: UTF8.self) + "=" + String(decoding: request.fields.value(at: $0), as: UTF8.self)
+                String(decoding: request.fields.name(at: $0), as: UTF8.self) + "="
+                    + String(decoding: request.fields.value(at: $0), as: UTF8.self)
             }
             seen[path] = (headers, request.body)
             try? pair.server.respond(to: request.streamID, status: 200, fields: HTTP2HeaderFieldList(), body: [])
@@ -115,7 +128,9 @@ struct HTTP2RoundTripTests {
                 let tag = UInt64(round * batch + index + 1)
                 var fields = HTTP2HeaderFieldList()
                 // Lengths vary within a round and between rounds, so reused storage meets longer and shorter data.
-                let token = String(repeating: "c", count: 32 + (index * 7 + round * 13) % 90) + APNSLikeTraffic.deviceHex(for: tag)
+                let token =
+                    String(repeating: "c", count: 32 + (index * 7 + round * 13) % 90)
+                    + APNSLikeTraffic.deviceHex(for: tag)
                 fields.append(name: ":path", prefix: "/3/device/", value: token)
                 fields.append(name: "x-empty", value: "".utf8)
                 if (index + round) % 3 == 0 { fields.append(name: "apns-collapse-id", value: "c-\(tag)".utf8) }
@@ -126,7 +141,9 @@ struct HTTP2RoundTripTests {
             try #require(seen.count == batch, "round \(round)")
             for index in 0..<batch {
                 let tag = UInt64(round * batch + index + 1)
-                let path = "/3/device/" + String(repeating: "c", count: 32 + (index * 7 + round * 13) % 90) + APNSLikeTraffic.deviceHex(for: tag)
+                let path =
+                    "/3/device/" + String(repeating: "c", count: 32 + (index * 7 + round * 13) % 90)
+                    + APNSLikeTraffic.deviceHex(for: tag)
                 let request = try #require(seen[path], "round \(round) request \(index)")
                 #expect(request.body == Array(String(repeating: "z", count: (index * 11 + round * 5) % 200).utf8))
                 var expected: [String] = [
@@ -151,8 +168,12 @@ struct HTTP2RoundTripTests {
                 body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8))
         }
         let answers = try Self.answers(on: pair, tags: [9])
-        #expect(answers == [PushAnswerSummary(
-            tag: 9, status: 410, reason: "Unregistered", timestamp: 1_700_000_000_123, apnsID: "00000000-0000-4000-8000-000000000009")])
+        #expect(
+            answers == [
+                PushAnswerSummary(
+                    tag: 9, status: 410, reason: "Unregistered", timestamp: 1_700_000_000_123,
+                    apnsID: "00000000-0000-4000-8000-000000000009")
+            ])
     }
 
     @Test("a 200's body is not read: a server that sends one with its success cannot give it a reason")
@@ -165,10 +186,12 @@ struct HTTP2RoundTripTests {
                 body: Array(#"{"reason":"BadDeviceToken","timestamp":1700000000123}"#.utf8))
         }
         // The same body with a 400 is read, so the test would see a reason on the 200 if it were read there too.
-        #expect(try Self.answers(on: pair, tags: [1, 2]) == [
-            PushAnswerSummary(tag: 1, status: 200, reason: nil, timestamp: nil, apnsID: nil),
-            PushAnswerSummary(tag: 2, status: 400, reason: "BadDeviceToken", timestamp: 1_700_000_000_123, apnsID: nil),
-        ])
+        #expect(
+            try Self.answers(on: pair, tags: [1, 2]) == [
+                PushAnswerSummary(tag: 1, status: 200, reason: nil, timestamp: nil, apnsID: nil),
+                PushAnswerSummary(
+                    tag: 2, status: 400, reason: "BadDeviceToken", timestamp: 1_700_000_000_123, apnsID: nil),
+            ])
     }
 
     /// Sends one APNs-like request a tag, each answered before the next, and returns the `PushAnswer`s the client
@@ -178,9 +201,11 @@ struct HTTP2RoundTripTests {
         pair.onClientEvent = { event in
             guard case .response(let response) = event else { return }
             let answer = response.answer
-            answers.append(PushAnswerSummary(
-                tag: response.tag, status: answer.status, reason: answer.reason?.description, timestamp: answer.timestamp,
-                apnsID: answer.apnsID))
+            answers.append(
+                PushAnswerSummary(
+                    tag: response.tag, status: answer.status, reason: answer.reason?.description,
+                    timestamp: answer.timestamp,
+                    apnsID: answer.apnsID))
         }
         for tag in tags {
             var fields = HTTP2HeaderFieldList()
@@ -209,14 +234,19 @@ struct HTTP2RoundTripTests {
         fields.append(name: "apns-topic", value: "com.example.other".utf8)
         fields.append(name: "apns-id", value: "one".utf8)
         fields.append(name: "apns-id", value: "two".utf8)
-        try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 1)
+        try pair.client.submitRequest(
+            block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: 1)
         pair.interact()
         let request = try #require(pair.serverRequests.first)
         #expect(request.fields.count(of: "apns-topic") == 2)
         #expect(request.fields.count(of: "apns-id") == 2)
-        let topics = request.headers.filter { Array($0.name) == Array("apns-topic".utf8) }.map { String(decoding: $0.value, as: UTF8.self) }
+        let topics = request.headers.filter { Array($0.name) == Array("apns-topic".utf8) }.map {
+            String(decoding: $0.value, as: UTF8.self)
+        }
         #expect(topics == ["com.example.app", "com.example.other"])
-        let ids = request.headers.filter { Array($0.name) == Array("apns-id".utf8) }.map { String(decoding: $0.value, as: UTF8.self) }
+        let ids = request.headers.filter { Array($0.name) == Array("apns-id".utf8) }.map {
+            String(decoding: $0.value, as: UTF8.self)
+        }
         #expect(ids == ["one", "two"])
         #expect(request.fields.count(of: ":path") == 1)
         var names: [String] = []
@@ -232,7 +262,9 @@ struct HTTP2RoundTripTests {
         #expect(pair.clientRecords.contains(.pingAck(0x0102_0304_0506_0708)))
         try pair.server.submitPing(payload: 77)
         pair.interact()
-        let serverAcks = pair.serverEvents.compactMap { if case .pingAcknowledged(let payload) = $0 { return payload } else { return nil } }
+        let serverAcks = pair.serverEvents.compactMap {
+            if case .pingAcknowledged(let payload) = $0 { return payload } else { return nil }
+        }
         #expect(serverAcks == [77])
         #expect(pair.clientRecords.filter { if case .pingAck = $0 { return true } else { return false } }.count == 1)
     }

@@ -1,6 +1,7 @@
 import APNSCore
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2 sessions: stream limits")
@@ -14,7 +15,8 @@ struct HTTP2StreamLimitTests {
         pair.beforeStep = { [unowned pair] in
             while next <= total, pair.client.availableStreamSlots > 0 {
                 APNSLikeTraffic.fill(&fields, tag: next)
-                _ = try? pair.client.submitRequest(block: block, fields: fields, body: APNSLikeTraffic.payload, tag: next)
+                _ = try? pair.client.submitRequest(
+                    block: block, fields: fields, body: APNSLikeTraffic.payload, tag: next)
                 next += 1
             }
         }
@@ -25,7 +27,9 @@ struct HTTP2StreamLimitTests {
         }
     }
 
-    @Test("2000 pipelined requests while the server raises its limit from 1 to 1000: never over the limit, each answered once")
+    @Test(
+        "2000 pipelined requests while the server raises its limit from 1 to 1000: never over the limit, each answered once"
+    )
     func raiseFromOne() throws {
         let pair = try InMemoryHTTP2Pair(server: HTTP2ServerConfiguration(maxConcurrentStreams: 1), chunkSize: 16 << 10)
         try Self.pipeline(pair, total: 2000)
@@ -70,7 +74,9 @@ struct HTTP2StreamLimitTests {
                 Issue.record("unexpected connection error \(record)")
             }
         }
-        let limits = pair.clientRecords.compactMap { if case .limit(let limit) = $0 { return limit } else { return nil } }
+        let limits = pair.clientRecords.compactMap {
+            if case .limit(let limit) = $0 { return limit } else { return nil }
+        }
         #expect(limits == [1, 1000])  // the first SETTINGS (1) is reported though it equals the assumed limit
         #expect(pair.client.openStreamCount == 0)
         #expect(pair.client.streamSlots.limit == 1000)
@@ -132,7 +138,8 @@ struct HTTP2StreamLimitTests {
         var fields = HTTP2HeaderFieldList()
         for tag in UInt64(1)...3 {
             APNSLikeTraffic.fill(&fields, tag: tag)
-            try pair.client.submitRequest(block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
+            try pair.client.submitRequest(
+                block: try APNSLikeTraffic.block(), fields: fields, body: APNSLikeTraffic.payload, tag: tag)
         }
         pair.onServerEvent = { [unowned pair] event in
             guard case .request(let request) = event else { return }
@@ -165,7 +172,9 @@ struct HTTP2StreamLimitTests {
             server: HTTP2ServerConfiguration(maxConcurrentStreams: 1))
         try Self.pipeline(optimistic, total: 5)
         optimistic.step()
-        let refused = optimistic.clientRecords.filter { if case .failed(_, _, .refusedStream) = $0 { return true } else { return false } }
+        let refused = optimistic.clientRecords.filter {
+            if case .failed(_, _, .refusedStream) = $0 { return true } else { return false }
+        }
         #expect(refused.count == 4)
         #expect(optimistic.serverRequests.count == 1)
 

@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 @testable import APNSTransport
 
 @Suite("HTTP2StreamSlots")
@@ -18,7 +19,8 @@ struct HTTP2StreamSlotsTests {
     func followsPeer() {
         var slots = HTTP2StreamSlots(localLimit: 500)
         slots.streamOpened()
-        #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1) == 1)  // the first SETTINGS: reported though unchanged
+        // the first SETTINGS: reported though unchanged
+        #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1) == 1)
         #expect(slots.hasReceivedPeerSettings)
         #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1) == nil)  // later, unchanged: nothing to report
         #expect(slots.peerSettingsReceived(maxConcurrentStreams: 1000) == 500)

@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 
 /// A stream limit the server session enforces without a SETTINGS frame (`refuseStreams(over:)`): the mock's
 /// initial limit, already on the wire in its rewritten first SETTINGS.
@@ -18,7 +19,8 @@ struct HTTP2UnannouncedLimitTests {
 
         harness.server.refuseStreams(over: 1)
         let answer = harness.send(
-            RawHTTP2Frames.request(streamID: 1) + RawHTTP2Frames.request(streamID: 3) + RawHTTP2Frames.request(streamID: 5))
+            RawHTTP2Frames.request(streamID: 1) + RawHTTP2Frames.request(streamID: 3)
+                + RawHTTP2Frames.request(streamID: 5))
         #expect(harness.requestStreamIDs == [1], "only the stream under the limit reached the owner")
         let resets = Self.frames(answer, type: RawHTTP2Frames.FrameType.rstStream)
         #expect(resets.map(\.streamID) == [3, 5])

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// `HappyEyeballsSchedule` in virtual time: which address is dialed when, who wins, what is dropped (RFC 8305 §5).

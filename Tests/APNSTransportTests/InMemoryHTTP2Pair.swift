@@ -1,12 +1,14 @@
 import APNSCore
-@testable import APNSTransport
+
 @testable import APNSHTTP2
+@testable import APNSTransport
 
 /// A client event copied out of the session's event buffer, so tests can keep it.
 enum ClientRecord: Equatable {
     case response(tag: UInt64, streamID: Int32, status: Int, apnsID: String?, apnsUniqueID: String?, body: [UInt8])
     case failed(tag: UInt64, streamID: Int32, failure: TransportFailure)
-    case goaway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8], unprocessed: [UInt64], inDoubt: [UInt64])
+    case goaway(
+        lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8], unprocessed: [UInt64], inDoubt: [UInt64])
     case limit(Int)
     case pingAck(UInt64)
     case connectionError(HTTP2Error)
@@ -17,8 +19,9 @@ enum ClientRecord: Equatable {
             self = .response(
                 tag: response.tag, streamID: response.streamID, status: response.status,
                 apnsID: response.apnsID.map { String(decoding: $0, as: UTF8.self) },
-                apnsUniqueID: response.apnsUniqueID.map { String(decoding: $0, as: UTF8.self) }, body: Array(response.body))
-        case let .streamFailed(tag, streamID, failure):
+                apnsUniqueID: response.apnsUniqueID.map { String(decoding: $0, as: UTF8.self) },
+                body: Array(response.body))
+        case .streamFailed(let tag, let streamID, let failure):
             self = .failed(tag: tag, streamID: streamID, failure: failure)
         case .goawayReceived(let goaway):
             self = .goaway(
@@ -88,7 +91,10 @@ final class InMemoryHTTP2Pair {
         if !clientOutput.isEmpty {
             moved = true
             bytesToServer += clientOutput.count
-            deliver(clientOutput) { server.receive($0); afterServerReceive() }
+            deliver(clientOutput) {
+                server.receive($0)
+                afterServerReceive()
+            }
             clientOutput.removeAll(keepingCapacity: true)
         }
         drainServer()
@@ -164,10 +170,14 @@ enum APNSLikeTraffic {
     static let authority = "api.sandbox.push.apple.com"
 
     /// The shared block: `:method POST`, `:scheme https`, `:authority`, authorization, topic, push type.
-    static func block(token: String = "eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature") throws -> HTTP2HeaderBlock {
-        try HTTP2HeaderBlock(authority: authority, fields: [
-            ("authorization", "bearer \(token)"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
-        ])
+    static func block(token: String = "eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.test.signature") throws
+        -> HTTP2HeaderBlock
+    {
+        try HTTP2HeaderBlock(
+            authority: authority,
+            fields: [
+                ("authorization", "bearer \(token)"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
+            ])
     }
 
     /// The apns-id a test derives from a tag, so answers can be matched to requests.

@@ -1,5 +1,6 @@
-@testable import APNSHTTP2
 import Testing
+
+@testable import APNSHTTP2
 
 @Suite("Nghttp2MemoryPool")
 struct Nghttp2MemoryPoolTests {

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSTransport
 
 /// `OpenRequestTable` against a Dictionary doing the same random work: inserts, removals, lookups, growth.

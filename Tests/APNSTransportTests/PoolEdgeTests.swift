@@ -1,6 +1,7 @@
 import APNSCore
 import APNSHTTP2
 import Testing
+
 @testable import APNSTransport
 
 /// The pool at the transport's edges: handshakes a server refuses, a server that never speaks HTTP/2, one request
@@ -26,12 +27,15 @@ struct PoolEdgeTests {
     @Test("a server offering only a non-AEAD cipher suite: the pool fails at once, naming the cause")
     func noSharedCipher() throws {
         let loop = try EventLoop(clock: .manual(.now()))
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.identity = .pemFiles(certificateChainPath: TLSFixtures.path("server-rsa-chain.pem"),
-                                    privateKeyPath: TLSFixtures.path("server-rsa.key"))
-            $0.handshake.maximumVersion = .tls1_2
-            $0.handshake.cipherList = "ECDHE-RSA-AES128-SHA256"
-        })
+        let server = try TLSTestServer(
+            loop: loop,
+            context: try TLSFixtures.serverContext {
+                $0.identity = .pemFiles(
+                    certificateChainPath: TLSFixtures.path("server-rsa-chain.pem"),
+                    privateKeyPath: TLSFixtures.path("server-rsa.key"))
+                $0.handshake.maximumVersion = .tls1_2
+                $0.handshake.cipherList = "ECDHE-RSA-AES128-SHA256"
+            })
         defer { server.close() }
         let (error, seconds) = try failure(port: server.port, loop: loop)
         #expect(error.kind == .handshakeRefused, "\(error)")
@@ -44,9 +48,13 @@ struct PoolEdgeTests {
     func tlsVersionTooOld() throws {
         try #require(toolExists("openssl"))
         let loop = try EventLoop(clock: .manual(.now()))
-        let run = try ToolRun(["openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0",
-                               "-cert", TLSFixtures.path("server.pem"), "-key", TLSFixtures.path("server.key"),
-                               "-cert_chain", TLSFixtures.path("intermediate-ca.pem")], keepInputOpen: true)
+        let run = try ToolRun(
+            [
+                "openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-tls1_1", "-cipher",
+                "DEFAULT:@SECLEVEL=0",
+                "-cert", TLSFixtures.path("server.pem"), "-key", TLSFixtures.path("server.key"),
+                "-cert_chain", TLSFixtures.path("intermediate-ca.pem"),
+            ], keepInputOpen: true)
         defer { run.stop() }
         var port: Int?
         spin(loop, seconds: 10) {
@@ -64,11 +72,15 @@ struct PoolEdgeTests {
     @Test("a client certificate the server does not trust (TLS 1.3 alert after the handshake): the pool fails at once")
     func clientCertificateFromAnotherCA() throws {
         let loop = try EventLoop(clock: .manual(.now()))
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.clientCertificates = .required(trustRoots: .pemFile(path: TLSFixtures.path("other-ca.pem")))
-        })
+        let server = try TLSTestServer(
+            loop: loop,
+            context: try TLSFixtures.serverContext {
+                $0.clientCertificates = .required(trustRoots: .pemFile(path: TLSFixtures.path("other-ca.pem")))
+            })
         defer { server.close() }
-        let (error, seconds) = try failure(port: server.port, loop: loop) { $0.tls.identity = TLSFixtures.clientIdentity }
+        let (error, seconds) = try failure(port: server.port, loop: loop) {
+            $0.tls.identity = TLSFixtures.clientIdentity
+        }
         #expect(error.kind == .clientCertificateRejected, "\(error)")
         #expect(error.description.contains("unknown ca"), "\(error)")
         #expect(seconds == 0, "gave up after \(seconds) s on the loop's clock")
@@ -151,7 +163,9 @@ struct PoolEdgeTests {
         }
     }
 
-    @Test("close(gracePeriod:) with requests unanswered: after the grace period they end in doubt, then the pool reports closed")
+    @Test(
+        "close(gracePeriod:) with requests unanswered: after the grace period they end in doubt, then the pool reports closed"
+    )
     func gracePeriodExpires() throws {
         let loop = try EventLoop(clock: .manual(.now()))
         let server = try H2TestServer(loop: loop, context: try TLSFixtures.serverContext())
@@ -223,9 +237,10 @@ struct HTTP2ClientSessionEdgeTests {
         #expect(pair.client.cancelRequest(streamID: first) == true)
         #expect(pair.client.cancelRequest(streamID: first) == nil, "a second cancel of the same stream")
         pair.interact()
-        #expect(pair.serverEvents.contains {
-            if case .streamClosed(first, .cancel) = $0 { return true } else { return false }
-        })
+        #expect(
+            pair.serverEvents.contains {
+                if case .streamClosed(first, .cancel) = $0 { return true } else { return false }
+            })
         try pair.server.respond(to: second, status: 200)
         pair.interact()
         #expect(pair.clientRecords.compactMap(\.terminalTag) == [2])
@@ -247,7 +262,8 @@ struct HTTP2ClientSessionEdgeTests {
     @Test("a session takes no new streams once the next stream id would pass lastStreamID")
     func lastStreamID() throws {
         let pair = try InMemoryHTTP2Pair(
-            client: HTTP2ClientConfiguration(lastStreamID: 5), server: HTTP2ServerConfiguration(maxConcurrentStreams: 10))
+            client: HTTP2ClientConfiguration(lastStreamID: 5),
+            server: HTTP2ServerConfiguration(maxConcurrentStreams: 10))
         pair.interact()
         for tag in 1...3 {
             #expect(pair.client.acceptsNewStreams)

@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSTransport
 
 /// A server simulated against `ConnectionPoolStateMachine` in virtual time: each connection the pool opens fails
@@ -73,8 +74,9 @@ struct PoolGiveUpRuleTests {
     /// The pool as the tool makes it: `--connections`, three opened first (fewer with fewer slots), the default
     /// reconnect back-off and failure window.
     static func pool(connections: Int, initial: Int? = nil) -> PoolMachineHarness {
-        PoolMachineHarness(connections: connections, initial: initial ?? min(3, connections), roomPerRequestInFlight: 8,
-                           reconnect: .connections, failureWindow: window)
+        PoolMachineHarness(
+            connections: connections, initial: initial ?? min(3, connections), roomPerRequestInFlight: 8,
+            reconnect: .connections, failureWindow: window)
     }
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -88,12 +90,14 @@ struct PoolGiveUpRuleTests {
         }
     }
 
-    static let cases: [Case] = [1, 4, 64].flatMap { connections in
-        [0.01, 5, 10].map { Case(connections: connections, attemptSeconds: $0) }
-    } + [Case(connections: 64, initial: 64, attemptSeconds: 0.01)]
+    static let cases: [Case] =
+        [1, 4, 64].flatMap { connections in
+            [0.01, 5, 10].map { Case(connections: connections, attemptSeconds: $0) }
+        } + [Case(connections: 64, initial: 64, attemptSeconds: 0.01)]
 
-    @Test("a server failing every connection ends the pool within 60 s, past the window, whatever the pool's size",
-          arguments: cases)
+    @Test(
+        "a server failing every connection ends the pool within 60 s, past the window, whatever the pool's size",
+        arguments: cases)
     func givesUpWithinTheBound(_ test: Case) throws {
         let closed = TransportError(.closedByPeer, "the server closed the connection during the TLS handshake")
         var simulation = FailingServerSimulation(
@@ -128,8 +132,9 @@ struct PoolGiveUpRuleTests {
         #expect(abs(times[0] - times[1]) < 1, "\(times)")
     }
 
-    @Test("a server back before the window's end is used again, one slot or many: the pool goes on",
-          arguments: [1, 4, 64], [5.0, 12.0, 19.5])
+    @Test(
+        "a server back before the window's end is used again, one slot or many: the pool goes on",
+        arguments: [1, 4, 64], [5.0, 12.0, 19.5])
     func outageRiddenOut(connections: Int, outage: Double) throws {
         var simulation = FailingServerSimulation(
             Self.pool(connections: connections), attemptSeconds: 0.01,
@@ -141,7 +146,9 @@ struct PoolGiveUpRuleTests {
         #expect(machine.lifecycle == .running)
     }
 
-    @Test("the window's end tries every waiting slot at once: a server back after 19.5 s is used at 20 s, not after the back-off")
+    @Test(
+        "the window's end tries every waiting slot at once: a server back after 19.5 s is used at 20 s, not after the back-off"
+    )
     func lastTryAtTheWindowsEnd() throws {
         var simulation = FailingServerSimulation(
             Self.pool(connections: 1), attemptSeconds: 0.01,
@@ -155,7 +162,8 @@ struct PoolGiveUpRuleTests {
 /// each of them ends the pool, the others are retried.
 @Suite("permanent transport errors: one list")
 struct PermanentTransportErrorTests {
-    @Test("the pool's rule and isRetryable agree on every kind; a proxy's refusal is permanent, a refused connect is not")
+    @Test(
+        "the pool's rule and isRetryable agree on every kind; a proxy's refusal is permanent, a refused connect is not")
     func oneList() {
         let kinds: [TransportError.Kind] = [
             .connectionRefused, .connectFailed, .nameResolutionFailed, .handshakeFailed, .certificateVerifyFailed,

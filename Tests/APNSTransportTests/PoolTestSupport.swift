@@ -2,6 +2,7 @@ import APNSCore
 import APNSHTTP2
 import Foundation
 import Testing
+
 @testable import APNSTransport
 
 /// A small HTTP/2-over-TLS server for pool tests, on 127.0.0.1:0 in the test's loop: each accepted connection
@@ -20,7 +21,8 @@ final class H2TestServer {
 
         init(server: H2TestServer) throws {
             self.server = server
-            session = try HTTP2ServerSession(configuration: HTTP2ServerConfiguration(maxConcurrentStreams: server.maxConcurrentStreams))
+            session = try HTTP2ServerSession(
+                configuration: HTTP2ServerConfiguration(maxConcurrentStreams: server.maxConcurrentStreams))
         }
 
         func tlsConnection(_ connection: TLSConnection, didCompleteHandshake info: TLSHandshakeInfo) {
@@ -78,7 +80,8 @@ final class H2TestServer {
     var onStreamClosed: (Int32, HTTP2ErrorCode) -> Void = { _, _ in }
     /// Decides each request's fate; by default a 200 with an apns-id.
     var answer: (HTTP2ServerRequest, HTTP2ServerSession) -> Void = { request, session in
-        try? session.respond(to: request.streamID, status: 200, headers: [("apns-id", "00000000-0000-0000-0000-000000000001")])
+        try? session.respond(
+            to: request.streamID, status: 200, headers: [("apns-id", "00000000-0000-0000-0000-000000000001")])
     }
 
     init(loop: EventLoop, context: TLSServerContext) throws {
@@ -87,7 +90,8 @@ final class H2TestServer {
         accepted = { [unowned self] socket in
             do {
                 let connection = try Connection(server: self)
-                connection.tls = try TLSConnection(acceptedSocket: socket, context: context, loop: loop, delegate: connection)
+                connection.tls = try TLSConnection(
+                    acceptedSocket: socket, context: context, loop: loop, delegate: connection)
                 self.connections.append(connection)
             } catch {
                 Issue.record("server connection: \(error)")
@@ -144,7 +148,8 @@ final class PoolProbe: PushTransportDelegate {
     static func notifications(_ count: Int) -> [PushNotification] {
         (0..<count).compactMap { index in
             let hex = String(repeating: "a", count: 64 - String(index, radix: 16).count) + String(index, radix: 16)
-            guard let token = try? DeviceToken(parsing: hex), let topic = try? Topic(validating: "com.example.app") else {
+            guard let token = try? DeviceToken(parsing: hex), let topic = try? Topic(validating: "com.example.app")
+            else {
                 return nil
             }
             return PushNotification(token: token, topic: topic, pushType: .alert, payload: Array(#"{"aps":{}}"#.utf8))

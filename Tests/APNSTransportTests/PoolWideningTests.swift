@@ -1,5 +1,6 @@
 import APNSCore
 import Testing
+
 @testable import APNSTransport
 
 /// The pool widens rather than deepens (`ConnectionPoolStateMachine.widenIfNeeded`): a few connections first, one
@@ -45,14 +46,17 @@ struct PoolWideningTests {
 
         var inFlight: [ID: Int] = [:]
         let first = submit(11, &pool, inFlight: &inFlight)
-        #expect(first.prefix(10).allSatisfy { $0.isEmpty }, "room of 10 or more left, as much as in flight: nothing opens")
+        #expect(
+            first.prefix(10).allSatisfy { $0.isEmpty }, "room of 10 or more left, as much as in flight: nothing opens")
         #expect(first[10] == [.open(ID(value: 2))], "11 in flight, room 9: the third slot opens")
-        #expect(inFlight == [ID(value: 1): 10, ID(value: 0): 1], "packed: the last one readied first, while it has room")
+        #expect(
+            inFlight == [ID(value: 1): 10, ID(value: 0): 1], "packed: the last one readied first, while it has room")
 
         // While the third connects it counts for its share (room 19 for 12 in flight): nothing opens.
         #expect(submit(1, &pool, inFlight: &inFlight) == [[]])
-        #expect(submit(8, &pool, inFlight: &inFlight) == [[], [], [], [.open(ID(value: 3))], [], [], [], []],
-                "16 in flight, room 14: the fourth")
+        #expect(
+            submit(8, &pool, inFlight: &inFlight) == [[], [], [], [.open(ID(value: 3))], [], [], [], []],
+            "16 in flight, room 14: the fourth")
         #expect(pool.machine.pickConnection() == nil && pool.machine.freeStreams == 0, "each at its share")
 
         // Readied, a connection takes its share, no more; the last slots open as what is in flight grows.
@@ -63,10 +67,12 @@ struct PoolWideningTests {
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "no idle slot left")
     }
 
-    @Test("the pool's default keeps room for eight times what is in flight: connections open rounds ahead of the window")
+    @Test(
+        "the pool's default keeps room for eight times what is in flight: connections open rounds ahead of the window")
     func roomAhead() throws {
-        var pool = PoolMachineHarness(connections: 32, initial: 3, streamsPerConnection: 128, roomPerRequestInFlight: 8,
-                                      stagger: 0)
+        var pool = PoolMachineHarness(
+            connections: 32, initial: 3, streamsPerConnection: 128, roomPerRequestInFlight: 8,
+            stagger: 0)
         pool.apply(pool.machine.start())
         for id in pool.opened { readyAndAnswering(&pool, id, available: 1000) }
         // 64 in flight on one connection: 512 wanted, 2 × 128 + 64 left: two more shares.
@@ -90,11 +96,14 @@ struct PoolWideningTests {
         for id in big.opened {
             big.apply(big.machine.requestStartedOrEnded(id, load: Load(available: 90, inFlight: 10)))
         }
-        #expect(big.apply(big.machine.widenIfNeeded()) == [.open(ID(value: 2)), .open(ID(value: 3))],
-                "room 0 for 20: two shares")
+        #expect(
+            big.apply(big.machine.widenIfNeeded()) == [.open(ID(value: 2)), .open(ID(value: 3))],
+            "room 0 for 20: two shares")
     }
 
-    @Test("a connection the server has not answered on yet counts for its share: a first limit of one stream opens nothing")
+    @Test(
+        "a connection the server has not answered on yet counts for its share: a first limit of one stream opens nothing"
+    )
     func firstStreamLimitDoesNotWiden() throws {
         var pool = PoolMachineHarness(connections: 8, initial: 2, streamsPerConnection: 100, stagger: 0)
         pool.apply(pool.machine.start())
@@ -120,8 +129,9 @@ struct PoolWideningTests {
         var inFlight: [ID: Int] = [:]
         #expect(submit(10, &pool, inFlight: &inFlight).allSatisfy { $0.isEmpty })
         let dropped = ID(value: 0)
-        let closed = pool.apply(pool.machine.connectionClosed(
-            dropped, error: TransportError(.closedByPeer, "reset"), hadAnswer: true, serverSpoke: true))
+        let closed = pool.apply(
+            pool.machine.connectionClosed(
+                dropped, error: TransportError(.closedByPeer, "reset"), hadAnswer: true, serverSpoke: true))
         #expect(closed == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams], "it had answered: no back-off")
         #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 2))], "5 left on one: short of 10")
         #expect(pool.machine.slots[0] == .backingOff(attempts: 0))
@@ -139,8 +149,10 @@ struct PoolWideningTests {
             pool.apply(pool.machine.requestStartedOrEnded(id, load: Load(available: 90, inFlight: 10)))
         }
         pool.apply(pool.machine.connectionAnswered(pool.opened[1]))
-        pool.apply(pool.machine.connectionClosed(
-            pool.opened[0], error: TransportError(.http2ProtocolError, "PUSH_PROMISE"), hadAnswer: false, serverSpoke: true))
+        pool.apply(
+            pool.machine.connectionClosed(
+                pool.opened[0], error: TransportError(.http2ProtocolError, "PUSH_PROMISE"), hadAnswer: false,
+                serverSpoke: true))
         #expect(pool.machine.failuresInARow == 1)
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "a failure since the last answer")
         // The failed slot reopens after its back-off; its new connection answers: the pool works again.
@@ -168,7 +180,8 @@ struct PoolWideningTests {
         #expect(close == [.close(ID(value: 0))])
         #expect(pool.machine.slots == [.draining(ID(value: 0), inFlight: 0), .closed, .closed])
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
-        #expect(pool.apply(pool.machine.connectionClosed(ID(value: 0), error: nil, hadAnswer: true, serverSpoke: true))
-            == [.reportClosed])
+        #expect(
+            pool.apply(pool.machine.connectionClosed(ID(value: 0), error: nil, hadAnswer: true, serverSpoke: true))
+                == [.reportClosed])
     }
 }

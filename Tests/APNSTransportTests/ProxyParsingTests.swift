@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 @Suite("Proxy CONNECT response parser and configuration")
@@ -26,21 +27,27 @@ struct ProxyParsingTests {
         #expect(results.last == .established(consumed: 1))
     }
 
-    @Test("non-2xx answers are refusals with status and reason", arguments: [
-        ("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n",
-         407, "Proxy Authentication Required"),
-        ("HTTP/1.1 403 Forbidden\r\n\r\n", 403, "Forbidden"),
-        ("HTTP/1.1 502 Bad Gateway\n\n", 502, "Bad Gateway"),
-        ("HTTP/1.1 503\r\n\r\n", 503, ""),
-    ])
+    @Test(
+        "non-2xx answers are refusals with status and reason",
+        arguments: [
+            (
+                "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"x\"\r\nContent-Length: 0\r\n\r\n",
+                407, "Proxy Authentication Required"
+            ),
+            ("HTTP/1.1 403 Forbidden\r\n\r\n", 403, "Forbidden"),
+            ("HTTP/1.1 502 Bad Gateway\n\n", 502, "Bad Gateway"),
+            ("HTTP/1.1 503\r\n\r\n", 503, ""),
+        ])
     func refused(text: String, status: Int, reason: String) {
         var parser = ProxyResponseParser()
         #expect(parser.parse(Array(text.utf8)) == .refused(status: status, reason: reason))
     }
 
-    @Test("garbage is rejected early, without waiting for a full header", arguments: [
-        "SSH-2.0-OpenSSH_9.2\r\n", "\u{16}\u{03}\u{01}\u{00}\u{05}", "<html>",
-    ])
+    @Test(
+        "garbage is rejected early, without waiting for a full header",
+        arguments: [
+            "SSH-2.0-OpenSSH_9.2\r\n", "\u{16}\u{03}\u{01}\u{00}\u{05}", "<html>",
+        ])
     func garbage(text: String) {
         var parser = ProxyResponseParser()
         guard case .invalid(let why) = parser.parse(Array(text.utf8)) else {
@@ -50,10 +57,13 @@ struct ProxyParsingTests {
         #expect(why.contains("not an HTTP response"))
     }
 
-    @Test("malformed status or header lines are rejected", arguments: [
-        "HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
-        "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "HTTP/1.1\r\n\r\n",
-    ])
+    @Test(
+        "malformed status or header lines are rejected",
+        arguments: [
+            "HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n", "HTTP/1.1 20 OK\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "HTTP/1.1\r\n\r\n",
+        ])
     func malformed(text: String) {
         var parser = ProxyResponseParser()
         guard case .invalid = parser.parse(Array(text.utf8)) else {
@@ -83,11 +93,14 @@ struct ProxyParsingTests {
         #expect(proxy.host == "proxy.example.com" && proxy.port == 3128)
         #expect(proxy.username == "user" && proxy.password == "p@ss")
         #expect(proxy.description == "http://user@proxy.example.com:3128")
-        #expect(try ProxyConfiguration(parsing: "proxy.local:8080") == ProxyConfiguration(host: "proxy.local", port: 8080))
+        #expect(
+            try ProxyConfiguration(parsing: "proxy.local:8080") == ProxyConfiguration(host: "proxy.local", port: 8080))
         #expect(try ProxyConfiguration(parsing: "http://[::1]:3128").host == "::1")
         #expect(try ProxyConfiguration(parsing: "http://proxy").port == ProxyConfiguration.defaultPort)
-        for bad in ["https://proxy:443", "socks5://proxy:1080", "http://", "http://proxy:0", "http://proxy:abc",
-                    "http://proxy:3128/path", "http://[::1:3128"] {
+        for bad in [
+            "https://proxy:443", "socks5://proxy:1080", "http://", "http://proxy:0", "http://proxy:abc",
+            "http://proxy:3128/path", "http://[::1:3128",
+        ] {
             let error = #expect(throws: TransportError.self, "\(bad)") { try ProxyConfiguration(parsing: bad) }
             #expect(error?.kind == .invalidConfiguration)
         }
@@ -104,17 +117,21 @@ struct ProxyParsingTests {
         #expect(try ProxyConfiguration.fromEnvironment(environment, targetHost: "internal.example") == nil)
         #expect(try ProxyConfiguration.fromEnvironment(environment, targetHost: "notinternal.example") != nil)
         #expect(try ProxyConfiguration.fromEnvironment(["https_proxy": "proxy:1"], targetHost: "x")?.host == "proxy")
-        #expect(try ProxyConfiguration.fromEnvironment(["HTTPS_PROXY": "http://p:1", "NO_PROXY": "*"], targetHost: "x") == nil)
+        #expect(
+            try ProxyConfiguration.fromEnvironment(["HTTPS_PROXY": "http://p:1", "NO_PROXY": "*"], targetHost: "x")
+                == nil)
         #expect(try ProxyConfiguration.fromEnvironment([:], targetHost: "x") == nil)
     }
 
     @Test("the CONNECT request names the target, with Basic credentials when set")
     func connectRequest() {
         let plain = ProxyConfiguration(host: "proxy", port: 3128)
-        #expect(String(decoding: plain.connectRequest(host: "api.push.apple.com", port: 443), as: UTF8.self)
+        #expect(
+            String(decoding: plain.connectRequest(host: "api.push.apple.com", port: 443), as: UTF8.self)
                 == "CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n")
         let authenticated = ProxyConfiguration(host: "proxy", port: 3128, username: "user", password: "p@ss")
-        #expect(String(decoding: authenticated.connectRequest(host: "::1", port: 2197), as: UTF8.self)
+        #expect(
+            String(decoding: authenticated.connectRequest(host: "::1", port: 2197), as: UTF8.self)
                 == "CONNECT [::1]:2197 HTTP/1.1\r\nHost: [::1]:2197\r\nProxy-Authorization: Basic dXNlcjpwQHNz\r\n\r\n")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import APNSTransport
 
 /// A tiny HTTP CONNECT proxy on 127.0.0.1:0 with blocking sockets on its own thread: accepts connections one at
@@ -21,7 +22,9 @@ private final class BlockingConnectProxy: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let fd = listenFD
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 8) == 0 else { throw TransportError.system("proxy bind/listen", errno) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -60,7 +63,10 @@ private final class BlockingConnectProxy: Sendable {
         let text = String(decoding: request, as: UTF8.self)
         requests.withLock { $0.append(text) }
         if let requiredAuthorization, !text.contains("\r\nProxy-Authorization: \(requiredAuthorization)\r\n") {
-            sendAll(client, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\n\r\n")
+            sendAll(
+                client,
+                "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\nContent-Length: 0\r\n\r\n"
+            )
             return
         }
         // "CONNECT host:port HTTP/1.1": only loopback targets are served.
@@ -76,7 +82,9 @@ private final class BlockingConnectProxy: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             sendAll(client, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
@@ -97,7 +105,9 @@ private final class BlockingConnectProxy: Sendable {
                 guard count > 0 else { return }
                 var sent = 0
                 while sent < count {
-                    let written = buffer[sent..<count].withUnsafeBytes { send(fds[to].fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    let written = buffer[sent..<count].withUnsafeBytes {
+                        send(fds[to].fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                    }
                     guard written > 0 else { return }
                     sent += written
                 }
@@ -115,11 +125,14 @@ private final class BlockingConnectProxy: Sendable {
 struct ProxyTunnelTests {
     /// A tunnel over one end of a socketpair; the test plays the proxy on the other end.
     private func tunnel(loop: EventLoop, proxy: ProxyConfiguration = ProxyConfiguration(host: "proxy", port: 3128))
-        throws -> (ProxyTunnel, Socket, () -> Result<Socket, TransportError>?) {
+        throws -> (ProxyTunnel, Socket, () -> Result<Socket, TransportError>?)
+    {
         let (ours, theirs) = try Socket.pair()
         var result: Result<Socket, TransportError>?
-        let tunnel = ProxyTunnel(loop: loop, socket: ours, proxy: proxy, host: "api.push.apple.com", port: 443,
-                                 timeout: 5) { result = $0 }
+        let tunnel = ProxyTunnel(
+            loop: loop, socket: ours, proxy: proxy, host: "api.push.apple.com", port: 443,
+            timeout: 5
+        ) { result = $0 }
         tunnel.start()
         return (tunnel, theirs, { result })
     }
@@ -152,12 +165,14 @@ struct ProxyTunnelTests {
         #expect(read(socket, loop: loop, count: 12) == Array("STREAM-BYTES".utf8))
     }
 
-    @Test("refusals, garbage and early close fail with the proxy's words", arguments: [
-        ("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", "proxy refused the CONNECT request", "407"),
-        ("HTTP/1.1 403 Forbidden\r\n\r\n", "proxy refused the CONNECT request", "403 Forbidden"),
-        ("SSH-2.0-OpenSSH_9.2\r\n", "proxy sent an invalid response", "not an HTTP response"),
-        ("", "proxy sent an invalid response", "closed the connection before answering"),
-    ])
+    @Test(
+        "refusals, garbage and early close fail with the proxy's words",
+        arguments: [
+            ("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n", "proxy refused the CONNECT request", "407"),
+            ("HTTP/1.1 403 Forbidden\r\n\r\n", "proxy refused the CONNECT request", "403 Forbidden"),
+            ("SSH-2.0-OpenSSH_9.2\r\n", "proxy sent an invalid response", "not an HTTP response"),
+            ("", "proxy sent an invalid response", "closed the connection before answering"),
+        ])
     func failures(answer: String, kind: String, detail: String) throws {
         let loop = try EventLoop()
         let (_, proxySide, result) = try tunnel(loop: loop)
@@ -178,8 +193,10 @@ struct ProxyTunnelTests {
         let loop = try EventLoop()
         let (ours, theirs) = try Socket.pair()
         var result: Result<Socket, TransportError>?
-        ProxyTunnel(loop: loop, socket: ours, proxy: ProxyConfiguration(host: "p", port: 1), host: "h", port: 1,
-                    timeout: 0.2) { result = $0 }.start()
+        ProxyTunnel(
+            loop: loop, socket: ours, proxy: ProxyConfiguration(host: "p", port: 1), host: "h", port: 1,
+            timeout: 0.2
+        ) { result = $0 }.start()
         spin(loop) { result != nil }
         guard case .failure(let error) = result else {
             Issue.record("no timeout")
@@ -197,30 +214,36 @@ struct ProxyTunnelTests {
         defer { proxy.stop() }
         let recorder = TLSRecorder()
         let configuration = try ProxyConfiguration(parsing: "http://user:p%40ss@127.0.0.1:\(proxy.port)")
-        let client = TLSConnection.connect(host: "localhost", port: server.port, proxy: configuration,
-                                           context: try TLSFixtures.clientContext(), loop: loop, delegate: recorder)
+        let client = TLSConnection.connect(
+            host: "localhost", port: server.port, proxy: configuration,
+            context: try TLSFixtures.clientContext(), loop: loop, delegate: recorder)
         let data = (0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         client.write(data)
         spin(loop, seconds: 30) { recorder.received.count >= data.count || recorder.closed }
         #expect(recorder.info?.applicationProtocol == "h2")
         #expect(recorder.received == data)
         #expect(server.first?.received == data)
-        #expect(proxy.requests.withLock { $0 } == [
-            "CONNECT localhost:\(server.port) HTTP/1.1\r\nHost: localhost:\(server.port)\r\n"
-                + "Proxy-Authorization: Basic dXNlcjpwQHNz\r\n\r\n",
-        ])
+        #expect(
+            proxy.requests.withLock { $0 } == [
+                "CONNECT localhost:\(server.port) HTTP/1.1\r\nHost: localhost:\(server.port)\r\n"
+                    + "Proxy-Authorization: Basic dXNlcjpwQHNz\r\n\r\n"
+            ])
         client.close()
         server.close()
     }
 
-    @Test("--resolve pins the proxy's addresses (a name that does not resolve; the first address refuses); the endpoint's name goes to the proxy")
+    @Test(
+        "--resolve pins the proxy's addresses (a name that does not resolve; the first address refuses); the endpoint's name goes to the proxy"
+    )
     func pinnedProxyAddresses() throws {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext(), echo: true)
         let proxy = try BlockingConnectProxy()
         defer { proxy.stop() }
         let recorder = TLSRecorder()
-        let overrides = try ResolveOverrides([ResolveOverride(parsing: "proxy.invalid:\(proxy.port):127.0.0.2,127.0.0.1")])
+        let overrides = try ResolveOverrides([
+            ResolveOverride(parsing: "proxy.invalid:\(proxy.port):127.0.0.2,127.0.0.1")
+        ])
         let client = TLSConnection.connect(
             host: "localhost", port: server.port, proxy: ProxyConfiguration(host: "proxy.invalid", port: proxy.port),
             context: try TLSFixtures.clientContext(), loop: loop, dialing: DialPlan(overrides: overrides),
@@ -229,7 +252,10 @@ struct ProxyTunnelTests {
         spin(loop, seconds: 30) { recorder.received.count >= 3 || recorder.closed }
         #expect(recorder.info?.applicationProtocol == "h2")
         #expect(recorder.received == [1, 2, 3])
-        #expect(proxy.requests.withLock { $0 } == ["CONNECT localhost:\(server.port) HTTP/1.1\r\nHost: localhost:\(server.port)\r\n\r\n"])
+        #expect(
+            proxy.requests.withLock { $0 } == [
+                "CONNECT localhost:\(server.port) HTTP/1.1\r\nHost: localhost:\(server.port)\r\n\r\n"
+            ])
         client.close()
         server.close()
     }
@@ -241,9 +267,10 @@ struct ProxyTunnelTests {
         let proxy = try BlockingConnectProxy(requiredAuthorization: "Basic dXNlcjpwQHNz")
         defer { proxy.stop() }
         let recorder = TLSRecorder()
-        _ = TLSConnection.connect(host: "localhost", port: server.port,
-                                  proxy: ProxyConfiguration(host: "127.0.0.1", port: proxy.port),
-                                  context: try TLSFixtures.clientContext(), loop: loop, delegate: recorder)
+        _ = TLSConnection.connect(
+            host: "localhost", port: server.port,
+            proxy: ProxyConfiguration(host: "127.0.0.1", port: proxy.port),
+            context: try TLSFixtures.clientContext(), loop: loop, delegate: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.info == nil)
         #expect(recorder.closeError?.kind == .proxyRefused)

@@ -52,16 +52,20 @@ enum RawHTTP2Frames {
     }
 
     /// The client connection preface and an empty SETTINGS frame.
-    static var preface: [UInt8] { Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(FrameType.settings, flags: 0, streamID: 0, []) }
+    static var preface: [UInt8] {
+        Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(FrameType.settings, flags: 0, streamID: 0, [])
+    }
 
     static var settingsAck: [UInt8] { frame(FrameType.settings, flags: 0x1, streamID: 0, []) }
 
     /// A HEADERS frame (END_HEADERS) with a POST to `/3/device/<hex>`.
     static func request(streamID: Int32, endStream: Bool = true) -> [UInt8] {
-        headers(streamID: streamID, endStream: endStream, fields: [
-            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + String(repeating: "ab", count: 32)),
-            (":authority", "127.0.0.1"), ("apns-topic", "com.example.app"),
-        ])
+        headers(
+            streamID: streamID, endStream: endStream,
+            fields: [
+                (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + String(repeating: "ab", count: 32)),
+                (":authority", "127.0.0.1"), ("apns-topic", "com.example.app"),
+            ])
     }
 
     static func headers(streamID: Int32, endStream: Bool, fields: [(String, String)]) -> [UInt8] {
@@ -82,7 +86,9 @@ enum RawHTTP2Frames {
 
     static func reset(streamID: Int32, errorCode: HTTP2ErrorCode = .cancel) -> [UInt8] {
         let code = errorCode.rawValue
-        return frame(FrameType.rstStream, flags: 0, streamID: streamID, [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: code >> $0) })
+        return frame(
+            FrameType.rstStream, flags: 0, streamID: streamID,
+            [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: code >> $0) })
     }
 
     static func frame(_ type: UInt8, flags: UInt8, streamID: Int32, _ payload: [UInt8]) -> [UInt8] {
@@ -101,9 +107,10 @@ enum RawHTTP2Frames {
             let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
             guard bytes.count - offset >= 9 + length else { break }
             let id = bytes[offset + 5..<offset + 9].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7FFF_FFFF
-            frames.append(Frame(
-                type: bytes[offset + 3], flags: bytes[offset + 4], streamID: Int32(id),
-                payload: Array(bytes[offset + 9..<offset + 9 + length])))
+            frames.append(
+                Frame(
+                    type: bytes[offset + 3], flags: bytes[offset + 4], streamID: Int32(id),
+                    payload: Array(bytes[offset + 9..<offset + 9 + length])))
             offset += 9 + length
         }
         bytes.removeFirst(offset)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// `--resolve HOST:PORT:ADDR[,ADDR…]` (curl's convention) parsed, and looked up by the host and port dialed.
@@ -16,20 +17,22 @@ struct ResolveOverrideTests {
         #expect(literal.addresses == [addressOn443("192.0.2.1")])
     }
 
-    @Test("malformed entries are refused, saying what is wrong", arguments: [
-        ("localhost", "expected HOST:PORT:ADDR"),
-        ("localhost:443", "expected HOST:PORT:ADDR"),
-        ("localhost:443:", "no address"),
-        ("localhost:0:127.0.0.1", "'0' is not a port"),
-        ("localhost:https:127.0.0.1", "'https' is not a port"),
-        ("localhost:443:127.0.0.1,", "'' is not an IPv4 or IPv6 address"),
-        ("localhost:443:api.example.com", "'api.example.com' is not an IPv4 or IPv6 address"),
-        ("localhost:443:127.0.0.300", "'127.0.0.300' is not"),
-        (":443:127.0.0.1", "'' is not a host name"),
-        ("+localhost:443:127.0.0.1", "'+localhost' is not a host name"),
-        ("[::1:443:127.0.0.1", "unclosed '['"),
-        ("[example]:443:127.0.0.1", "'[example]' is not an IPv6 address"),
-    ])
+    @Test(
+        "malformed entries are refused, saying what is wrong",
+        arguments: [
+            ("localhost", "expected HOST:PORT:ADDR"),
+            ("localhost:443", "expected HOST:PORT:ADDR"),
+            ("localhost:443:", "no address"),
+            ("localhost:0:127.0.0.1", "'0' is not a port"),
+            ("localhost:https:127.0.0.1", "'https' is not a port"),
+            ("localhost:443:127.0.0.1,", "'' is not an IPv4 or IPv6 address"),
+            ("localhost:443:api.example.com", "'api.example.com' is not an IPv4 or IPv6 address"),
+            ("localhost:443:127.0.0.300", "'127.0.0.300' is not"),
+            (":443:127.0.0.1", "'' is not a host name"),
+            ("+localhost:443:127.0.0.1", "'+localhost' is not a host name"),
+            ("[::1:443:127.0.0.1", "unclosed '['"),
+            ("[example]:443:127.0.0.1", "'[example]' is not an IPv6 address"),
+        ])
     func refuses(text: String, message: String) {
         #expect {
             _ = try ResolveOverride(parsing: text)

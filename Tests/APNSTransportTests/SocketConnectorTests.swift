@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// `SocketConnector` over real loopback sockets: the addresses tried in order past the ones that refuse, each
@@ -32,8 +33,9 @@ struct SocketConnectorTests {
         spin(loop) { connected != nil && accepted.count == 1 }
         let socket = try #require(try connected?.get())
         #expect(socket.peerAddress()?.port == listener.port)
-        #expect(reports == ["\(refusing) failed", "\(alsoRefusing) failed", "\(listening) connected"],
-                "a 5 s head start, yet each refusal dials the next at once")
+        #expect(
+            reports == ["\(refusing) failed", "\(alsoRefusing) failed", "\(listening) connected"],
+            "a 5 s head start, yet each refusal dials the next at once")
         #expect(loop.registeredCount == 1, "only the listener is registered")
         listener.close()
     }
@@ -52,7 +54,8 @@ struct SocketConnectorTests {
             return
         }
         #expect(error.kind == .connectionRefused)
-        #expect(error.detail.contains("connect to \(first)") && error.detail.contains("connect to \(second)"), "\(error)")
+        #expect(
+            error.detail.contains("connect to \(first)") && error.detail.contains("connect to \(second)"), "\(error)")
         #expect(loop.registeredCount == 0)
     }
 
@@ -63,7 +66,8 @@ struct SocketConnectorTests {
         let address = try #require(SocketAddress(ipAddress: "127.0.0.1", port: listener.port))
         var reports = 0
         var called = false
-        let connector = SocketConnector(loop: loop, addresses: [address], timeout: 5, report: { _, _ in reports += 1 }) {
+        let connector = SocketConnector(loop: loop, addresses: [address], timeout: 5, report: { _, _ in reports += 1 })
+        {
             _ in called = true
         }
         connector.start()

@@ -1,5 +1,6 @@
 import APNSCrypto
 import Testing
+
 @testable import APNSTransport
 
 @Suite("TLS client certificates")
@@ -8,18 +9,22 @@ struct TLSClientCertificateTests {
         try TLSFixtures.serverContext { $0.clientCertificates = policy }
     }
 
-    @Test("a server requiring a client certificate sees its subject, UID, pin and extensions", arguments: [
-        TLSFixtures.clientIdentity,
-        TLSIdentity.pkcs12File(path: TLSFixtures.path("client.p12"), password: "apns-test"),
-        TLSIdentity.pkcs12File(path: TLSFixtures.path("client-legacy.p12"), password: "apns-test"),
-    ])
+    @Test(
+        "a server requiring a client certificate sees its subject, UID, pin and extensions",
+        arguments: [
+            TLSFixtures.clientIdentity,
+            TLSIdentity.pkcs12File(path: TLSFixtures.path("client.p12"), password: "apns-test"),
+            TLSIdentity.pkcs12File(path: TLSFixtures.path("client-legacy.p12"), password: "apns-test"),
+        ])
     func presented(identity: TLSIdentity) throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try requireClientCertificates(.required(trustRoots: TLSFixtures.rootCA)))
+        let server = try TLSTestServer(
+            loop: loop, context: try requireClientCertificates(.required(trustRoots: TLSFixtures.rootCA)))
         let recorder = TLSRecorder()
         let context = try TLSFixtures.clientContext { $0.identity = identity }
-        let client = TLSConnection.connect(host: "127.0.0.1", port: server.port, context: context, loop: loop,
-                                           delegate: recorder)
+        let client = TLSConnection.connect(
+            host: "127.0.0.1", port: server.port, context: context, loop: loop,
+            delegate: recorder)
         spin(loop) { recorder.isDone && server.first?.isDone == true }
         #expect(recorder.info?.applicationProtocol == "h2")
         let info = try #require(server.first?.info)
@@ -30,7 +35,10 @@ struct TLSClientCertificateTests {
         #expect(certificate.issuer.contains("Intermediate"))
         #expect(certificate.spkiSHA256Base64 == (try TLSFixtures.pin("client")))
         #expect(try SPKIPin.sha256Base64(certificateDER: certificate.der) == certificate.spkiSHA256Base64)
-        #expect(certificate.extensions["2.5.29.37"] == [0x30, 0x0a, 0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02])
+        #expect(
+            certificate.extensions["2.5.29.37"] == [
+                0x30, 0x0a, 0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02,
+            ])
         // The intermediate came along in the chain (PEM chain file and both PKCS#12 files carry it).
         #expect(info.peerCertificates.map(\.spkiSHA256Base64).contains(try TLSFixtures.pin("intermediate-ca")))
         client.abort()
@@ -40,10 +48,12 @@ struct TLSClientCertificateTests {
     @Test("without a client certificate the handshake fails on both sides")
     func missing() throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try requireClientCertificates(.required(trustRoots: TLSFixtures.rootCA)))
+        let server = try TLSTestServer(
+            loop: loop, context: try requireClientCertificates(.required(trustRoots: TLSFixtures.rootCA)))
         let recorder = TLSRecorder()
-        _ = TLSConnection.connect(host: "127.0.0.1", port: server.port, context: try TLSFixtures.clientContext(),
-                                  loop: loop, delegate: recorder)
+        _ = TLSConnection.connect(
+            host: "127.0.0.1", port: server.port, context: try TLSFixtures.clientContext(),
+            loop: loop, delegate: recorder)
         spin(loop) { recorder.closed && server.first?.closed == true }
         #expect(server.first?.info == nil)
         #expect(server.first?.closeError?.kind == .handshakeFailed)
@@ -60,10 +70,12 @@ struct TLSClientCertificateTests {
     func untrusted() throws {
         let loop = try EventLoop()
         let otherCA = TLSTrustRoots.pemFile(path: TLSFixtures.path("other-ca.pem"))
-        let server = try TLSTestServer(loop: loop, context: try requireClientCertificates(.required(trustRoots: otherCA)))
+        let server = try TLSTestServer(
+            loop: loop, context: try requireClientCertificates(.required(trustRoots: otherCA)))
         let recorder = TLSRecorder()
         let context = try TLSFixtures.clientContext { $0.identity = TLSFixtures.clientIdentity }
-        _ = TLSConnection.connect(host: "127.0.0.1", port: server.port, context: context, loop: loop, delegate: recorder)
+        _ = TLSConnection.connect(
+            host: "127.0.0.1", port: server.port, context: context, loop: loop, delegate: recorder)
         spin(loop) { recorder.closed && server.first?.closed == true }
         #expect(server.first?.info == nil)
         #expect(server.first?.closeError?.kind == .certificateVerifyFailed)
@@ -75,15 +87,18 @@ struct TLSClientCertificateTests {
     @Test("an optional client certificate: clients with and without one are accepted")
     func optional() throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try requireClientCertificates(.optional(trustRoots: TLSFixtures.rootCA)))
+        let server = try TLSTestServer(
+            loop: loop, context: try requireClientCertificates(.optional(trustRoots: TLSFixtures.rootCA)))
         let anonymous = TLSRecorder()
         let identified = TLSRecorder()
-        let first = TLSConnection.connect(host: "127.0.0.1", port: server.port, context: try TLSFixtures.clientContext(),
-                                          loop: loop, delegate: anonymous)
+        let first = TLSConnection.connect(
+            host: "127.0.0.1", port: server.port, context: try TLSFixtures.clientContext(),
+            loop: loop, delegate: anonymous)
         spin(loop) { server.first?.isDone == true }
-        let second = TLSConnection.connect(host: "127.0.0.1", port: server.port,
-                                           context: try TLSFixtures.clientContext { $0.identity = TLSFixtures.clientIdentity },
-                                           loop: loop, delegate: identified)
+        let second = TLSConnection.connect(
+            host: "127.0.0.1", port: server.port,
+            context: try TLSFixtures.clientContext { $0.identity = TLSFixtures.clientIdentity },
+            loop: loop, delegate: identified)
         spin(loop) { server.recorders.count == 2 && server.recorders[1].isDone }
         #expect(server.recorders.count == 2)
         #expect(server.recorders.first?.info?.peerCertificate == nil)

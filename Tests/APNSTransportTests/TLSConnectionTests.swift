@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// A deterministic, non-repeating-looking payload.
@@ -20,15 +21,19 @@ struct TLSConnectionTests {
             loop: loop, context: try TLSFixtures.serverContext { $0.handshake.timeout = 60 }, echo: true)
         let recorder = TLSRecorder()
         let context = try TLSFixtures.clientContext { $0.handshake.timeout = 60 }
-        let client = try #require(try connectClient(loop: loop, port: server.port, context: context, recorder: recorder))
+        let client = try #require(
+            try connectClient(loop: loop, port: server.port, context: context, recorder: recorder))
         let data = payload(4 << 20, seed: 7)
         client.write(data)  // queued before the handshake: goes out right after it
         #expect(client.state == .handshaking)
         // Bounded by progress, not by the clock: under ThreadSanitizer this transfer takes close to a minute.
-        let progress = { (recorder.info == nil ? 0 : 1) + recorder.received.count + (server.first?.received.count ?? 0) }
+        let progress = {
+            (recorder.info == nil ? 0 : 1) + recorder.received.count + (server.first?.received.count ?? 0)
+        }
         spin(loop, idleSeconds: 60, progress: progress) { recorder.received.count >= data.count || recorder.closed }
 
-        let info = try #require(recorder.info, "no handshake; closed: \(recorder.closed), \(String(describing: recorder.closeError))")
+        let info = try #require(
+            recorder.info, "no handshake; closed: \(recorder.closed), \(String(describing: recorder.closeError))")
         #expect(info.applicationProtocol == "h2")
         #expect(info.protocolVersion == "TLSv1.3")
         #expect(info.peerCertificates.count == 2)  // leaf and intermediate, as the server sent them
@@ -60,8 +65,9 @@ struct TLSConnectionTests {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
         let recorder = TLSRecorder()
-        let client = TLSConnection.connect(host: "localhost", port: server.port,
-                                           context: try TLSFixtures.clientContext(), loop: loop, delegate: recorder)
+        let client = TLSConnection.connect(
+            host: "localhost", port: server.port,
+            context: try TLSFixtures.clientContext(), loop: loop, delegate: recorder)
         #expect(client.state == .connecting)
         #expect(!recorder.isDone)  // nothing reported from inside connect
         spin(loop) { recorder.isDone && server.first?.info != nil }
@@ -82,14 +88,17 @@ struct TLSConnectionTests {
     @Test("a TLS 1.2 server negotiates an ECDHE AEAD suite from the forward-secret list")
     func tls12() throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext { $0.handshake.maximumVersion = .tls1_2 })
+        let server = try TLSTestServer(
+            loop: loop, context: try TLSFixtures.serverContext { $0.handshake.maximumVersion = .tls1_2 })
         let recorder = TLSRecorder()
-        let client = try connectClient(loop: loop, port: server.port, context: try TLSFixtures.clientContext(),
-                                       recorder: recorder)
+        let client = try connectClient(
+            loop: loop, port: server.port, context: try TLSFixtures.clientContext(),
+            recorder: recorder)
         spin(loop) { recorder.isDone }
         let info = try #require(recorder.info)
         #expect(info.protocolVersion == "TLSv1.2")
-        #expect(TLSHandshakeSettings.forwardSecretCipherList.split(separator: ":").contains(Substring(info.cipherSuite)))
+        #expect(
+            TLSHandshakeSettings.forwardSecretCipherList.split(separator: ":").contains(Substring(info.cipherSuite)))
         #expect(info.cipherSuite.hasPrefix("ECDHE-ECDSA-"))
         client?.abort()
         server.close()
@@ -100,8 +109,9 @@ struct TLSConnectionTests {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
         let recorder = TLSRecorder()
-        let client = try connectClient(loop: loop, port: server.port, serverName: "127.0.0.1",
-                                       context: try TLSFixtures.clientContext(), recorder: recorder)
+        let client = try connectClient(
+            loop: loop, port: server.port, serverName: "127.0.0.1",
+            context: try TLSFixtures.clientContext(), recorder: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.info != nil)
         #expect(recorder.closeError == nil)
@@ -112,9 +122,11 @@ struct TLSConnectionTests {
     @Test("the server selects h2 among several offered protocols")
     func alpnSelection() throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.handshake.applicationProtocols = ["h2", "http/1.1"]
-        })
+        let server = try TLSTestServer(
+            loop: loop,
+            context: try TLSFixtures.serverContext {
+                $0.handshake.applicationProtocols = ["h2", "http/1.1"]
+            })
         let recorder = TLSRecorder()
         let context = try TLSFixtures.clientContext { $0.handshake.applicationProtocols = ["http/1.1", "h2"] }
         let client = try connectClient(loop: loop, port: server.port, context: context, recorder: recorder)
@@ -130,16 +142,20 @@ struct TLSConnectionTests {
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext(), echo: true)
         let aborting = TLSRecorder()
         aborting.afterReceive = { $0.abort() }
-        let first = try #require(try connectClient(loop: loop, port: server.port,
-                                                   context: try TLSFixtures.clientContext(), recorder: aborting))
+        let first = try #require(
+            try connectClient(
+                loop: loop, port: server.port,
+                context: try TLSFixtures.clientContext(), recorder: aborting))
         first.write(payload(256 * 1024, seed: 1))  // echoed back in many records
         let closing = TLSRecorder()
         closing.afterHandshake = { connection in
             connection.write(Array("last words".utf8))
             connection.close()
         }
-        let second = try #require(try connectClient(loop: loop, port: server.port,
-                                                    context: try TLSFixtures.clientContext(), recorder: closing))
+        let second = try #require(
+            try connectClient(
+                loop: loop, port: server.port,
+                context: try TLSFixtures.clientContext(), recorder: closing))
         spin(loop) { server.recorders.count == 2 && server.recorders.allSatisfy(\.closed) }
         #expect(aborting.events == ["handshake", "receive"])
         #expect(first.state == .closed)
@@ -174,15 +190,18 @@ struct TLSConnectionTests {
         var connections: [TLSConnection] = []
         let serverRecorder = TLSRecorder()
         let listener = try SocketListener(loop: loop, host: "::1") { socket in
-            if let connection = try? TLSConnection(acceptedSocket: socket, context: context, loop: loop,
-                                                   delegate: serverRecorder) {
+            if let connection = try? TLSConnection(
+                acceptedSocket: socket, context: context, loop: loop,
+                delegate: serverRecorder)
+            {
                 connections.append(connection)
             }
         }
         #expect(listener.address.isIPv6)
         let recorder = TLSRecorder()
-        let client = TLSConnection.connect(host: "[::1]", port: listener.port, context: try TLSFixtures.clientContext(),
-                                           loop: loop, delegate: recorder)
+        let client = TLSConnection.connect(
+            host: "[::1]", port: listener.port, context: try TLSFixtures.clientContext(),
+            loop: loop, delegate: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.info?.applicationProtocol == "h2")
         #expect(client.serverName == "::1")
@@ -203,7 +222,8 @@ struct TLSConnectionTests {
         let unknown = TLSRecorder()
         let context = try TLSFixtures.clientContext()
         _ = TLSConnection.connect(host: "127.0.0.1", port: port, context: context, loop: loop, delegate: refused)
-        _ = TLSConnection.connect(host: "no-such-host.invalid", port: 443, context: context, loop: loop, delegate: unknown)
+        _ = TLSConnection.connect(
+            host: "no-such-host.invalid", port: 443, context: context, loop: loop, delegate: unknown)
         spin(loop, seconds: 20) { refused.isDone && unknown.isDone }
         #expect(refused.closeError?.kind == .connectionRefused)
         #expect(refused.closeError?.detail.contains("127.0.0.1:\(port)") == true)

@@ -1,12 +1,14 @@
 import Foundation
 import Testing
+
 @testable import APNSTransport
 
 /// A command-line tool run for a test, its output collected in a temporary file (polled while the event loop
 /// turns in the same thread). Terminated, if still running, when the test ends.
 final class ToolRun {
     let process = Process()
-    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("apns-tls-\(UUID().uuidString).txt").path
+    let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("apns-tls-\(UUID().uuidString).txt")
+        .path
 
     /// Keeps the tool's standard input open (s_server quits at end of input); nil gives it /dev/null.
     private let input: Pipe?
@@ -50,9 +52,11 @@ struct TLSInteropTests {
         try #require(toolExists("openssl"))
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
-        let run = try ToolRun(["openssl", "s_client", "-connect", "127.0.0.1:\(server.port)", "-servername", "localhost",
-                               "-alpn", "h2", "-CAfile", TLSFixtures.path("root-ca.pem"), "-verify_return_error",
-                               "-verify_hostname", "localhost"])
+        let run = try ToolRun([
+            "openssl", "s_client", "-connect", "127.0.0.1:\(server.port)", "-servername", "localhost",
+            "-alpn", "h2", "-CAfile", TLSFixtures.path("root-ca.pem"), "-verify_return_error",
+            "-verify_hostname", "localhost",
+        ])
         defer { run.stop() }
         spin(loop, seconds: 20) { !run.process.isRunning && server.first?.isDone == true }
         let output = run.output
@@ -67,8 +71,10 @@ struct TLSInteropTests {
         try #require(toolExists("curl"))
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
-        let run = try ToolRun(["curl", "-v", "--http2", "--max-time", "3", "--cacert", TLSFixtures.path("root-ca.pem"),
-                               "https://localhost:\(server.port)/"])
+        let run = try ToolRun([
+            "curl", "-v", "--http2", "--max-time", "3", "--cacert", TLSFixtures.path("root-ca.pem"),
+            "https://localhost:\(server.port)/",
+        ])
         defer { run.stop() }
         // Our test server speaks no HTTP/2, so curl gives up after its max time; the handshake is what counts.
         spin(loop, seconds: 20) { !run.process.isRunning }
@@ -79,15 +85,19 @@ struct TLSInteropTests {
         server.close()
     }
 
-    @Test("our client against openssl s_server: h2 accepted and data delivered; http/1.1 only is refused",
-          arguments: ["h2", "http/1.1"])
+    @Test(
+        "our client against openssl s_server: h2 accepted and data delivered; http/1.1 only is refused",
+        arguments: ["h2", "http/1.1"])
     func clientAgainstSServer(alpn: String) throws {
         try #require(toolExists("openssl"))
         let loop = try EventLoop()
-        let run = try ToolRun(["openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1",
-                               "-cert", TLSFixtures.path("server.pem"), "-key", TLSFixtures.path("server.key"),
-                               "-cert_chain", TLSFixtures.path("intermediate-ca.pem"), "-alpn", alpn],
-                               keepInputOpen: true)
+        let run = try ToolRun(
+            [
+                "openssl", "s_server", "-accept", "127.0.0.1:0", "-naccept", "1",
+                "-cert", TLSFixtures.path("server.pem"), "-key", TLSFixtures.path("server.key"),
+                "-cert_chain", TLSFixtures.path("intermediate-ca.pem"), "-alpn", alpn,
+            ],
+            keepInputOpen: true)
         defer { run.stop() }
         var port: Int?
         spin(loop, seconds: 10) {
@@ -97,8 +107,9 @@ struct TLSInteropTests {
         }
         let serverPort = try #require(port, "\(run.output)")
         let recorder = TLSRecorder()
-        let client = TLSConnection.connect(host: "localhost", port: serverPort, context: try TLSFixtures.clientContext(),
-                                           loop: loop, delegate: recorder)
+        let client = TLSConnection.connect(
+            host: "localhost", port: serverPort, context: try TLSFixtures.clientContext(),
+            loop: loop, delegate: recorder)
         client.write(Array("hello from apns-bulk\n".utf8))
         spin(loop) { recorder.isDone }
         if alpn == "h2" {

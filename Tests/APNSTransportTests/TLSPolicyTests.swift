@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// The client's transport security policy: what it refuses (and, as controls, what it accepts).
@@ -8,14 +9,16 @@ struct TLSPolicyTests {
     func noForwardSecrecy() throws {
         let loop = try EventLoop()
         let rsaOnly = try TLSFixtures.serverContext {
-            $0.identity = .pemFiles(certificateChainPath: TLSFixtures.path("server-rsa-chain.pem"),
-                                    privateKeyPath: TLSFixtures.path("server-rsa.key"))
+            $0.identity = .pemFiles(
+                certificateChainPath: TLSFixtures.path("server-rsa-chain.pem"),
+                privateKeyPath: TLSFixtures.path("server-rsa.key"))
             $0.handshake.maximumVersion = .tls1_2
             $0.handshake.cipherList = "AES128-GCM-SHA256"
         }
         let server = try TLSTestServer(loop: loop, context: rsaOnly)
         let refused = TLSRecorder()
-        _ = try connectClient(loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: refused)
+        _ = try connectClient(
+            loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: refused)
         spin(loop) { refused.isDone }
         #expect(refused.info == nil)
         #expect(refused.closeError?.kind == .handshakeRefused)
@@ -52,8 +55,9 @@ struct TLSPolicyTests {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
         let recorder = TLSRecorder()
-        _ = try connectClient(loop: loop, port: server.port, serverName: serverName,
-                              context: try TLSFixtures.clientContext(), recorder: recorder)
+        _ = try connectClient(
+            loop: loop, port: server.port, serverName: serverName,
+            context: try TLSFixtures.clientContext(), recorder: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.info == nil)
         #expect(recorder.closeError?.kind == .hostnameMismatch)
@@ -61,9 +65,11 @@ struct TLSPolicyTests {
         server.close()
     }
 
-    @Test("SPKI pins: a pin on the leaf, the intermediate or the root is satisfied", arguments: [
-        "server", "intermediate-ca", "root-ca",
-    ])
+    @Test(
+        "SPKI pins: a pin on the leaf, the intermediate or the root is satisfied",
+        arguments: [
+            "server", "intermediate-ca", "root-ca",
+        ])
     func pinMatch(name: String) throws {
         let loop = try EventLoop()
         let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
@@ -99,11 +105,14 @@ struct TLSPolicyTests {
     @Test("a server that does not select h2 is refused with a clear ALPN error", arguments: [[], ["http/1.1"]])
     func noH2(serverProtocols: [String]) throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.handshake.applicationProtocols = serverProtocols
-        })
+        let server = try TLSTestServer(
+            loop: loop,
+            context: try TLSFixtures.serverContext {
+                $0.handshake.applicationProtocols = serverProtocols
+            })
         let recorder = TLSRecorder()
-        _ = try connectClient(loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: recorder)
+        _ = try connectClient(
+            loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: recorder)
         spin(loop) { recorder.isDone }
         #expect(recorder.info == nil)
         let error = try #require(recorder.closeError)

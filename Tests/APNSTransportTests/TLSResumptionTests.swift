@@ -1,4 +1,5 @@
 import Testing
+
 @testable import APNSTransport
 
 /// TLS session resumption: a client context remembers the session of a connection that passed every check, and its
@@ -17,14 +18,18 @@ struct TLSResumptionTests {
         return (recorder, client)
     }
 
-    @Test("the second connection resumes the first's session, pins checked when it was made", arguments: [
-        "1.3", "1.2",
-    ])
+    @Test(
+        "the second connection resumes the first's session, pins checked when it was made",
+        arguments: [
+            "1.3", "1.2",
+        ])
     func resumes(version: String) throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            if version == "1.2" { $0.handshake.maximumVersion = .tls1_2 }
-        })
+        let server = try TLSTestServer(
+            loop: loop,
+            context: try TLSFixtures.serverContext {
+                if version == "1.2" { $0.handshake.maximumVersion = .tls1_2 }
+            })
         let context = try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = [try TLSFixtures.pin("root-ca")] }
         let (first, firstClient) = try connect(loop, server, context)
         let (second, secondClient) = try connect(loop, server, context)

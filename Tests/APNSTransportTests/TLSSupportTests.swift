@@ -1,6 +1,7 @@
 import APNSCrypto
 import Foundation
 import Testing
+
 @testable import APNSTransport
 
 /// The generated certificates in Tests/Fixtures/tls (see its README) and their pins from pins.txt, which the
@@ -20,20 +21,26 @@ enum TLSFixtures {
         return String(line.dropFirst(name.count + 1))
     }
 
-    static let serverIdentity = TLSIdentity.pemFiles(certificateChainPath: path("server-chain.pem"),
-                                                     privateKeyPath: path("server.key"))
+    static let serverIdentity = TLSIdentity.pemFiles(
+        certificateChainPath: path("server-chain.pem"),
+        privateKeyPath: path("server.key"))
     static let rootCA = TLSTrustRoots.pemFile(path: path("root-ca.pem"))
-    static let clientIdentity = TLSIdentity.pemFiles(certificateChainPath: path("client-chain.pem"),
-                                                     privateKeyPath: path("client.key"))
+    static let clientIdentity = TLSIdentity.pemFiles(
+        certificateChainPath: path("client-chain.pem"),
+        privateKeyPath: path("client.key"))
 
-    static func clientContext(_ change: (inout TLSClientConfiguration) throws -> Void = { _ in }) throws -> TLSClientContext {
+    static func clientContext(_ change: (inout TLSClientConfiguration) throws -> Void = { _ in }) throws
+        -> TLSClientContext
+    {
         var configuration = TLSClientConfiguration(trustRoots: rootCA)
         configuration.handshake.timeout = 5
         try change(&configuration)
         return try TLSClientContext(configuration)
     }
 
-    static func serverContext(_ change: (inout TLSServerConfiguration) throws -> Void = { _ in }) throws -> TLSServerContext {
+    static func serverContext(_ change: (inout TLSServerConfiguration) throws -> Void = { _ in }) throws
+        -> TLSServerContext
+    {
         var configuration = TLSServerConfiguration(identity: serverIdentity)
         configuration.handshake.timeout = 5
         try change(&configuration)
@@ -98,8 +105,10 @@ final class TLSTestServer {
             let recorder = TLSRecorder()
             recorder.echo = echo
             do {
-                self.connections.append(try TLSConnection(acceptedSocket: socket, context: context, loop: loop,
-                                                          delegate: recorder))
+                self.connections.append(
+                    try TLSConnection(
+                        acceptedSocket: socket, context: context, loop: loop,
+                        delegate: recorder))
                 self.recorders.append(recorder)
             } catch {
                 Issue.record("server connection: \(error)")
@@ -117,15 +126,18 @@ final class TLSTestServer {
 }
 
 /// A client connection over a socket connected to 127.0.0.1:`port`, verifying `serverName`.
-func connectClient(loop: EventLoop, port: Int, serverName: String = "localhost",
-                   context: TLSClientContext, recorder: TLSRecorder) throws -> TLSConnection? {
+func connectClient(
+    loop: EventLoop, port: Int, serverName: String = "localhost",
+    context: TLSClientContext, recorder: TLSRecorder
+) throws -> TLSConnection? {
     var connected: Result<Socket, TransportError>?
     let address = try #require(SocketAddress(ipAddress: "127.0.0.1", port: port))
     SocketConnector(loop: loop, addresses: [address], timeout: 5) { connected = $0 }.start()
     spin(loop) { connected != nil }
     let socket = try #require(try connected?.get())
-    return try TLSConnection(clientSocket: socket, serverName: serverName, context: context, loop: loop,
-                             delegate: recorder)
+    return try TLSConnection(
+        clientSocket: socket, serverName: serverName, context: context, loop: loop,
+        delegate: recorder)
 }
 
 /// Runs loop turns until `done` or `seconds` pass.
@@ -137,8 +149,10 @@ func spin(_ loop: EventLoop, seconds: Double = 10, until done: () -> Bool) {
 /// Runs loop turns until `done`, for as long as `progress` keeps growing: gives up after `idleSeconds` without
 /// progress, or `limitSeconds` in all. A deadline for bulk transfers that a slow machine or a sanitizer's
 /// slowdown stretches instead of failing, and that still ends a stalled transfer quickly.
-func spin(_ loop: EventLoop, idleSeconds: Double, limitSeconds: Double = 600, progress: () -> Int,
-          until done: () -> Bool) {
+func spin(
+    _ loop: EventLoop, idleSeconds: Double, limitSeconds: Double = 600, progress: () -> Int,
+    until done: () -> Bool
+) {
     let limit = EventLoopInstant.now().advanced(bySeconds: limitSeconds)
     var lastProgress = progress()
     var idleDeadline = EventLoopInstant.now().advanced(bySeconds: idleSeconds)
@@ -160,7 +174,9 @@ struct TLSSupportTests {
     func identitiesLoad() throws {
         let identities: [TLSIdentity] = [
             TLSFixtures.clientIdentity,
-            .pem(certificateChain: try TLSFixtures.text("client-chain.pem"), privateKey: try TLSFixtures.text("client.key")),
+            .pem(
+                certificateChain: try TLSFixtures.text("client-chain.pem"),
+                privateKey: try TLSFixtures.text("client.key")),
             .pkcs12File(path: TLSFixtures.path("client.p12"), password: "apns-test"),
             .pkcs12File(path: TLSFixtures.path("client-legacy.p12"), password: "apns-test"),
         ]
@@ -170,22 +186,29 @@ struct TLSSupportTests {
         }
     }
 
-    @Test("unusable credentials fail with a clear configuration error", arguments: [
-        TLSIdentity.pkcs12File(path: TLSFixtures.path("client.p12"), password: "wrong"),
-        TLSIdentity.pemFiles(certificateChainPath: TLSFixtures.path("client.pem"), privateKeyPath: TLSFixtures.path("server.key")),
-        TLSIdentity.pemFiles(certificateChainPath: TLSFixtures.path("missing.pem"), privateKeyPath: TLSFixtures.path("client.key")),
-        TLSIdentity.pemFiles(certificateChainPath: TLSFixtures.path("client.key"), privateKeyPath: TLSFixtures.path("client.key")),
-        TLSIdentity.pem(certificateChain: "not PEM", privateKey: "not PEM"),
-    ])
+    @Test(
+        "unusable credentials fail with a clear configuration error",
+        arguments: [
+            TLSIdentity.pkcs12File(path: TLSFixtures.path("client.p12"), password: "wrong"),
+            TLSIdentity.pemFiles(
+                certificateChainPath: TLSFixtures.path("client.pem"), privateKeyPath: TLSFixtures.path("server.key")),
+            TLSIdentity.pemFiles(
+                certificateChainPath: TLSFixtures.path("missing.pem"), privateKeyPath: TLSFixtures.path("client.key")),
+            TLSIdentity.pemFiles(
+                certificateChainPath: TLSFixtures.path("client.key"), privateKeyPath: TLSFixtures.path("client.key")),
+            TLSIdentity.pem(certificateChain: "not PEM", privateKey: "not PEM"),
+        ])
     func badIdentities(identity: TLSIdentity) throws {
         let error = #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.identity = identity } }
         #expect(error?.kind == .invalidConfiguration)
         #expect(error?.detail.isEmpty == false)
     }
 
-    @Test("a wrong PKCS#12 password is reported as such, naming the file; a file that is not PKCS#12 is not called a wrong password", arguments: [
-        "client.p12", "client-legacy.p12",
-    ])
+    @Test(
+        "a wrong PKCS#12 password is reported as such, naming the file; a file that is not PKCS#12 is not called a wrong password",
+        arguments: [
+            "client.p12", "client-legacy.p12",
+        ])
     func pkcs12Password(fixture: String) throws {
         let path = TLSFixtures.path(fixture)
         let wrong = #expect(throws: TransportError.self) {
@@ -211,9 +234,14 @@ struct TLSSupportTests {
     func badConfiguration() throws {
         #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = ["sha256/abc"] } }
         #expect(throws: TransportError.self) {
-            try TLSFixtures.clientContext { $0.handshake.minimumVersion = .tls1_3; $0.handshake.maximumVersion = .tls1_2 }
+            try TLSFixtures.clientContext {
+                $0.handshake.minimumVersion = .tls1_3
+                $0.handshake.maximumVersion = .tls1_2
+            }
         }
-        #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.handshake.cipherList = "NO-SUCH-CIPHER" } }
+        #expect(throws: TransportError.self) {
+            try TLSFixtures.clientContext { $0.handshake.cipherList = "NO-SUCH-CIPHER" }
+        }
         #expect(throws: TransportError.self) { try TLSFixtures.clientContext { $0.trustRoots = .pem("nothing") } }
         _ = try TLSFixtures.clientContext { $0.pinnedSPKISHA256 = [try TLSFixtures.pin("root-ca")] }
         _ = try TLSClientContext(TLSClientConfiguration())  // the system store loads
@@ -222,13 +250,16 @@ struct TLSSupportTests {
     @Test("peer SPKI pins match the openssl CLI's and APNSCrypto's for every certificate a handshake shows")
     func spkiPins() throws {
         let loop = try EventLoop()
-        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext {
-            $0.clientCertificates = .required(trustRoots: TLSFixtures.rootCA)
-        })
+        let server = try TLSTestServer(
+            loop: loop,
+            context: try TLSFixtures.serverContext {
+                $0.clientCertificates = .required(trustRoots: TLSFixtures.rootCA)
+            })
         let recorder = TLSRecorder()
-        let client = TLSConnection.connect(host: "localhost", port: server.port,
-                                           context: try TLSFixtures.clientContext { $0.identity = TLSFixtures.clientIdentity },
-                                           loop: loop, delegate: recorder)
+        let client = TLSConnection.connect(
+            host: "localhost", port: server.port,
+            context: try TLSFixtures.clientContext { $0.identity = TLSFixtures.clientIdentity },
+            loop: loop, delegate: recorder)
         spin(loop) { recorder.isDone && server.first?.isDone == true }
         let seen = (recorder.info?.peerCertificates ?? []) + (server.first?.info?.peerCertificates ?? [])
         #expect(seen.count == 4)  // server leaf + intermediate, client leaf + intermediate

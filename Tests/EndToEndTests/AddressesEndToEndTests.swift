@@ -44,12 +44,14 @@ struct AddressesEndToEndTests {
             if let hostsOrder {
                 let hosts = directory.file("hosts")
                 let gai = directory.file("gai.conf")
-                try hostsOrder.map { "\($0) localhost\n" }.joined().write(toFile: hosts, atomically: true, encoding: .utf8)
+                try hostsOrder.map { "\($0) localhost\n" }.joined().write(
+                    toFile: hosts, atomically: true, encoding: .utf8)
                 // getaddrinfo sorts by RFC 6724; precedence falling with each line keeps the hosts file's order.
                 let precedence = hostsOrder.enumerated().map { "precedence ::ffff:\($1)/128 \(100 - $0)\n" }.joined()
                 try (precedence + "precedence ::ffff:0:0/96 10\nprecedence ::/0 40\n")
                     .write(toFile: gai, atomically: true, encoding: .utf8)
-                setup += " && mount --bind '\(hosts)' /etc/hosts && touch /etc/gai.conf && mount --bind '\(gai)' /etc/gai.conf"
+                setup +=
+                    " && mount --bind '\(hosts)' /etc/hosts && touch /etc/gai.conf && mount --bind '\(gai)' /etc/gai.conf"
             }
             mock = try MockProcess(
                 ["--log-accepted", acceptedLog] + mockFaults,
@@ -67,7 +69,9 @@ struct AddressesEndToEndTests {
         /// `send` of the campaign to `https://localhost:<mock's port>`, inside the namespace; its time in seconds.
         func send(_ extra: [String], timeout: Double = 30) throws -> (result: Tool.Result, seconds: Double) {
             var arguments = ["send", campaign, "--results", results] + extra + mock.clientArguments
-            if let index = arguments.firstIndex(of: "--endpoint") { arguments[index + 1] = "https://localhost:\(mock.port)" }
+            if let index = arguments.firstIndex(of: "--endpoint") {
+                arguments[index + 1] = "https://localhost:\(mock.port)"
+            }
             let started = Date()
             let result = try run(arguments, program: Tool.binary, timeout: timeout)
             return (result, Date().timeIntervalSince(started))
@@ -78,8 +82,8 @@ struct AddressesEndToEndTests {
             let snmp = try run(["/proc/net/snmp"], program: "/bin/cat", timeout: 10).stdout
             let rows = snmp.split(separator: "\n").filter { $0.hasPrefix("Tcp:") }.map { $0.split(separator: " ") }
             guard rows.count == 2, let active = rows[0].firstIndex(of: "ActiveOpens"),
-                  let passive = rows[0].firstIndex(of: "PassiveOpens"),
-                  let activeCount = Int(rows[1][active]), let passiveCount = Int(rows[1][passive])
+                let passive = rows[0].firstIndex(of: "PassiveOpens"),
+                let activeCount = Int(rows[1][active]), let passiveCount = Int(rows[1][passive])
             else { throw MockStartError(log: "no Tcp counters in /proc/net/snmp: \(snmp)") }
             return (activeCount, passiveCount)
         }
@@ -89,16 +93,20 @@ struct AddressesEndToEndTests {
             let outcomes = try Results.read(results).map { $0["outcome"] as? String ?? "?" }
             #expect(outcomes.count == records, "\(outcomes.count) result lines", sourceLocation: sourceLocation)
             let notDelivered = outcomes.filter { $0 != "delivered" }
-            #expect(notDelivered.isEmpty, "\(notDelivered.count) not delivered: \(Set(notDelivered))",
-                    sourceLocation: sourceLocation)
+            #expect(
+                notDelivered.isEmpty, "\(notDelivered.count) not delivered: \(Set(notDelivered))",
+                sourceLocation: sourceLocation)
             let accepted = try AuditedCampaign.accepted(inLog: acceptedLog)
             #expect(accepted.total == records, "the mock accepted \(accepted.total)", sourceLocation: sourceLocation)
-            #expect(accepted.perToken.values.allSatisfy { $0 == 1 }, "a notification accepted twice",
-                    sourceLocation: sourceLocation)
+            #expect(
+                accepted.perToken.values.allSatisfy { $0 == 1 }, "a notification accepted twice",
+                sourceLocation: sourceLocation)
         }
     }
 
-    @Test("--resolve with a black hole, an unreachable IPv6, a refusing and an answering address: delivered within seconds")
+    @Test(
+        "--resolve with a black hole, an unreachable IPv6, a refusing and an answering address: delivered within seconds"
+    )
     func pinnedAddresses() throws {
         if let reason = Self.unavailable {
             print("skipped: \(reason)")
@@ -123,8 +131,9 @@ struct AddressesEndToEndTests {
         let namespace = try Namespace(records: 1000, hostsOrder: [Self.blackHole, Self.refusing, Self.answering])
         let resolved = try namespace.run(["ahosts", "localhost"], program: "/usr/bin/getent", timeout: 10).stdout
             .split(separator: "\n").filter { $0.contains("STREAM") }.compactMap { $0.split(separator: " ").first }
-        #expect(resolved == [Self.blackHole, Self.refusing, Self.answering][...].map { Substring($0) },
-                "the namespace's resolver order")
+        #expect(
+            resolved == [Self.blackHole, Self.refusing, Self.answering][...].map { Substring($0) },
+            "the namespace's resolver order")
         let (run, seconds) = try namespace.send([], timeout: 30)
         print("localhost resolving to \(resolved): exit \(run.status) after \(String(format: "%.2f", seconds)) s")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
@@ -149,8 +158,9 @@ struct AddressesEndToEndTests {
         let after = try namespace.tcpOpens()
         let connections = after.passive - before.passive
         let blackHoleDials = (after.active - before.active) - connections
-        print("black hole first: \(connections) connections, \(blackHoleDials) dials to the black hole, "
-            + "exit \(run.status) after \(String(format: "%.2f", seconds)) s")
+        print(
+            "black hole first: \(connections) connections, \(blackHoleDials) dials to the black hole, "
+                + "exit \(run.status) after \(String(format: "%.2f", seconds)) s")
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
         #expect(connections >= 15, "only \(connections) connections: too few to tell")
         // Two outrun connections make it avoided. Under a sanitizer the answering address can take longer than the
@@ -162,11 +172,13 @@ struct AddressesEndToEndTests {
         _ = try namespace.mock.stop()
     }
 
-    @Test("--resolve errors name the option and the value", arguments: [
-        ("localhost:443", "--resolve 'localhost:443': expected HOST:PORT:ADDR"),
-        ("localhost:443:nowhere", "--resolve 'localhost:443:nowhere': 'nowhere' is not an IPv4 or IPv6 address"),
-        ("other.example:443:127.0.0.1", "--resolve 'other.example:443:127.0.0.1': the endpoint is 127.0.0.1:"),
-    ])
+    @Test(
+        "--resolve errors name the option and the value",
+        arguments: [
+            ("localhost:443", "--resolve 'localhost:443': expected HOST:PORT:ADDR"),
+            ("localhost:443:nowhere", "--resolve 'localhost:443:nowhere': 'nowhere' is not an IPv4 or IPv6 address"),
+            ("other.example:443:127.0.0.1", "--resolve 'other.example:443:127.0.0.1': the endpoint is 127.0.0.1:"),
+        ])
     func refusesBadEntries(value: String, message: String) throws {
         let mock = try MockProcess()
         let campaign = Tool.path("samples/campaign.ndjson")

@@ -9,7 +9,8 @@ struct CertificateEndToEndTests {
 
     /// The fixture client chain and key, concatenated into one file.
     static func combinedPEM(in directory: TemporaryDirectory) throws -> String {
-        let text = try String(contentsOfFile: tls("client-chain.pem"), encoding: .utf8)
+        let text =
+            try String(contentsOfFile: tls("client-chain.pem"), encoding: .utf8)
             + String(contentsOfFile: tls("client.key"), encoding: .utf8)
         let path = directory.file("client-combined.pem")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -47,14 +48,18 @@ struct CertificateEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: out.file("results.ndjson")))
     }
 
-    @Test("--p12 with a wrong APNS_P12_PASSWORD: 1, saying once that the password is wrong and naming the file; a file that is not PKCS#12: 1, not called a wrong password")
+    @Test(
+        "--p12 with a wrong APNS_P12_PASSWORD: 1, saying once that the password is wrong and naming the file; a file that is not PKCS#12: 1, not called a wrong password"
+    )
     func pkcs12WrongPassword() throws {
         let out = try TemporaryDirectory()
         func send(p12 path: String, password: String) throws -> (status: Int32, stderr: String) {
-            let run = try Tool.run([
-                "send", Tool.path("samples/campaign.ndjson"), "--results", out.file("results.ndjson"),
-                "--endpoint", "https://127.0.0.1:9", "--p12", path, "--topic", "com.example.app", "--progress", "none",
-            ], environment: ["APNS_P12_PASSWORD": password])
+            let run = try Tool.run(
+                [
+                    "send", Tool.path("samples/campaign.ndjson"), "--results", out.file("results.ndjson"),
+                    "--endpoint", "https://127.0.0.1:9", "--p12", path, "--topic", "com.example.app", "--progress",
+                    "none",
+                ], environment: ["APNS_P12_PASSWORD": password])
             return (run.status, run.stderr)
         }
         let p12 = Self.tls("client-legacy.p12")

@@ -84,7 +84,8 @@ struct CompletionEndToEndTests {
             }
             let run = try Tool.run(["--generate-completion-script", shell])
             #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
-            try FileManager.default.createDirectory(atPath: directory.file("scripts"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory.file("scripts"), withIntermediateDirectories: true)
             script = directory.file(shell == "zsh" ? "scripts/_apns-bulk" : "scripts/apns-bulk.\(shell)")
             try Data(run.stdout.utf8).write(to: URL(fileURLWithPath: script))
         }
@@ -99,13 +100,16 @@ struct CompletionEndToEndTests {
         /// A home and XDG directories of the fixture's own, so a shell reads and writes nothing of the user's.
         var environment: [String: String] {
             let home = directory.file("home")
-            return ["HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
-                    "XDG_CACHE_HOME": home + "/.cache", "XDG_DATA_DIRS": directory.file("share")]
+            return [
+                "HOME": home, "XDG_CONFIG_HOME": home + "/.config", "XDG_DATA_HOME": home + "/.local/share",
+                "XDG_CACHE_HOME": home + "/.cache", "XDG_DATA_DIRS": directory.file("share"),
+            ]
         }
     }
 
-    @Test("each shell's script is generated and knows every subcommand and a few options",
-          arguments: ["bash", "zsh", "fish"])
+    @Test(
+        "each shell's script is generated and knows every subcommand and a few options",
+        arguments: ["bash", "zsh", "fish"])
     func completionScript(shell: String) throws {
         let run = try Tool.run(["--generate-completion-script", shell])
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
@@ -131,14 +135,16 @@ struct CompletionEndToEndTests {
         try Self.checkSyntax(shell: "bash", flag: "-n")
     }
 
-    @Test("zsh accepts the zsh script",
-          .enabled(if: Shells.path("zsh") != nil, "zsh is not installed (scripts/test.sh installs it)"))
+    @Test(
+        "zsh accepts the zsh script",
+        .enabled(if: Shells.path("zsh") != nil, "zsh is not installed (scripts/test.sh installs it)"))
     func zshParsesScript() throws {
         try Self.checkSyntax(shell: "zsh", flag: "-n")
     }
 
-    @Test("fish accepts the fish script",
-          .enabled(if: Shells.path("fish") != nil, "fish is not installed (scripts/test.sh installs it)"))
+    @Test(
+        "fish accepts the fish script",
+        .enabled(if: Shells.path("fish") != nil, "fish is not installed (scripts/test.sh installs it)"))
     func fishParsesScript() throws {
         try Self.checkSyntax(shell: "fish", flag: "--no-execute")
     }
@@ -170,21 +176,25 @@ struct CompletionEndToEndTests {
         """#
 
     /// Runs the bash driver in the fixture's files; returns what the completion function offered.
-    static func bashOffers(_ words: [String], fixture: Fixture, setup: String,
-                           environment: [String: String] = [:]) throws -> [String] {
+    static func bashOffers(
+        _ words: [String], fixture: Fixture, setup: String,
+        environment: [String: String] = [:]
+    ) throws -> [String] {
         let bash = try #require(Shells.path("bash"))
         let driver = try fixture.write(bashDriver, as: "drive.bash")
-        let run = try Tool.run(["--norc", "--noprofile", driver, setup] + words, timeout: 30,
-                               environment: fixture.environment.merging(environment) { $1 }, program: bash,
-                               directory: fixture.files)
+        let run = try Tool.run(
+            ["--norc", "--noprofile", driver, setup] + words, timeout: 30,
+            environment: fixture.environment.merging(environment) { $1 }, program: bash,
+            directory: fixture.files)
         #expect(run.status == 0, "bash driver exit \(run.status): \(run.stderr)")
         // -o filenames: readline marks directories with a slash and quotes what needs it.
         #expect(run.stderr.contains("complete -o filenames -F "), "\(run.stderr)")
         return run.stdout.split(separator: "\n").map(String.init)
     }
 
-    @Test("bash: the completion function offers files by extension and the values of enumerated options",
-          .enabled(if: Shells.path("bash") != nil, "bash is not installed"), arguments: Self.requests)
+    @Test(
+        "bash: the completion function offers files by extension and the values of enumerated options",
+        .enabled(if: Shells.path("bash") != nil, "bash is not installed"), arguments: Self.requests)
     func bashCompletes(_ request: Request) throws {
         let fixture = try Fixture(shell: "bash")
         let offers = try Self.bashOffers(request.words, fixture: fixture, setup: fixture.script)
@@ -196,15 +206,18 @@ struct CompletionEndToEndTests {
     /// in ~/.local/share/bash-completion/completions for `--prefix ~/.local`).
     static let bashCompletionFile = "/usr/share/bash-completion/bash_completion"
 
-    @Test("bash: bash-completion loads the installed script on first use, and it completes",
-          .enabled(if: FileManager.default.fileExists(atPath: Self.bashCompletionFile),
-                   "bash-completion is not installed (scripts/test.sh installs it)"))
+    @Test(
+        "bash: bash-completion loads the installed script on first use, and it completes",
+        .enabled(
+            if: FileManager.default.fileExists(atPath: Self.bashCompletionFile),
+            "bash-completion is not installed (scripts/test.sh installs it)"))
     func bashCompletionLoadsScript() throws {
         let fixture = try Fixture(shell: "bash")
         let completions = fixture.directory.file("share/bash-completion/completions")
         try FileManager.default.createDirectory(atPath: completions, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixture.script, toPath: completions + "/apns-bulk")
-        let setup = try fixture.write("""
+        let setup = try fixture.write(
+            """
             source \(Self.bashCompletionFile) || exit 5
             complete -p apns-bulk 2>/dev/null && exit 6
             __load_completion apns-bulk || exit 7
@@ -215,9 +228,10 @@ struct CompletionEndToEndTests {
 
     // MARK: fish
 
-    @Test("fish: complete -C offers files by extension and the values of enumerated options",
-          .enabled(if: Shells.path("fish") != nil, "fish is not installed (scripts/test.sh installs it)"),
-          arguments: Self.requests)
+    @Test(
+        "fish: complete -C offers files by extension and the values of enumerated options",
+        .enabled(if: Shells.path("fish") != nil, "fish is not installed (scripts/test.sh installs it)"),
+        arguments: Self.requests)
     func fishCompletes(_ request: Request) throws {
         let fish = try #require(Shells.path("fish"))
         let fixture = try Fixture(shell: "fish")
@@ -284,18 +298,20 @@ struct CompletionEndToEndTests {
         exit 0
         """#
 
-    @Test("zsh: completing on a pseudo-terminal offers files by extension and the values of enumerated options",
-          .enabled(if: Shells.path("zsh") != nil, "zsh is not installed (scripts/test.sh installs it)"),
-          arguments: Self.requests)
+    @Test(
+        "zsh: completing on a pseudo-terminal offers files by extension and the values of enumerated options",
+        .enabled(if: Shells.path("zsh") != nil, "zsh is not installed (scripts/test.sh installs it)"),
+        arguments: Self.requests)
     func zshCompletes(_ request: Request) throws {
         let zsh = try #require(Shells.path("zsh"))
         let fixture = try Fixture(shell: "zsh")
         let setup = try fixture.write(Self.zshSetup, as: "setup.zsh")
         let driver = try fixture.write(Self.zshDriver, as: "drive.zsh")
         let out = fixture.directory.file("zsh-offers")
-        let run = try Tool.run(["-f", driver, setup, fixture.directory.file("scripts"), out] + request.words,
-                               timeout: 60, environment: fixture.environment, program: zsh,
-                               directory: fixture.files)
+        let run = try Tool.run(
+            ["-f", driver, setup, fixture.directory.file("scripts"), out] + request.words,
+            timeout: 60, environment: fixture.environment, program: zsh,
+            directory: fixture.files)
         #expect(run.status == 0, "zsh driver exit \(run.status): \(run.stderr)")
         // zsh may add a match more than once (in different groups); what it shows is the set.
         let offers = Set(run.stdout.split(separator: "\n").map(String.init))

@@ -8,8 +8,11 @@ import Testing
 @Suite("a continued stream is the same stream, end to end", .serialized)
 struct ContinuedStreamEndToEndTests {
     /// `send - --results RESULTS < input` against the run's mock, through a shell.
-    static func sendFromStandardInput(_ run: AuditedCampaign, _ input: String, _ extra: [String] = []) throws -> Tool.Result {
-        let command = (["\"$0\"", "send", "-", "--results", "\"$2\""] + (extra + run.mock.clientArguments).map { "'\($0)'" }
+    static func sendFromStandardInput(_ run: AuditedCampaign, _ input: String, _ extra: [String] = []) throws
+        -> Tool.Result
+    {
+        let command =
+            (["\"$0\"", "send", "-", "--results", "\"$2\""] + (extra + run.mock.clientArguments).map { "'\($0)'" }
             + ["< \"$1\""]).joined(separator: " ")
         return try Tool.run(["-c", command, Tool.binary, input, run.results], program: "/bin/bash")
     }
@@ -29,8 +32,9 @@ struct ContinuedStreamEndToEndTests {
         process.waitUntilExit()
     }
 
-    @Test("send - < A stopped (kill -9, SIGTERM), then send - < B: refused before any request, nothing written; send - < A finishes it",
-          arguments: [SIGKILL, SIGTERM])
+    @Test(
+        "send - < A stopped (kill -9, SIGTERM), then send - < B: refused before any request, nothing written; send - < A finishes it",
+        arguments: [SIGKILL, SIGTERM])
     func anotherStreamRefused(signal: Int32) throws {
         let run = try AuditedCampaign(records: 4000, latency: "1..3ms")
         // B: the same records in another order (a re-export); C: the same tokens in the same order, other payloads.
@@ -49,13 +53,18 @@ struct ContinuedStreamEndToEndTests {
         for (input, what) in [(other, "another token"), (payloads, "another notification")] {
             let refused = try Self.sendFromStandardInput(run, input)
             #expect(refused.status == 64, "exit \(refused.status): \(refused.stderr)")
-            #expect(refused.stderr.contains("standard input is not the stream") && refused.stderr.contains("line 1 "),
-                    "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("standard input is not the stream") && refused.stderr.contains("line 1 "),
+                "\(refused.stderr)")
             #expect(refused.stderr.contains(what), "\(refused.stderr)")
             #expect(!refused.stderr.contains("continuing"), "\(refused.stderr)")
             #expect(try run.accepted().total == acceptedBefore, "a refused run sent something")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == before, "a refused run touched the result file")
-            #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == journalBefore, "a refused run touched the journal")
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: run.results)) == before,
+                "a refused run touched the result file")
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: journal)) == journalBefore,
+                "a refused run touched the journal")
         }
 
         let finished = try Self.sendFromStandardInput(run, run.campaign)
@@ -65,8 +74,10 @@ struct ContinuedStreamEndToEndTests {
         try run.expectNothingAcceptedTwice()
         let lines = try Results.read(run.results)
         let delivered = lines.filter { $0["outcome"] as? String == "delivered" }.count
-        let inDoubt = lines.filter { $0["outcome"] as? String == "in_doubt" }.count  // sent when killed: perhaps accepted
+        // sent when killed: perhaps accepted
+        let inDoubt = lines.filter { $0["outcome"] as? String == "in_doubt" }.count
         let accepted = try run.accepted().total
-        #expect(accepted >= delivered && accepted <= delivered + inDoubt, "\(accepted) accepted, \(delivered) delivered")
+        #expect(
+            accepted >= delivered && accepted <= delivered + inDoubt, "\(accepted) accepted, \(delivered) delivered")
     }
 }

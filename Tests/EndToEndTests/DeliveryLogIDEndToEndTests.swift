@@ -8,7 +8,9 @@ import Testing
 struct DeliveryLogIDEndToEndTests {
     static func token(_ number: Int) -> String { String(repeating: "5e", count: 28) + String(format: "%08x", number) }
 
-    @Test("every delivered line has the apns_unique_id the mock sent with its 200, in NDJSON and CSV; report shows it without links")
+    @Test(
+        "every delivered line has the apns_unique_id the mock sent with its 200, in NDJSON and CSV; report shows it without links"
+    )
     func uniqueIDsKept() throws {
         let directory = try TemporaryDirectory()
         let campaign = directory.file("campaign.ndjson")
@@ -27,7 +29,9 @@ struct DeliveryLogIDEndToEndTests {
             _ = try mock.stop()
             var sentIDs: [String: String] = [:]
             for line in try Results.read(accepted) {
-                if let token = line["token"] as? String, let id = line["apns_unique_id"] as? String { sentIDs[token] = id }
+                if let token = line["token"] as? String, let id = line["apns_unique_id"] as? String {
+                    sentIDs[token] = id
+                }
             }
             #expect(sentIDs.count == 7, "\(format): the mock logged a unique id for each 200")
             #expect(Set(sentIDs.values).count == 7)

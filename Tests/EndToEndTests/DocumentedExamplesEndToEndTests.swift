@@ -15,8 +15,10 @@ struct DocumentedExamplesEndToEndTests {
     func everyExampleRuns() throws {
         let examples = try Self.documentedExamples()
         #expect(examples.count >= 25, "\(examples.count) examples found: the extraction lost some")
-        for source in ["README.md", "docs/RUNNING.md", "docs/MOCK.md", "send --help", "replay --help", "prune --help",
-                       "report --help", "validate --help", "token --help", "pin --help", "mock --help"] {
+        for source in [
+            "README.md", "docs/RUNNING.md", "docs/MOCK.md", "send --help", "replay --help", "prune --help",
+            "report --help", "validate --help", "token --help", "pin --help", "mock --help",
+        ] {
             #expect(examples.contains { $0.source == source }, "no example read from \(source)")
         }
         let world = try ExampleWorld()
@@ -46,8 +48,9 @@ struct DocumentedExamplesEndToEndTests {
             ```
             """
         let found = Self.commands(inMarkdown: markdown)
-        #expect(found == ["export A=1 B=2", "apns-bulk send c.ndjson --results r.ndjson", "apns-bulk report r.ndjson"],
-                "\(found)")
+        #expect(
+            found == ["export A=1 B=2", "apns-bulk send c.ndjson --results r.ndjson", "apns-bulk report r.ndjson"],
+            "\(found)")
         let help = "OVERVIEW\n\nEXAMPLES\n  apns-bulk pin a.pem \\\n    b.pem\n  curl ... x\n\nEXIT STATUS\n  0 ok"
         #expect(Self.commands(inHelp: help) == ["apns-bulk pin a.pem b.pem", "curl ... x"])
     }
@@ -62,7 +65,9 @@ struct DocumentedExamplesEndToEndTests {
     }
 
     /// What follows `apns-bulk` in a command (a tree of files that starts with the word is not one).
-    static let subcommands: Set<String> = ["send", "replay", "validate", "prune", "report", "token", "pin", "mock", "help", "--help", "--version"]
+    static let subcommands: Set<String> = [
+        "send", "replay", "validate", "prune", "report", "token", "pin", "mock", "help", "--help", "--version",
+    ]
 
     static func documentedExamples() throws -> [Example] {
         var examples: [Example] = []
@@ -89,7 +94,8 @@ struct DocumentedExamplesEndToEndTests {
             if line.hasPrefix("export ") {
                 exports.append(line)
             } else if line.hasPrefix("apns-bulk "), !line.contains("..."), !line.contains("<"),
-                      let name = line.split(separator: " ").dropFirst().first, subcommands.contains(String(name)) {
+                let name = line.split(separator: " ").dropFirst().first, subcommands.contains(String(name))
+            {
                 examples.append(Example(source: source, exports: exports, command: line))
             }
         }
@@ -165,8 +171,10 @@ final class ExampleWorld {
     let deadTokens: [String]
 
     init() throws {
-        let exampleKey = ["--key-id", DocumentedExamplesEndToEndTests.keyID, "--team-id", DocumentedExamplesEndToEndTests.teamID,
-                          "--public-key", MockProcess.publicKeyFile]
+        let exampleKey = [
+            "--key-id", DocumentedExamplesEndToEndTests.keyID, "--team-id", DocumentedExamplesEndToEndTests.teamID,
+            "--public-key", MockProcess.publicKeyFile,
+        ]
         base = try TemporaryDirectory()
         let fm = FileManager.default
         try fm.copyItem(atPath: MockProcess.keyFile, toPath: base.file("AuthKey_ABC123DEFG.p8"))
@@ -175,14 +183,18 @@ final class ExampleWorld {
         try fm.copyItem(atPath: Tool.path("samples/template.json"), toPath: base.file("alert.json"))
         try fm.createDirectory(atPath: base.file("Tests/Fixtures"), withIntermediateDirectories: true)
         try fm.copyItem(atPath: Tool.path("Tests/Fixtures/crypto"), toPath: base.file("Tests/Fixtures/crypto"))
-        try fm.copyItem(atPath: Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.p8"), toPath: base.file("AuthKey_XYZ987WVUT.p8"))
+        try fm.copyItem(
+            atPath: Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.p8"), toPath: base.file("AuthKey_XYZ987WVUT.p8")
+        )
         var campaign = ""
         var users = "token,first_name,points,city\n"
         var export = "\u{FEFF}device_token;first_name;points;city\r\n"  // as a spreadsheet in much of Europe writes it
         var registry = ""
         var dead: [String] = []
         var generator = SystemRandomNumberGenerator()
-        func token() -> String { (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined() }
+        func token() -> String {
+            (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        }
         let yesterday = Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000
         for index in 0..<40 {
             let hex = token()
@@ -204,7 +216,9 @@ final class ExampleWorld {
             let topic = index % 2 == 0 ? "" : #","topic":"com.example.second""#
             twoApps += #"{"token":"\#(token())"\#(topic),"payload":{"aps":{"alert":"Two apps \#(index)"}}}"# + "\n"
         }
-        for name in ["spring.ndjson", "two-apps.ndjson"] { try Data(twoApps.utf8).write(to: URL(fileURLWithPath: base.file(name))) }
+        for name in ["spring.ndjson", "two-apps.ndjson"] {
+            try Data(twoApps.utf8).write(to: URL(fileURLWithPath: base.file(name)))
+        }
         try Data(users.utf8).write(to: URL(fileURLWithPath: base.file("users.csv")))
         try Data(export.utf8).write(to: URL(fileURLWithPath: base.file("export.csv")))
         let registryFile = base.file("registry.txt")
@@ -219,8 +233,10 @@ final class ExampleWorld {
 
         // Beside the tests' key (MockProcess's own), one --team-id per --key-id; the topic is the one of the docs.
         // The second app's key of the several-keys examples (another team), and its topic.
-        let secondKey = ["--key-id", "XYZ987WVUT", "--team-id", "TEAM000002", "--public-key",
-                         Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.pub.pem"), "--topic", "com.example.second"]
+        let secondKey = [
+            "--key-id", "XYZ987WVUT", "--team-id", "TEAM000002", "--public-key",
+            Tool.path("Tests/Fixtures/crypto/AuthKey_SECOND0001.pub.pem"), "--topic", "com.example.second",
+        ]
         mock = try MockProcess(exampleKey + secondKey + ["--registry", registryFile])
         try fm.copyItem(atPath: mock.caFile, toPath: base.file("mock-ca.pem"))
         for name in ["server-chain.pem", "ca.pem", "backup-ca.pem", "gateway-ca.pem"] {
@@ -239,20 +255,31 @@ final class ExampleWorld {
         var flakyEnvironment = environment
         flakyEnvironment["APNS_ENDPOINT"] = "https://127.0.0.1:\(flaky.port)"
         flakyEnvironment["APNS_CA_FILE"] = flaky.caFile
-        for (results, extra) in [("results.ndjson", ["--summary", "summary.json"]), ("yesterday.ndjson", []),
-                                 ("results-0.ndjson", ["--shard", "0/2", "--summary", "summary-0.json"]),
-                                 ("results-1.ndjson", ["--shard", "1/2", "--summary", "summary-1.json"])] {
-            let run = try shell("apns-bulk send campaign.ndjson --results \(results) --max-attempts 1 " + extra.joined(separator: " "),
-                                in: base.path, environment: flakyEnvironment)
-            guard run.status == 3 else { throw MockStartError(log: "setting up \(results): exit \(run.status): \(run.stderr)") }
+        for (results, extra) in [
+            ("results.ndjson", ["--summary", "summary.json"]), ("yesterday.ndjson", []),
+            ("results-0.ndjson", ["--shard", "0/2", "--summary", "summary-0.json"]),
+            ("results-1.ndjson", ["--shard", "1/2", "--summary", "summary-1.json"]),
+        ] {
+            let run = try shell(
+                "apns-bulk send campaign.ndjson --results \(results) --max-attempts 1 " + extra.joined(separator: " "),
+                in: base.path, environment: flakyEnvironment)
+            guard run.status == 3 else {
+                throw MockStartError(log: "setting up \(results): exit \(run.status): \(run.stderr)")
+            }
         }
         _ = try flaky.stop()
-        let late = try shell("apns-bulk send campaign.ndjson --results late.ndjson --rate 10 --not-after 1s",
-                             in: base.path, environment: environment)
-        guard late.status == 6 else { throw MockStartError(log: "setting up late.ndjson: exit \(late.status): \(late.stderr)") }
-        let stopped = try shell("apns-bulk send campaign.ndjson --results stopped.ndjson --topic com.example.other",
-                                in: base.path, environment: environment)
-        guard stopped.status == 4 else { throw MockStartError(log: "setting up stopped.ndjson: exit \(stopped.status): \(stopped.stderr)") }
+        let late = try shell(
+            "apns-bulk send campaign.ndjson --results late.ndjson --rate 10 --not-after 1s",
+            in: base.path, environment: environment)
+        guard late.status == 6 else {
+            throw MockStartError(log: "setting up late.ndjson: exit \(late.status): \(late.stderr)")
+        }
+        let stopped = try shell(
+            "apns-bulk send campaign.ndjson --results stopped.ndjson --topic com.example.other",
+            in: base.path, environment: environment)
+        guard stopped.status == 4 else {
+            throw MockStartError(log: "setting up stopped.ndjson: exit \(stopped.status): \(stopped.stderr)")
+        }
     }
 
     /// Runs one example in a copy of the folder (so no example sees another's output); nil when it did what it
@@ -265,25 +292,31 @@ final class ExampleWorld {
         }
         // The files the example writes are its own: an output of the set-up of the same name is removed first.
         let words = example.command.split(separator: " ").map(String.init)
-        for (index, word) in words.enumerated() where ["--results", "--output", "--html", "--json", "--report", ">"].contains(word) {
+        for (index, word) in words.enumerated()
+        where ["--results", "--output", "--html", "--json", "--report", ">"].contains(word) {
             guard index + 1 < words.count, !example.command.contains("--resume") else { continue }
             let name = words[index + 1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
-            for path in [name, name + ".campaign"] where fm.fileExists(atPath: folder.file(path)) { try fm.removeItem(atPath: folder.file(path)) }
+            for path in [name, name + ".campaign"] where fm.fileExists(atPath: folder.file(path)) {
+                try fm.removeItem(atPath: folder.file(path))
+            }
         }
         let command = example.command.replacingOccurrences(of: " --key … --key-id … --team-id …", with: "")
         if command.hasPrefix("apns-bulk mock ") { return try runMock(command, in: folder) }
         let script = (example.exports + [command]).joined(separator: "\n")
         let run = try shell(script, in: folder.path, environment: environment)
         guard run.status == 0 else { return "exit \(run.status): \(run.stderr.suffix(600))" }
-        for (index, word) in words.enumerated() where ["--results", "--output", "--html", "--json", ">"].contains(word) && index + 1 < words.count {
+        for (index, word) in words.enumerated()
+        where ["--results", "--output", "--html", "--json", ">"].contains(word) && index + 1 < words.count {
             let name = words[index + 1].trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
                 .replacingOccurrences(of: "$JOB_COMPLETION_INDEX", with: "0")
             guard name != "-" else { continue }
             guard let size = (try? fm.attributesOfItem(atPath: folder.file(name)))?[.size] as? Int, size > 0 else {
                 return "exit 0, but \(name) is missing or empty"
             }
-            if words.dropFirst().first == "prune", let text = try? String(contentsOfFile: folder.file(name), encoding: .utf8),
-               !deadTokens.contains(where: text.contains) {
+            if words.dropFirst().first == "prune",
+                let text = try? String(contentsOfFile: folder.file(name), encoding: .utf8),
+                !deadTokens.contains(where: text.contains)
+            {
                 return "exit 0, but \(name) lists none of the campaign's dead tokens: \(text.prefix(300))"
             }
         }
@@ -308,7 +341,10 @@ final class ExampleWorld {
         var listening = false
         for _ in 0..<Int(200 * Tool.timeScale) {
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if text.contains("listening on") { listening = true; break }
+            if text.contains("listening on") {
+                listening = true
+                break
+            }
             if !process.isRunning { break }
             usleep(25_000)
         }
@@ -316,7 +352,9 @@ final class ExampleWorld {
         process.waitUntilExit()
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         guard listening else { return "never listened: \(text.suffix(400))" }
-        guard process.terminationStatus == 0 else { return "exit \(process.terminationStatus) on SIGINT: \(text.suffix(400))" }
+        guard process.terminationStatus == 0 else {
+            return "exit \(process.terminationStatus) on SIGINT: \(text.suffix(400))"
+        }
         return nil
     }
 
@@ -327,7 +365,9 @@ final class ExampleWorld {
         return env
     }
 
-    private func shell(_ script: String, in directory: String, environment: [String: String]) throws -> (status: Int32, stderr: String) {
+    private func shell(_ script: String, in directory: String, environment: [String: String]) throws -> (
+        status: Int32, stderr: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", "set -e\n" + script]

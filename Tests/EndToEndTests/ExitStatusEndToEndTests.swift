@@ -16,8 +16,10 @@ struct ExitStatusEndToEndTests {
     @Test("validate: a missing --template is 1, like a missing input, not a usage error")
     func validateMissingTemplate() throws {
         let missing = "/nonexistent/apns-bulk/template.json"
-        let run = try Tool.run(["validate", Tool.path("samples/campaign.csv"), "--template", missing,
-                                "--topic", MockProcess.topic])
+        let run = try Tool.run([
+            "validate", Tool.path("samples/campaign.csv"), "--template", missing,
+            "--topic", MockProcess.topic,
+        ])
         #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains(missing))
         #expect(!run.stderr.contains("Usage:"), "not reported as a usage error: \(run.stderr)")
@@ -31,8 +33,9 @@ struct ExitStatusEndToEndTests {
         #expect(run.status == 64, "exit \(run.status): \(run.stderr)")
     }
 
-    @Test("send: a missing --template, --cert, --cert-key or --ca-file is 1, and no result file is started",
-          arguments: ["template", "cert", "cert-key", "ca-file"])
+    @Test(
+        "send: a missing --template, --cert, --cert-key or --ca-file is 1, and no result file is started",
+        arguments: ["template", "cert", "cert-key", "ca-file"])
     func sendMissingFile(option: String) throws {
         let out = try TemporaryDirectory()
         let missing = "/nonexistent/apns-bulk/\(option).pem"
@@ -40,8 +43,12 @@ struct ExitStatusEndToEndTests {
         switch option {
         case "template": arguments += ["--template", missing] + Self.unreachable
         case "ca-file": arguments += ["--ca-file", missing] + Self.unreachable
-        case "cert": arguments += ["--cert", missing, "--cert-key", Self.tls("client.key"), "--endpoint", "https://127.0.0.1:9"]
-        default: arguments += ["--cert", Self.tls("client-chain.pem"), "--cert-key", missing, "--endpoint", "https://127.0.0.1:9"]
+        case "cert":
+            arguments += ["--cert", missing, "--cert-key", Self.tls("client.key"), "--endpoint", "https://127.0.0.1:9"]
+        default:
+            arguments += [
+                "--cert", Self.tls("client-chain.pem"), "--cert-key", missing, "--endpoint", "https://127.0.0.1:9",
+            ]
         }
         let run = try Tool.run(arguments + ["--progress", "none"])
         #expect(run.status == 1, "--\(option): exit \(run.status): \(run.stderr)")
@@ -56,7 +63,8 @@ struct ExitStatusEndToEndTests {
         let out = try TemporaryDirectory()
         var arguments = mock.clientArguments
         if let index = arguments.firstIndex(of: "--ca-file") { arguments[index + 1] = Self.tls("other-ca.pem") }
-        let run = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", out.file("r.ndjson")] + arguments)
+        let run = try Tool.run(
+            ["send", Tool.path("samples/campaign.ndjson"), "--results", out.file("r.ndjson")] + arguments)
         #expect(run.status == 4, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains("certificate verify failed"), "\(run.stderr)")
         _ = try mock.stop()

@@ -18,7 +18,8 @@ struct FileSafetyEndToEndTests {
         try "my notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
         for results in [run.campaign, hardLink, notes] {
             for extra in [[], ["--overwrite"]] {
-                let sent = try Tool.run(["send", run.campaign, "--results", results] + extra + run.mock.clientArguments)
+                let sent = try Tool.run(
+                    ["send", run.campaign, "--results", results] + extra + run.mock.clientArguments)
                 #expect(sent.status == 64, "\(results) \(extra): exit \(sent.status): \(sent.stderr)")
                 #expect(sent.stderr.contains("--results \(results):"), "\(sent.stderr)")
                 #expect(!sent.stderr.contains("--overwrite"), "suggests the flag that destroys it: \(sent.stderr)")
@@ -38,7 +39,8 @@ struct FileSafetyEndToEndTests {
         let results = try Data(contentsOf: URL(fileURLWithPath: run.results))
         let other = run.directory.file("again.ndjson")
         #expect(link(run.results, other) == 0)
-        let replay = try Tool.run(["replay", run.results, "--results", other, "--overwrite"] + run.mock.replayArguments)
+        let replay = try Tool.run(
+            ["replay", run.results, "--results", other, "--overwrite"] + run.mock.replayArguments)
         #expect(replay.status == 64, "exit \(replay.status): \(replay.stderr)")
         #expect(replay.stderr.contains("--results \(other): it is the input \(run.results)"), "\(replay.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == results)
@@ -59,7 +61,9 @@ struct FileSafetyEndToEndTests {
         try run.expectNothingAcceptedTwice()
     }
 
-    @Test("--summary, --report and --metrics in a missing folder: refused before the first request, naming the path; fixed, the same command sends once")
+    @Test(
+        "--summary, --report and --metrics in a missing folder: refused before the first request, naming the path; fixed, the same command sends once"
+    )
     func outputsCheckedFirst() throws {
         let run = try AuditedCampaign(records: 40)
         let missing = run.directory.file("missing")
@@ -67,33 +71,41 @@ struct FileSafetyEndToEndTests {
             let path = missing + "/out"
             let refused = try Tool.run(run.send([option, path]))
             #expect(refused.status == 1, "\(option): exit \(refused.status): \(refused.stderr)")
-            #expect(refused.stderr.contains("\(option) \(path): the folder \(missing) does not exist"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("\(option) \(path): the folder \(missing) does not exist"), "\(refused.stderr)")
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
             #expect(!FileManager.default.fileExists(atPath: run.results), "\(option): a result file was created")
         }
         let directory = try Tool.run(run.send(["--summary", run.directory.path]))
         #expect(directory.status == 64, "exit \(directory.status): \(directory.stderr)")
         #expect(directory.stderr.contains("--summary \(run.directory.path): is a directory"), "\(directory.stderr)")
-        let same = try Tool.run(run.send(["--summary", run.directory.file("s.json"), "--report", run.directory.file("s.json")]))
+        let same = try Tool.run(
+            run.send(["--summary", run.directory.file("s.json"), "--report", run.directory.file("s.json")]))
         #expect(same.status == 64, "exit \(same.status): \(same.stderr)")
         let campaign = try Data(contentsOf: URL(fileURLWithPath: run.campaign))
         let input = try Tool.run(run.send(["--metrics", run.campaign]))
-        #expect(input.status == 64 && input.stderr.contains("--metrics \(run.campaign): it is the input"), "\(input.stderr)")
+        #expect(
+            input.status == 64 && input.stderr.contains("--metrics \(run.campaign): it is the input"), "\(input.stderr)"
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: run.campaign)) == campaign)
         let key = run.directory.file("key.p8")
         try FileManager.default.copyItem(atPath: MockProcess.keyFile, toPath: key)
         let withKey = run.send(["--summary", key]).map { $0 == MockProcess.keyFile ? key : $0 }
         let onKey = try Tool.run(withKey)
         #expect(onKey.status == 64 && onKey.stderr.contains("--summary \(key): it is the input"), "\(onKey.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: key)) == Data(contentsOf: URL(fileURLWithPath: MockProcess.keyFile)))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: key))
+                == Data(contentsOf: URL(fileURLWithPath: MockProcess.keyFile)))
         #expect(try run.accepted().total == 0, "a refused run sent something")
 
         try FileManager.default.createDirectory(atPath: missing, withIntermediateDirectories: true)
         let summary = missing + "/summary.json"
-        let fixed = try Tool.run(run.send(["--summary", summary, "--report", missing + "/r.html", "--metrics", missing + "/m.prom"]))
+        let fixed = try Tool.run(
+            run.send(["--summary", summary, "--report", missing + "/r.html", "--metrics", missing + "/m.prom"]))
         #expect(fixed.status == 0, "exit \(fixed.status): \(fixed.stderr)")
         #expect(try run.accepted().total == 40)
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
         #expect("\(json ?? [:])".contains("40"), "\(json ?? [:])")
         try run.expectNothingAcceptedTwice()
     }
@@ -105,15 +117,20 @@ struct FileSafetyEndToEndTests {
         let arguments = run.mock.clientArguments.map { "'\($0)'" }.joined(separator: " ")
         for redirect in ["", "2>&1"] {
             for round in 1...3 {
-                let script = "\"$0\" send '\(run.campaign)' --results - \(arguments) \(redirect) | head -1 "
+                let script =
+                    "\"$0\" send '\(run.campaign)' --results - \(arguments) \(redirect) | head -1 "
                     + ">/dev/null; echo \"${PIPESTATUS[0]}\" > status"
                 let before = try run.accepted().total
                 let shell = try Tool.run(["-c", script, Tool.binary], program: "/bin/bash", directory: cwd.path)
-                let status = Int32((try String(contentsOfFile: cwd.file("status"), encoding: .utf8))
-                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+                let status =
+                    Int32(
+                        (try String(contentsOfFile: cwd.file("status"), encoding: .utf8))
+                            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
                 // 600 KB of result lines fill the pipe long before the end: the write fails, the run stops.
                 #expect(status == 4, "\(redirect) round \(round): exit \(status) (\(shell.stderr))")
-                #expect(try run.accepted().total - before < 3000, "\(redirect) round \(round): sent on after the pipe closed")
+                #expect(
+                    try run.accepted().total - before < 3000,
+                    "\(redirect) round \(round): sent on after the pipe closed")
                 if redirect.isEmpty {
                     #expect(shell.stderr.contains("STOPPED EARLY: write failed: -: Broken pipe"), "\(shell.stderr)")
                 }
@@ -126,7 +143,9 @@ struct FileSafetyEndToEndTests {
         #expect(resumed.status == 64, "exit \(resumed.status): \(resumed.stderr)")
     }
 
-    @Test("no topic anywhere: refused (64, one line) whatever the first lines hold, by send and validate alike; --topic then sends")
+    @Test(
+        "no topic anywhere: refused (64, one line) whatever the first lines hold, by send and validate alike; --topic then sends"
+    )
     func noTopicWhateverComesFirst() throws {
         let run = try AuditedCampaign(records: 300)
         let records = try String(contentsOfFile: run.campaign, encoding: .utf8)
@@ -147,7 +166,8 @@ struct FileSafetyEndToEndTests {
         #expect(validated.stderr == sent.stderr, "validate: \(validated.stderr)")
 
         // A stream: what was read ahead is all that is known of it, and it is enough here.
-        let piped = "\"$0\" send - " + send.dropFirst(2).map { "'\($0)'" }.joined(separator: " ") + " < '\(run.campaign)'"
+        let piped =
+            "\"$0\" send - " + send.dropFirst(2).map { "'\($0)'" }.joined(separator: " ") + " < '\(run.campaign)'"
         let fromStream = try Tool.run(["-c", piped, Tool.binary], environment: noTopic, program: "/bin/bash")
         #expect(fromStream.status == 64, "exit \(fromStream.status): \(fromStream.stderr)")
         #expect(try run.accepted().total == 0, "a refused run sent something")
@@ -162,8 +182,9 @@ struct FileSafetyEndToEndTests {
         let lastToken = String(repeating: "ab", count: 32)
         try (records + #"{"token":"\#(lastToken)","topic":"\#(MockProcess.topic)","payload":{"aps":{}}}"# + "\n")
             .write(toFile: late, atomically: true, encoding: .utf8)
-        let lateRun = try Tool.run(["send", late, "--results", run.directory.file("late-results.ndjson")]
-            + send.dropFirst(4), environment: noTopic)
+        let lateRun = try Tool.run(
+            ["send", late, "--results", run.directory.file("late-results.ndjson")]
+                + send.dropFirst(4), environment: noTopic)
         #expect(lateRun.status == 2, "exit \(lateRun.status): \(lateRun.stderr)")
         #expect(try run.accepted().perToken[lastToken] == 1)
         try run.expectNothingAcceptedTwice()
@@ -176,8 +197,9 @@ struct FileSafetyEndToEndTests {
         _ = FileManager.default.createFile(atPath: empty, contents: Data("\n".utf8))
         let validated = try Tool.run(["validate", empty, "--topic", MockProcess.topic])
         #expect(validated.status == 1, "exit \(validated.status): \(validated.stderr)")
-        #expect(validated.stderr.contains("no records") && validated.stderr.split(separator: "\n").count == 1,
-                "\(validated.stderr)")
+        #expect(
+            validated.stderr.contains("no records") && validated.stderr.split(separator: "\n").count == 1,
+            "\(validated.stderr)")
         let mock = try MockProcess()
         let sent = try Tool.run(["send", empty, "--results", directory.file("r.ndjson")] + mock.clientArguments)
         #expect(sent.status == 1, "exit \(sent.status): \(sent.stderr)")

@@ -35,7 +35,9 @@ struct FixedRecordsEndToEndTests {
     /// The token of a fixed line, as the mock logs it.
     static func fixedToken(_ line: Int) -> String { String(repeating: String(format: "%02x", 0xA0 + line), count: 32) }
 
-    @Test("after fixing invalid records, the command the refusal prints sends only them; the same command again sends nothing")
+    @Test(
+        "after fixing invalid records, the command the refusal prints sends only them; the same command again sends nothing"
+    )
     func fixedRecordsSentOnce() throws {
         let (run, invalid) = try Self.sampleSent()
         try Self.fix(invalid, in: run)
@@ -47,8 +49,9 @@ struct FixedRecordsEndToEndTests {
         let printed = try #require(refused.stderr.range(of: "): apns-bulk send "), "no command: \(refused.stderr)")
         let command = String(refused.stderr[refused.stderr.index(printed.lowerBound, offsetBy: 3)...])
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(command.contains("--results '\(run.directory.file("results-2.ndjson"))'")
-            || command.contains("--results \(run.directory.file("results-2.ndjson"))"), "\(command)")
+        #expect(
+            command.contains("--results '\(run.directory.file("results-2.ndjson"))'")
+                || command.contains("--results \(run.directory.file("results-2.ndjson"))"), "\(command)")
         #expect(command.contains("--skip-delivered"))
         // The printed command, as a person pastes it into a shell.
         let path = "PATH='\((Tool.binary as NSString).deletingLastPathComponent)':$PATH; "
@@ -58,7 +61,9 @@ struct FixedRecordsEndToEndTests {
         let accepted = try run.accepted()
         #expect(accepted.total == 8 + invalid.count, "\(accepted.total) accepted")
         try run.expectNothingAcceptedTwice()
-        for line in invalid { #expect(accepted.perToken[Self.fixedToken(line)] == 1, "fixed line \(line) not delivered") }
+        for line in invalid {
+            #expect(accepted.perToken[Self.fixedToken(line)] == 1, "fixed line \(line) not delivered")
+        }
         let lines = try Results.read(run.directory.file("results-2.ndjson"))
         #expect(lines.count == 17)
         let outcomes = Results.outcomes(lines)
@@ -80,7 +85,9 @@ struct FixedRecordsEndToEndTests {
         let (run, invalid) = try Self.sampleSent()
         try Self.fix(invalid, in: run)
         let help = try Tool.run(["send", "--help"])
-        #expect(help.stdout.replacingOccurrences(of: "\n", with: " ").contains("every record is sent again"), "\(help.stdout)")
+        #expect(
+            help.stdout.replacingOccurrences(of: "\n", with: " ").contains("every record is sent again"),
+            "\(help.stdout)")
 
         let overwritten = try Tool.run(run.send(["--overwrite"]))
         #expect(overwritten.status == 0, "exit \(overwritten.status): \(overwritten.stderr)")
@@ -88,14 +95,17 @@ struct FixedRecordsEndToEndTests {
         #expect(twice.count == 8, "\(twice.count) tokens accepted twice")
     }
 
-    @Test("--skip-delivered naming the --results file itself is a usage error; an unreadable one fails before anything is sent")
+    @Test(
+        "--skip-delivered naming the --results file itself is a usage error; an unreadable one fails before anything is sent"
+    )
     func skipDeliveredMistakes() throws {
         let (run, _) = try Self.sampleSent()
         let same = try Tool.run(run.send(["--skip-delivered", run.results]))
         #expect(same.status == 64, "exit \(same.status): \(same.stderr)")
         let other = run.directory.file("other.ndjson")
-        let missing = try Tool.run(["send", run.campaign, "--results", other, "--skip-delivered", run.directory.file("nope.ndjson")]
-            + run.mock.clientArguments)
+        let missing = try Tool.run(
+            ["send", run.campaign, "--results", other, "--skip-delivered", run.directory.file("nope.ndjson")]
+                + run.mock.clientArguments)
         #expect(missing.status == 1, "exit \(missing.status): \(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: other), "a failed start left a result file")
         #expect(try run.accepted().total == 8)
@@ -106,17 +116,20 @@ struct FixedRecordsEndToEndTests {
         let run = try AuditedCampaign(records: 4000, latency: "1..3ms")
         try run.sendKilledMidRun()
         let other = run.directory.file("other.ndjson")
-        let refused = try Tool.run(["send", run.campaign, "--results", other, "--skip-delivered", run.results]
-            + run.mock.clientArguments)
+        let refused = try Tool.run(
+            ["send", run.campaign, "--results", other, "--skip-delivered", run.results]
+                + run.mock.clientArguments)
         #expect(refused.status == 1, "exit \(refused.status): \(refused.stderr)")
-        #expect(refused.stderr.contains("unfinished") && refused.stderr.contains("finish it first"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("unfinished") && refused.stderr.contains("finish it first"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: other), "a failed start left a result file")
         // Its own command finishes it; then the file can be named.
         let finished = try Tool.run(run.send())
         #expect(finished.status == 0 || finished.status == 3, "exit \(finished.status): \(finished.stderr)")
         let accepted = try run.accepted().total
-        let skipping = try Tool.run(["send", run.campaign, "--results", other, "--skip-delivered", run.results]
-            + run.mock.clientArguments)
+        let skipping = try Tool.run(
+            ["send", run.campaign, "--results", other, "--skip-delivered", run.results]
+                + run.mock.clientArguments)
         #expect(skipping.status == 0, "exit \(skipping.status): \(skipping.stderr)")
         #expect(try run.accepted().total == accepted, "a record with a delivered or in-doubt line was sent again")
         try run.expectNothingAcceptedTwice()

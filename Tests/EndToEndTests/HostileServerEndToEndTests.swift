@@ -35,15 +35,21 @@ struct HostileServerEndToEndTests {
     static let cases: [Case] = [
         Case(mode: "silent", statuses: [4], cause: "sent no HTTP/2 SETTINGS in 5 s", outcomes: ["not_sent"]),
         // Requests sent before the server's SETTINGS (and its window of 0) arrived went whole: those may be in doubt.
-        Case(mode: "window0", statuses: [4], cause: "nor took their bodies", outcomes: ["not_sent", "in_doubt"], mostInDoubt: 3),
-        Case(mode: "drip", statuses: [3, 4], cause: "answered none of", outcomes: ["not_sent", "in_doubt", "delivered"]),
+        Case(
+            mode: "window0", statuses: [4], cause: "nor took their bodies", outcomes: ["not_sent", "in_doubt"],
+            mostInDoubt: 3),
+        Case(
+            mode: "drip", statuses: [3, 4], cause: "answered none of", outcomes: ["not_sent", "in_doubt", "delivered"]),
         // A server that breaks each connection on its first answer puts what the connection carried in doubt (up to
         // the in-flight window of 16): 1,000 records outlast the give-up rule's 20 s of reconnects, whose cause must
         // be named (200 could be spent in doubt first under a loaded machine, and the run then ends without it).
-        Case(mode: "push-promise", statuses: [3, 4], cause: "connections in a row", outcomes: ["not_sent", "in_doubt"],
-             records: 1000),
-        Case(mode: "unknown-stream", statuses: [3, 4], cause: "connections in a row", outcomes: ["not_sent", "in_doubt"],
-             records: 1000),
+        Case(
+            mode: "push-promise", statuses: [3, 4], cause: "connections in a row", outcomes: ["not_sent", "in_doubt"],
+            records: 1000),
+        Case(
+            mode: "unknown-stream", statuses: [3, 4], cause: "connections in a row",
+            outcomes: ["not_sent", "in_doubt"],
+            records: 1000),
         Case(mode: "status999", statuses: [3], cause: nil, outcomes: ["in_doubt"]),
         Case(mode: "bad-apns-id", statuses: [0], cause: nil, outcomes: ["delivered"]),
         Case(mode: "refused", statuses: [3], cause: nil, outcomes: ["not_sent"]),
@@ -54,11 +60,16 @@ struct HostileServerEndToEndTests {
     /// one-connection run used to need twelve failures in a row, two minutes of back-off. 64 connections behave
     /// as the default pool: the pool opens three first and widens only once a connection answers.
     static let givingUp: [Case] = {
-        let handshakeClose = Case(mode: "handshake-close", statuses: [4], cause: "connections in a row", outcomes: ["not_sent"])
+        let handshakeClose = Case(
+            mode: "handshake-close", statuses: [4], cause: "connections in a row", outcomes: ["not_sent"])
         let tcpRefused = Case(mode: "tcp-refused", statuses: [4], cause: "connections in a row", outcomes: ["not_sent"])
-        let alreadyCovered = cases.filter { ["silent", "window0", "drip", "push-promise", "unknown-stream"].contains($0.mode) }
-        return [handshakeClose, handshakeClose.connections(1), handshakeClose.connections(64),
-                tcpRefused, tcpRefused.connections(1), tcpRefused.connections(64)]
+        let alreadyCovered = cases.filter {
+            ["silent", "window0", "drip", "push-promise", "unknown-stream"].contains($0.mode)
+        }
+        return [
+            handshakeClose, handshakeClose.connections(1), handshakeClose.connections(64),
+            tcpRefused, tcpRefused.connections(1), tcpRefused.connections(64),
+        ]
             + alreadyCovered.map { covered in
                 var one = covered.connections(1)
                 // window0: one request per connection goes whole before the server's SETTINGS; one connection
@@ -95,11 +106,12 @@ struct HostileServerEndToEndTests {
             errors = directory.file("stderr")
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.executableURL = URL(fileURLWithPath: Tool.binary)
-            process.arguments = [
-                "send", campaign, "--results", results, "--endpoint", "https://127.0.0.1:\(server.port)",
-                "--ca-file", server.certificate, "--key", MockProcess.keyFile, "--key-id", MockProcess.keyID,
-                "--team-id", MockProcess.teamID, "--topic", MockProcess.topic, "--progress", "none",
-            ] + (expected.connections.map { ["--connections", "\($0)"] } ?? [])
+            process.arguments =
+                [
+                    "send", campaign, "--results", results, "--endpoint", "https://127.0.0.1:\(server.port)",
+                    "--ca-file", server.certificate, "--key", MockProcess.keyFile, "--key-id", MockProcess.keyID,
+                    "--team-id", MockProcess.teamID, "--topic", MockProcess.topic, "--progress", "none",
+                ] + (expected.connections.map { ["--connections", "\($0)"] } ?? [])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         }
@@ -109,7 +121,9 @@ struct HostileServerEndToEndTests {
 
     /// Every server at once (each run waits on the server's timing, not on the CPU), so the whole test takes about
     /// as long as the slowest run.
-    @Test("each broken server ends its run within 60 s, one line per record, the cause named; with one connection as with 64")
+    @Test(
+        "each broken server ends its run within 60 s, one line per record, the cause named; with one connection as with 64"
+    )
     func boundedRuns() throws {
         let setUp = Date()
         let runs = try Self.runCases.map(Run.init)
@@ -120,7 +134,9 @@ struct HostileServerEndToEndTests {
         }
         let deadline = Date().addingTimeInterval(150 * Tool.timeScale)
         while Date() < deadline, runs.contains(where: { $0.process.isRunning }) {
-            for run in runs where !run.process.isRunning && run.elapsed == 0 { run.elapsed = Date().timeIntervalSince(run.started) }
+            for run in runs where !run.process.isRunning && run.elapsed == 0 {
+                run.elapsed = Date().timeIntervalSince(run.started)
+            }
             usleep(50_000)
         }
         print("hostile servers: every run ended after \(Int(Date().timeIntervalSince(setUp))) s")
@@ -138,25 +154,35 @@ struct HostileServerEndToEndTests {
     static func check(_ run: Run) throws {
         let expected = run.expected
         let stderr = run.stderr
-        print("hostile server \(expected.testDescription): exit \(run.process.terminationStatus) after \(String(format: "%.1f", run.elapsed)) s")
+        print(
+            "hostile server \(expected.testDescription): exit \(run.process.terminationStatus) after \(String(format: "%.1f", run.elapsed)) s"
+        )
         #expect(run.elapsed < 60 * Tool.timeScale, "\(expected.testDescription): \(Int(run.elapsed)) s")
-        #expect(expected.statuses.contains(run.process.terminationStatus),
-                "\(expected.mode): exit \(run.process.terminationStatus): \(stderr)")
+        #expect(
+            expected.statuses.contains(run.process.terminationStatus),
+            "\(expected.mode): exit \(run.process.terminationStatus): \(stderr)")
         if let cause = expected.cause {
             #expect(stderr.contains(cause), "\(expected.mode): the cause is not named: \(stderr)")
         }
-        #expect(expected.mode != "silent" || stderr.contains("stopped before any request reached APNs"),
-                "a server that never sent SETTINGS got no request, yet the run was not a failed start: \(stderr)")
+        #expect(
+            expected.mode != "silent" || stderr.contains("stopped before any request reached APNs"),
+            "a server that never sent SETTINGS got no request, yet the run was not a failed start: \(stderr)")
         if stderr.contains("stopped before any request reached APNs") {
             // Nothing reached the server (no answer, nothing in doubt): a failed start, which keeps no file.
-            #expect(run.process.terminationStatus == 4 && expected.outcomes.contains("not_sent"), "\(expected.mode): \(stderr)")
-            #expect(!FileManager.default.fileExists(atPath: run.results), "\(expected.mode): a failed start kept its result file")
+            #expect(
+                run.process.terminationStatus == 4 && expected.outcomes.contains("not_sent"),
+                "\(expected.mode): \(stderr)")
+            #expect(
+                !FileManager.default.fileExists(atPath: run.results),
+                "\(expected.mode): a failed start kept its result file")
             return
         }
         let lines = try Results.read(run.results)
         var perLine: [Int: Int] = [:]
         for line in lines { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }
-        #expect(perLine.count == expected.records && perLine.values.allSatisfy { $0 == 1 }, "\(expected.mode): \(perLine.count) lines")
+        #expect(
+            perLine.count == expected.records && perLine.values.allSatisfy { $0 == 1 },
+            "\(expected.mode): \(perLine.count) lines")
         let outcomes = lines.compactMap { $0["outcome"] as? String }
         #expect(Set(outcomes).isSubset(of: expected.outcomes), "\(expected.mode): outcomes \(Set(outcomes))")
         if let most = expected.mostInDoubt {
@@ -164,8 +190,9 @@ struct HostileServerEndToEndTests {
             #expect(inDoubt <= most, "\(expected.mode): \(inDoubt) in doubt")
         }
         let text = try String(contentsOfFile: run.results, encoding: .utf8)
-        #expect(!text.contains("\u{2028}") && !text.contains("\u{202E}") && !text.contains("\u{85}"),
-                "\(expected.mode): a server's text reached the result file")
+        #expect(
+            !text.contains("\u{2028}") && !text.contains("\u{202E}") && !text.contains("\u{85}"),
+            "\(expected.mode): a server's text reached the result file")
         #expect(!lines.contains { $0["apns_id"] != nil && ($0["apns_id"] as? String)?.count != 36 })
         if expected.mode == "refused" {
             // Every resend is a retry, and a record's attempts count every request it made.
@@ -190,8 +217,10 @@ final class HostileServer: @unchecked Sendable {
                 + "-addext subjectAltName=IP:127.0.0.1 -keyout '\(key)' -out '\(certificate)' 2>/dev/null")
         let portFile = directory.file("hostile.port")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Tool.path("Tests/Fixtures/hostile/hostile_h2_server.py"), "--mode", mode,
-                             "--cert", certificate, "--key", key, "--port-file", portFile, "--duration", "180"]
+        process.arguments = [
+            "python3", Tool.path("Tests/Fixtures/hostile/hostile_h2_server.py"), "--mode", mode,
+            "--cert", certificate, "--key", key, "--port-file", portFile, "--duration", "180",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

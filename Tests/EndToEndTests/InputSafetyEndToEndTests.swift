@@ -7,7 +7,9 @@ import Testing
 struct InputSafetyEndToEndTests {
     /// Whether `text` holds a character a terminal or a line-based reader would act on (newlines excepted).
     static func hasRawControl(_ text: String) -> Bool {
-        text.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" }
+        text.unicodeScalars.contains {
+            ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}"
+        }
     }
 
     @Test("validate prints exactly one escaped line per invalid record, whatever the record and file name hold")
@@ -20,7 +22,8 @@ struct InputSafetyEndToEndTests {
         let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         let escapedPath = (out.path as NSString).appendingPathComponent("hostile\\n\\u{1B}[2J.ndjson")
         #expect(lines.count == 12, "\(run.stdout.debugDescription)")
-        #expect(lines.map { line in Int(line.dropFirst(escapedPath.count + 1).prefix { $0 != ":" }) ?? 0 }
+        #expect(
+            lines.map { line in Int(line.dropFirst(escapedPath.count + 1).prefix { $0 != ":" }) ?? 0 }
                 == [2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14])
         #expect(lines.allSatisfy { $0.hasPrefix(escapedPath + ":") }, "\(run.stdout.debugDescription)")
         #expect(!Self.hasRawControl(run.stdout), "\(run.stdout.debugDescription)")
@@ -29,13 +32,18 @@ struct InputSafetyEndToEndTests {
         #expect(lines.filter { $0.contains("CollapseIdInvalid") }.count == 3)
     }
 
-    @Test("a command-line default HTTP/2 forbids is a usage error (64) with a clear, escaped message", arguments: [
-        ["--collapse-id", " promo"], ["--collapse-id", "promo\t"], ["--collapse-id", "pro\u{1B}]0;pwned\u{07}mo"],
-        ["--topic", "com.example.app\u{1B}[2J"], ["--topic", " com.example.app"], ["--push-type", "alert\r\nforged"],
-        ["--priority", "10 "], ["--expiration", " 1"],
-    ])
+    @Test(
+        "a command-line default HTTP/2 forbids is a usage error (64) with a clear, escaped message",
+        arguments: [
+            ["--collapse-id", " promo"], ["--collapse-id", "promo\t"], ["--collapse-id", "pro\u{1B}]0;pwned\u{07}mo"],
+            ["--topic", "com.example.app\u{1B}[2J"], ["--topic", " com.example.app"],
+            ["--push-type", "alert\r\nforged"],
+            ["--priority", "10 "], ["--expiration", " 1"],
+        ])
     func forbiddenDefaults(option: [String]) throws {
-        let arguments = ["validate", Tool.path("Tests/Fixtures/pipeline/campaign.ndjson"), "--topic", "com.example.app"]
+        let arguments = [
+            "validate", Tool.path("Tests/Fixtures/pipeline/campaign.ndjson"), "--topic", "com.example.app",
+        ]
         let run = try Tool.run(arguments + option)
         #expect(run.status == 64, "\(option.debugDescription): exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains(option[0]), "the message names the option: \(run.stderr)")
@@ -52,7 +60,8 @@ struct InputSafetyEndToEndTests {
                 + extra + #""payload":{"aps":{"alert":"x"}}}"#
         }
         let damaged = [
-            line(1, ""), line(2, #""push_type":"alarm","#), line(3, #""priority":7,"#), line(4, #""expiration":"soon","#),
+            line(1, ""), line(2, #""push_type":"alarm","#), line(3, #""priority":7,"#),
+            line(4, #""expiration":"soon","#),
             line(5, #""apns_id":"not-a-uuid","#), "not JSON at all", line(7, #""collapse_id":" promo","#), line(8, ""),
         ]
         let input = out.file("damaged.ndjson")
@@ -63,12 +72,15 @@ struct InputSafetyEndToEndTests {
         let lines = try Results.read(results)
         #expect(lines.count == 8, "\(lines)")
         var outcomes: [String: String] = [:]
-        for line in lines { outcomes["\(line["file"] as? String ?? "?"):\(line["line"] as? Int ?? 0)"] = line["outcome"] as? String }
-        #expect(outcomes == [
-            "c.ndjson:1": "delivered", "c.ndjson:2": "input_error", "c.ndjson:3": "input_error",
-            "c.ndjson:4": "input_error", "c.ndjson:5": "input_error", "\(input):6": "input_error",
-            "c.ndjson:7": "input_error", "c.ndjson:8": "delivered",
-        ])
+        for line in lines {
+            outcomes["\(line["file"] as? String ?? "?"):\(line["line"] as? Int ?? 0)"] = line["outcome"] as? String
+        }
+        #expect(
+            outcomes == [
+                "c.ndjson:1": "delivered", "c.ndjson:2": "input_error", "c.ndjson:3": "input_error",
+                "c.ndjson:4": "input_error", "c.ndjson:5": "input_error", "\(input):6": "input_error",
+                "c.ndjson:7": "input_error", "c.ndjson:8": "delivered",
+            ])
         let counters = try mock.stop()
         #expect(counters["requests"] as? Int == 2)
     }

@@ -61,11 +61,14 @@ struct KeptFieldsEndToEndTests {
         let campaign = directory.file("campaign.ndjson")
         var lines: [String] = []
         for number in 1...12 {
-            var record: [String: Any] = ["token": token(number), "payload": ["aps": ["alert": "hi"]], "user_id": "u\(number)"]
+            var record: [String: Any] = [
+                "token": token(number), "payload": ["aps": ["alert": "hi"]], "user_id": "u\(number)",
+            ]
             if number != 4 { record["device_id"] = number * 100 }
             if number == 1 { record["user_id"] = formula }
             if number == 2 { record["device_id"] = controls }
-            let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])
+            let data = try JSONSerialization.data(
+                withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes])
             lines.append(String(decoding: data, as: UTF8.self))
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: campaign, atomically: true, encoding: .utf8)
@@ -75,13 +78,16 @@ struct KeptFieldsEndToEndTests {
         return (campaign, registry)
     }
 
-    @Test("NDJSON send --keep user_id,device_id: every result line has them, prune --format csv and ndjson rows too, formulas neutralised and controls escaped; report reads the file")
+    @Test(
+        "NDJSON send --keep user_id,device_id: every result line has them, prune --format csv and ndjson rows too, formulas neutralised and controls escaped; report reads the file"
+    )
     func ndjsonSendAndPrune() throws {
         let directory = try TemporaryDirectory()
         let (campaign, registry) = try Self.campaign(in: directory)
         let mock = try MockProcess(["--registry", registry, "--no-suffix-rules"])
         let results = directory.file("results.ndjson")
-        let sent = try Tool.run(["send", campaign, "--results", results, "--keep", "user_id,device_id"] + mock.clientArguments)
+        let sent = try Tool.run(
+            ["send", campaign, "--results", results, "--keep", "user_id,device_id"] + mock.clientArguments)
         #expect(sent.status == 0, "exit \(sent.status): \(sent.stderr)")
         _ = try mock.stop()
         let lines = try Results.read(results)
@@ -93,14 +99,20 @@ struct KeptFieldsEndToEndTests {
             let device = number == 2 ? Self.controls : number == 4 ? "" : "\(number * 100)"
             #expect(kept == ["user_id": user, "device_id": device], "line \(number)")
         }
-        #expect(lines.first { $0["line"] as? Int == 4 }?["outcome"] as? String == "delivered", "a missing field is still sent")
+        #expect(
+            lines.first { $0["line"] as? Int == 4 }?["outcome"] as? String == "delivered",
+            "a missing field is still sent")
         #expect(try Self.rawControls(results).isEmpty, "raw control characters in the result file")
 
         let csv = directory.file("prune.csv")
         let pruned = try Tool.run(["prune", results, "--format", "csv", "--output", csv])
         #expect(pruned.status == 0, "exit \(pruned.status): \(pruned.stderr)")
         let rows = try Self.csvRows(csv)
-        #expect(rows.first == "token,reason,timestamp,topic,environment,timestamp_iso,campaign,results,user_id,device_id".split(separator: ",").map(String.init))
+        #expect(
+            rows.first
+                == "token,reason,timestamp,topic,environment,timestamp_iso,campaign,results,user_id,device_id".split(
+                    separator: ","
+                ).map(String.init))
         let byToken = Dictionary(rows.dropFirst().map { ($0[0], $0) }, uniquingKeysWith: { first, _ in first })
         #expect(byToken.count == 3)
         #expect(byToken[Self.token(1)]?.suffix(2) == ["'" + Self.formula, "100"], "the formula behind a quote")
@@ -122,7 +134,9 @@ struct KeptFieldsEndToEndTests {
         #expect(report.status == 0, "exit \(report.status): \(report.stderr)")
     }
 
-    @Test("CSV campaign and CSV results: the kept columns follow payload and reach the prune CSV; a --keep column the header lacks is refused before anything is sent, naming it")
+    @Test(
+        "CSV campaign and CSV results: the kept columns follow payload and reach the prune CSV; a --keep column the header lacks is refused before anything is sent, naming it"
+    )
     func csvSendAndPrune() throws {
         let directory = try TemporaryDirectory()
         let campaign = directory.file("campaign.csv")
@@ -136,14 +150,20 @@ struct KeptFieldsEndToEndTests {
         let mock = try MockProcess(["--registry", registry, "--no-suffix-rules"])
 
         let refusedResults = directory.file("refused.csv")
-        let refused = try Tool.run(["send", campaign, "--template", template, "--results", refusedResults,
-                                    "--keep", "user_id,phone"] + mock.clientArguments)
+        let refused = try Tool.run(
+            [
+                "send", campaign, "--template", template, "--results", refusedResults,
+                "--keep", "user_id,phone",
+            ] + mock.clientArguments)
         #expect(refused.status != 0 && refused.stderr.contains("'phone'"), "exit \(refused.status): \(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: refusedResults))
 
         let results = directory.file("results.csv")
-        let sent = try Tool.run(["send", campaign, "--template", template, "--results", results, "--results-format", "csv",
-                                 "--keep", "device_id,user_id"] + mock.clientArguments)
+        let sent = try Tool.run(
+            [
+                "send", campaign, "--template", template, "--results", results, "--results-format", "csv",
+                "--keep", "device_id,user_id",
+            ] + mock.clientArguments)
         #expect(sent.status == 0 || sent.status == 3, "exit \(sent.status): \(sent.stderr)")
         let counters = try mock.stop()
         #expect(counters["requests"] as? Int == 6, "the refused run sent something")
@@ -160,20 +180,30 @@ struct KeptFieldsEndToEndTests {
         #expect(pruned.count == 2)
         #expect(pruned.first?.suffix(2) == ["device_id", "user_id"])
         #expect(pruned.last?.first == Self.token(2) && pruned.last?.suffix(2) == ["dev-2", "u2"])
-        let validate = try Tool.run(["validate", campaign, "--template", template, "--topic", MockProcess.topic, "--keep", "phone"])
-        #expect(validate.status != 0 && validate.stderr.contains("'phone'"), "validate: \(validate.status) \(validate.stderr)")
+        let validate = try Tool.run([
+            "validate", campaign, "--template", template, "--topic", MockProcess.topic, "--keep", "phone",
+        ])
+        #expect(
+            validate.status != 0 && validate.stderr.contains("'phone'"),
+            "validate: \(validate.status) \(validate.stderr)")
         for bad in ["token", "user_id,user_id", "user id"] {
-            let usage = try Tool.run(["validate", campaign, "--template", template, "--topic", MockProcess.topic, "--keep", bad])
+            let usage = try Tool.run([
+                "validate", campaign, "--template", template, "--topic", MockProcess.topic, "--keep", bad,
+            ])
             #expect(usage.status == 64, "--keep \(bad): \(usage.status) \(usage.stderr)")
         }
     }
 
-    @Test("kill -9 mid-send, then --resume: another --keep is refused, the same one gives every record's line its own values")
+    @Test(
+        "kill -9 mid-send, then --resume: another --keep is refused, the same one gives every record's line its own values"
+    )
     func resumeKeepsThem() throws {
         let directory = try TemporaryDirectory()
         let total = 600
         let campaign = directory.file("campaign.ndjson")
-        let lines = (1...total).map { #"{"token":"\#(Self.token($0))","payload":{"aps":{"alert":"x"}},"user_id":"u\#($0)","device_id":"d\#($0)"}"# }
+        let lines = (1...total).map {
+            #"{"token":"\#(Self.token($0))","payload":{"aps":{"alert":"x"}},"user_id":"u\#($0)","device_id":"d\#($0)"}"#
+        }
         try (lines.joined(separator: "\n") + "\n").write(toFile: campaign, atomically: true, encoding: .utf8)
         let mock = try MockProcess(["--fault", "latency=1..3ms"])
         let results = directory.file("results.ndjson")
@@ -190,28 +220,35 @@ struct KeptFieldsEndToEndTests {
         let partial = try Results.completeLines(results)
         #expect(partial > 0 && partial < total, "\(partial) lines before the kill")
 
-        let other = try Tool.run(["send", campaign, "--results", results, "--resume", "--keep", "user_id"] + mock.clientArguments)
+        let other = try Tool.run(
+            ["send", campaign, "--results", results, "--resume", "--keep", "user_id"] + mock.clientArguments)
         #expect(other.status == 64 && other.stderr.contains("--keep"), "exit \(other.status): \(other.stderr)")
         let resumed = try Tool.run(["send", campaign, "--results", results, "--resume"] + keep + mock.clientArguments)
-        #expect(resumed.status == 0 || resumed.status == 3, "exit \(resumed.status): \(resumed.stderr)")  // 3: in doubt after the kill
+        // 3: in doubt after the kill
+        #expect(resumed.status == 0 || resumed.status == 3, "exit \(resumed.status): \(resumed.stderr)")
         _ = try mock.stop()
         let all = try Results.read(results)
         #expect(Set(all.compactMap { $0["line"] as? Int }).count == total)
         #expect(all.count == total)
         for line in all {
             let number = line["line"] as? Int ?? 0
-            #expect(line["kept"] as? [String: String] == ["user_id": "u\(number)", "device_id": "d\(number)"], "line \(number)")
+            #expect(
+                line["kept"] as? [String: String] == ["user_id": "u\(number)", "device_id": "d\(number)"],
+                "line \(number)")
         }
     }
 
-    @Test("a replay's lines carry the values of the lines it replays, and prune over the campaign and its replay lists them")
+    @Test(
+        "a replay's lines carry the values of the lines it replays, and prune over the campaign and its replay lists them"
+    )
     func replayKeepsThem() throws {
         let directory = try TemporaryDirectory()
         let (campaign, registry) = try Self.campaign(in: directory)
         let flaky = try MockProcess(["--registry", registry, "--no-suffix-rules", "--fault", "500=0.5", "--seed", "5"])
         let first = directory.file("first.ndjson")
         let keep = ["--keep", "user_id,device_id"]
-        let sent = try Tool.run(["send", campaign, "--results", first, "--max-attempts", "1"] + keep + flaky.clientArguments)
+        let sent = try Tool.run(
+            ["send", campaign, "--results", first, "--max-attempts", "1"] + keep + flaky.clientArguments)
         #expect(sent.status == 3, "exit \(sent.status): \(sent.stderr)")
         _ = try flaky.stop()
         let retryable = try Results.read(first).filter { $0["outcome"] as? String == "retryable" }
@@ -219,7 +256,8 @@ struct KeptFieldsEndToEndTests {
 
         let healthy = try MockProcess(["--registry", registry, "--no-suffix-rules"])
         let second = directory.file("second.csv")
-        let replay = try Tool.run(["replay", first, "--results", second, "--results-format", "csv"] + healthy.replayArguments)
+        let replay = try Tool.run(
+            ["replay", first, "--results", second, "--results-format", "csv"] + healthy.replayArguments)
         #expect(replay.status == 0 || replay.status == 3, "exit \(replay.status): \(replay.stderr)")
         _ = try healthy.stop()
         let replayed = try Self.csvRows(second)
@@ -229,7 +267,11 @@ struct KeptFieldsEndToEndTests {
             let number = Int(row[1]) ?? 0
             let original = retryable.first { $0["line"] as? Int == number }?["kept"] as? [String: String]
             let expected = [original?["user_id"], original?["device_id"]].map { value in
-                value.map { $0.first == "=" ? "'" + $0 : $0.unicodeScalars.contains("\u{1B}") ? #"d\u{1B}[31m\u{7F}\u{85}\u{202E}\u{2066}9"# : $0 }
+                value.map {
+                    $0.first == "="
+                        ? "'" + $0
+                        : $0.unicodeScalars.contains("\u{1B}") ? #"d\u{1B}[31m\u{7F}\u{85}\u{202E}\u{2066}9"# : $0
+                }
             }
             #expect(row.suffix(2).map(Optional.some) == expected, "line \(number)")
         }
@@ -243,7 +285,9 @@ struct KeptFieldsEndToEndTests {
         #expect(users == ["'" + Self.formula, "u2", "u3"], "\(rows)")
     }
 
-    @Test("a campaign file whose name holds a bidi control: result and prune lines escape it (earlier versions wrote it raw)")
+    @Test(
+        "a campaign file whose name holds a bidi control: result and prune lines escape it (earlier versions wrote it raw)"
+    )
     func bidiPathEscaped() throws {
         let directory = try TemporaryDirectory()
         let campaign = directory.file("c\u{202E}lmth.ndjson")

@@ -12,17 +12,35 @@ struct LiveActivityEndToEndTests {
     /// without the suffix.
     static let cases: [(aps: String, reason: String?, field: String?)] = [
         (#"{"timestamp":1767225600,"event":"update","content-state":{"score":1}}"#, nil, nil),
-        (#"{"timestamp":1767225600,"event":"start","content-state":{"score":0},"attributes-type":"Match","attributes":{"team":"A"}}"#, nil, nil),
+        (
+            #"{"timestamp":1767225600,"event":"start","content-state":{"score":0},"attributes-type":"Match","attributes":{"team":"A"}}"#,
+            nil, nil
+        ),
         (#"{"timestamp":1767225600,"event":"end","dismissal-date":1767229200}"#, nil, nil),
         (#"{"event":"update","content-state":{}}"#, "LiveActivityTimestampMissing", "aps.timestamp"),
-        (#"{"timestamp":"1767225600","event":"update","content-state":{}}"#, "LiveActivityTimestampInvalid", "aps.timestamp"),
+        (
+            #"{"timestamp":"1767225600","event":"update","content-state":{}}"#, "LiveActivityTimestampInvalid",
+            "aps.timestamp"
+        ),
         (#"{"timestamp":1767225600,"content-state":{}}"#, "LiveActivityEventMissing", "aps.event"),
         (#"{"timestamp":1767225600,"event":"stop","content-state":{}}"#, "LiveActivityEventInvalid", "aps.event"),
         (#"{"timestamp":1767225600,"event":"update"}"#, "LiveActivityContentStateMissing", "aps.content-state"),
-        (#"{"timestamp":1767225600,"event":"start","content-state":{},"attributes":{}}"#, "LiveActivityAttributesTypeMissing", "aps.attributes-type"),
-        (#"{"timestamp":1767225600,"event":"start","content-state":{},"attributes-type":"Match"}"#, "LiveActivityAttributesMissing", "aps.attributes"),
-        (#"{"timestamp":1767225600,"event":"update","content-state":{},"stale-date":"soon"}"#, "LiveActivityStaleDateInvalid", "aps.stale-date"),
-        (#"{"timestamp":1767225600,"event":"end","dismissal-date":1.5}"#, "LiveActivityDismissalDateInvalid", "aps.dismissal-date"),
+        (
+            #"{"timestamp":1767225600,"event":"start","content-state":{},"attributes":{}}"#,
+            "LiveActivityAttributesTypeMissing", "aps.attributes-type"
+        ),
+        (
+            #"{"timestamp":1767225600,"event":"start","content-state":{},"attributes-type":"Match"}"#,
+            "LiveActivityAttributesMissing", "aps.attributes"
+        ),
+        (
+            #"{"timestamp":1767225600,"event":"update","content-state":{},"stale-date":"soon"}"#,
+            "LiveActivityStaleDateInvalid", "aps.stale-date"
+        ),
+        (
+            #"{"timestamp":1767225600,"event":"end","dismissal-date":1.5}"#, "LiveActivityDismissalDateInvalid",
+            "aps.dismissal-date"
+        ),
     ]
 
     static func campaign(in directory: TemporaryDirectory) throws -> String {
@@ -62,7 +80,9 @@ struct LiveActivityEndToEndTests {
         }
     }
 
-    @Test("validate and send: each broken rule its own input_error reason naming the field, never sent; the mock accepts only the valid records")
+    @Test(
+        "validate and send: each broken rule its own input_error reason naming the field, never sent; the mock accepts only the valid records"
+    )
     func validateAndSend() throws {
         let directory = try TemporaryDirectory()
         let campaign = try Self.campaign(in: directory)

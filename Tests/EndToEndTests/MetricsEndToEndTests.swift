@@ -18,16 +18,20 @@ struct MetricsEndToEndTests {
         var files: [String] = []
         for shard in 0..<2 {
             let metrics = (folder as NSString).appendingPathComponent("spring-\(shard).prom")
-            let run = try Tool.run(["send", campaign, "--shard", "\(shard)/2", "--results", work.file("spring-\(shard).ndjson"),
-                                    "--metrics", metrics] + mock.clientArguments)
+            let run = try Tool.run(
+                [
+                    "send", campaign, "--shard", "\(shard)/2", "--results", work.file("spring-\(shard).ndjson"),
+                    "--metrics", metrics,
+                ] + mock.clientArguments)
             #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
             files.append(metrics)
         }
         return files
     }
 
-    @Test("promtool check metrics accepts every file; files are readable by others, written whole, labelled by campaign and shard",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: promtool)))
+    @Test(
+        "promtool check metrics accepts every file; files are readable by others, written whole, labelled by campaign and shard",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: promtool)))
     func promtoolAccepts() throws {
         let mock = try MockProcess()
         let work = try TemporaryDirectory()
@@ -47,19 +51,23 @@ struct MetricsEndToEndTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: work.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "\(leftovers)")
         // The result files, which hold device tokens, stay private.
-        let results = (try FileManager.default.attributesOfItem(atPath: work.file("spring-0.ndjson"))[.posixPermissions] as? Int) ?? 0
+        let results =
+            (try FileManager.default.attributesOfItem(atPath: work.file("spring-0.ndjson"))[.posixPermissions] as? Int)
+            ?? 0
         #expect(results & 0o077 == 0)
         _ = try mock.stop()
     }
 
-    @Test("node_exporter's textfile collector, as an unprivileged user, serves both shards' series with no scrape error",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: nodeExporter)))
+    @Test(
+        "node_exporter's textfile collector, as an unprivileged user, serves both shards' series with no scrape error",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: nodeExporter)))
     func nodeExporterScrapes() throws {
         let mock = try MockProcess()
         let work = try TemporaryDirectory()
         // A folder node_exporter's user can reach (the test's own temporary folder is private).
         let folder = "/tmp/apns-bulk-textfile-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = try Self.twoShards(into: folder, mock: mock, work: work)
         _ = try mock.stop()
@@ -68,10 +76,12 @@ struct MetricsEndToEndTests {
         let exporter = Process()
         // setpriv execs node_exporter itself as nobody (runuser would stay between, as its parent).
         exporter.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        exporter.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
-                              Self.nodeExporter, "--web.listen-address=127.0.0.1:\(port)",
-                              "--collector.disable-defaults", "--collector.textfile",
-                              "--collector.textfile.directory=\(folder)"]
+        exporter.arguments = [
+            "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
+            Self.nodeExporter, "--web.listen-address=127.0.0.1:\(port)",
+            "--collector.disable-defaults", "--collector.textfile",
+            "--collector.textfile.directory=\(folder)",
+        ]
         let log = work.file("node_exporter.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         exporter.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -83,8 +93,11 @@ struct MetricsEndToEndTests {
         }
         var page = ""
         for _ in 0..<100 {
-            let scrape = try RunFilesEndToEndTests.shell("curl -sf http://127.0.0.1:\(port)/metrics > '\(work.file("page"))'")
-            if scrape.status == 0, let text = try? String(contentsOfFile: work.file("page"), encoding: .utf8), !text.isEmpty {
+            let scrape = try RunFilesEndToEndTests.shell(
+                "curl -sf http://127.0.0.1:\(port)/metrics > '\(work.file("page"))'")
+            if scrape.status == 0, let text = try? String(contentsOfFile: work.file("page"), encoding: .utf8),
+                !text.isEmpty
+            {
                 page = text
                 break
             }
@@ -92,10 +105,15 @@ struct MetricsEndToEndTests {
         }
         let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(!page.isEmpty, "no scrape: \(logText)")
-        #expect(page.contains("node_textfile_scrape_error 0"), "\(page.split(separator: "\n").filter { $0.contains("textfile") })")
+        #expect(
+            page.contains("node_textfile_scrape_error 0"),
+            "\(page.split(separator: "\n").filter { $0.contains("textfile") })")
         for shard in ["0/2", "1/2"] {
-            #expect(page.contains("apns_bulk_records_total{campaign=\"spring-\(shard.prefix(1))\",outcome=\"delivered\",shard=\"\(shard)\"}"),
-                    "shard \(shard) missing")
+            #expect(
+                page.contains(
+                    "apns_bulk_records_total{campaign=\"spring-\(shard.prefix(1))\",outcome=\"delivered\",shard=\"\(shard)\"}"
+                ),
+                "shard \(shard) missing")
         }
         #expect(page.contains("apns_bulk_last_success_timestamp_seconds{"))
         #expect(!logText.contains("collected before"), "\(logText)")

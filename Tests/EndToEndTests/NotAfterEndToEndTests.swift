@@ -33,19 +33,25 @@ struct NotAfterEndToEndTests {
         #expect(perLine.values.allSatisfy { $0 == 1 }, "a record with two lines")
     }
 
-    @Test("the deadline cuts a running campaign: some delivered, the rest expired, nothing sent after it; replay keeps it")
+    @Test(
+        "the deadline cuts a running campaign: some delivered, the rest expired, nothing sent after it; replay keeps it"
+    )
     func deadlineCutsTheCampaign() throws {
         let out = try TemporaryDirectory()
         let campaign = out.file("c.ndjson")
         let total = 400
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
+        try SendEndToEndTests.shell(
+            "python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
         let log = out.file("accepted.ndjson")
         // Every tenth request answered 500, given up at once: retryable lines for the replays below.
         let mock = try MockProcess(["--log-accepted", log, "--fault", "500=every:10"])
         let results = out.file("r.ndjson")
         let started = Date()
-        let run = try Tool.run(["send", campaign, "--results", results, "--rate", "60", "--max-attempts", "1",
-                                "--not-after", "2s"] + mock.clientArguments)
+        let run = try Tool.run(
+            [
+                "send", campaign, "--results", results, "--rate", "60", "--max-attempts", "1",
+                "--not-after", "2s",
+            ] + mock.clientArguments)
         let ended = Date().timeIntervalSince1970
         #expect(run.status == 6, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.contains("DEADLINE PASSED"), "\(run.stderr)")
@@ -55,23 +61,32 @@ struct NotAfterEndToEndTests {
         let delivered = byOutcome["delivered"] ?? 0
         let expired = byOutcome["expired"] ?? 0
         #expect(delivered > 20 && expired > 100, "\(byOutcome)")
-        #expect(lines.filter { $0["outcome"] as? String == "expired" }.allSatisfy {
-            ($0["detail"] as? String)?.hasPrefix("not sent by the --not-after deadline") == true && ($0["attempts"] as? Int ?? 0) == 0
-        })
+        #expect(
+            lines.filter { $0["outcome"] as? String == "expired" }.allSatisfy {
+                ($0["detail"] as? String)?.hasPrefix("not sent by the --not-after deadline") == true
+                    && ($0["attempts"] as? Int ?? 0) == 0
+            })
         // Nothing went out after the deadline: the run ended with it, and the mock accepted exactly the delivered.
         let notAfter = try deadline(results)
         // Two seconds after the campaign's first start as its record gives it (the process may start late on a
         // loaded machine), and that start within the run.
-        let record = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results + ".campaign"))) as? [String: Any]
+        let record =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results + ".campaign")))
+            as? [String: Any]
         let startedAt = try #require(record?["startedAt"] as? Double)
         #expect(abs(notAfter - (startedAt + 2)) < 0.01, "the deadline is not 2 s after the first start")
-        #expect(startedAt >= started.timeIntervalSince1970 - 1 && startedAt <= ended, "the first start is not this run's")
+        #expect(
+            startedAt >= started.timeIntervalSince1970 - 1 && startedAt <= ended, "the first start is not this run's")
         #expect(ended < notAfter + 3, "the run went on \(ended - notAfter) s past its deadline")
-        let acceptedTokens = Set(accepted(log).compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["token"] as? String
-        })
-        let deliveredTokens = Set(lines.filter { $0["outcome"] as? String == "delivered" }.compactMap { $0["token"] as? String })
-        #expect(accepted(log).count == delivered && acceptedTokens == deliveredTokens, "accepted \(accepted(log).count), delivered \(delivered)")
+        let acceptedTokens = Set(
+            accepted(log).compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["token"] as? String
+            })
+        let deliveredTokens = Set(
+            lines.filter { $0["outcome"] as? String == "delivered" }.compactMap { $0["token"] as? String })
+        #expect(
+            accepted(log).count == delivered && acceptedTokens == deliveredTokens,
+            "accepted \(accepted(log).count), delivered \(delivered)")
         // The deadline belongs to the campaign: the same result file with another one is refused, nothing sent.
         let moved = try Tool.run(["send", campaign, "--results", results, "--not-after", "1h"] + mock.clientArguments)
         #expect(moved.status == 64 && moved.stderr.contains("--not-after"), "exit \(moved.status): \(moved.stderr)")
@@ -87,13 +102,16 @@ struct NotAfterEndToEndTests {
         let late = try Tool.run(["replay", results, "--results", inherited] + healthy.replayArguments)
         #expect(late.status == 6, "exit \(late.status): \(late.stderr)")
         let lateLines = try Results.read(inherited)
-        #expect(lateLines.count == retryable && lateLines.allSatisfy { $0["outcome"] as? String == "expired" }, "\(counts(lateLines))")
+        #expect(
+            lateLines.count == retryable && lateLines.allSatisfy { $0["outcome"] as? String == "expired" },
+            "\(counts(lateLines))")
         #expect(accepted(healthyLog).isEmpty, "the replay sent past the deadline it inherited")
         #expect(try deadline(inherited) == notAfter)
 
         // Given a new deadline, a replay sends what the old one cut: the retryable records and the expired ones.
         let again = out.file("again.ndjson")
-        let replay = try Tool.run(["replay", results, "--results", again, "--not-after", "1h"] + healthy.replayArguments)
+        let replay = try Tool.run(
+            ["replay", results, "--results", again, "--not-after", "1h"] + healthy.replayArguments)
         #expect(replay.status == 0, "exit \(replay.status): \(replay.stderr)")
         let againLines = try Results.read(again)
         #expect(againLines.count == retryable + expired)
@@ -107,11 +125,13 @@ struct NotAfterEndToEndTests {
         let out = try TemporaryDirectory()
         let campaign = out.file("c.ndjson")
         let total = 2000
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
+        try SendEndToEndTests.shell(
+            "python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(total) --out '\(campaign)'")
         let log = out.file("accepted.ndjson")
         let mock = try MockProcess(["--log-accepted", log, "--fault", "latency=2..5ms"])
         let results = out.file("r.ndjson")
-        let arguments = ["send", campaign, "--results", results, "--rate", "100", "--not-after", "3s"] + mock.clientArguments
+        let arguments =
+            ["send", campaign, "--results", results, "--rate", "100", "--not-after", "3s"] + mock.clientArguments
         let send = Process()
         send.executableURL = URL(fileURLWithPath: Tool.binary)
         send.arguments = arguments
@@ -133,7 +153,9 @@ struct NotAfterEndToEndTests {
         let lines = try Results.read(results)
         expectOneLineEach(lines, total: total)
         let later = lines.dropFirst(before)
-        #expect(later.allSatisfy { ["expired", "in_doubt"].contains($0["outcome"] as? String ?? "") }, "\(counts(Array(later)))")
+        #expect(
+            later.allSatisfy { ["expired", "in_doubt"].contains($0["outcome"] as? String ?? "") },
+            "\(counts(Array(later)))")
         #expect(later.filter { $0["outcome"] as? String == "expired" }.count >= total - before - 20)
         #expect(try deadline(results) == notAfter, "the rerun moved the deadline")
         #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "the finished run left its journal")

@@ -9,9 +9,11 @@ import Testing
 ///
 /// The pause must outlast the stall timeout (5 s): the test waits that long, so it runs in the plain pass of the
 /// test command only.
-@Suite("a paused process, end to end", .serialized,
-       .disabled(if: ProcessInfo.processInfo.environment["APNS_BULK_SANITIZER"] != nil,
-                 "waits out a pause longer than the stall timeout; the plain pass runs it"))
+@Suite(
+    "a paused process, end to end", .serialized,
+    .disabled(
+        if: ProcessInfo.processInfo.environment["APNS_BULK_SANITIZER"] != nil,
+        "waits out a pause longer than the stall timeout; the plain pass runs it"))
 struct PauseEndToEndTests {
     /// Starts `arguments` (the tool), its standard error to `stderr`.
     static func start(_ arguments: [String], stderr: String) throws -> Process {
@@ -37,8 +39,10 @@ struct PauseEndToEndTests {
     }
 
     /// Every record answered by the mock is `delivered`, none in doubt or lost, one line each; nothing twice.
-    static func expectEveryAcceptedDelivered(_ run: AuditedCampaign, total: Int, status: Int32, stderr: String,
-                                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectEveryAcceptedDelivered(
+        _ run: AuditedCampaign, total: Int, status: Int32, stderr: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
         let outcomes = Results.outcomes(try Results.read(run.results))
         var counts: [String: Int] = [:]
@@ -51,7 +55,9 @@ struct PauseEndToEndTests {
         try run.expectOneFinalLineEach(total: total, sourceLocation: sourceLocation)
     }
 
-    @Test("SIGSTOP for 6 s mid-run (longer than the 5 s stall timeout), then SIGCONT: every request the mock accepted is delivered, exit 0")
+    @Test(
+        "SIGSTOP for 6 s mid-run (longer than the 5 s stall timeout), then SIGCONT: every request the mock accepted is delivered, exit 0"
+    )
     func stoppedAndContinued() throws {
         let total = 3000
         let run = try AuditedCampaign(records: total, latency: "200ms")

@@ -8,7 +8,8 @@ struct RecoveryEndToEndTests {
     func replay() throws {
         let out = try TemporaryDirectory()
         let campaign = out.file("c.ndjson")
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records 600 --dead 0.05 --out '\(campaign)'")
+        try SendEndToEndTests.shell(
+            "python3 '\(Tool.path("scripts/gen-campaign.py"))' --records 600 --dead 0.05 --out '\(campaign)'")
         let flaky = try MockProcess(["--fault", "500=0.2", "--seed", "7"])
         let first = out.file("first.ndjson")
         let run = try Tool.run(["send", campaign, "--results", first, "--max-attempts", "1"] + flaky.clientArguments)
@@ -27,7 +28,8 @@ struct RecoveryEndToEndTests {
         let secondLines = try Results.read(second)
         #expect(secondLines.count == retryable.count)
         #expect(Set(secondLines.compactMap { $0["line"] as? Int }) == Set(retryable.compactMap { $0["line"] as? Int }))
-        #expect(secondLines.allSatisfy { $0["outcome"] as? String == "delivered" || $0["outcome"] as? String == "prune" })
+        #expect(
+            secondLines.allSatisfy { $0["outcome"] as? String == "delivered" || $0["outcome"] as? String == "prune" })
         #expect(counters["requests"] as? Int == retryable.count, "replay sent something that was not retryable")
     }
 
@@ -56,7 +58,9 @@ struct RecoveryEndToEndTests {
         let inDoubt = lines.filter { $0["outcome"] as? String == "in_doubt" }.count
         let ok = (counters["by_status"] as? [String: Int])?["200"] ?? 0
         #expect((counters["requests"] as? Int ?? 0) <= total, "a record was sent twice")
-        #expect(ok >= delivered && ok <= delivered + inDoubt, "mock 200s \(ok), delivered \(delivered), in doubt \(inDoubt)")
+        #expect(
+            ok >= delivered && ok <= delivered + inDoubt, "mock 200s \(ok), delivered \(delivered), in doubt \(inDoubt)"
+        )
         #expect(!FileManager.default.fileExists(atPath: results + ".journal"), "the finished run left its journal")
     }
 
@@ -97,7 +101,8 @@ struct InterruptedSend {
         directory = try TemporaryDirectory()
         campaign = directory.file("c.ndjson")
         results = directory.file("results.ndjson")
-        try SendEndToEndTests.shell("python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(records) --out '\(campaign)'")
+        try SendEndToEndTests.shell(
+            "python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(records) --out '\(campaign)'")
         mock = try MockProcess(["--fault", "latency=\(latency)"])
         send.executableURL = URL(fileURLWithPath: Tool.binary)
         send.arguments = ["send", campaign, "--results", results, "--rate", "\(rate)"] + mock.clientArguments

@@ -29,9 +29,11 @@ struct RelativeExpirationEndToEndTests {
     @Test("send --expiration 1h: every accepted request carries the epoch of its send plus an hour")
     func optionDefault() throws {
         let directory = try TemporaryDirectory()
-        let campaign = try Self.campaign(in: directory, (1...6).map {
-            #"{"token":"\#(Self.token($0))","payload":{"aps":{"alert":"hi"}}}"#
-        })
+        let campaign = try Self.campaign(
+            in: directory,
+            (1...6).map {
+                #"{"token":"\#(Self.token($0))","payload":{"aps":{"alert":"hi"}}}"#
+            })
         let accepted = directory.file("accepted.ndjson")
         let mock = try MockProcess(["--log-accepted", accepted])
         let before = Self.now()
@@ -45,25 +47,32 @@ struct RelativeExpirationEndToEndTests {
         #expect(expirations.count == 6)
         for (token, expiration) in expirations {
             let value = try #require(expiration, "\(token): no apns-expiration header")
-            #expect(value >= before + 3600 && value <= after + 3600, "\(token): \(value), sent within [\(before), \(after)]")
+            #expect(
+                value >= before + 3600 && value <= after + 3600, "\(token): \(value), sent within [\(before), \(after)]"
+            )
         }
     }
 
-    @Test(#"a record's "expiration":"30m" is relative, an epoch is sent as written, a record without one uses the default"#)
+    @Test(
+        #"a record's "expiration":"30m" is relative, an epoch is sent as written, a record without one uses the default"#
+    )
     func perRecord() throws {
         let directory = try TemporaryDirectory()
-        let campaign = try Self.campaign(in: directory, [
-            #"{"token":"\#(Self.token(1))","expiration":"30m","payload":{"aps":{"alert":"hi"}}}"#,
-            #"{"token":"\#(Self.token(2))","expiration":1767225600,"payload":{"aps":{"alert":"hi"}}}"#,
-            #"{"token":"\#(Self.token(3))","expiration":"0","payload":{"aps":{"alert":"hi"}}}"#,
-            #"{"token":"\#(Self.token(4))","payload":{"aps":{"alert":"hi"}}}"#,
-            #"{"token":"\#(Self.token(5))","expiration":"1h30m","payload":{"aps":{"alert":"hi"}}}"#,
-        ])
+        let campaign = try Self.campaign(
+            in: directory,
+            [
+                #"{"token":"\#(Self.token(1))","expiration":"30m","payload":{"aps":{"alert":"hi"}}}"#,
+                #"{"token":"\#(Self.token(2))","expiration":1767225600,"payload":{"aps":{"alert":"hi"}}}"#,
+                #"{"token":"\#(Self.token(3))","expiration":"0","payload":{"aps":{"alert":"hi"}}}"#,
+                #"{"token":"\#(Self.token(4))","payload":{"aps":{"alert":"hi"}}}"#,
+                #"{"token":"\#(Self.token(5))","expiration":"1h30m","payload":{"aps":{"alert":"hi"}}}"#,
+            ])
         let accepted = directory.file("accepted.ndjson")
         let mock = try MockProcess(["--log-accepted", accepted])
         let before = Self.now()
         let sent = try Tool.run(
-            ["send", campaign, "--results", directory.file("results.ndjson"), "--expiration", "2d"] + mock.clientArguments)
+            ["send", campaign, "--results", directory.file("results.ndjson"), "--expiration", "2d"]
+                + mock.clientArguments)
         let after = Self.now()
         _ = try mock.stop()
         #expect(sent.status == 0, "exit \(sent.status): \(sent.stderr)")
@@ -109,9 +118,11 @@ struct RelativeExpirationEndToEndTests {
     @Test("retries forced by the mock keep the first value; the retryable line carries it and replay sends it")
     func retriesAndReplayKeepTheFirstValue() throws {
         let directory = try TemporaryDirectory()
-        let campaign = try Self.campaign(in: directory, [
-            #"{"token":"\#(Self.token(1))","payload":{"aps":{"alert":"hi"}}}"#,
-        ])
+        let campaign = try Self.campaign(
+            in: directory,
+            [
+                #"{"token":"\#(Self.token(1))","payload":{"aps":{"alert":"hi"}}}"#
+            ])
         let results = directory.file("results.ndjson")
         let failing = try MockProcess(["--fault", "500=every:1"])
         let before = Self.now()
@@ -142,20 +153,25 @@ struct RelativeExpirationEndToEndTests {
     @Test("a bad value names the option or field and the accepted forms")
     func refused() throws {
         let directory = try TemporaryDirectory()
-        let campaign = try Self.campaign(in: directory, [
-            #"{"token":"\#(Self.token(1))","expiration":"soon","payload":{"aps":{"alert":"hi"}}}"#,
-        ])
+        let campaign = try Self.campaign(
+            in: directory,
+            [
+                #"{"token":"\#(Self.token(1))","expiration":"soon","payload":{"aps":{"alert":"hi"}}}"#
+            ])
         let option = try Tool.run(
-            ["send", campaign, "--results", directory.file("r1.ndjson"), "--expiration", "1y", "--endpoint",
-             "https://127.0.0.1:9", "--key", MockProcess.keyFile, "--key-id", MockProcess.keyID,
-             "--team-id", MockProcess.teamID, "--topic", MockProcess.topic])
+            [
+                "send", campaign, "--results", directory.file("r1.ndjson"), "--expiration", "1y", "--endpoint",
+                "https://127.0.0.1:9", "--key", MockProcess.keyFile, "--key-id", MockProcess.keyID,
+                "--team-id", MockProcess.teamID, "--topic", MockProcess.topic,
+            ])
         #expect(option.status == 64, "exit \(option.status): \(option.stderr)")
         #expect(option.stderr.contains("--expiration"), "\(option.stderr)")
         #expect(option.stderr.contains("epoch seconds, 0, or a duration like 30m, 24h, 7d"), "\(option.stderr)")
 
         let validated = try Tool.run(["validate", campaign, "--topic", MockProcess.topic])
         #expect(validated.status != 0)
-        #expect((validated.stdout + validated.stderr).contains("a duration like 30m, 24h, 7d"),
-                "\(validated.stdout)\(validated.stderr)")
+        #expect(
+            (validated.stdout + validated.stderr).contains("a duration like 30m, 24h, 7d"),
+            "\(validated.stdout)\(validated.stderr)")
     }
 }

@@ -16,8 +16,11 @@ struct ReportEndToEndTests {
     func progressJSON() throws {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
-        let run = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", out.file("results.ndjson"),
-                                "--progress", "json"] + clientArguments(mock))
+        let run = try Tool.run(
+            [
+                "send", Tool.path("samples/campaign.ndjson"), "--results", out.file("results.ndjson"),
+                "--progress", "json",
+            ] + clientArguments(mock))
         _ = try mock.stop()
         #expect(run.status == 2, "exit \(run.status): \(run.stderr)")
         let objects = run.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap { line in
@@ -39,22 +42,31 @@ struct ReportEndToEndTests {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
         let results = out.file("results.ndjson")
-        let send = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results,
-                                 "--summary", out.file("summary.json"), "--report", out.file("send-report.html"),
-                                 "--progress", "none"] + clientArguments(mock))
+        let send = try Tool.run(
+            [
+                "send", Tool.path("samples/campaign.ndjson"), "--results", results,
+                "--summary", out.file("summary.json"), "--report", out.file("send-report.html"),
+                "--progress", "none",
+            ] + clientArguments(mock))
         _ = try mock.stop()
         #expect(send.status == 2, "exit \(send.status): \(send.stderr)")
-        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("summary.json")))) as? [String: Any])
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("summary.json"))))
+                as? [String: Any])
         let timeline = try #require(summary["timeline"] as? [String: Any])
         let samples = try #require(timeline["samples"] as? [[String: Any]])
         #expect(samples.last?["answered"] as? Int == 17)
         #expect((try String(contentsOfFile: out.file("send-report.html"), encoding: .utf8)).contains("Records"))
 
         let html = out.file("report.html")
-        let report = try Tool.run(["report", results, "--summary", out.file("summary.json"), "--html", html,
-                                   "--json", out.file("report.json")])
+        let report = try Tool.run([
+            "report", results, "--summary", out.file("summary.json"), "--html", html,
+            "--json", out.file("report.json"),
+        ])
         #expect(report.status == 0, "\(report.stderr)")
-        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json")))) as? [String: Any])
+        let figures = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json"))))
+                as? [String: Any])
         #expect(figures["records"] as? Int == 17)
         #expect(figures["tokens_to_prune"] as? Int == 3)
         #expect(figures["duplicates"] as? Int == 1)
@@ -63,14 +75,20 @@ struct ReportEndToEndTests {
         #expect(figures["series"] != nil, "the summary's timeline gives the charts")
     }
 
-    @Test("the report renders in a real headless browser: the page text holds the figures, the screenshot is a picture",
-          .enabled(if: Self.chromium != nil, "chromium is not installed and could not be (scripts/test.sh runs apt-get install -y chromium)"))
+    @Test(
+        "the report renders in a real headless browser: the page text holds the figures, the screenshot is a picture",
+        .enabled(
+            if: Self.chromium != nil,
+            "chromium is not installed and could not be (scripts/test.sh runs apt-get install -y chromium)"))
     func reportInBrowser() throws {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
         let results = out.file("results.ndjson")
-        let send = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results,
-                                 "--summary", out.file("summary.json"), "--progress", "none"] + clientArguments(mock))
+        let send = try Tool.run(
+            [
+                "send", Tool.path("samples/campaign.ndjson"), "--results", results,
+                "--summary", out.file("summary.json"), "--progress", "none",
+            ] + clientArguments(mock))
         _ = try mock.stop()
         #expect(send.status == 2, "exit \(send.status): \(send.stderr)")
         let html = out.file("report.html")
@@ -84,18 +102,24 @@ struct ReportEndToEndTests {
         let out = try TemporaryDirectory()
         let shard0 = out.file("results-0.ndjson")
         let shard1 = out.file("results-1.ndjson")
-        try Data("""
+        try Data(
+            """
             {"file":"c.ndjson","line":1,"token":"aa","outcome":"delivered","status":200,"attempts":1}
             {"file":"c.ndjson","line":3,"token":"cc","outcome":"retryable","status":429,"reason":"TooManyRequests","attempts":5,"payload":{}}
 
-            """.utf8).write(to: URL(fileURLWithPath: shard0))
-        try Data("""
+            """.utf8
+        ).write(to: URL(fileURLWithPath: shard0))
+        try Data(
+            """
             {"file":"c.ndjson","line":2,"token":"bb","outcome":"prune","status":410,"reason":"Unregistered","timestamp":5,"attempts":1,"payload":{}}
 
-            """.utf8).write(to: URL(fileURLWithPath: shard1))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: shard1))
         let run = try Tool.run(["report", shard0, shard1, "--json", out.file("r.json")])
         #expect(run.status == 0, "\(run.stderr)")
-        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("r.json")))) as? [String: Any])
+        let figures = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("r.json"))))
+                as? [String: Any])
         #expect(figures["records"] as? Int == 3)
         let next = try #require(figures["next_steps"] as? [String: String])
         #expect(next["replay"] == "apns-bulk replay \(shard0) --results replay.ndjson")
@@ -104,8 +128,11 @@ struct ReportEndToEndTests {
         #expect(missing.status == 1, "an unreadable result file: \(missing.stderr)")
     }
 
-    @Test("two shards sent one after the other: the report names each run's inputs, topic, times, and draws each shard as its own line",
-          .enabled(if: Self.chromium != nil, "chromium is not installed and could not be (scripts/test.sh runs apt-get install -y chromium)"))
+    @Test(
+        "two shards sent one after the other: the report names each run's inputs, topic, times, and draws each shard as its own line",
+        .enabled(
+            if: Self.chromium != nil,
+            "chromium is not installed and could not be (scripts/test.sh runs apt-get install -y chromium)"))
     func shardsInBrowser() throws {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
@@ -114,8 +141,11 @@ struct ReportEndToEndTests {
         var summaries = ["--summary"]
         for shard in 0..<2 {
             let results = out.file("results-\(shard).ndjson")
-            let send = try Tool.run(["send", campaign, "--results", results, "--shard", "\(shard)/2",
-                                     "--summary", out.file("summary-\(shard).json")] + mock.clientArguments)
+            let send = try Tool.run(
+                [
+                    "send", campaign, "--results", results, "--shard", "\(shard)/2",
+                    "--summary", out.file("summary-\(shard).json"),
+                ] + mock.clientArguments)
             #expect([0, 2].contains(send.status), "shard \(shard): exit \(send.status): \(send.stderr)")
             reportArguments.append(results)
             summaries.append(out.file("summary-\(shard).json"))
@@ -125,13 +155,17 @@ struct ReportEndToEndTests {
         let html = out.file("report.html")
         let report = try Tool.run(reportArguments + summaries + ["--html", html, "--json", out.file("report.json")])
         #expect(report.status == 0, "\(report.stderr)")
-        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json")))) as? [String: Any])
+        let figures = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("report.json"))))
+                as? [String: Any])
         let runs = try #require(figures["runs"] as? [[String: Any]])
         #expect(runs.count == 2)
         for run in runs {
             #expect(run["inputs"] as? [String] == [campaign], "\(run)")
             #expect((run["topics"] as? [String: Int])?.keys.contains(MockProcess.topic) == true, "\(run)")
-            #expect(run["state"] as? String == "finished" && run["started_at"] is String && run["finished_at"] is String, "\(run)")
+            #expect(
+                run["state"] as? String == "finished" && run["started_at"] is String && run["finished_at"] is String,
+                "\(run)")
             #expect((run["duration_seconds"] as? Double).map { $0 >= 0 && $0 < 60 } == true, "\(run)")
         }
         let series = try #require(figures["series"] as? [String: Any])
@@ -143,7 +177,9 @@ struct ReportEndToEndTests {
         #expect(dom.contains("<table id=\"runs\">"))
         #expect(dom.contains("<code>\(campaign)</code>"), "the runs table names the input")
         #expect(dom.contains("<code>\(MockProcess.topic)</code>"), "the runs table names the topic")
-        #expect(dom.contains("id=\"campaign-times\"") && dom.contains("Sent from "), "the header says when the campaign ran")
+        #expect(
+            dom.contains("id=\"campaign-times\"") && dom.contains("Sent from "), "the header says when the campaign ran"
+        )
     }
 
     // MARK: - The browser
@@ -154,8 +190,10 @@ struct ReportEndToEndTests {
 
     /// Headless chromium's flags, its profile in `directory`.
     static func chromiumFlags(_ directory: TemporaryDirectory) -> [String] {
-        ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-         "--user-data-dir=\(directory.file("chromium-profile"))"]
+        [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--user-data-dir=\(directory.file("chromium-profile"))",
+        ]
     }
 
     /// The page's DOM as headless chromium builds it.
@@ -173,27 +211,45 @@ struct ReportEndToEndTests {
         #expect(dom.contains("<div class=\"label\">Duplicates</div><div class=\"value\">1</div>"))
         #expect(dom.contains("Unregistered"))
         #expect(dom.contains("Nothing to replay"))
-        #expect(dom.contains("<strong>8 of 16</strong> people's devices: accepted by Apple for delivery"), "the headline, duplicates left out")
+        #expect(
+            dom.contains("<strong>8 of 16</strong> people's devices: accepted by Apple for delivery"),
+            "the headline, duplicates left out")
         #expect(dom.contains("id=\"accepted-means\""))
-        #expect(dom.contains("<h2>What happened</h2>") && dom.contains("Devices no longer reachable (app removed, or the phone no longer registered)"))
-        #expect(dom.contains("<h2>What was sent</h2>") && dom.contains("<div class=\"sample-title\">Spring sale</div>"),
-                "the first accepted record's alert, read from the campaign file")
+        #expect(
+            dom.contains("<h2>What happened</h2>")
+                && dom.contains("Devices no longer reachable (app removed, or the phone no longer registered)"))
+        #expect(
+            dom.contains("<h2>What was sent</h2>") && dom.contains("<div class=\"sample-title\">Spring sale</div>"),
+            "the first accepted record's alert, read from the campaign file")
         #expect(dom.contains("Technical detail (for the operators)"))
         // Phone width: a copy of the page with a script (the report itself has none) that writes how wide the
         // document is; nothing may stick out past the 390 px viewport.
         let probe = directory.file("probe.html")
         let page = try String(contentsOfFile: html, encoding: .utf8)
-        try Data(page.replacingOccurrences(of: "</body>", with: "<script>document.body.setAttribute('data-width', "
-            + "document.documentElement.scrollWidth + 'x' + window.innerWidth + ' ' + [...document.querySelectorAll('body *')]"
-            + ".filter(e => e.getBoundingClientRect().right > window.innerWidth).slice(0, 5)"
-            + ".map(e => e.tagName + '.' + e.className).join(' '))</script></body>").utf8)
-            .write(to: URL(fileURLWithPath: probe))
+        try Data(
+            page.replacingOccurrences(
+                of: "</body>",
+                with: "<script>document.body.setAttribute('data-width', "
+                    + "document.documentElement.scrollWidth + 'x' + window.innerWidth + ' ' + [...document.querySelectorAll('body *')]"
+                    + ".filter(e => e.getBoundingClientRect().right > window.innerWidth).slice(0, 5)"
+                    + ".map(e => e.tagName + '.' + e.className).join(' '))</script></body>"
+            ).utf8
+        )
+        .write(to: URL(fileURLWithPath: probe))
         let phone = try run(chromium, flags + ["--window-size=390,2400", "--dump-dom", "file://\(probe)"])
-        let width = phone.range(of: #"data-width="[0-9]+x[0-9]+[^"]*""#, options: .regularExpression).map { String(phone[$0]) }
-        let sizes = (width ?? "").split(separator: " ").first.map(String.init)?.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) } ?? []
-        #expect(sizes.count == 2 && sizes[0] <= sizes[1] && sizes[1] <= 500, "document width x viewport at phone width (headless chromium keeps a window 500 px wide at least): \(width ?? "none")")
+        let width = phone.range(of: #"data-width="[0-9]+x[0-9]+[^"]*""#, options: .regularExpression).map {
+            String(phone[$0])
+        }
+        let sizes =
+            (width ?? "").split(separator: " ").first.map(String.init)?.split(whereSeparator: { !$0.isNumber })
+            .compactMap { Int($0) } ?? []
+        #expect(
+            sizes.count == 2 && sizes[0] <= sizes[1] && sizes[1] <= 500,
+            "document width x viewport at phone width (headless chromium keeps a window 500 px wide at least): \(width ?? "none")"
+        )
         let png = directory.file("report.png")
-        _ = try run(chromium, flags + ["--hide-scrollbars", "--window-size=1000,1400", "--screenshot=\(png)", "file://\(html)"])
+        _ = try run(
+            chromium, flags + ["--hide-scrollbars", "--window-size=1000,1400", "--screenshot=\(png)", "file://\(html)"])
         let bytes = try Data(contentsOf: URL(fileURLWithPath: png))
         #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "a PNG")
         #expect(bytes.count > 20_000, "a blank page compresses to a few KB; this one is \(bytes.count) bytes")

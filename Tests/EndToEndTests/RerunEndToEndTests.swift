@@ -7,7 +7,9 @@ import Testing
 /// Every test audits the mock's own log of accepted notifications (`--log-accepted`): nothing is accepted twice.
 @Suite("running again end to end", .serialized)
 struct RerunEndToEndTests {
-    @Test("the same send twice: the second sends nothing, leaves the result file as it was and exits with the campaign's status")
+    @Test(
+        "the same send twice: the second sends nothing, leaves the result file as it was and exits with the campaign's status"
+    )
     func sameCommandTwice() throws {
         let run = try AuditedCampaign(records: 1000, dead: 0.01)
         let first = try Tool.run(run.send())
@@ -34,7 +36,8 @@ struct RerunEndToEndTests {
         let run = try AuditedCampaign(records: 300)
         // bash's process substitution names a pipe (/dev/fd/63): the campaign must be read once, not first
         // fingerprinted (which left nothing to send: "campaign has no records").
-        let command = (["\"$0\"", "send", "<(cat \"$1\")", "--results", "\"$2\""] + run.mock.clientArguments.map { "'\($0)'" })
+        let command =
+            (["\"$0\"", "send", "<(cat \"$1\")", "--results", "\"$2\""] + run.mock.clientArguments.map { "'\($0)'" })
             .joined(separator: " ")
         for round in 1...2 {
             let result = try Tool.run(["-c", command, Tool.binary, run.campaign, run.results], program: "/bin/bash")
@@ -42,7 +45,8 @@ struct RerunEndToEndTests {
             let accepted = try run.accepted().total
             #expect(accepted == 300, "round \(round): \(accepted) accepted")
         }
-        #expect(try Results.read(run.results).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 300))
+        #expect(
+            try Results.read(run.results).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 300))
         try run.expectNothingAcceptedTwice()
 
         // A named FIFO with a writer: the same.
@@ -55,7 +59,8 @@ struct RerunEndToEndTests {
             try? handle.close()
         }
         let results = run.directory.file("fifo-results.ndjson")
-        let fromFIFO = try Tool.run(["send", fifo, "--results", results, "--allow-duplicates"] + run.mock.clientArguments)
+        let fromFIFO = try Tool.run(
+            ["send", fifo, "--results", results, "--allow-duplicates"] + run.mock.clientArguments)
         #expect(fromFIFO.status == 0, "exit \(fromFIFO.status): \(fromFIFO.stderr)")
         #expect(try Results.read(results).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 300))
     }
@@ -65,11 +70,13 @@ struct RerunEndToEndTests {
         let run = try AuditedCampaign(records: 0)
         let tokens = (0..<50).map { index in String(repeating: String(format: "%02x", index + 16), count: 32) }
         let csv = run.directory.file("users.csv")
-        try ("token,name\n" + tokens.map { "\($0),user \($0.prefix(4))\n" }.joined()).write(toFile: csv, atomically: true, encoding: .utf8)
+        try ("token,name\n" + tokens.map { "\($0),user \($0.prefix(4))\n" }.joined()).write(
+            toFile: csv, atomically: true, encoding: .utf8)
         let template = run.directory.file("alert.json")
         try #"{"aps":{"alert":"Hello {{name}}"}}"#.write(toFile: template, atomically: true, encoding: .utf8)
         func send(_ results: String, _ extra: [String]) throws -> Tool.Result {
-            let command = (["\"$0\"", "send", "-", "--template", "'\(template)'", "--results", "'\(results)'"]
+            let command =
+                (["\"$0\"", "send", "-", "--template", "'\(template)'", "--results", "'\(results)'"]
                 + (extra + run.mock.clientArguments).map { "'\($0)'" } + ["< \"$1\""]).joined(separator: " ")
             return try Tool.run(["-c", command, Tool.binary, csv], program: "/bin/bash")
         }
@@ -100,7 +107,8 @@ struct RerunEndToEndTests {
         #expect(priority.status == 64, "exit \(priority.status): \(priority.stderr)")
         #expect(priority.stderr.contains("--priority"), "\(priority.stderr)")
         #expect(try run.accepted().total == 300, "a refused run sent something")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: run.results)) == before, "a refused run touched the result file")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: run.results)) == before, "a refused run touched the result file")
 
         let overwritten = try Tool.run(run.send(["--overwrite"]))
         #expect(overwritten.status == 0, "exit \(overwritten.status): \(overwritten.stderr)")
@@ -162,7 +170,9 @@ struct RerunEndToEndTests {
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(!page.contains("every record has its final outcome"), "the page calls an unfinished run complete")
         #expect(page.contains("unfinished"))
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run.directory.file("report.json")))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: run.directory.file("report.json")))) as? [String: Any]
         #expect((json?["unfinished"] as? [String])?.count == 1, "\(json ?? [:])")
 
         let prune = try Tool.run(["prune", run.results])
@@ -179,12 +189,16 @@ struct RerunEndToEndTests {
         try run.expectNothingAcceptedTwice()
     }
 
-    @Test("a wrong topic stops the campaign; a replay with the right topic, as RUNNING-AGAIN.md writes it, takes it over and delivers every record once")
+    @Test(
+        "a wrong topic stops the campaign; a replay with the right topic, as RUNNING-AGAIN.md writes it, takes it over and delivers every record once"
+    )
     func wrongTopicFixedByReplay() throws {
         let run = try AuditedCampaign(records: 400)
         let (arguments, wrong) = try run.sendStoppedForTopic("com.wrong.app")
-        #expect(wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app") && wrong.stderr.contains("--topic YOUR_TOPIC"),
-                "the stop does not name its fix: \(wrong.stderr)")
+        #expect(
+            wrong.stderr.contains("what to do: APNs refused the topic com.wrong.app")
+                && wrong.stderr.contains("--topic YOUR_TOPIC"),
+            "the stop does not name its fix: \(wrong.stderr)")
         #expect(try run.accepted().total == 0)
 
         let html = run.directory.file("report.html")
@@ -192,7 +206,8 @@ struct RerunEndToEndTests {
         #expect(report.status == 0, "exit \(report.status): \(report.stderr)")
         let page = try String(contentsOfFile: html, encoding: .utf8)
         #expect(page.contains("Rejected"), "the rejected requests have no card of their own")
-        let continuing = try #require(Self.preText(page, class: "continue-command"), "no command that continues the campaign")
+        let continuing = try #require(
+            Self.preText(page, class: "continue-command"), "no command that continues the campaign")
         #expect(continuing.contains("--topic YOUR_TOPIC"), "\(continuing)")
         let command = "apns-bulk replay results.ndjson --topic YOUR_TOPIC --results fixed.ndjson"
 
@@ -200,7 +215,8 @@ struct RerunEndToEndTests {
         let filled = command.replacingOccurrences(of: "YOUR_TOPIC", with: MockProcess.topic)
         let quoted = run.mock.replayArguments.map { "'\($0)'" }.joined(separator: " ")
         let replay = try RunFilesEndToEndTests.shell(
-            "cd '\(run.directory.path)' && PATH='\((Tool.binary as NSString).deletingLastPathComponent)':$PATH; \(filled) \(quoted)")
+            "cd '\(run.directory.path)' && PATH='\((Tool.binary as NSString).deletingLastPathComponent)':$PATH; \(filled) \(quoted)"
+        )
         #expect(replay.status == 0, "exit \(replay.status): \(replay.stderr)")
         let accepted = try run.accepted()
         #expect(accepted.total == 400, "\(accepted.total) of 400 delivered after the fix")
@@ -213,9 +229,11 @@ struct RerunEndToEndTests {
         #expect(try run.accepted().total == 400, "the stopped campaign's command sent again after its replay")
     }
 
-    @Test("start-up failures print one error line and leave no file behind", arguments: [
-        "csv-without-header", "template-column-missing", "empty-csv", "directory",
-    ])
+    @Test(
+        "start-up failures print one error line and leave no file behind",
+        arguments: [
+            "csv-without-header", "template-column-missing", "empty-csv", "directory",
+        ])
     func failedStartsLeaveNothing(_ kind: String) throws {
         let mock = try MockProcess()
         let directory = try TemporaryDirectory()
@@ -224,7 +242,8 @@ struct RerunEndToEndTests {
         switch kind {
         case "csv-without-header":
             let path = directory.file("rows.csv")
-            try Data("84cdeaaf1d1066b11c836f0354a3bb6894b7543d70626fccd99540fb6a1771e0,Ana\n".utf8).write(to: URL(fileURLWithPath: path))
+            try Data("84cdeaaf1d1066b11c836f0354a3bb6894b7543d70626fccd99540fb6a1771e0,Ana\n".utf8).write(
+                to: URL(fileURLWithPath: path))
             inputs = [path]
             extra = ["--template", Tool.path("samples/template.json")]
         case "template-column-missing":
@@ -249,7 +268,9 @@ struct RerunEndToEndTests {
         let lines = run.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(kind): \(run.stderr)")
         #expect(!run.stderr.contains("STOPPED EARLY"), "\(kind): \(run.stderr)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("results") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("results")
+        }
         #expect(left.isEmpty, "\(kind): left behind \(left)")
         _ = try mock.stop()
     }
@@ -268,8 +289,9 @@ struct RerunEndToEndTests {
 
         let empty = run.directory.file("empty.ndjson")
         _ = FileManager.default.createFile(atPath: empty, contents: Data("\n\n".utf8))
-        let emptyRun = try Tool.run(["send", empty, "--results", run.directory.file("empty-results.ndjson")]
-            + run.mock.clientArguments)
+        let emptyRun = try Tool.run(
+            ["send", empty, "--results", run.directory.file("empty-results.ndjson")]
+                + run.mock.clientArguments)
         #expect(emptyRun.status == 1, "exit \(emptyRun.status): \(emptyRun.stderr)")
         #expect(emptyRun.stderr.contains("no records"), "\(emptyRun.stderr)")
         #expect(!FileManager.default.fileExists(atPath: run.directory.file("empty-results.ndjson")))
@@ -278,11 +300,14 @@ struct RerunEndToEndTests {
     /// The text of `<pre id="…">` on a page, unescaped.
     static func preText(_ page: String, id: String) -> String? { preText(page, opening: "<pre id=\"\(id)\">") }
 
-    static func preText(_ page: String, class name: String) -> String? { preText(page, opening: "<pre class=\"\(name)\">") }
+    static func preText(_ page: String, class name: String) -> String? {
+        preText(page, opening: "<pre class=\"\(name)\">")
+    }
 
     private static func preText(_ page: String, opening: String) -> String? {
         guard let start = page.range(of: opening),
-              let end = page.range(of: "</pre>", range: start.upperBound..<page.endIndex) else { return nil }
+            let end = page.range(of: "</pre>", range: start.upperBound..<page.endIndex)
+        else { return nil }
         return String(page[start.upperBound..<end.lowerBound])
             .replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&quot;", with: "\"")
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
@@ -367,7 +392,8 @@ struct AuditedCampaign {
         var total = 0
         for line in text.split(separator: "\n") {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let token = object["token"] as? String else { continue }
+                let token = object["token"] as? String
+            else { continue }
             perToken[token, default: 0] += 1
             total += 1
         }
@@ -382,7 +408,8 @@ struct AuditedCampaign {
     func expectOneFinalLineEach(total: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
         var perLine: [Int: Int] = [:]
         for line in try Results.read(results) { perLine[line["line"] as? Int ?? 0, default: 0] += 1 }
-        #expect(perLine.count == total, "\(perLine.count) of \(total) records have a line", sourceLocation: sourceLocation)
+        #expect(
+            perLine.count == total, "\(perLine.count) of \(total) records have a line", sourceLocation: sourceLocation)
         #expect(perLine.values.allSatisfy { $0 == 1 }, "records with two final lines", sourceLocation: sourceLocation)
     }
 }

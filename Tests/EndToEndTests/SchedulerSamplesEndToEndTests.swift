@@ -7,7 +7,9 @@ import Testing
 /// `samples/cron/`'s crontab line in cron's bare environment, twice a day and after a crash.
 @Suite("scheduler samples end to end", .serialized)
 struct SchedulerSamplesEndToEndTests {
-    @Test("the Indexed Job's pod: kill -9, then three more tries; every record accepted once at most, one final line each")
+    @Test(
+        "the Indexed Job's pod: kill -9, then three more tries; every record accepted once at most, one final line each"
+    )
     func kubernetesPodRetries() throws {
         let job = try String(contentsOfFile: Tool.path("samples/k8s/indexed-job.yaml"), encoding: .utf8)
         let script = try #require(Self.blockScalar(after: "args:", in: job), "no pod script in the Job")
@@ -17,7 +19,8 @@ struct SchedulerSamplesEndToEndTests {
         #expect(policy.backoffLimitPerIndex == 3, "\(policy)")
         // The image's user owns what the pod writes.
         let containerfile = try String(contentsOfFile: Tool.path("Containerfile"), encoding: .utf8)
-        #expect(containerfile.contains("USER 10001") && job.contains("fsGroup: 10001") && job.contains("runAsUser: 10001"))
+        #expect(
+            containerfile.contains("USER 10001") && job.contains("fsGroup: 10001") && job.contains("runAsUser: 10001"))
 
         let run = try AuditedCampaign(records: 3000, latency: "1..3ms")
         // One bad record: the shard that holds it ends with status 2 ("some records invalid").
@@ -27,10 +30,13 @@ struct SchedulerSamplesEndToEndTests {
         try handle.close()
         let resultsDir = run.directory.file("data/results")  // not there yet: the pod script makes it
         func pod(_ index: Int) -> [String: String] {
-            ["CAMPAIGN": run.campaign, "RESULTS_DIR": resultsDir, "SHARDS": "2", "JOB_COMPLETION_INDEX": "\(index)",
-             "APNS_KEY_FILE": MockProcess.keyFile, "APNS_KEY_ID": MockProcess.keyID, "APNS_TEAM_ID": MockProcess.teamID,
-             "APNS_TOPIC": MockProcess.topic, "APNS_ENDPOINT": "https://127.0.0.1:\(run.mock.port)",
-             "APNS_CA_FILE": run.mock.caFile]
+            [
+                "CAMPAIGN": run.campaign, "RESULTS_DIR": resultsDir, "SHARDS": "2", "JOB_COMPLETION_INDEX": "\(index)",
+                "APNS_KEY_FILE": MockProcess.keyFile, "APNS_KEY_ID": MockProcess.keyID,
+                "APNS_TEAM_ID": MockProcess.teamID,
+                "APNS_TOPIC": MockProcess.topic, "APNS_ENDPOINT": "https://127.0.0.1:\(run.mock.port)",
+                "APNS_CA_FILE": run.mock.caFile,
+            ]
         }
         let shard0 = resultsDir + "/spring-sale-0.ndjson"
 
@@ -44,7 +50,9 @@ struct SchedulerSamplesEndToEndTests {
         for _ in 0..<3 {
             let retry = try ScriptProcess(script: script, environment: pod(0))
             statuses.append(retry.wait(timeout: 120 * Tool.timeScale))
-            #expect(policy.decision(forExitStatus: statuses.last ?? -1) == .succeeded, "try \(statuses.count + 1): \(retry.stderr)" as Comment)
+            #expect(
+                policy.decision(forExitStatus: statuses.last ?? -1) == .succeeded,
+                "try \(statuses.count + 1): \(retry.stderr)" as Comment)
         }
         let other = try ScriptProcess(script: script, environment: pod(1))
         #expect(other.wait(timeout: 120 * Tool.timeScale) == 0, "\(other.stderr)")
@@ -59,7 +67,9 @@ struct SchedulerSamplesEndToEndTests {
         #expect(mode & 0o700 == 0o700, "the results folder is not usable by its owner")
     }
 
-    @Test("the nightly clean-up from the crontab, in cron's environment: twice a day and after a crash, nothing sent twice")
+    @Test(
+        "the nightly clean-up from the crontab, in cron's environment: twice a day and after a crash, nothing sent twice"
+    )
     func cronNightlyCleanup() throws {
         let crontab = try String(contentsOfFile: Tool.path("samples/cron/crontab"), encoding: .utf8)
         let cron = try #require(CronTab(crontab), "no job line in the crontab")
@@ -72,8 +82,9 @@ struct SchedulerSamplesEndToEndTests {
         try FileManager.default.createDirectory(atPath: resultsDir, withIntermediateDirectories: true)
         let day = "2026-11-27"
         let campaignResults = resultsDir + "/\(day)-spring.ndjson"
-        let sent = try Tool.run(["send", run.campaign, "--results", campaignResults, "--max-attempts", "1"]
-            + run.mock.clientArguments)
+        let sent = try Tool.run(
+            ["send", run.campaign, "--results", campaignResults, "--max-attempts", "1"]
+                + run.mock.clientArguments)
         #expect(sent.status == 3, "exit \(sent.status): \(sent.stderr)")
         let retryable = try Results.read(campaignResults).filter { $0["outcome"] as? String == "retryable" }.count
         #expect(retryable > 500, "\(retryable) retryable")
@@ -97,13 +108,16 @@ struct SchedulerSamplesEndToEndTests {
             """
         try Data(env.utf8).write(to: URL(fileURLWithPath: envFile))
         // The token database the script cleans (cleanup-sqlite.sql): a live row of another app, which stays.
-        let seeded = try RunFilesEndToEndTests.shell("sqlite3 -bail '\(run.directory.file("tokens.db"))' \"CREATE TABLE device_tokens "
-            + "(token TEXT, topic TEXT, environment TEXT, registered_at_ms INTEGER, deleted_at_ms INTEGER); "
-            + "INSERT INTO device_tokens VALUES ('aa00', 'com.example.other', 'production', 1, NULL)\"")
+        let seeded = try RunFilesEndToEndTests.shell(
+            "sqlite3 -bail '\(run.directory.file("tokens.db"))' \"CREATE TABLE device_tokens "
+                + "(token TEXT, topic TEXT, environment TEXT, registered_at_ms INTEGER, deleted_at_ms INTEGER); "
+                + "INSERT INTO device_tokens VALUES ('aa00', 'com.example.other', 'production', 1, NULL)\"")
         #expect(seeded.status == 0, "\(seeded.stderr)")
         let log = run.directory.file("cleanup.log")
         let command = cron.command
-            .replacingOccurrences(of: "/usr/local/lib/apns-bulk/nightly-cleanup.sh", with: Tool.path("samples/cron/nightly-cleanup.sh"))
+            .replacingOccurrences(
+                of: "/usr/local/lib/apns-bulk/nightly-cleanup.sh", with: Tool.path("samples/cron/nightly-cleanup.sh")
+            )
             .replacingOccurrences(of: "/var/log/apns-bulk/cleanup.log", with: log)
         var environment = cron.variables
         environment["APNS_BULK_ENV"] = envFile
@@ -152,7 +166,8 @@ struct SchedulerSamplesEndToEndTests {
     static func blockScalar(after key: String, in yaml: String) -> String? {
         let lines = yaml.components(separatedBy: "\n")
         guard let keyLine = lines.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == key }),
-              keyLine + 1 < lines.count, lines[keyLine + 1].trimmingCharacters(in: .whitespaces) == "- |" else { return nil }
+            keyLine + 1 < lines.count, lines[keyLine + 1].trimmingCharacters(in: .whitespaces) == "- |"
+        else { return nil }
         var body: [String] = []
         var indent: Int?
         for line in lines[(keyLine + 2)...] {
@@ -180,12 +195,16 @@ struct JobPolicy: CustomStringConvertible {
         for raw in yaml.components(separatedBy: "\n") {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("backoffLimitPerIndex:") {
-                backoffLimitPerIndex = Int(line.dropFirst("backoffLimitPerIndex:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+                backoffLimitPerIndex =
+                    Int(line.dropFirst("backoffLimitPerIndex:".count).trimmingCharacters(in: .whitespaces)) ?? 0
             }
-            if line.hasPrefix("- action:") { action = line.dropFirst("- action:".count).trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("- action:") {
+                action = line.dropFirst("- action:".count).trimmingCharacters(in: .whitespaces)
+            }
             if line.hasPrefix("values:"), action == "FailIndex" {
                 let list = line.dropFirst("values:".count).trimmingCharacters(in: CharacterSet(charactersIn: " []"))
-                failIndexCodes.formUnion(list.split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) })
+                failIndexCodes.formUnion(
+                    list.split(separator: ",").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) })
             }
         }
     }
@@ -236,7 +255,8 @@ final class ScriptProcess {
         // script and everything it starts can be killed together.
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
-        var env = cronEnvironment
+        var env =
+            cronEnvironment
             ? ["HOME": directory.path, "SHELL": "/bin/sh", "PATH": "/usr/bin:/bin", "LOGNAME": "root"]
             : ProcessInfo.processInfo.environment
         if !cronEnvironment {
@@ -256,15 +276,18 @@ final class ScriptProcess {
     /// Waits while the script runs until the file at `path` holds `bytes` (at most a minute).
     func waitWhileRunning(until path: String, holds bytes: Int) {
         let deadline = Date().addingTimeInterval(60 * Tool.timeScale)
-        while Date() < deadline, isRunning, ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) < bytes {
+        while Date() < deadline, isRunning,
+            ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) < bytes
+        {
             usleep(2_000)
         }
     }
 
     /// SIGKILL to the script's whole process group, then waits.
     func killGroup() {
-        precondition(getpgid(process.processIdentifier) == process.processIdentifier || !process.isRunning,
-                     "the script does not lead its own process group")
+        precondition(
+            getpgid(process.processIdentifier) == process.processIdentifier || !process.isRunning,
+            "the script does not lead its own process group")
         kill(-process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         usleep(50_000)  // the group's other processes are gone too by now

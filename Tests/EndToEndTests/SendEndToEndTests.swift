@@ -16,8 +16,11 @@ struct SendEndToEndTests {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
         let results = out.file("results.ndjson")
-        let run = try Tool.run(["send", Tool.path("samples/campaign.ndjson"), "--results", results,
-                                "--summary", out.file("summary.json")] + mock.clientArguments)
+        let run = try Tool.run(
+            [
+                "send", Tool.path("samples/campaign.ndjson"), "--results", results,
+                "--summary", out.file("summary.json"),
+            ] + mock.clientArguments)
         #expect(run.status == 2, "exit \(run.status): \(run.stderr)")
         let lines = try Results.read(results)
         #expect(lines.count == 17, "one line per record")
@@ -35,7 +38,9 @@ struct SendEndToEndTests {
         let byStatus = counters["by_status"] as? [String: Int] ?? [:]
         #expect(byStatus["200"] == 8, "\(counters)")
         #expect(counters["requests"] as? Int == 11, "invalid records and duplicates are never sent")
-        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("summary.json")))) as? [String: Any]
+        let summary =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out.file("summary.json"))))
+            as? [String: Any]
         #expect((summary?["outcomes"] as? [String: Int])?["delivered"] == 8)
     }
 
@@ -44,14 +49,20 @@ struct SendEndToEndTests {
         let mock = try MockProcess()
         let out = try TemporaryDirectory()
         let results = out.file("results.ndjson")
-        let run = try Tool.run(["send", Tool.path("samples/campaign.csv"), "--template", Tool.path("samples/template.json"),
-                                "--results", results] + mock.clientArguments)
+        let run = try Tool.run(
+            [
+                "send", Tool.path("samples/campaign.csv"), "--template", Tool.path("samples/template.json"),
+                "--results", results,
+            ] + mock.clientArguments)
         #expect(run.status == 2, "exit \(run.status): \(run.stderr)")
         let outcomes = Results.outcomes(try Results.read(results))
         // Header on line 1; "Chloé\nde la Tour" spans lines 4-5, so later records start one line lower. Line 7's
         // points cell is empty where the template has {{points}} outside quotes: TemplateValueInvalid.
-        #expect(outcomes == [2: "delivered", 3: "delivered", 4: "delivered", 6: "prune", 7: "input_error",
-                             8: "input_error", 9: "input_error", 10: "duplicate", 11: "delivered"])
+        #expect(
+            outcomes == [
+                2: "delivered", 3: "delivered", 4: "delivered", 6: "prune", 7: "input_error",
+                8: "input_error", 9: "input_error", 10: "duplicate", 11: "delivered",
+            ])
         _ = try mock.stop()
     }
 
@@ -100,7 +111,8 @@ struct SendEndToEndTests {
         var seen: [Int: Int] = [:]
         for shard in 0..<4 {
             let results = out.file("r\(shard).ndjson")
-            let run = try Tool.run(["send", campaign, "--shard", "\(shard)/4", "--results", results] + mock.clientArguments)
+            let run = try Tool.run(
+                ["send", campaign, "--shard", "\(shard)/4", "--results", results] + mock.clientArguments)
             #expect(run.status == 0, "shard \(shard): exit \(run.status): \(run.stderr)")
             let lines = try Results.read(results)
             #expect(lines.count > 150, "shard \(shard) has \(lines.count) records: unbalanced")

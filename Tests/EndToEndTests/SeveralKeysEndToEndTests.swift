@@ -31,11 +31,14 @@ struct SeveralKeysEndToEndTests {
     }
 
     static let topicKeys = [
-        "--topic-key", "\(MockProcess.topic)=\(MockProcess.keyFile),key-id=\(MockProcess.keyID),team-id=\(MockProcess.teamID)",
+        "--topic-key",
+        "\(MockProcess.topic)=\(MockProcess.keyFile),key-id=\(MockProcess.keyID),team-id=\(MockProcess.teamID)",
         "--topic-key", "\(secondTopic)=\(secondKeyFile),key-id=\(secondKeyID),team-id=\(secondTeamID)",
     ]
 
-    @Test("two topics, two keys of two teams: every record delivered, each connection one team's; an uncovered topic is TopicNotCovered")
+    @Test(
+        "two topics, two keys of two teams: every record delivered, each connection one team's; an uncovered topic is TopicNotCovered"
+    )
     func twoKeysTwoTeams() throws {
         let directory = try TemporaryDirectory()
         let campaign = directory.file("campaign.ndjson")
@@ -50,7 +53,8 @@ struct SeveralKeysEndToEndTests {
         let mock = try Self.mock(logAccepted: accepted)
         let results = directory.file("results.ndjson")
         let sent = try Tool.run(
-            ["send", campaign, "--results", results, "--connections", "2"] + Self.topicKeys + Self.endpointArguments(mock))
+            ["send", campaign, "--results", results, "--connections", "2"] + Self.topicKeys
+                + Self.endpointArguments(mock))
         _ = try mock.stop()
         #expect(sent.status == 2, "exit \(sent.status) (2: some records not delivered): \(sent.stderr)")
 
@@ -90,8 +94,11 @@ struct SeveralKeysEndToEndTests {
         let mock = try Self.mock(logAccepted: accepted)
         let results = directory.file("results.ndjson")
         let sent = try Tool.run(
-            ["send", campaign, "--results", results, "--key", MockProcess.keyFile, "--key-id", MockProcess.keyID,
-             "--team-id", MockProcess.teamID, "--topic-key", "\(Self.secondTopic)=\(Self.secondKeyFile),key-id=\(Self.secondKeyID),team-id=\(Self.secondTeamID)"]
+            [
+                "send", campaign, "--results", results, "--key", MockProcess.keyFile, "--key-id", MockProcess.keyID,
+                "--team-id", MockProcess.teamID, "--topic-key",
+                "\(Self.secondTopic)=\(Self.secondKeyFile),key-id=\(Self.secondKeyID),team-id=\(Self.secondTeamID)",
+            ]
                 + Self.endpointArguments(mock))
         _ = try mock.stop()
         #expect(sent.status == 0, "exit \(sent.status): \(sent.stderr)")
@@ -107,10 +114,15 @@ struct SeveralKeysEndToEndTests {
             .write(toFile: campaign, atomically: true, encoding: .utf8)
         let results = directory.file("results.ndjson")
         let sent = try Tool.run(
-            ["send", campaign, "--results", results, "--topic", "com.example.third", "--endpoint", "https://127.0.0.1:9",
-             "--progress", "none"] + Self.topicKeys)
+            [
+                "send", campaign, "--results", results, "--topic", "com.example.third", "--endpoint",
+                "https://127.0.0.1:9",
+                "--progress", "none",
+            ] + Self.topicKeys)
         #expect(sent.status == 64, "exit \(sent.status): \(sent.stderr)")
-        #expect(sent.stderr.contains("--topic com.example.third: no provider key covers topic 'com.example.third'"), "\(sent.stderr)")
+        #expect(
+            sent.stderr.contains("--topic com.example.third: no provider key covers topic 'com.example.third'"),
+            "\(sent.stderr)")
         #expect(!FileManager.default.fileExists(atPath: results))
     }
 }

@@ -21,7 +21,8 @@ struct SignalEndToEndTests {
         #expect(Set(keys).count == keys.count, "a record has two result lines")
         #expect(partial.allSatisfy { $0["outcome"] as? String == "delivered" }, "a graceful stop waits for answers")
 
-        let resume = try Tool.run(["send", run.campaign, "--results", run.results, "--resume"] + run.mock.clientArguments)
+        let resume = try Tool.run(
+            ["send", run.campaign, "--results", run.results, "--resume"] + run.mock.clientArguments)
         #expect(resume.status == 0, "exit \(resume.status): \(resume.stderr)")
         let counters = try run.mock.stop()
         let lines = try Results.read(run.results)

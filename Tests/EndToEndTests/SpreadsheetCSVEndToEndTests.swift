@@ -19,7 +19,9 @@ struct SpreadsheetCSVEndToEndTests {
     }
 
     /// A file in `directory` holding exactly `bytes`.
-    static func write(_ text: String, _ name: String, in directory: TemporaryDirectory, bom: Bool = false) throws -> String {
+    static func write(_ text: String, _ name: String, in directory: TemporaryDirectory, bom: Bool = false) throws
+        -> String
+    {
         let path = directory.file(name)
         try Data((bom ? [0xEF, 0xBB, 0xBF] : []) + Array(text.utf8)).write(to: URL(fileURLWithPath: path))
         return path
@@ -33,8 +35,11 @@ struct SpreadsheetCSVEndToEndTests {
     func semicolonFromExcel() throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let rows = ["token;first_name;city;badge", "\(Self.token(1));Ana;Lisboa;1", "\(Self.token(2));\"Li; Bo\";\"Taipei; Taiwan\";2",
-                    "\(Self.token(3));\"Dmitri \"\"Dima\"\"\";Riga;3"]
+        let rows = [
+            "token;first_name;city;badge", "\(Self.token(1));Ana;Lisboa;1",
+            "\(Self.token(2));\"Li; Bo\";\"Taipei; Taiwan\";2",
+            "\(Self.token(3));\"Dmitri \"\"Dima\"\"\";Riga;3",
+        ]
         let campaign = try Self.write(rows.joined(separator: "\r\n") + "\r\n", "campaign.csv", in: directory, bom: true)
         let mock = try MockProcess()
         let results = directory.file("results.ndjson")
@@ -52,18 +57,26 @@ struct SpreadsheetCSVEndToEndTests {
         let mock = try MockProcess()
         let directory = try TemporaryDirectory()
         let results = directory.file("results.ndjson")
-        let run = try Tool.run(["send", Tool.path("samples/campaign-semicolon.csv"), "--template",
-                                Tool.path("samples/template.json"), "--results", results] + mock.clientArguments)
+        let run = try Tool.run(
+            [
+                "send", Tool.path("samples/campaign-semicolon.csv"), "--template",
+                Tool.path("samples/template.json"), "--results", results,
+            ] + mock.clientArguments)
         _ = try mock.stop()
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
         #expect(try Self.outcomes(results) == [2: "delivered", 3: "delivered", 4: "delivered", 5: "delivered"])
     }
 
-    @Test("tab-separated, as LibreOffice (.csv) and Google Sheets (.tsv) write it: every row delivered", arguments: ["csv", "tsv"])
+    @Test(
+        "tab-separated, as LibreOffice (.csv) and Google Sheets (.tsv) write it: every row delivered",
+        arguments: ["csv", "tsv"])
     func tabSeparated(suffix: String) throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let rows = ["first_name\tcity\ttoken\tbadge", "Ana\tLisboa, PT\t\(Self.token(1))\t1", "\"Bo\tLi\"\tOslo\t\(Self.token(2))\t0"]
+        let rows = [
+            "first_name\tcity\ttoken\tbadge", "Ana\tLisboa, PT\t\(Self.token(1))\t1",
+            "\"Bo\tLi\"\tOslo\t\(Self.token(2))\t0",
+        ]
         let campaign = try Self.write(rows.joined(separator: "\n") + "\n", "campaign.\(suffix)", in: directory)
         let mock = try MockProcess()
         let results = directory.file("results.ndjson")
@@ -77,7 +90,8 @@ struct SpreadsheetCSVEndToEndTests {
     func givenDelimiter() throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let campaign = try Self.write("token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
+        let campaign = try Self.write(
+            "token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
         let base = ["validate", campaign, "--template", template, "--topic", MockProcess.topic]
         let right = try Tool.run(base + ["--csv-delimiter", ";"])
         #expect(right.status == 0, "exit \(right.status): \(right.stderr)")
@@ -89,11 +103,14 @@ struct SpreadsheetCSVEndToEndTests {
         #expect(bad.stderr.contains("--csv-delimiter must be ',', ';' or tab"), "\(bad.stderr)")
     }
 
-    @Test("--csv-delimiter, when given, is part of the campaign: the same run again sends nothing, one without it is refused")
+    @Test(
+        "--csv-delimiter, when given, is part of the campaign: the same run again sends nothing, one without it is refused"
+    )
     func delimiterInTheIdentity() throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let campaign = try Self.write("token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
+        let campaign = try Self.write(
+            "token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
         let mock = try MockProcess()
         let results = directory.file("results.ndjson")
         let send = ["send", campaign, "--template", template, "--results", results]
@@ -112,32 +129,40 @@ struct SpreadsheetCSVEndToEndTests {
     func deviceTokenHeader() throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let campaign = try Self.write("device_token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv",
-                                      in: directory, bom: true)
+        let campaign = try Self.write(
+            "device_token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv",
+            in: directory, bom: true)
         let mock = try MockProcess()
         let results = directory.file("results.ndjson")
-        let refused = try Tool.run(["send", campaign, "--template", template, "--results", results] + mock.clientArguments)
+        let refused = try Tool.run(
+            ["send", campaign, "--template", template, "--results", results] + mock.clientArguments)
         #expect(refused.status == 1, "exit \(refused.status): \(refused.stderr)")
-        let line = refused.stderr.split(separator: "\n").first { $0.hasPrefix("apns-bulk: error:") }.map(String.init) ?? ""
+        let line =
+            refused.stderr.split(separator: "\n").first { $0.hasPrefix("apns-bulk: error:") }.map(String.init) ?? ""
         #expect(line.contains("c.csv: no 'token' column"), "\(refused.stderr)")
         #expect(line.contains("'device_token' looks like it: give --token-column device_token"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: results), "a refused campaign leaves no result file")
-        let run = try Tool.run(["send", campaign, "--template", template, "--results", results, "--token-column", "device_token"]
-                               + mock.clientArguments)
+        let run = try Tool.run(
+            ["send", campaign, "--template", template, "--results", results, "--token-column", "device_token"]
+                + mock.clientArguments)
         _ = try mock.stop()
         #expect(run.status == 0, "exit \(run.status): \(run.stderr)")
         #expect(try Self.outcomes(results) == [2: "delivered"])
     }
 
-    @Test("CSV piped on standard input without --input-format: line 1's input_error says --input-format csv; with it, delivered")
+    @Test(
+        "CSV piped on standard input without --input-format: line 1's input_error says --input-format csv; with it, delivered"
+    )
     func csvOnStandardInput() throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let campaign = try Self.write("token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
+        let campaign = try Self.write(
+            "token;first_name;city;badge\r\n\(Self.token(1));Ana;Riga;1\r\n", "c.csv", in: directory, bom: true)
         let mock = try MockProcess()
         func piped(_ extra: [String], results: String) throws -> Tool.Result {
-            let command = (["'\(Tool.binary)'", "send", "-", "--template", "'\(template)'", "--results", "'\(results)'"]
-                           + (mock.clientArguments + extra).map { "'\($0)'" }).joined(separator: " ")
+            let command =
+                (["'\(Tool.binary)'", "send", "-", "--template", "'\(template)'", "--results", "'\(results)'"]
+                + (mock.clientArguments + extra).map { "'\($0)'" }).joined(separator: " ")
             return try Tool.run(["-c", "cat '\(campaign)' | \(command)"], program: "/bin/sh")
         }
         let results = directory.file("results.ndjson")
@@ -156,12 +181,16 @@ struct SpreadsheetCSVEndToEndTests {
         #expect(try Self.outcomes(csvResults) == [2: "delivered"])
     }
 
-    @Test("an empty badge cell: that row's input_error names the column, the others are delivered; validate says the same")
+    @Test(
+        "an empty badge cell: that row's input_error names the column, the others are delivered; validate says the same"
+    )
     func emptyBadgeCell() throws {
         let directory = try TemporaryDirectory()
         let template = try Self.write(Self.template, "template.json", in: directory)
-        let rows = ["token;first_name;city;badge", "\(Self.token(1));Ana;Riga;1", "\(Self.token(2));Bo;Oslo;",
-                    "\(Self.token(3));Cy;Rome;zwei", "\(Self.token(4));Di;Bern;4"]
+        let rows = [
+            "token;first_name;city;badge", "\(Self.token(1));Ana;Riga;1", "\(Self.token(2));Bo;Oslo;",
+            "\(Self.token(3));Cy;Rome;zwei", "\(Self.token(4));Di;Bern;4",
+        ]
         let campaign = try Self.write(rows.joined(separator: "\r\n") + "\r\n", "c.csv", in: directory, bom: true)
         let mock = try MockProcess()
         let results = directory.file("results.ndjson")
@@ -173,13 +202,18 @@ struct SpreadsheetCSVEndToEndTests {
         #expect(counters["requests"] as? Int == 2, "the bad rows are never sent")
         let empty = lines.first { $0["line"] as? Int == 3 } ?? [:]
         #expect(empty["reason"] as? String == "TemplateValueInvalid")
-        #expect((empty["detail"] as? String)?.hasPrefix("empty value in column 'badge' where the template needs a number") == true,
-                "\(empty)")
+        #expect(
+            (empty["detail"] as? String)?.hasPrefix("empty value in column 'badge' where the template needs a number")
+                == true,
+            "\(empty)")
         let text = lines.first { $0["line"] as? Int == 4 } ?? [:]
-        #expect((text["detail"] as? String)?.hasPrefix("value 'zwei' in column 'badge' is not a number") == true, "\(text)")
+        #expect(
+            (text["detail"] as? String)?.hasPrefix("value 'zwei' in column 'badge' is not a number") == true, "\(text)")
         let check = try Tool.run(["validate", campaign, "--template", template, "--topic", MockProcess.topic])
         #expect(check.status == 2, "exit \(check.status): \(check.stderr)")
-        #expect(check.stdout.contains("c.csv:3: TemplateValueInvalid: empty value in column 'badge'"), "\(check.stdout)")
-        #expect(check.stdout.contains("c.csv:4: TemplateValueInvalid: value 'zwei' in column 'badge'"), "\(check.stdout)")
+        #expect(
+            check.stdout.contains("c.csv:3: TemplateValueInvalid: empty value in column 'badge'"), "\(check.stdout)")
+        #expect(
+            check.stdout.contains("c.csv:4: TemplateValueInvalid: value 'zwei' in column 'badge'"), "\(check.stdout)")
     }
 }

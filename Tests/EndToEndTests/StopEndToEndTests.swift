@@ -23,14 +23,18 @@ struct StopEndToEndTests {
 
     /// The command a stop's "what to do" line ends with.
     static func printedCommand(_ stderr: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let hint = try #require(stderr.split(separator: "\n").first { $0.hasPrefix("apns-bulk: what to do:") },
-                                "no what-to-do line: \(stderr)", sourceLocation: sourceLocation)
-        let start = try #require(hint.range(of: ": apns-bulk "), "no command in: \(hint)", sourceLocation: sourceLocation)
+        let hint = try #require(
+            stderr.split(separator: "\n").first { $0.hasPrefix("apns-bulk: what to do:") },
+            "no what-to-do line: \(stderr)", sourceLocation: sourceLocation)
+        let start = try #require(
+            hint.range(of: ": apns-bulk "), "no command in: \(hint)", sourceLocation: sourceLocation)
         return String(hint[hint.index(start.lowerBound, offsetBy: 2)...])
     }
 
     /// Runs a printed command in a shell, the built binary first on the PATH, with `replacements` made first.
-    static func follow(_ command: String, replacing replacements: [(String, String)], in directory: TemporaryDirectory) throws -> Tool.Result {
+    static func follow(_ command: String, replacing replacements: [(String, String)], in directory: TemporaryDirectory)
+        throws -> Tool.Result
+    {
         var filled = command
         for (old, new) in replacements { filled = filled.replacingOccurrences(of: old, with: new) }
         let bin = (Tool.binary as NSString).deletingLastPathComponent
@@ -43,7 +47,9 @@ struct StopEndToEndTests {
         return counts
     }
 
-    @Test("every token BadDeviceToken (the other environment): exit 4, nothing to prune; the printed command with the right endpoint delivers all once")
+    @Test(
+        "every token BadDeviceToken (the other environment): exit 4, nothing to prune; the printed command with the right endpoint delivers all once"
+    )
     func otherEnvironment() throws {
         let directory = try TemporaryDirectory()
         let campaign = try Self.campaign(in: directory, count: 3000, suffix: "0bad")
@@ -59,7 +65,9 @@ struct StopEndToEndTests {
         #expect((outcomes["retryable"] ?? 3000) < 200, "\(outcomes): the stop came late")
         let prune = try Tool.run(["prune", results])
         #expect(prune.status == 0 && prune.stdout.isEmpty, "prune lists: \(prune.stdout.prefix(200)) \(prune.stderr)")
-        #expect(prune.stderr.contains("stopped early (BadDeviceToken"), "prune does not say the campaign stopped: \(prune.stderr)")
+        #expect(
+            prune.stderr.contains("stopped early (BadDeviceToken"),
+            "prune does not say the campaign stopped: \(prune.stderr)")
 
         // The right environment: a server that accepts these tokens.
         let rightLog = directory.file("right-accepted.ndjson")
@@ -112,7 +120,9 @@ struct StopEndToEndTests {
         try run.expectOneFinalLineEach(total: 600)
     }
 
-    @Test("a wrong topic: the printed command with the topic filled in delivers every record once, those APNs refused included")
+    @Test(
+        "a wrong topic: the printed command with the topic filled in delivers every record once, those APNs refused included"
+    )
     func wrongTopicContinued() throws {
         let run = try AuditedCampaign(records: 400)
         let (arguments, stopped) = try run.sendStoppedForTopic("com.wrong.app")
@@ -131,15 +141,18 @@ struct StopEndToEndTests {
         #expect(try run.accepted().total == 400)
     }
 
-    @Test("report on a stopped campaign proposes the campaign's own command, not a replay; it delivers every record once")
+    @Test(
+        "report on a stopped campaign proposes the campaign's own command, not a replay; it delivers every record once")
     func reportProposesContinuing() throws {
         let run = try AuditedCampaign(records: 200)
         _ = try run.sendStoppedForTopic("com.wrong.app")
-        let json = run.directory.file("report.json"), html = run.directory.file("report.html")
+        let json = run.directory.file("report.json")
+        let html = run.directory.file("report.html")
         let report = try Tool.run(["report", run.results, "--json", json, "--html", html])
         #expect(report.status == 0, "exit \(report.status): \(report.stderr)")
         #expect(report.stderr.contains("stopped early"), "\(report.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         let next = try #require(object["next_steps"] as? [String: Any])
         #expect(next["replay"] == nil, "a replay proposed for a stopped campaign: \(next)")
         let commands = try #require(next["continue"] as? [String])
@@ -156,11 +169,14 @@ struct StopEndToEndTests {
         #expect(try Self.outcomes(run.results) == ["delivered": 200])
         // Finished now: the report proposes nothing more.
         let after = try Tool.run(["report", run.results, "--json", json])
-        let finished = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let finished = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         #expect(after.status == 0 && (finished["next_steps"] as? [String: Any])?.isEmpty == true, "\(finished)")
     }
 
-    @Test("nothing left to send needs no connection: a replay of a finished campaign, and a send of invalid records only, end at once while APNs is unreachable")
+    @Test(
+        "nothing left to send needs no connection: a replay of a finished campaign, and a send of invalid records only, end at once while APNs is unreachable"
+    )
     func nothingToSendNeedsNoConnection() throws {
         let run = try AuditedCampaign(records: 50)
         let sent = try Tool.run(run.send())
@@ -173,7 +189,8 @@ struct StopEndToEndTests {
         }
         let replayResults = run.directory.file("replay.ndjson")
         let started = Date()
-        let replay = try Tool.run(unreachable(["replay", run.results, "--results", replayResults] + run.mock.replayArguments))
+        let replay = try Tool.run(
+            unreachable(["replay", run.results, "--results", replayResults] + run.mock.replayArguments))
         #expect(replay.status == 0, "exit \(replay.status): \(replay.stderr)")
         #expect(try Results.read(replayResults).isEmpty)
 
@@ -189,7 +206,8 @@ struct StopEndToEndTests {
         #expect(try run.accepted().total == 50)
     }
 
-    @Test("an endpoint nothing answers: a failed start, one error line, no file; the right endpoint then sends all once")
+    @Test(
+        "an endpoint nothing answers: a failed start, one error line, no file; the right endpoint then sends all once")
     func endpointNothingAnswers() throws {
         let run = try AuditedCampaign(records: 200)
         // A port nobody listens on: every connection refused, the give-up rule's 20 s.
@@ -201,7 +219,9 @@ struct StopEndToEndTests {
         let errors = failed.stderr.split(separator: "\n").filter { $0.hasPrefix("apns-bulk: error:") }
         #expect(errors.count == 1 && errors[0].contains("nothing was sent"), "\(failed.stderr)")
         #expect(!failed.stderr.contains("STOPPED EARLY"), "\(failed.stderr)")
-        let left = try FileManager.default.contentsOfDirectory(atPath: run.directory.path).filter { $0.hasPrefix("results") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: run.directory.path).filter {
+            $0.hasPrefix("results")
+        }
         #expect(left.isEmpty, "left behind: \(left)")
 
         let fixed = try Tool.run(run.send())

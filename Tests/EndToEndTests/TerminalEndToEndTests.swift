@@ -12,9 +12,10 @@ struct TerminalEndToEndTests {
         "flight", "read",
     ]
 
-    @Test("at 60, 80 and 120 columns: lines that fit, percent, ETA and rate kept; Ctrl-C or the end clears them",
-          .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"),
-          arguments: [(60, true), (80, false), (120, true)])
+    @Test(
+        "at 60, 80 and 120 columns: lines that fit, percent, ETA and rate kept; Ctrl-C or the end clears them",
+        .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"),
+        arguments: [(60, true), (80, false), (120, true)])
     func liveDisplay(width: Int, interrupt: Bool) throws {
         let run = try TerminalRun(width: width)
         let live = try run.waitForLiveDisplay()
@@ -32,12 +33,16 @@ struct TerminalEndToEndTests {
         let end = try run.waitForExit()
         #expect(end.status == (interrupt ? 5 : 0), "exit \(end.status): \(end.screen.joined(separator: "\n"))")
         #expect(end.screen.contains { $0.hasPrefix(interrupt ? "interrupted: " : "finished: ") }, "\(end.screen)")
-        let leftOver = end.screen.filter { $0.contains("[#") || $0.contains("[..") || $0.contains("ETA ") || $0.contains("req/s ") || $0.contains("(limit ") }
+        let leftOver = end.screen.filter {
+            $0.contains("[#") || $0.contains("[..") || $0.contains("ETA ") || $0.contains("req/s ")
+                || $0.contains("(limit ")
+        }
         #expect(leftOver.isEmpty, "the live display was left on screen: \(leftOver)")
     }
 
-    @Test("a resize from 120 to 60 columns: the next redraw fits the new width",
-          .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"))
+    @Test(
+        "a resize from 120 to 60 columns: the next redraw fits the new width",
+        .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"))
     func followsResize() throws {
         let run = try TerminalRun(width: 120)
         let wide = try run.waitForLiveDisplay()
@@ -50,8 +55,9 @@ struct TerminalEndToEndTests {
         #expect(end.status == 5, "exit \(end.status): \(end.screen)")
     }
 
-    @Test("--rate 5 over 20 records: the percent follows the records answered, never 100 % before the end; the ETA is what is left over the rate",
-          .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"))
+    @Test(
+        "--rate 5 over 20 records: the percent follows the records answered, never 100 % before the end; the ETA is what is left over the rate",
+        .enabled(if: Tmux.available, "tmux is not installed (scripts/test.sh installs it)"))
     func progressFollowsAnswers() throws {
         let (records, rate) = (20, 5.0)
         let run = try TerminalRun(width: 120, records: records, rate: "5", dead: "0", mockFaults: [])
@@ -70,15 +76,19 @@ struct TerminalEndToEndTests {
         for sample in samples {
             let answered = 100 * Double(sample.answered) / Double(records)
             // Both lines come from one snapshot: the percent is the records answered, rounded down.
-            #expect(sample.percent <= answered + 0.1 && sample.percent >= answered - 5.1,
-                    "\(sample.percent) % shown with \(sample.answered) of \(records) answered")
-            #expect(sample.percent < 100 || sample.answered == records, "100 % shown with \(sample.answered) of \(records) answered")
+            #expect(
+                sample.percent <= answered + 0.1 && sample.percent >= answered - 5.1,
+                "\(sample.percent) % shown with \(sample.answered) of \(records) answered")
+            #expect(
+                sample.percent < 100 || sample.answered == records,
+                "100 % shown with \(sample.answered) of \(records) answered")
         }
         for sample in during where sample.answered >= 2 {
             let expected = Double(records - sample.answered) / rate
             let eta = try #require(sample.eta, "no ETA with \(sample.answered) answered")
-            #expect(eta >= expected - 1.5 && eta <= (expected + 2) * 2 * Tool.timeScale,
-                    "ETA \(eta) s with \(records - sample.answered) records left at --rate \(rate)")
+            #expect(
+                eta >= expected - 1.5 && eta <= (expected + 2) * 2 * Tool.timeScale,
+                "ETA \(eta) s with \(records - sample.answered) records left at --rate \(rate)")
         }
     }
 
@@ -86,10 +96,11 @@ struct TerminalEndToEndTests {
     /// for `--`) of a screen that shows the live display.
     static func progress(on screen: [String]) -> (percent: Double, answered: Int, eta: Double?)? {
         guard let first = screen.first(where: { $0.contains("req/s") }),
-              let counts = screen.first(where: { $0.contains(" records: ") }),
-              let percent = first.firstMatch(of: /([0-9]+\.[0-9])%/).flatMap({ Double($0.1) }),
-              let answered = counts.firstMatch(of: /: ([0-9,]+) delivered/).flatMap({ Int($0.1.replacing(",", with: "")) }),
-              let eta = first.firstMatch(of: /ETA ([0-9a-z-]+)/)?.1
+            let counts = screen.first(where: { $0.contains(" records: ") }),
+            let percent = first.firstMatch(of: /([0-9]+\.[0-9])%/).flatMap({ Double($0.1) }),
+            let answered = counts.firstMatch(of: /: ([0-9,]+) delivered/).flatMap({ Int($0.1.replacing(",", with: "")) }
+            ),
+            let eta = first.firstMatch(of: /ETA ([0-9a-z-]+)/)?.1
         else { return nil }
         return (percent, answered, seconds(String(eta)))
     }
@@ -117,14 +128,17 @@ struct TerminalRun {
     let tmux: Tmux
 
     /// `records` at `--rate rate` (by default 12,000 at 2,000 a second, 1 % dead tokens, 1 % answered 500).
-    init(width: Int, records: Int = 12000, rate: String = "2000", dead: String = "0.01",
-         mockFaults: [String] = ["--fault", "latency=20..40ms", "--fault", "500=0.01"]) throws {
+    init(
+        width: Int, records: Int = 12000, rate: String = "2000", dead: String = "0.01",
+        mockFaults: [String] = ["--fault", "latency=20..40ms", "--fault", "500=0.01"]
+    ) throws {
         directory = try TemporaryDirectory()
         let campaign = directory.file("c.ndjson")
         try SendEndToEndTests.shell(
             "python3 '\(Tool.path("scripts/gen-campaign.py"))' --records \(records) --dead \(dead) --out '\(campaign)'")
         mock = try MockProcess(mockFaults)
-        var arguments = ["send", campaign, "--results", directory.file("r.ndjson"), "--rate", rate] + mock.clientArguments
+        var arguments =
+            ["send", campaign, "--results", directory.file("r.ndjson"), "--rate", rate] + mock.clientArguments
         if let index = arguments.firstIndex(of: "--progress") { arguments.removeSubrange(index...(index + 1)) }
         let command = ([Tool.binary] + arguments).map(Tmux.quoted).joined(separator: " ")
         tmux = try Tmux(width: width, height: 20, command: "\(command); echo \"EXIT $?\"; sleep 600")
@@ -138,7 +152,8 @@ struct TerminalRun {
             screen = tmux.screen()
             let live = screen.filter { $0.contains("req/s") || $0.contains(" records: ") }
             if live.count == 2, live[1].contains(" delivered"), live.allSatisfy({ $0.count < (atMost ?? .max) }),
-               !screen.contains(where: { $0.hasPrefix("EXIT ") }) {
+                !screen.contains(where: { $0.hasPrefix("EXIT ") })
+            {
                 return screen
             }
             usleep(100_000)
@@ -169,14 +184,17 @@ final class Tmux: @unchecked Sendable {
     let socket = "apns-bulk-test-\(UUID().uuidString.prefix(8))"
 
     init(width: Int, height: Int, command: String) throws {
-        let status = run(["new-session", "-d", "-s", "t", "-x", "\(width)", "-y", "\(height)", "bash -c " + Self.quoted(command)],
-                         closingInheritedFiles: true).status
+        let status = run(
+            ["new-session", "-d", "-s", "t", "-x", "\(width)", "-y", "\(height)", "bash -c " + Self.quoted(command)],
+            closingInheritedFiles: true
+        ).status
         guard status == 0 else { throw MockStartError(log: "tmux new-session failed with \(status)") }
     }
 
     /// The visible screen, one string per row (tmux leaves out trailing blanks).
     func screen() -> [String] {
-        run(["capture-pane", "-p", "-t", "t"]).output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        run(["capture-pane", "-p", "-t", "t"]).output.split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
     }
 
     func sendKeys(_ keys: String) { run(["send-keys", "-t", "t", keys]) }
@@ -197,10 +215,12 @@ final class Tmux: @unchecked Sendable {
         let tmux = [binary, "-L", socket, "-f", "/dev/null"] + arguments
         if closingInheritedFiles {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [
-                "-c", "import signal, subprocess, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); "
-                    + "sys.exit(subprocess.call(sys.argv[1:], close_fds=True))",
-            ] + tmux
+            process.arguments =
+                [
+                    "-c",
+                    "import signal, subprocess, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); "
+                        + "sys.exit(subprocess.call(sys.argv[1:], close_fds=True))",
+                ] + tmux
         } else {
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = Array(tmux.dropFirst())

@@ -20,13 +20,16 @@ struct TokenCleanupEndToEndTests {
     static let reRegisteredSame = token("0006")
 
     /// The seeded rows: (id, token as the app stored it, topic, environment, registered at ms), and which must go.
-    static func rows(environment: String) -> [(id: Int, token: String, topic: String, environment: String, registered: Int64)] {
+    static func rows(environment: String) -> [(
+        id: Int, token: String, topic: String, environment: String, registered: Int64
+    )] {
         let before = diedAt - 1
         let other = "com.example.otherapp"
         return [
             (1, live, MockProcess.topic, environment, before),  // delivered: stays
             (2, dead, MockProcess.topic, environment, before),  // 410, registered 1 ms before: goes
-            (3, reRegistered, MockProcess.topic, environment, diedAt + 1),  // registered again 1 ms after the 410: stays
+            // registered again 1 ms after the 410: stays
+            (3, reRegistered, MockProcess.topic, environment, diedAt + 1),
             (4, "<" + spaced(deadMixedCase.uppercased()) + ">", MockProcess.topic, environment, before),  // goes
             (5, bad, MockProcess.topic, environment, diedAt + 86_400_000),  // BadDeviceToken, no timestamp: goes
             (6, dead, other, environment, before),  // another app's row of the token: stays
@@ -61,7 +64,8 @@ struct TokenCleanupEndToEndTests {
         let log = directory.file("accepted.ndjson")
         let mock = try MockProcess(["--log-accepted", log, "--registry", registryFile, "--no-suffix-rules"])
         let results = resultsPath ?? directory.file("results.ndjson")
-        let sent = try Tool.run(["send", campaign, "--results", results] + (keep ? ["--keep", "device_id"] : []) + mock.clientArguments)
+        let sent = try Tool.run(
+            ["send", campaign, "--results", results] + (keep ? ["--keep", "device_id"] : []) + mock.clientArguments)
         #expect(expectStatus(sent.status), "exit \(sent.status): \(sent.stderr)")
         _ = try mock.stop()
         #expect(try AuditedCampaign.accepted(inLog: log).perToken.values.allSatisfy { $0 == 1 })
@@ -82,7 +86,9 @@ struct TokenCleanupEndToEndTests {
 
         """
 
-    @Test("PostgreSQL: send, prune, cleanup-postgresql.sql: exactly the dead rows of this app and environment are deleted; soft delete marks the same rows")
+    @Test(
+        "PostgreSQL: send, prune, cleanup-postgresql.sql: exactly the dead rows of this app and environment are deleted; soft delete marks the same rows"
+    )
     func postgres() throws {
         let directory = try TemporaryDirectory()
         let csv = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, keep: true) { $0 != 4 && $0 != 1 }
@@ -92,37 +98,56 @@ struct TokenCleanupEndToEndTests {
             let database = soft ? "soft" : "hard"
             try server.sql("CREATE DATABASE \(database)", database: "postgres")
             try Self.seedPostgres(server, database: database)
-            let run = try server.psql(["-v", "ON_ERROR_STOP=1", "-v", "kept_columns=device_id text"] + (soft ? ["-v", "soft_delete=on"] : [])
-                + ["-f", Tool.path("samples/cron/cleanup-postgresql.sql")], database: database, stdin: csv)
+            let run = try server.psql(
+                ["-v", "ON_ERROR_STOP=1", "-v", "kept_columns=device_id text"] + (soft ? ["-v", "soft_delete=on"] : [])
+                    + ["-f", Tool.path("samples/cron/cleanup-postgresql.sql")], database: database, stdin: csv)
             #expect(run.status == 0, "\(run.stderr)")
-            let query = soft ? "SELECT id FROM device_tokens WHERE deleted_at IS NULL ORDER BY id" : "SELECT id FROM device_tokens ORDER BY id"
+            let query =
+                soft
+                ? "SELECT id FROM device_tokens WHERE deleted_at IS NULL ORDER BY id"
+                : "SELECT id FROM device_tokens ORDER BY id"
             #expect(try server.ids(query, database: database) == [1, 3, 6, 7, 8], soft ? "soft delete" : "delete")
-            if soft { #expect(try server.ids("SELECT id FROM device_tokens ORDER BY id", database: database).count == 9) }
+            if soft {
+                #expect(try server.ids("SELECT id FROM device_tokens ORDER BY id", database: database).count == 9)
+            }
         }
     }
 
-    @Test("SQLite: send, prune, cleanup-sqlite.sql: exactly the dead rows of this app and environment are deleted; soft delete marks the same rows")
+    @Test(
+        "SQLite: send, prune, cleanup-sqlite.sql: exactly the dead rows of this app and environment are deleted; soft delete marks the same rows"
+    )
     func sqlite() throws {
         let directory = try TemporaryDirectory()
         let csv = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, keep: true) { $0 != 4 && $0 != 1 }
         for soft in [false, true] {
-            let database = try Self.seedSQLite(in: directory, name: soft ? "soft.db" : "hard.db", environment: "127.0.0.1")
+            let database = try Self.seedSQLite(
+                in: directory, name: soft ? "soft.db" : "hard.db", environment: "127.0.0.1")
             let settings = soft ? "-cmd 'create temp table cleanup_settings as select 1 as soft_delete' " : ""
             let run = try RunFilesEndToEndTests.shell(
-                "sqlite3 -bail \(settings)'\(database)' \".read '\(Tool.path("samples/cron/cleanup-sqlite.sql"))'\" < '\(csv)'")
+                "sqlite3 -bail \(settings)'\(database)' \".read '\(Tool.path("samples/cron/cleanup-sqlite.sql"))'\" < '\(csv)'"
+            )
             #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")  // the kept column loads, silently
-            let query = soft ? "SELECT id FROM device_tokens WHERE deleted_at_ms IS NULL ORDER BY id" : "SELECT id FROM device_tokens ORDER BY id"
-            #expect(try Self.sqliteIDs(query, database: database, in: directory) == [1, 3, 6, 7, 8], soft ? "soft delete" : "delete")
+            let query =
+                soft
+                ? "SELECT id FROM device_tokens WHERE deleted_at_ms IS NULL ORDER BY id"
+                : "SELECT id FROM device_tokens ORDER BY id"
+            #expect(
+                try Self.sqliteIDs(query, database: database, in: directory) == [1, 3, 6, 7, 8],
+                soft ? "soft delete" : "delete")
         }
     }
 
-    @Test("the cron sample with DATABASE_URL and KEPT_COLUMNS: nightly-cleanup.sh loads its prune CSV into PostgreSQL with psql and deletes exactly the dead rows")
+    @Test(
+        "the cron sample with DATABASE_URL and KEPT_COLUMNS: nightly-cleanup.sh loads its prune CSV into PostgreSQL with psql and deletes exactly the dead rows"
+    )
     func cronWithDatabaseURL() throws {
         let directory = try TemporaryDirectory()
         let resultsDir = directory.file("results")
         try FileManager.default.createDirectory(atPath: resultsDir, withIntermediateDirectories: true)
         let day = "2026-11-30"
-        _ = try Self.sendAndPrune(in: directory, registry: Self.deadRegistry, keep: true, results: resultsDir + "/\(day)-spring.ndjson") {
+        _ = try Self.sendAndPrune(
+            in: directory, registry: Self.deadRegistry, keep: true, results: resultsDir + "/\(day)-spring.ndjson"
+        ) {
             $0 != 4 && $0 != 1
         }
         let server = try PostgresServer(in: directory)
@@ -135,7 +160,8 @@ struct TokenCleanupEndToEndTests {
         let closedPort = try RunFilesEndToEndTests.closedPort(in: directory)
         let envFile = directory.file("env")
         let binDir = (Tool.binary as NSString).deletingLastPathComponent
-        try Data("""
+        try Data(
+            """
             APNS_KEY_FILE=\(MockProcess.keyFile)
             APNS_KEY_ID=\(MockProcess.keyID)
             APNS_TEAM_ID=\(MockProcess.teamID)
@@ -148,52 +174,63 @@ struct TokenCleanupEndToEndTests {
             KEPT_COLUMNS="device_id text"
             PATH=\(binDir):/usr/bin:/bin
 
-            """.utf8).write(to: URL(fileURLWithPath: envFile))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: envFile))
         let log = directory.file("cleanup.log")
         let run = try RunFilesEndToEndTests.shell(
-            "env -i APNS_BULK_ENV='\(envFile)' /bin/bash '\(Tool.path("samples/cron/nightly-cleanup.sh"))' > '\(log)' 2>&1")
+            "env -i APNS_BULK_ENV='\(envFile)' /bin/bash '\(Tool.path("samples/cron/nightly-cleanup.sh"))' > '\(log)' 2>&1"
+        )
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(run.status == 0, "exit \(run.status): \(text.suffix(2000))")
         #expect(text.contains("dead tokens removed from PostgreSQL"), "\(text.suffix(2000))")
         #expect(try server.ids("SELECT id FROM device_tokens ORDER BY id", database: "tokens") == [1, 3, 6, 7, 8])
     }
 
-    @Test("a campaign sent to the wrong environment (every token BadDeviceToken): nothing pruned, no row deleted in PostgreSQL or SQLite")
+    @Test(
+        "a campaign sent to the wrong environment (every token BadDeviceToken): nothing pruned, no row deleted in PostgreSQL or SQLite"
+    )
     func wrongEnvironment() throws {
         let directory = try TemporaryDirectory()
-        let everyTokenBad = [Self.live, Self.dead, Self.reRegistered, Self.deadMixedCase, Self.bad, Self.reRegisteredSame]
+        let everyTokenBad =
+            [Self.live, Self.dead, Self.reRegistered, Self.deadMixedCase, Self.bad, Self.reRegisteredSame]
             .map { "bad \($0)" }.joined(separator: "\n") + "\n"
         let csv = try Self.sendAndPrune(in: directory, registry: everyTokenBad) { $0 == 4 }
         let database = try Self.seedSQLite(in: directory, name: "tokens.db", environment: "127.0.0.1")
         let run = try RunFilesEndToEndTests.shell(
             "sqlite3 -bail '\(database)' \".read '\(Tool.path("samples/cron/cleanup-sqlite.sql"))'\" < '\(csv)'")
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(try Self.sqliteIDs("SELECT id FROM device_tokens ORDER BY id", database: database, in: directory) == Array(1...9))
+        #expect(
+            try Self.sqliteIDs("SELECT id FROM device_tokens ORDER BY id", database: database, in: directory)
+                == Array(1...9))
 
         let server = try PostgresServer(in: directory)
         defer { server.stop() }
         try Self.seedPostgres(server, database: "postgres")
-        let cleaned = try server.psql(["-v", "ON_ERROR_STOP=1", "-f", Tool.path("samples/cron/cleanup-postgresql.sql")],
-                                      database: "postgres", stdin: csv)
+        let cleaned = try server.psql(
+            ["-v", "ON_ERROR_STOP=1", "-f", Tool.path("samples/cron/cleanup-postgresql.sql")],
+            database: "postgres", stdin: csv)
         #expect(cleaned.status == 0, "\(cleaned.stderr)")
         #expect(try server.ids("SELECT id FROM device_tokens ORDER BY id", database: "postgres") == Array(1...9))
     }
 
     /// The token table in PostgreSQL, of `rows`, as the sample SQL's header expects it.
     static func seedPostgres(_ server: PostgresServer, database: String) throws {
-        try server.sql("""
+        try server.sql(
+            """
             CREATE TABLE device_tokens (id int, token text, topic text, environment text, registered_at timestamptz,
                                         deleted_at timestamptz);
-            """ + rows(environment: "127.0.0.1").map { row in
-                "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
-                    + "to_timestamp(\(row.registered) / 1000.0), NULL);"
-            }.joined(separator: "\n"), database: database)
+            """
+                + rows(environment: "127.0.0.1").map { row in
+                    "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', "
+                        + "to_timestamp(\(row.registered) / 1000.0), NULL);"
+                }.joined(separator: "\n"), database: database)
     }
 
     static func seedSQLite(in directory: TemporaryDirectory, name: String, environment: String) throws -> String {
         let database = directory.file(name)
         let seed = directory.file(name + ".sql")
-        let sql = "CREATE TABLE device_tokens (id INTEGER, token TEXT, topic TEXT, environment TEXT, registered_at_ms INTEGER, deleted_at_ms INTEGER);\n"
+        let sql =
+            "CREATE TABLE device_tokens (id INTEGER, token TEXT, topic TEXT, environment TEXT, registered_at_ms INTEGER, deleted_at_ms INTEGER);\n"
             + rows(environment: environment).map { row in
                 "INSERT INTO device_tokens VALUES (\(row.id), '\(row.token)', '\(row.topic)', '\(row.environment)', \(row.registered), NULL);"
             }.joined(separator: "\n")
@@ -224,7 +261,8 @@ final class PostgresServer: @unchecked Sendable {
     }
 
     init(in directory: TemporaryDirectory) throws {
-        let bin = try #require(Self.binDirectory, "PostgreSQL is not installed (scripts/test.sh installs Debian's postgresql)")
+        let bin = try #require(
+            Self.binDirectory, "PostgreSQL is not installed (scripts/test.sh installs Debian's postgresql)")
         root = directory.file("postgres")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         runAs = getuid() == 0 ? ["runuser", "-u", "postgres", "--"] : []
@@ -237,11 +275,17 @@ final class PostgresServer: @unchecked Sendable {
         }
         // The server outlives the shell that starts it: it must not hold the descriptors Foundation's Process
         // watches to see that shell end, so every one above standard error is closed first.
-        let closeInherited = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done 2>/dev/null; "
-        let start = try RunFilesEndToEndTests.shell("exec bash -c " + Self.quoted(
-            closeInherited + words(["\(bin)/initdb", "-D", root + "/data", "-A", "trust", "-U", "postgres"]) + " > '\(root)/initdb.log' && "
-                + words(["\(bin)/pg_ctl", "-D", root + "/data", "-l", root + "/server.log", "-w",
-                         "-o", "-c listen_addresses='' -k \(root)", "start"])),
+        let closeInherited =
+            "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done 2>/dev/null; "
+        let start = try RunFilesEndToEndTests.shell(
+            "exec bash -c "
+                + Self.quoted(
+                    closeInherited + words(["\(bin)/initdb", "-D", root + "/data", "-A", "trust", "-U", "postgres"])
+                        + " > '\(root)/initdb.log' && "
+                        + words([
+                            "\(bin)/pg_ctl", "-D", root + "/data", "-l", root + "/server.log", "-w",
+                            "-o", "-c listen_addresses='' -k \(root)", "start",
+                        ])),
             timeout: 120 * Tool.timeScale)
         let log = (try? String(contentsOfFile: root + "/server.log", encoding: .utf8)) ?? ""
         try #require(start.status == 0, "PostgreSQL did not start: \(start.stderr) \(log)")
@@ -251,9 +295,12 @@ final class PostgresServer: @unchecked Sendable {
 
     static func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    func psql(_ arguments: [String], database: String, stdin: String = "/dev/null", stdout: String = "/dev/null") throws -> Tool.Result {
+    func psql(_ arguments: [String], database: String, stdin: String = "/dev/null", stdout: String = "/dev/null") throws
+        -> Tool.Result
+    {
         try RunFilesEndToEndTests.shell(
-            words(["psql", "-X", "-q", "-h", root, "-U", "postgres", "-d", database] + arguments) + " < '\(stdin)' > '\(stdout)'")
+            words(["psql", "-X", "-q", "-h", root, "-U", "postgres", "-d", database] + arguments)
+                + " < '\(stdin)' > '\(stdout)'")
     }
 
     func sql(_ text: String, database: String) throws {
@@ -272,52 +319,65 @@ final class PostgresServer: @unchecked Sendable {
 
     func stop() {
         guard let bin = Self.binDirectory else { return }
-        _ = try? RunFilesEndToEndTests.shell(words(["\(bin)/pg_ctl", "-D", root + "/data", "-m", "fast", "-w", "stop"]))
+        _ = try? RunFilesEndToEndTests.shell(
+            words(["\(bin)/pg_ctl", "-D", root + "/data", "-m", "fast", "-w", "stop"]))
     }
 }
 
 /// What `prune` prints about where tokens come from and what it holds back, run as a user would.
 @Suite("prune's columns, confirmation and --after end to end", .serialized)
 struct PruneSourcesEndToEndTests {
-    @Test("a real send: the CSV's columns, the environment from the campaign record; --after in ISO 8601 to the millisecond")
+    @Test(
+        "a real send: the CSV's columns, the environment from the campaign record; --after in ISO 8601 to the millisecond"
+    )
     func columnsAndAfter() throws {
         let directory = try TemporaryDirectory()
-        let csv = try TokenCleanupEndToEndTests.sendAndPrune(in: directory, registry: TokenCleanupEndToEndTests.deadRegistry) { $0 != 4 && $0 != 1 }
+        let csv = try TokenCleanupEndToEndTests.sendAndPrune(
+            in: directory, registry: TokenCleanupEndToEndTests.deadRegistry
+        ) { $0 != 4 && $0 != 1 }
         let manifest = try String(contentsOfFile: directory.file("results.ndjson.campaign"), encoding: .utf8)
         #expect(manifest.contains(#""environment" : "127.0.0.1""#), "\(manifest)")
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines.first == "token,reason,timestamp,topic,environment,timestamp_iso,campaign,results")
         let dead = try #require(lines.first { $0.hasPrefix(TokenCleanupEndToEndTests.dead) })
-        #expect(dead == "\(TokenCleanupEndToEndTests.dead),Unregistered,1767225600123,\(MockProcess.topic),127.0.0.1,"
-            + "2026-01-01T00:00:00.123Z,\(directory.file("campaign.ndjson")),\(directory.file("results.ndjson"))")
+        #expect(
+            dead == "\(TokenCleanupEndToEndTests.dead),Unregistered,1767225600123,\(MockProcess.topic),127.0.0.1,"
+                + "2026-01-01T00:00:00.123Z,\(directory.file("campaign.ndjson")),\(directory.file("results.ndjson"))")
         let results = directory.file("results.ndjson")
         let after = try Tool.run(["prune", results, "--after", "2026-01-01T00:00:00.123Z"])
-        #expect(after.status == 0 && after.stdout == TokenCleanupEndToEndTests.bad + "\n", "\(after.stdout) \(after.stderr)")
+        #expect(
+            after.status == 0 && after.stdout == TokenCleanupEndToEndTests.bad + "\n", "\(after.stdout) \(after.stderr)"
+        )
         let before = try Tool.run(["prune", results, "--after", "2026-01-01"])
         #expect(before.stdout.split(separator: "\n").count == 5, "\(before.stdout)")
         let refused = try Tool.run(["prune", results, "--after", "2026-01-01T00:00:00"])
         #expect(refused.status == 64 && refused.stderr.contains("ISO 8601"), "\(refused.stderr)")
     }
 
-    @Test("lines of an older version: BadDeviceToken with nothing of its topic delivered is held back with one line; --include-unconfirmed lists it")
+    @Test(
+        "lines of an older version: BadDeviceToken with nothing of its topic delivered is held back with one line; --include-unconfirmed lists it"
+    )
     func heldBack() throws {
         let directory = try TemporaryDirectory()
         let results = directory.file("old.ndjson")
         let token = String(repeating: "cd", count: 32)
         try """
-            {"file":"c.ndjson","line":1,"token":"\(token)","topic":"com.a","outcome":"prune","status":400,"reason":"BadDeviceToken","attempts":1}
-            {"file":"c.ndjson","line":2,"token":"\(token.dropLast(2))aa","topic":"com.b","outcome":"delivered","status":200,"attempts":1}
+        {"file":"c.ndjson","line":1,"token":"\(token)","topic":"com.a","outcome":"prune","status":400,"reason":"BadDeviceToken","attempts":1}
+        {"file":"c.ndjson","line":2,"token":"\(token.dropLast(2))aa","topic":"com.b","outcome":"delivered","status":200,"attempts":1}
 
-            """.write(toFile: results, atomically: true, encoding: .utf8)
+        """.write(toFile: results, atomically: true, encoding: .utf8)
         let held = try Tool.run(["prune", results])
         #expect(held.status == 0 && held.stdout.isEmpty, "\(held.stdout)")
-        #expect(held.stderr.contains("held back 1 token called bad") && held.stderr.contains("--include-unconfirmed lists them"), "\(held.stderr)")
+        #expect(
+            held.stderr.contains("held back 1 token called bad")
+                && held.stderr.contains("--include-unconfirmed lists them"), "\(held.stderr)")
         let listed = try Tool.run(["prune", results, "--include-unconfirmed"])
         #expect(listed.status == 0 && listed.stdout == token + "\n", "\(listed.stdout) \(listed.stderr)")
         // The report counts what prune lists: none, and proposes no prune.
         let json = directory.file("report.json")
         let report = try Tool.run(["report", results, "--json", json])
-        let figures = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+        let figures = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
         #expect(report.status == 0 && figures["tokens_to_prune"] as? Int == 0, "\(figures)")
         #expect((figures["next_steps"] as? [String: Any])?["prune"] == nil, "\(figures)")
     }

@@ -20,7 +20,8 @@ enum Tool {
     /// scripts/test.sh raises it for the sanitizer runs, which slow the executable down many times.
     static let timeScale: Double = {
         guard let text = ProcessInfo.processInfo.environment["APNS_BULK_TEST_TIME_SCALE"], let scale = Double(text),
-              scale >= 1 else { return 1 }
+            scale >= 1
+        else { return 1 }
         return scale
     }()
 
@@ -32,8 +33,10 @@ enum Tool {
 
     /// Runs the tool (or `program`, e.g. a shell) to completion, in `directory` if given (killed after `timeout` ×
     /// `timeScale` seconds).
-    static func run(_ arguments: [String], timeout: Double = 120, environment: [String: String] = [:],
-                    program: String? = nil, directory: String? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String], timeout: Double = 120, environment: [String: String] = [:],
+        program: String? = nil, directory: String? = nil
+    ) throws -> Result {
         let timeout = timeout * timeScale
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program ?? binary)
@@ -101,11 +104,12 @@ final class MockProcess: @unchecked Sendable {
         directory = try TemporaryDirectory()
         let portFile = directory.file("port")
         process.executableURL = URL(fileURLWithPath: launcher.first ?? Tool.binary)
-        process.arguments = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [Tool.binary]) + [
-            "mock", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-ca", directory.file("ca.pem"),
-            "--key-id", Self.keyID, "--team-id", Self.teamID, "--public-key", publicKey, "--topic", Self.topic,
-            "--counters", directory.file("counters.json"), "--duration", "300",
-        ] + extra
+        process.arguments =
+            Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [Tool.binary]) + [
+                "mock", "--listen", "127.0.0.1:0", "--port-file", portFile, "--write-ca", directory.file("ca.pem"),
+                "--key-id", Self.keyID, "--team-id", Self.teamID, "--public-key", publicKey, "--topic", Self.topic,
+                "--counters", directory.file("counters.json"), "--duration", "300",
+            ] + extra
         let log = directory.file("mock.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -114,7 +118,8 @@ final class MockProcess: @unchecked Sendable {
         var found: Int?
         for _ in 0..<Int(300 * Tool.timeScale) {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
-               let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                let value = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 found = value
                 break
             }
@@ -130,8 +135,10 @@ final class MockProcess: @unchecked Sendable {
 
     /// The options that point `send`/`replay` at this mock with the sample key.
     var clientArguments: [String] {
-        ["--endpoint", "https://127.0.0.1:\(port)", "--ca-file", caFile, "--key", Self.keyFile,
-         "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic, "--progress", "none"]
+        [
+            "--endpoint", "https://127.0.0.1:\(port)", "--ca-file", caFile, "--key", Self.keyFile,
+            "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic, "--progress", "none",
+        ]
     }
 
     /// The options for `replay` (no `--topic`: replayed records carry theirs).

@@ -16,8 +16,9 @@ struct ValidateEndToEndTests {
         let send = try Tool.run(["send"] + campaigns + template + ["--results", sent] + mock.clientArguments)
         #expect(send.status == 2, "exit \(send.status): \(send.stderr)")
         _ = try mock.stop()
-        let validate = try Tool.run(["validate"] + campaigns + template
-                                    + ["--topic", MockProcess.topic, "--results", checked])
+        let validate = try Tool.run(
+            ["validate"] + campaigns + template
+                + ["--topic", MockProcess.topic, "--results", checked])
         #expect(validate.status == 2, "exit \(validate.status): \(validate.stderr)")
 
         let sendLines = Set(try String(contentsOfFile: sent, encoding: .utf8).split(separator: "\n"))
@@ -41,8 +42,10 @@ struct ValidateEndToEndTests {
         }
         let first = out.file("first.ndjson")
         let second = out.file("second.ndjson")
-        try (0..<100).map { line($0 % 37) }.joined(separator: "\n").write(toFile: first, atomically: true, encoding: .utf8)
-        let more = (0..<10).map { line($0) } + (0..<5).map { line($0, topic: "com.example.other") } + [#"{"token":"zz"}"#]
+        try (0..<100).map { line($0 % 37) }.joined(separator: "\n").write(
+            toFile: first, atomically: true, encoding: .utf8)
+        let more =
+            (0..<10).map { line($0) } + (0..<5).map { line($0, topic: "com.example.other") } + [#"{"token":"zz"}"#]
         try more.joined(separator: "\n").write(toFile: second, atomically: true, encoding: .utf8)
         let validate = try Tool.run(["validate", first, second, "--topic", MockProcess.topic])
         #expect(validate.status == 2, "exit \(validate.status): \(validate.stderr)")

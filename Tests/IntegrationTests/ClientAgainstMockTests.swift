@@ -10,7 +10,9 @@ import Testing
 @Suite("client pool against the mock", .serialized)
 struct ClientAgainstMockTests {
     private func finals(_ driver: PoolDriver) -> (delivered: Int, inDoubt: Int, other: Int) {
-        var delivered = 0, inDoubt = 0, other = 0
+        var delivered = 0
+        var inDoubt = 0
+        var other = 0
         for outcome in driver.outcomes.values {
             switch OutcomePolicy.action(for: outcome) {
             case .delivered: delivered += 1
@@ -37,7 +39,9 @@ struct ClientAgainstMockTests {
         #expect(driver.completions == 3000, "a tag was reported twice")
     }
 
-    @Test("the pool widens: connections open as the window grows, none carries more than its share, a drop puts no more in doubt")
+    @Test(
+        "the pool widens: connections open as the window grows, none carries more than its share, a drop puts no more in doubt"
+    )
     func widensUnderLoad() throws {
         let fixture = try MockFixture(faults: ["drop=every:150", "latency=1..3ms"])
         var configuration = fixture.clientConfiguration(connections: 2)
@@ -54,7 +58,9 @@ struct ClientAgainstMockTests {
         #expect(counters.drops >= 4)
         // Two at first; 40 in flight at ten each needs four more, and dropped ones are replaced.
         #expect(counters.connectionsOpened >= 5, "opened \(counters.connectionsOpened)")
-        #expect(counters.byConnection.values.filter { $0 > 0 }.count >= 5, "requests by connection: \(counters.byConnection)")
+        #expect(
+            counters.byConnection.values.filter { $0 > 0 }.count >= 5,
+            "requests by connection: \(counters.byConnection)")
         #expect(inDoubt <= 10 * counters.drops, "\(inDoubt) in doubt for \(counters.drops) drops")
         #expect(counters.refusedStreams == 0)
     }
@@ -62,9 +68,11 @@ struct ClientAgainstMockTests {
     @Test("certificate trust: a client certificate for the topic, no provider token")
     func certificateTrust() throws {
         let authority = try TestCertificateAuthority()
-        let client = try authority.issueLeaf(commonName: "Apple Push Services: \(MockFixture.topic)",
-                                             userID: MockFixture.topic, usage: .client)
-        let fixture = try MockFixture(tls: .generated(authority: authority, clientCertificateTrust: .pem(authority.certificatePEM)))
+        let client = try authority.issueLeaf(
+            commonName: "Apple Push Services: \(MockFixture.topic)",
+            userID: MockFixture.topic, usage: .client)
+        let fixture = try MockFixture(
+            tls: .generated(authority: authority, clientCertificateTrust: .pem(authority.certificatePEM)))
         var configuration = fixture.clientConfiguration(connections: 1)
         configuration.authentication = .certificate
         configuration.tls.identity = .pem(certificateChain: client.certificatePEM, privateKey: client.privateKeyPEM)
@@ -179,8 +187,9 @@ struct ClientAgainstMockTests {
         #expect(count > 0 && count < 200, "\(count) clock reads for 400 requests")
     }
 
-    @Test("ExpiredProviderToken for a young token: re-signed at once, one re-sign for many answers, then success",
-          arguments: [1, 3])
+    @Test(
+        "ExpiredProviderToken for a young token: re-signed at once, one re-sign for many answers, then success",
+        arguments: [1, 3])
     func expiredYoungToken(connections: Int) throws {
         let fixture = try MockFixture(faults: ["expired-token=every:40"])
         let driver = try PoolDriver(configuration: fixture.clientConfiguration(connections: connections))

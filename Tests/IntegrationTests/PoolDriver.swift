@@ -5,7 +5,6 @@ import APNSTransport
 import Foundation
 import Synchronization
 
-
 /// Drives an `APNSClientPool` on a test-owned event loop: submits notifications while slots are free, resends
 /// what the server never processed (as the dispatcher does), and records how every tag ended.
 final class PoolDriver: PushTransportDelegate {
@@ -26,8 +25,11 @@ final class PoolDriver: PushTransportDelegate {
     var retryExpiredToken = false
     private var expiredRetried = Set<UInt64>()
 
-    init(configuration: APNSClientConfiguration, clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime,
-         uptime: @escaping ProviderTokenCache.Uptime = ProviderTokenCache.systemUptime) throws {
+    init(
+        configuration: APNSClientConfiguration,
+        clock: @escaping ProviderTokenCache.Clock = ProviderTokenCache.systemTime,
+        uptime: @escaping ProviderTokenCache.Uptime = ProviderTokenCache.systemUptime
+    ) throws {
         loop = try EventLoop()
         pool = try APNSClientPool(configuration: configuration, loop: loop, clock: clock, uptime: uptime)
         pool.delegate = self
@@ -137,8 +139,10 @@ struct MockFixture {
     let key: ProviderKey
     let signer: ProviderTokenSigner
 
-    init(faults: [String] = [], enforcement: MockServer.InitialLimitEnforcement = .onceAcknowledged,
-         maxStreams: Int = 1000, tls: MockServerTLS = .generated(), serverKey: ProviderKey? = nil) throws {
+    init(
+        faults: [String] = [], enforcement: MockServer.InitialLimitEnforcement = .onceAcknowledged,
+        maxStreams: Int = 1000, tls: MockServerTLS = .generated(), serverKey: ProviderKey? = nil
+    ) throws {
         key = try ProviderKey.generate()
         signer = try ProviderTokenSigner(key: key, keyID: "KEYID12345", teamID: "TEAMID1234")
         let known = serverKey ?? key
@@ -168,8 +172,11 @@ struct MockFixture {
             let tail = suffix(index)
             var hex = String(index, radix: 16)
             hex = String(repeating: "1", count: 64 - hex.count - tail.count) + hex + tail
-            guard let token = try? DeviceToken(parsing: hex), let topic = try? Topic(validating: topic) else { return nil }
-            return PushNotification(token: token, topic: topic, pushType: .alert, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
+            guard let token = try? DeviceToken(parsing: hex), let topic = try? Topic(validating: topic) else {
+                return nil
+            }
+            return PushNotification(
+                token: token, topic: topic, pushType: .alert, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8))
         }
     }
 }

@@ -1,10 +1,13 @@
 import APNSTransport
 import Testing
+
 @testable import rtt_relay
 
 @Suite("rtt-relay: one direction's bytes, held until due")
 struct DelayedStreamTests {
-    private func at(_ milliseconds: UInt64) -> EventLoopInstant { EventLoopInstant(nanoseconds: milliseconds * 1_000_000) }
+    private func at(_ milliseconds: UInt64) -> EventLoopInstant {
+        EventLoopInstant(nanoseconds: milliseconds * 1_000_000)
+    }
 
     /// Writes everything due, `limit` bytes a write at most; returns what went out.
     private func drain(_ stream: inout DelayedStream, limit: Int = .max) -> [UInt8] {
@@ -31,15 +34,15 @@ struct DelayedStreamTests {
         #expect(!stream.hasDueBytes)
 
         stream.advance(to: at(12))
-        #expect(stream.withDueBytes { $0.byteCount } == 4)   // both chunks due by 12 ms: one write
-        #expect(drain(&stream, limit: 3) == [1, 2, 3, 4])     // a short write leaves the rest due
+        #expect(stream.withDueBytes { $0.byteCount } == 4)  // both chunks due by 12 ms: one write
+        #expect(drain(&stream, limit: 3) == [1, 2, 3, 4])  // a short write leaves the rest due
         #expect(!stream.isDrained)
         #expect(stream.nextDue == at(20))
         #expect(stream.buffered == 2)
 
         stream.advance(to: at(25))
         #expect(stream.endDue)
-        #expect(!stream.isDrained)                            // the end waits for the bytes before it
+        #expect(!stream.isDrained)  // the end waits for the bytes before it
         #expect(drain(&stream) == [5, 6])
         #expect(stream.isDrained)
         #expect(stream.nextDue == nil)
@@ -54,7 +57,7 @@ struct DelayedStreamTests {
             let chunk = (0..<700).map { UInt8(truncatingIfNeeded: step &* 7 &+ $0) }
             expected += chunk
             stream.append(chunk[...], due: at(UInt64(step)))
-            stream.advance(to: at(UInt64(max(0, step - 3))))   // three chunks always held back
+            stream.advance(to: at(UInt64(max(0, step - 3))))  // three chunks always held back
             written += drain(&stream, limit: 1000)
         }
         #expect(stream.buffered == expected.count - written.count)

@@ -7,7 +7,7 @@ let package = Package(
     name: "SendFromSwift",
     dependencies: [
         // Your copy of apns-bulk and one of its version tags.
-        .package(url: "https://example.com/your-copy-of/apns-bulk.git", from: "1.0.0"),
+        .package(url: "https://example.com/your-copy-of/apns-bulk.git", from: "1.0.0")
     ],
     targets: [
         .executableTarget(
@@ -19,6 +19,6 @@ let package = Package(
                 .product(name: "APNSPipeline", package: "apns-bulk"),
                 .product(name: "APNSTransport", package: "apns-bulk"),
             ]
-        ),
+        )
     ]
 )

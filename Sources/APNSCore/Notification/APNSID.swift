@@ -32,7 +32,9 @@ public struct APNSID: Hashable, Sendable, CustomStringConvertible {
         var index = 0
         for byte in bytes {
             let dash = index == 8 || index == 13 || index == 18 || index == 23
-            let ok = dash ? byte == UInt8(ascii: "-")
+            let ok =
+                dash
+                ? byte == UInt8(ascii: "-")
                 : (byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6)
             guard ok else { return false }
             index += 1
@@ -44,7 +46,7 @@ public struct APNSID: Hashable, Sendable, CustomStringConvertible {
     @inlinable
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> APNSID {
         let high = (generator.next() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
-        let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000   // variant 10
+        let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // variant 10
         var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
         // 8-4-4-4-12: each word gives 16 digits, stored four or eight at a time around the dashes.
         let first = hexDigits(UInt32(truncatingIfNeeded: high &>> 32))

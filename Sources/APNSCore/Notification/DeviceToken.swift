@@ -87,7 +87,9 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
             } else if Self.isSpace(byte) {
                 continue  // "<a1b2c3d4 e5f6a7b8 …>" and "a1b2c3d4 e5f6a7b8 …": the grouped export forms
             } else {
-                throw InputError(.tokenNotHex, "device token has a non-hex character \(Self.describe(byte)) at position \(index - start + 1)")
+                throw InputError(
+                    .tokenNotHex,
+                    "device token has a non-hex character \(Self.describe(byte)) at position \(index - start + 1)")
             }
         }
         guard !hex.isEmpty else { throw InputError(.tokenEmpty, "device token is empty") }

@@ -30,7 +30,8 @@ public enum ExpirationSetting: Hashable, Sendable, CustomStringConvertible {
         }
         guard let value = Int64(text), value <= Expiration.maximumEpochSeconds else {
             throw InputError(
-                .expirationInvalid, "expiration \(text) is not epoch seconds between 0 and \(Expiration.maximumEpochSeconds)")
+                .expirationInvalid,
+                "expiration \(text) is not epoch seconds between 0 and \(Expiration.maximumEpochSeconds)")
         }
         self = .absolute(try Expiration(epochSeconds: value))
     }

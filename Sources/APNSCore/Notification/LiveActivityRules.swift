@@ -23,7 +23,8 @@ public enum LiveActivityRules {
         }
         guard let aps, aps.kind == .object else {
             throw InputError(
-                .liveActivityTimestampMissing, "push type liveactivity needs an 'aps' object with 'aps.timestamp' (seconds)"
+                .liveActivityTimestampMissing,
+                "push type liveactivity needs an 'aps' object with 'aps.timestamp' (seconds)"
             )
         }
         var fields = Fields()
@@ -56,7 +57,8 @@ public enum LiveActivityRules {
             throw InputError(.liveActivityTimestampInvalid, "'aps.timestamp' must be an integer number of seconds")
         }
         guard let eventValue = fields.event else {
-            throw InputError(.liveActivityEventMissing, "push type liveactivity needs 'aps.event' (start, update or end)")
+            throw InputError(
+                .liveActivityEventMissing, "push type liveactivity needs 'aps.event' (start, update or end)")
         }
         let event: Event
         if scanner.string(eventValue, equals: "start") {
@@ -70,7 +72,8 @@ public enum LiveActivityRules {
         }
         if event != .end {
             guard let state = fields.contentState else {
-                throw InputError(.liveActivityContentStateMissing, "event \(event) needs 'aps.content-state' (an object)")
+                throw InputError(
+                    .liveActivityContentStateMissing, "event \(event) needs 'aps.content-state' (an object)")
             }
             guard state.kind == .object else {
                 throw InputError(.liveActivityContentStateInvalid, "'aps.content-state' must be a JSON object")
@@ -80,7 +83,8 @@ public enum LiveActivityRules {
         }
         if event == .start {
             guard let type = fields.attributesType else {
-                throw InputError(.liveActivityAttributesTypeMissing, "event start needs 'aps.attributes-type' (a string)")
+                throw InputError(
+                    .liveActivityAttributesTypeMissing, "event start needs 'aps.attributes-type' (a string)")
             }
             guard type.kind == .string, type.range.count > 2 else {
                 throw InputError(.liveActivityAttributesTypeInvalid, "'aps.attributes-type' must be a non-empty string")
@@ -96,7 +100,8 @@ public enum LiveActivityRules {
             throw InputError(.liveActivityStaleDateInvalid, "'aps.stale-date' must be an integer number of seconds")
         }
         if let dismissal = fields.dismissalDate, !isSeconds(dismissal, in: scanner) {
-            throw InputError(.liveActivityDismissalDateInvalid, "'aps.dismissal-date' must be an integer number of seconds")
+            throw InputError(
+                .liveActivityDismissalDateInvalid, "'aps.dismissal-date' must be an integer number of seconds")
         }
     }
 

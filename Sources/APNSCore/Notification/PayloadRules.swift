@@ -47,7 +47,8 @@ public enum PayloadRules {
     private static func validateSize(_ size: Int, pushType: PushType) throws(InputError) {
         let limit = pushType.maximumPayloadBytes
         guard size <= limit else {
-            throw InputError(.payloadTooLarge, "payload is \(size) bytes: more than \(limit) for push type \(pushType.rawValue)")
+            throw InputError(
+                .payloadTooLarge, "payload is \(size) bytes: more than \(limit) for push type \(pushType.rawValue)")
         }
     }
 
@@ -62,7 +63,9 @@ public enum PayloadRules {
 
     /// Validates a whole byte array as a payload.
     @discardableResult
-    public static func validate(_ bytes: [UInt8], pushType: PushType, priority: Priority?) throws(InputError) -> JSONScanner.Value {
+    public static func validate(_ bytes: [UInt8], pushType: PushType, priority: Priority?) throws(InputError)
+        -> JSONScanner.Value
+    {
         try validate(JSONScanner(bytes), range: 0..<bytes.count, pushType: pushType, priority: priority)
     }
 

@@ -180,7 +180,9 @@ public struct Expiration: Hashable, Sendable, CustomStringConvertible {
     /// Validates epoch seconds (0 allowed).
     public init(epochSeconds: Int64) throws(InputError) {
         guard epochSeconds >= 0, epochSeconds <= Self.maximumEpochSeconds else {
-            throw InputError(.expirationInvalid, "expiration \(epochSeconds) is not epoch seconds between 0 and \(Self.maximumEpochSeconds)")
+            throw InputError(
+                .expirationInvalid,
+                "expiration \(epochSeconds) is not epoch seconds between 0 and \(Self.maximumEpochSeconds)")
         }
         self.epochSeconds = epochSeconds
     }
@@ -188,7 +190,7 @@ public struct Expiration: Hashable, Sendable, CustomStringConvertible {
     /// Parses epoch seconds written as decimal digits.
     public init(parsing text: some StringProtocol) throws(InputError) {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let value = Int64(text)
+            let value = Int64(text)
         else {
             throw InputError(.expirationInvalid, "expiration '\(text)' is not epoch seconds")
         }
@@ -218,7 +220,8 @@ public struct CollapseID: Hashable, Sendable, CustomStringConvertible {
             throw InputError(.collapseIDTooLong, "collapse id is \(bytes) bytes: longer than \(Self.maximumBytes)")
         }
         if let problem = HeaderFieldValue.problem(in: value) {
-            throw InputError(.collapseIDInvalid, "collapse id '\(value)' \(problem): not allowed in an HTTP/2 header value")
+            throw InputError(
+                .collapseIDInvalid, "collapse id '\(value)' \(problem): not allowed in an HTTP/2 header value")
         }
         self.value = value
     }

@@ -97,11 +97,11 @@ public enum APNSReason: Hashable, Sendable, CustomStringConvertible {
     public var status: Int? {
         switch self {
         case .badCollapseID, .badDeviceToken, .badExpirationDate, .badMessageID, .badPriority, .badTopic,
-             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+            .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
+            .missingTopic, .payloadEmpty, .topicDisallowed:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken:
+            .missingProviderToken, .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405

@@ -31,7 +31,7 @@ public enum OutcomePolicy {
         case .badDeviceToken, .deviceTokenNotForTopic, .unregistered, .expiredToken:
             return .prune
         case .badTopic, .topicDisallowed, .missingTopic, .invalidPushType, .badPriority, .badExpirationDate,
-             .duplicateHeaders, .missingDeviceToken:
+            .duplicateHeaders, .missingDeviceToken:
             return .reject(campaignWide: true)
         case .badCollapseID, .badMessageID, .payloadEmpty, .payloadTooLarge:
             return .reject(campaignWide: false)
@@ -40,7 +40,7 @@ public enum OutcomePolicy {
         case .expiredProviderToken:
             return .retry(.afterResigningToken)
         case .invalidProviderToken, .missingProviderToken, .badCertificate, .badCertificateEnvironment, .forbidden,
-             .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken:
+            .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken:
             return .stop(.credentials)
         case .badPath, .methodNotAllowed:
             return .stop(.senderBug)

@@ -70,7 +70,10 @@ public struct PushAnswer: Sendable, Hashable {
     /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
     public let timestamp: Int64?
 
-    public init(status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil, timestamp: Int64? = nil) {
+    public init(
+        status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil,
+        timestamp: Int64? = nil
+    ) {
         self.status = status
         self.apnsID = apnsID
         self.apnsUniqueID = apnsUniqueID
@@ -81,7 +84,9 @@ public struct PushAnswer: Sendable, Hashable {
     /// An answer with its error body parsed by `APNSErrorBody`.
     public init(status: Int, apnsID: String?, apnsUniqueID: String?, body: some Collection<UInt8>) {
         let parsed = APNSErrorBody(parsing: body)
-        self.init(status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID, reason: parsed.reason, timestamp: parsed.timestamp)
+        self.init(
+            status: status, apnsID: apnsID, apnsUniqueID: apnsUniqueID, reason: parsed.reason,
+            timestamp: parsed.timestamp)
     }
 }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Finds a byte in a byte array with the C library's `memchr` (vectorised: a record line of 200 bytes in a few
@@ -15,7 +15,8 @@ public enum ByteSearch {
         return bytes.withUnsafeBufferPointer { buffer -> Int? in
             // `range` lies inside `buffer` (checked above), so memchr reads only the bytes it names.
             guard let base = buffer.baseAddress,
-                  let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return nil }
+                let found = memchr(base + range.lowerBound, Int32(byte), range.count)
+            else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
@@ -33,7 +34,10 @@ public enum ByteComparison {
         // Every offset below is inside both spans (equal lengths, loop bounds); each load checks it again.
         while index &+ 8 <= a.byteCount {
             if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
-                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt64.self)
+            {
+                return false
+            }
             index &+= 8
         }
         if index < a.byteCount, a.byteCount >= 8 {
@@ -44,7 +48,10 @@ public enum ByteComparison {
         }
         while index < a.byteCount {
             if a.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
-                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self) { return false }
+                != b.unsafeLoadUnaligned(fromByteOffset: index, as: UInt8.self)
+            {
+                return false
+            }
             index &+= 1
         }
         return true

@@ -46,7 +46,9 @@ public struct DurationText: Hashable, Sendable, CustomStringConvertible {
                 digits += 1
                 continue
             }
-            guard digits > 0, let index = Self.units[nextUnit...].firstIndex(where: { $0.0 == byte }) else { return nil }
+            guard digits > 0, let index = Self.units[nextUnit...].firstIndex(where: { $0.0 == byte }) else {
+                return nil
+            }
             total += number * Self.units[index].1
             guard total <= Self.maximumSeconds else { return nil }
             nextUnit = index + 1

@@ -105,8 +105,10 @@ public struct JSONScanner {
     ) throws(JSONSyntaxError) -> Value {
         guard position < end else { throw JSONSyntaxError(offset: position, message: "unexpected end of JSON") }
         switch byte(at: position) {
-        case UInt8(ascii: "{"): return try scanContainer(.object, at: &position, end: end, depth: depth + 1, reported, &visitor)
-        case UInt8(ascii: "["): return try scanContainer(.array, at: &position, end: end, depth: depth + 1, reported, &visitor)
+        case UInt8(ascii: "{"):
+            return try scanContainer(.object, at: &position, end: end, depth: depth + 1, reported, &visitor)
+        case UInt8(ascii: "["):
+            return try scanContainer(.array, at: &position, end: end, depth: depth + 1, reported, &visitor)
         case UInt8(ascii: "\""): return try scanPlainString(at: &position, end: end)
         case UInt8(ascii: "t"): return try scanLiteral("true", .true, at: &position, end: end)
         case UInt8(ascii: "f"): return try scanLiteral("false", .false, at: &position, end: end)
@@ -122,7 +124,9 @@ public struct JSONScanner {
     func scanMemberValue<Visitor: JSONMemberVisitor>(
         at position: inout Int, end: Int, depth: Int, _ reported: Int, _ visitor: inout Visitor
     ) throws(JSONSyntaxError) -> Value {
-        if position < end, byte(at: position) == UInt8(ascii: "\"") { return try scanPlainString(at: &position, end: end) }
+        if position < end, byte(at: position) == UInt8(ascii: "\"") {
+            return try scanPlainString(at: &position, end: end)
+        }
         return try scanValue(at: &position, end: end, depth: depth, reported, &visitor)
     }
 
@@ -162,7 +166,9 @@ public struct JSONScanner {
     /// true when it closes right there (`{}`, `[]`), with `position` past its closing bracket. Checks the depth.
     @inlinable @inline(__always)
     func opensEmpty(_ container: Kind, at position: inout Int, end: Int, depth: Int) throws(JSONSyntaxError) -> Bool {
-        guard depth <= Self.maximumDepth else { throw JSONSyntaxError(offset: position, message: "JSON nested too deeply") }
+        guard depth <= Self.maximumDepth else {
+            throw JSONSyntaxError(offset: position, message: "JSON nested too deeply")
+        }
         position = skipSpaceInScan(position + 1, end)
         guard position < end, byte(at: position) == Self.closingBracket(of: container) else { return false }
         position += 1
@@ -175,7 +181,8 @@ public struct JSONScanner {
     func closesAfterItem(_ container: Kind, at position: inout Int, end: Int) throws(JSONSyntaxError) -> Bool {
         position = skipSpaceInScan(position, end)
         guard position < end else {
-            throw JSONSyntaxError(offset: position, message: container == .object ? "unterminated object" : "unterminated array")
+            throw JSONSyntaxError(
+                offset: position, message: container == .object ? "unterminated object" : "unterminated array")
         }
         if byte(at: position) == Self.closingBracket(of: container) {
             position += 1
@@ -253,7 +260,7 @@ public struct JSONScanner {
                 guard index + 1 < end else { break }
                 switch bytes[index + 1] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     index += 2
                 case UInt8(ascii: "u"):
                     guard index + 6 <= end, (2..<6).allSatisfy({ Self.isHexDigit(bytes[index + $0]) }) else {
@@ -310,7 +317,9 @@ public struct JSONScanner {
         let start = position
         var index = position
         if byte(at: index) == UInt8(ascii: "-") { index += 1 }
-        guard index < end, Self.isDigit(byte(at: index)) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
+        guard index < end, Self.isDigit(byte(at: index)) else {
+            throw JSONSyntaxError(offset: index, message: "invalid number")
+        }
         if byte(at: index) == UInt8(ascii: "0") {
             index += 1
         } else {
@@ -318,13 +327,17 @@ public struct JSONScanner {
         }
         if index < end, byte(at: index) == UInt8(ascii: ".") {
             index += 1
-            guard index < end, Self.isDigit(byte(at: index)) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
+            guard index < end, Self.isDigit(byte(at: index)) else {
+                throw JSONSyntaxError(offset: index, message: "invalid number")
+            }
             while index < end, Self.isDigit(byte(at: index)) { index += 1 }
         }
         if index < end, byte(at: index) == UInt8(ascii: "e") || byte(at: index) == UInt8(ascii: "E") {
             index += 1
             if index < end, byte(at: index) == UInt8(ascii: "+") || byte(at: index) == UInt8(ascii: "-") { index += 1 }
-            guard index < end, Self.isDigit(byte(at: index)) else { throw JSONSyntaxError(offset: index, message: "invalid number") }
+            guard index < end, Self.isDigit(byte(at: index)) else {
+                throw JSONSyntaxError(offset: index, message: "invalid number")
+            }
             while index < end, Self.isDigit(byte(at: index)) { index += 1 }
         }
         position = index
@@ -332,12 +345,16 @@ public struct JSONScanner {
     }
 
     @inlinable
-    func scanLiteral(_ word: StaticString, _ kind: Kind, at position: inout Int, end: Int) throws(JSONSyntaxError) -> Value {
+    func scanLiteral(_ word: StaticString, _ kind: Kind, at position: inout Int, end: Int) throws(JSONSyntaxError)
+        -> Value
+    {
         let start = position
         let count = word.utf8CodeUnitCount
-        let matches = start + count <= end && word.withUTF8Buffer { expected in
-            expected.enumerated().allSatisfy { bytes[start + $0.offset] == $0.element }
-        }
+        let matches =
+            start + count <= end
+            && word.withUTF8Buffer { expected in
+                expected.enumerated().allSatisfy { bytes[start + $0.offset] == $0.element }
+            }
         guard matches else { throw JSONSyntaxError(offset: start, message: "invalid literal") }
         position = start + count
         return Value(kind: kind, range: start..<position, hasEscapes: false)
@@ -387,7 +404,8 @@ public struct JSONScanner {
 
     @usableFromInline
     static func show(_ byte: UInt8) -> String {
-        byte >= 0x21 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16, uppercase: true)
+        byte >= 0x21 && byte < 0x7F
+            ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16, uppercase: true)
     }
 }
 
@@ -470,7 +488,8 @@ extension JSONScanner {
                 var scalar = hex4(at: index)
                 index += 4
                 if scalar >= 0xD800 && scalar < 0xDC00, index + 6 <= content.upperBound,
-                   bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                {
                     let low = hex4(at: index + 2)
                     if low >= 0xDC00 && low < 0xE000 {
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)

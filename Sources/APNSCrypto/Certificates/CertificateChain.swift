@@ -23,7 +23,9 @@ public struct CertificateChain: Sendable, Hashable {
 
     init(pemBytes: [UInt8]) throws(CryptoError) {
         let blocks = try OpenSSLPEM.blocks(in: pemBytes)
-        guard !blocks.isEmpty else { throw CryptoError.notPEM.with(context: "expected -----BEGIN CERTIFICATE----- blocks") }
+        guard !blocks.isEmpty else {
+            throw CryptoError.notPEM.with(context: "expected -----BEGIN CERTIFICATE----- blocks")
+        }
         var certificates: [X509Certificate] = []
         for block in blocks where block.label == "CERTIFICATE" || block.label == "X509 CERTIFICATE" {
             do {

@@ -10,7 +10,8 @@ public struct CertificateExtension: Sendable, Hashable {
     /// Throws `invalidCertificateRequest` for an OID that is not dotted decimal or an empty value.
     public init(oid: String, derValue: [UInt8], isCritical: Bool = false) throws(CryptoError) {
         let arcs = oid.split(separator: ".", omittingEmptySubsequences: false)
-        guard arcs.count >= 2, arcs.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else {
+        guard arcs.count >= 2, arcs.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        else {
             throw CryptoError.invalidCertificateRequest.with(context: "extension OID \"\(oid)\" is not dotted decimal")
         }
         guard !derValue.isEmpty else {
@@ -28,7 +29,8 @@ public struct CertificateExtension: Sendable, Hashable {
     }
 
     /// Apple's "development (sandbox) APNs" marker, 1.2.840.113635.100.6.3.1, value NULL.
-    public static let appleDevelopment = CertificateExtension(known: "1.2.840.113635.100.6.3.1", derValue: [0x05, 0x00])
+    public static let appleDevelopment = CertificateExtension(
+        known: "1.2.840.113635.100.6.3.1", derValue: [0x05, 0x00])
 
     /// Apple's topics extension, 1.2.840.113635.100.6.3.6: a SEQUENCE alternating each topic (UTF8String) and the
     /// SEQUENCE of UTF8String push kinds allowed for it (`kinds`, the same for every topic here).

@@ -20,11 +20,12 @@ public struct CertificateKeyPair: Sendable {
         let keyFile = keyPath ?? chainPath
         do {
             privateKey = try PrivateKeyPEM(contentsOfFile: keyFile)
-        } catch where keyPath == nil && (error == .notAPrivateKey || error == .notPEM) {
-            throw CryptoError.notAPrivateKey.with(context: """
-                \(chainPath): a certificate chain without a private key: append the key to this file, or give the \
-                key's own file
-                """)
+        } catch  where keyPath == nil && (error == .notAPrivateKey || error == .notPEM) {
+            throw CryptoError.notAPrivateKey.with(
+                context: """
+                    \(chainPath): a certificate chain without a private key: append the key to this file, or give the \
+                    key's own file
+                    """)
         }
         self.chainPath = chainPath
         self.keyPath = keyFile

@@ -24,6 +24,8 @@ public struct PKCS12Bundle: Sendable {
 
     /// Opens a `.p12` file; errors name the path.
     public init(contentsOfFile path: String, password: String) throws(CryptoError) {
-        self = try FileBytes.decode(path) { bytes throws(CryptoError) in try PKCS12Bundle(der: bytes, password: password) }
+        self = try FileBytes.decode(path) { bytes throws(CryptoError) in
+            try PKCS12Bundle(der: bytes, password: password)
+        }
     }
 }

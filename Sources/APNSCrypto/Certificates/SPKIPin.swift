@@ -17,7 +17,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
             break
         }
         guard body.utf8.count == 44, let digest = Data(base64Encoded: String(body)), digest.count == 32,
-              digest.base64EncodedString() == body
+            digest.base64EncodedString() == body
         else {
             throw CryptoError.invalidPin.with(context: "\"\(text.prefix(80))\" is not the base64 of a 32-byte SHA-256")
         }

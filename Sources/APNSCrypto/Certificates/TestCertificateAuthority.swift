@@ -95,7 +95,8 @@ public struct TestCertificateAuthority: Sendable {
     }
 
     /// `DNS:a,IP:b` after checking that no value can break out of OpenSSL's list syntax.
-    private static func subjectAlternativeNames(dnsNames: [String], ipAddresses: [String]) throws(CryptoError) -> String {
+    private static func subjectAlternativeNames(dnsNames: [String], ipAddresses: [String]) throws(CryptoError) -> String
+    {
         for name in dnsNames where name.isEmpty || !name.utf8.allSatisfy(isDNSByte) {
             throw CryptoError.invalidCertificateRequest.with(context: "\"\(name)\" is not a DNS name")
         }

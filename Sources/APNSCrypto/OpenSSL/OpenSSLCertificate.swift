@@ -100,7 +100,8 @@ extension OpenSSLCertificate {
         var extensions: [String: [UInt8]] = [:]
         for index in 0..<X509_get_ext_count(pointer) {
             guard let item = X509_get_ext(pointer, index),  // borrowed from the certificate
-                  let object = X509_EXTENSION_get_object(item), let data = X509_EXTENSION_get_data(item) else { continue }
+                let object = X509_EXTENSION_get_object(item), let data = X509_EXTENSION_get_data(item)
+            else { continue }
             var oid = [CChar](repeating: 0, count: 128)
             let length = OBJ_obj2txt(&oid, Int32(oid.count), object, 1)
             guard length > 0, Int(length) < oid.count else { continue }
@@ -126,7 +127,8 @@ extension OpenSSLCertificate {
         guard let name else { return nil }
         let index = X509_NAME_get_index_by_NID(name, nid, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),  // borrowed
-              let data = X509_NAME_ENTRY_get_data(entry) else { return nil }
+            let data = X509_NAME_ENTRY_get_data(entry)
+        else { return nil }
         var utf8: UnsafeMutablePointer<UInt8>?
         let length = ASN1_STRING_to_UTF8(&utf8, data)
         guard length >= 0, let utf8 else {

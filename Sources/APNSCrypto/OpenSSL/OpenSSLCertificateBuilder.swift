@@ -25,7 +25,7 @@ enum OpenSSLCertificateBuilder {
         guard X509_set_version(pointer, 2) == 1 else { throw OpenSSLError.failure("X509_set_version") }
         try setRandomSerial(pointer)
         guard X509_gmtime_adj(X509_getm_notBefore(pointer), -backdateSeconds) != nil,
-              X509_gmtime_adj(X509_getm_notAfter(pointer), template.validityDays * 86_400) != nil
+            X509_gmtime_adj(X509_getm_notAfter(pointer), template.validityDays * 86_400) != nil
         else { throw OpenSSLError.failure("X509_gmtime_adj") }
 
         let name = try subjectName(template.subject)
@@ -65,7 +65,8 @@ enum OpenSSLCertificateBuilder {
     }
 
     /// A new `X509_NAME` (the caller frees it) from attributes in order.
-    private static func subjectName(_ attributes: [(field: String, value: String)]) throws(CryptoError) -> OpaquePointer {
+    private static func subjectName(_ attributes: [(field: String, value: String)]) throws(CryptoError) -> OpaquePointer
+    {
         guard let name = X509_NAME_new() else { throw OpenSSLError.failure("X509_NAME_new") }
         for (field, value) in attributes {
             let bytes = Array(value.utf8)

@@ -49,7 +49,8 @@ package final class OpenSSLKey: @unchecked Sendable {
             guard password == nil else {
                 throw OpenSSLError.failure("decrypting the private key (wrong password?)", kind: .encryptedKey)
             }
-            throw OpenSSLError.failure("no usable private key (an encrypted key needs its password)", kind: .malformedKey)
+            throw OpenSSLError.failure(
+                "no usable private key (an encrypted key needs its password)", kind: .malformedKey)
         }
         return OpenSSLKey(taking: key)
     }
@@ -72,9 +73,9 @@ package final class OpenSSLKey: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1,
-              let key
+            EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+            EVP_PKEY_generate(context, &key) == 1,
+            let key
         else { throw OpenSSLError.failure("generating a P-256 key") }
         return OpenSSLKey(taking: key)
     }
@@ -162,14 +163,15 @@ enum OpenSSLDER {
 }
 
 /// Copies the password handed as `userdata` into OpenSSL's buffer (`pem_password_cb`); never prompts.
-private let passwordCallback: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
-    -> Int32 = { buffer, size, _, userdata in
-        guard let buffer, let userdata, size > 0 else { return 0 }
-        let text = userdata.assumingMemoryBound(to: CChar.self)
-        let length = min(strlen(text), Int(size))
-        buffer.update(from: text, count: length)
-        return Int32(length)
-    }
+private let passwordCallback:
+    @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?)
+        -> Int32 = { buffer, size, _, userdata in
+            guard let buffer, let userdata, size > 0 else { return 0 }
+            let text = userdata.assumingMemoryBound(to: CChar.self)
+            let length = min(strlen(text), Int(size))
+            buffer.update(from: text, count: length)
+            return Int32(length)
+        }
 
 // MARK: - ES256
 
@@ -233,8 +235,8 @@ extension OpenSSLKey {
         defer { OpenSSLError.clearQueue() }
         let half = Self.es256HalfLength
         guard rawSignature.count == 2 * half, let raw = rawSignature.baseAddress?.assumingMemoryBound(to: UInt8.self),
-              let der = Self.derSignature(r: raw, s: raw + half, halfLength: half),
-              let context = EVP_MD_CTX_new()
+            let der = Self.derSignature(r: raw, s: raw + half, halfLength: half),
+            let context = EVP_MD_CTX_new()
         else { return false }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestVerifyInit_ex(context, nil, "SHA256", nil, nil, pointer, nil) == 1 else { return false }

@@ -80,7 +80,9 @@ final class OpenSSLMemoryBIO {
         var data: UnsafeMutablePointer<CChar>?
         let length = apns_BIO_get_mem_data(pointer, &data)
         guard length > 0, let data else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
 
     /// The bytes written so far, as text (PEM output is ASCII).

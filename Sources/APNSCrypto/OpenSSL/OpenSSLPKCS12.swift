@@ -27,7 +27,8 @@ package enum OpenSSLPKCS12 {
         defer { PKCS12_free(archive) }
         if PKCS12_mac_present(archive) == 1 {
             // As PKCS12_parse does: an empty password may have been stored as "no password".
-            let verified = PKCS12_verify_mac(archive, password, -1) == 1
+            let verified =
+                PKCS12_verify_mac(archive, password, -1) == 1
                 || (password.isEmpty && PKCS12_verify_mac(archive, nil, 0) == 1)
             guard verified else {
                 OpenSSLError.clearQueue()
@@ -41,7 +42,8 @@ package enum OpenSSLPKCS12 {
         }
         switch outcome {
         case .parsed(let contents): return contents
-        case .incomplete(let missing): throw CryptoError.incompletePKCS12.with(context: "the archive holds no \(missing)")
+        case .incomplete(let missing):
+            throw CryptoError.incompletePKCS12.with(context: "the archive holds no \(missing)")
         case .failed: throw OpenSSLError.failure("PKCS12_parse", kind: .malformedPKCS12)
         }
     }
@@ -66,7 +68,8 @@ package enum OpenSSLPKCS12 {
             for index in 0..<apns_sk_X509_num(chain) {
                 // Take a reference of our own, then let the stack free its references with itself.
                 guard let member = apns_sk_X509_value(chain, index),
-                      let owned = OpenSSLCertificate(retaining: member) else { continue }
+                    let owned = OpenSSLCertificate(retaining: member)
+                else { continue }
                 ownedChain.append(owned)
             }
             apns_sk_X509_pop_free(chain)

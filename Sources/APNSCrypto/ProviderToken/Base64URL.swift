@@ -2,7 +2,8 @@
 /// Works on bytes directly (no Foundation `Data` round-trips). Decoding is strict: it rejects padding, any other
 /// character, impossible lengths and non-zero unused trailing bits, so every text has at most one decoding.
 public enum Base64URL {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// Maps an ASCII byte to its 6-bit value, or 0xFF for bytes outside the alphabet.
     private static let values: [UInt8] = {

@@ -15,7 +15,8 @@ enum PEMKeyReader {
             return try OpenSSLKey.privateKey(der: block.der, label: block.label)
         }
         guard let password else {
-            throw CryptoError.encryptedKey.with(context: "the key is password-protected; give its password or decrypt it")
+            throw CryptoError.encryptedKey.with(
+                context: "the key is password-protected; give its password or decrypt it")
         }
         return try OpenSSLKey.privateKey(pem: pem, password: password)
     }

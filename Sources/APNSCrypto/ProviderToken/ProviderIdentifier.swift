@@ -9,7 +9,8 @@ public enum ProviderIdentifier {
     @discardableResult
     public static func validateKeyID(_ keyID: String) throws(CryptoError) -> String {
         if let problem = problem(with: keyID) {
-            throw CryptoError.invalidKeyID.with(context: "\(quoted(keyID)) \(problem); a key id is 10 letters or digits")
+            throw CryptoError.invalidKeyID.with(
+                context: "\(quoted(keyID)) \(problem); a key id is 10 letters or digits")
         }
         return keyID
     }
@@ -18,7 +19,8 @@ public enum ProviderIdentifier {
     @discardableResult
     public static func validateTeamID(_ teamID: String) throws(CryptoError) -> String {
         if let problem = problem(with: teamID) {
-            throw CryptoError.invalidTeamID.with(context: "\(quoted(teamID)) \(problem); a team id is 10 letters or digits")
+            throw CryptoError.invalidTeamID.with(
+                context: "\(quoted(teamID)) \(problem); a team id is 10 letters or digits")
         }
         return teamID
     }
@@ -38,7 +40,8 @@ public enum ProviderIdentifier {
 
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "a")...UInt8(ascii: "z"):
             true
         default:
             false

@@ -143,7 +143,8 @@ public final class ProviderTokenCache {
     }
 
     private func sign(at now: Int64) throws(CryptoError) -> ProviderToken {
-        let fresh = ProviderToken(jwtBytes: try signer.signBytes(issuedAt: now), issuedAt: now, serial: signingCount + 1)
+        let fresh = ProviderToken(
+            jwtBytes: try signer.signBytes(issuedAt: now), issuedAt: now, serial: signingCount + 1)
         token = fresh
         signedAtUptime = uptime()
         currentAccepted = false

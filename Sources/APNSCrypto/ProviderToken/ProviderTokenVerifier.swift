@@ -48,7 +48,8 @@ public enum ProviderTokenVerifier {
             throw malformed("header is not a JSON object with string members")
         }
         guard header.alg == "ES256" else {
-            throw CryptoError.unsupportedTokenAlgorithm.with(context: header.alg.map { "\"\($0)\", expected ES256" } ?? "no alg")
+            throw CryptoError.unsupportedTokenAlgorithm.with(
+                context: header.alg.map { "\"\($0)\", expected ES256" } ?? "no alg")
         }
         guard let keyID = header.kid else { throw malformed("header has no kid") }
         guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimsJSON)) else {
@@ -70,7 +71,9 @@ public enum ProviderTokenVerifier {
 
     /// Takes a token apart and checks its signature with `key`. Throws only for tokens that cannot be parsed; a
     /// well-formed token with a bad signature returns `signatureIsValid == false`.
-    public static func verify(_ token: String, with key: ProviderPublicKey) throws(CryptoError) -> ProviderTokenVerification {
+    public static func verify(_ token: String, with key: ProviderPublicKey) throws(CryptoError)
+        -> ProviderTokenVerification
+    {
         let parsed = try parse(token)
         return ProviderTokenVerification(
             token: parsed,
@@ -110,8 +113,10 @@ public enum ProviderTokenVerifier {
             let text = try container.decode(String.self, forKey: .iat)
             // Digits only (no sign, space or exponent); 18 digits cannot overflow Int64.
             guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-                  let number = Int64(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .iat, in: container, debugDescription: "iat is not decimal digits")
+                let number = Int64(text)
+            else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .iat, in: container, debugDescription: "iat is not decimal digits")
             }
             iat = number
             iatIsString = true

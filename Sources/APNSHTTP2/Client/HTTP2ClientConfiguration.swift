@@ -35,12 +35,16 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
 
     /// Checks the numbers against what HTTP/2 allows.
     func validate() throws(HTTP2Error) {
-        guard maximumConcurrentStreams >= 1 else { throw .invalidArgument("maximumConcurrentStreams must be at least 1") }
+        guard maximumConcurrentStreams >= 1 else {
+            throw .invalidArgument("maximumConcurrentStreams must be at least 1")
+        }
         guard assumedPeerMaxConcurrentStreams >= 1 else {
             throw .invalidArgument("assumedPeerMaxConcurrentStreams must be at least 1")
         }
         try receiveWindows.validate()
-        guard maximumResponseBodyBytes >= 0 else { throw .invalidArgument("maximumResponseBodyBytes must not be negative") }
+        guard maximumResponseBodyBytes >= 0 else {
+            throw .invalidArgument("maximumResponseBodyBytes must not be negative")
+        }
         guard lastStreamID >= 1 else { throw .invalidArgument("lastStreamID must be at least 1") }
     }
 }
@@ -77,7 +81,9 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
             throw .invalidArgument("maxConcurrentStreams out of range")
         }
         try receiveWindows.validate()
-        guard maximumRequestBodyBytes >= 0 else { throw .invalidArgument("maximumRequestBodyBytes must not be negative") }
+        guard maximumRequestBodyBytes >= 0 else {
+            throw .invalidArgument("maximumRequestBodyBytes must not be negative")
+        }
         guard resetRateLimit.burst >= 1, resetRateLimit.perSecond >= 0 else {
             throw .invalidArgument("resetRateLimit needs a burst of at least 1 and a non-negative rate")
         }
@@ -100,7 +106,9 @@ public struct HTTP2ReceiveWindows: Hashable, Sendable {
     /// A flow-control window must lie in 1...2^31-1 (RFC 9113 section 6.9.2).
     func validate() throws(HTTP2Error) {
         let allowed = 1...Int(Int32.max)
-        guard allowed.contains(stream) else { throw .invalidArgument("the stream receive window must be in \(allowed)") }
+        guard allowed.contains(stream) else {
+            throw .invalidArgument("the stream receive window must be in \(allowed)")
+        }
         guard allowed.contains(connection) else {
             throw .invalidArgument("the connection receive window must be in \(allowed)")
         }

@@ -91,16 +91,19 @@ extension HTTP2ClientEventOf where Bytes == HTTP2ByteSpan {
         let transform = { (span: HTTP2ByteSpan) in span.slice(of: bytes) }
         switch self {
         case .response(let response):
-            return .response(HTTP2ResponseOf(
-                tag: response.tag, streamID: response.streamID, status: response.status,
-                apnsID: response.apnsID.map(transform), apnsUniqueID: response.apnsUniqueID.map(transform),
-                body: transform(response.body)))
-        case let .streamFailed(tag, streamID, failure):
+            return .response(
+                HTTP2ResponseOf(
+                    tag: response.tag, streamID: response.streamID, status: response.status,
+                    apnsID: response.apnsID.map(transform), apnsUniqueID: response.apnsUniqueID.map(transform),
+                    body: transform(response.body)))
+        case .streamFailed(let tag, let streamID, let failure):
             return .streamFailed(tag: tag, streamID: streamID, failure: failure)
         case .goawayReceived(let goaway):
-            return .goawayReceived(HTTP2GoawayOf(
-                lastStreamID: goaway.lastStreamID, errorCode: goaway.errorCode, debugData: transform(goaway.debugData),
-                unprocessedTags: goaway.unprocessedTags, inDoubtTags: goaway.inDoubtTags))
+            return .goawayReceived(
+                HTTP2GoawayOf(
+                    lastStreamID: goaway.lastStreamID, errorCode: goaway.errorCode,
+                    debugData: transform(goaway.debugData),
+                    unprocessedTags: goaway.unprocessedTags, inDoubtTags: goaway.inDoubtTags))
         case .remoteSettingsChanged(let limit):
             return .remoteSettingsChanged(maxConcurrentStreams: limit)
         case .pingAcknowledged(let payload):

@@ -32,13 +32,14 @@ public final class HTTP2ClientSession: HTTP2Session {
             localLimit: configuration.maximumConcurrentStreams,
             assumedPeerLimit: configuration.assumedPeerMaxConcurrentStreams)
         self.streams = HTTP2ClientStreamTable(reservingCapacity: min(configuration.maximumConcurrentStreams, 1024))
-        try super.init(Nghttp2Session.Start(
-            role: .client,
-            enablePush: false,
-            maxConcurrentStreams: nil,
-            initialWindowSize: UInt32(configuration.receiveWindows.stream),
-            connectionWindowSize: Int32(configuration.receiveWindows.connection),
-            assumedPeerMaxConcurrentStreams: UInt32(clamping: configuration.assumedPeerMaxConcurrentStreams)))
+        try super.init(
+            Nghttp2Session.Start(
+                role: .client,
+                enablePush: false,
+                maxConcurrentStreams: nil,
+                initialWindowSize: UInt32(configuration.receiveWindows.stream),
+                connectionWindowSize: Int32(configuration.receiveWindows.connection),
+                assumedPeerMaxConcurrentStreams: UInt32(clamping: configuration.assumedPeerMaxConcurrentStreams)))
         records.reserveCapacity(256)
         eventBytes.reserveCapacity(16 << 10)
         deliveringRecords.reserveCapacity(256)
@@ -90,9 +91,12 @@ public final class HTTP2ClientSession: HTTP2Session {
     /// (the caller reports it). Returns whether its HEADERS went out (the server may have it), or nil when the
     /// stream is not open or already answered.
     public func cancelRequest(streamID: Int32) -> Bool? {
-        let known = nghttp2.slot(of: streamID).flatMap { streams.isInUse($0) && streams[$0].streamID == streamID ? $0 : nil }
+        let known = nghttp2.slot(of: streamID).flatMap {
+            streams.isInUse($0) && streams[$0].streamID == streamID ? $0 : nil
+        }
         guard !isClosed, let slot = known ?? streams.slot(ofStreamID: streamID), streams[slot].phase != .answered,
-              !streams[slot].cancelled else { return nil }
+            !streams[slot].cancelled
+        else { return nil }
         streams[slot].cancelled = true
         let wasSent = streams[slot].phase == .complete && slots.hasReceivedPeerSettings
         if nghttp2.submitReset(streamID: streamID, errorCode: .cancel) != 0 {
@@ -153,9 +157,12 @@ public final class HTTP2ClientSession: HTTP2Session {
             if phase != .answered, !streams[slot].cancelled {
                 // Before the server's SETTINGS (its preface) it cannot have processed anything.
                 let unprocessed = !streams[slot].isComplete || !slots.hasReceivedPeerSettings
-                let failure: TransportFailure = streams[slot].unprocessedByGoaway
-                    ? .unprocessedAfterGoaway : unprocessed ? .connectionEndedBeforeSending : .connectionEndedBeforeAnswer
-                records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
+                let failure: TransportFailure =
+                    streams[slot].unprocessedByGoaway
+                    ? .unprocessedAfterGoaway
+                    : unprocessed ? .connectionEndedBeforeSending : .connectionEndedBeforeAnswer
+                records.append(
+                    .streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
             }
             streams.release(slot)
             slots.streamClosed()
@@ -195,7 +202,9 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     }
 
     func nghttp2DataChunk(streamID: Int32, slot: Int?, bytes: Nghttp2BorrowedBytes) {
-        guard let slot, streams.isInUse(slot), streams[slot].phase != .answered, !streams[slot].cancelled else { return }
+        guard let slot, streams.isInUse(slot), streams[slot].phase != .answered, !streams[slot].cancelled else {
+            return
+        }
         let room = configuration.maximumResponseBodyBytes - streams[slot].responseBody.count
         bytes.append(to: &streams[slot].responseBody, limit: room)
         if bytes.count > room {
@@ -232,7 +241,9 @@ extension HTTP2ClientSession: Nghttp2EventSink {
                 streams[slot].phase = endStream ? .complete : .sent
             }
         case .data(_, let endStream):
-            if endStream, let slot, streams.isInUse(slot), streams[slot].phase == .sent { streams[slot].phase = .complete }
+            if endStream, let slot, streams.isInUse(slot), streams[slot].phase == .sent {
+                streams[slot].phase = .complete
+            }
         case .goaway:
             slots.stopAccepting()
         default:
@@ -243,7 +254,8 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     func nghttp2StreamClosed(streamID: Int32, slot: Int?, errorCode: UInt32) {
         guard let slot, streams.isInUse(slot) else { return }
         if streams[slot].phase != .answered, !streams[slot].cancelled {
-            let failure = Self.failure(of: streams[slot], closedWith: errorCode, serverSpoke: slots.hasReceivedPeerSettings)
+            let failure = Self.failure(
+                of: streams[slot], closedWith: errorCode, serverSpoke: slots.hasReceivedPeerSettings)
             records.append(.streamFailed(tag: streams[slot].tag, streamID: streams[slot].streamID, failure: failure))
         }
         streams.release(slot)
@@ -262,7 +274,9 @@ extension HTTP2ClientSession: Nghttp2EventSink {
     /// How a stream that ended without a complete response is classified. `serverSpoke`: whether the server's
     /// first SETTINGS frame (its connection preface, which must come before anything else it sends) arrived;
     /// before it the server cannot have processed any request.
-    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32, serverSpoke: Bool) -> TransportFailure {
+    static func failure(of stream: HTTP2ClientStream, closedWith errorCode: UInt32, serverSpoke: Bool)
+        -> TransportFailure
+    {
         if stream.unprocessedByGoaway { return .unprocessedAfterGoaway }
         if !serverSpoke { return .connectionEndedBeforeSending }
         if let peerCode = stream.peerResetCode {
@@ -282,9 +296,12 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         let apnsID = streams[slot].hasAPNSID ? appendEventBytes(streams[slot].apnsID) : nil
         let uniqueID = streams[slot].hasAPNSUniqueID ? appendEventBytes(streams[slot].apnsUniqueID) : nil
         let body = appendEventBytes(streams[slot].responseBody)
-        records.append(.response(HTTP2ResponseOf(
-            tag: streams[slot].tag, streamID: streams[slot].streamID, status: streams[slot].status, apnsID: apnsID,
-            apnsUniqueID: uniqueID, body: body)))
+        records.append(
+            .response(
+                HTTP2ResponseOf(
+                    tag: streams[slot].tag, streamID: streams[slot].streamID, status: streams[slot].status,
+                    apnsID: apnsID,
+                    apnsUniqueID: uniqueID, body: body)))
     }
 
     private func appendEventBytes(_ bytes: [UInt8]) -> HTTP2ByteSpan {
@@ -312,8 +329,11 @@ extension HTTP2ClientSession: Nghttp2EventSink {
         }
         let start = eventBytes.count
         debugData.append(to: &eventBytes)
-        records.append(.goawayReceived(HTTP2GoawayOf(
-            lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode),
-            debugData: HTTP2ByteSpan(start: start, count: debugData.count), unprocessedTags: unprocessed, inDoubtTags: inDoubt)))
+        records.append(
+            .goawayReceived(
+                HTTP2GoawayOf(
+                    lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode),
+                    debugData: HTTP2ByteSpan(start: start, count: debugData.count), unprocessedTags: unprocessed,
+                    inDoubtTags: inDoubt)))
     }
 }

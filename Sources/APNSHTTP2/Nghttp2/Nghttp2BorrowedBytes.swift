@@ -41,7 +41,8 @@ struct Nghttp2BorrowedBytes {
     /// Appends at most `limit` bytes to `array`, the same way.
     func append(to array: inout [UInt8], limit: Int) {
         guard limit > 0 else { return }
-        array.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer.prefix(limit)).assumingMemoryBound(to: UInt8.self))
+        array.append(
+            contentsOf: UnsafeRawBufferPointer(rebasing: buffer.prefix(limit)).assumingMemoryBound(to: UInt8.self))
     }
 
     /// Whether the bytes equal an ASCII literal.

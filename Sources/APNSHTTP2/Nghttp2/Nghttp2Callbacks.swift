@@ -54,7 +54,8 @@ enum Nghttp2Callbacks {
         }
     }
 
-    private static let header: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    private static let header: nghttp2_on_header_callback = {
+        _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame, let userData else { return failure }
         let wanted = Unmanaged<Nghttp2Session>.fromOpaque(userData)._withUnsafeGuaranteedRef { $0.headerNameLengths }
         guard wanted & (1 &<< UInt64(min(nameLength, 63))) != 0 else { return 0 }  // a field the sink never reads
@@ -62,14 +63,16 @@ enum Nghttp2Callbacks {
             guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
             sink.nghttp2Header(
                 streamID: frame.pointee.hd.stream_id, slot: session.headerBlockSlot,
-                name: Nghttp2BorrowedBytes(name, count: nameLength), value: Nghttp2BorrowedBytes(value, count: valueLength))
+                name: Nghttp2BorrowedBytes(name, count: nameLength),
+                value: Nghttp2BorrowedBytes(value, count: valueLength))
             return 0
         }
     }
 
     private static let dataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
         withContext(userData, failing: failure) { session, sink in
-            sink.nghttp2DataChunk(streamID: streamID, slot: session.slot(of: streamID), bytes: Nghttp2BorrowedBytes(data, count: length))
+            sink.nghttp2DataChunk(
+                streamID: streamID, slot: session.slot(of: streamID), bytes: Nghttp2BorrowedBytes(data, count: length))
             return 0
         }
     }
@@ -81,7 +84,9 @@ enum Nghttp2Callbacks {
     private static let frameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
         withFrame(frame, userData) { session, sink, summary, slot in
             sink.nghttp2FrameSent(summary, slot: slot)
-            if case .goaway(_, let errorCode, let debugData) = summary, let error = session.goawaySent(errorCode, debugData) {
+            if case .goaway(_, let errorCode, let debugData) = summary,
+                let error = session.goawaySent(errorCode, debugData)
+            {
                 sink.nghttp2ConnectionFailed(error)
             }
         }
@@ -118,8 +123,9 @@ enum Nghttp2Callbacks {
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, source, userData in
         guard let flags, let slot = Nghttp2Session.slot(from: source?.pointee.ptr) else { return Int(failure) }
         return withContext(userData, failing: Int(failure)) { _, sink in
-            guard let read = sink.nghttp2ReadBody(
-                streamID: streamID, slot: slot, into: Nghttp2OutputWindow(buffer, count: length))
+            guard
+                let read = sink.nghttp2ReadBody(
+                    streamID: streamID, slot: slot, into: Nghttp2OutputWindow(buffer, count: length))
             else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
             if read.isLast { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
             return read.count
@@ -135,7 +141,9 @@ enum Nghttp2Callbacks {
         case NGHTTP2_DATA.rawValue:
             return .data(streamID: header.stream_id, endStream: endStream)
         case NGHTTP2_HEADERS.rawValue:
-            return .headers(streamID: header.stream_id, endStream: endStream, isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
+            return .headers(
+                streamID: header.stream_id, endStream: endStream,
+                isRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
         case NGHTTP2_RST_STREAM.rawValue:
             return .resetStream(streamID: header.stream_id, errorCode: frame.pointee.rst_stream.error_code)
         case NGHTTP2_SETTINGS.rawValue:
@@ -149,7 +157,9 @@ enum Nghttp2Callbacks {
             }
             return .settings(isAck: isAck, maxConcurrentStreams: maxConcurrentStreams)
         case NGHTTP2_PING.rawValue:
-            let payload = withUnsafeBytes(of: frame.pointee.ping.opaque_data) { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+            let payload = withUnsafeBytes(of: frame.pointee.ping.opaque_data) {
+                UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))
+            }
             return .ping(isAck: isAck, payload: payload)
         case NGHTTP2_GOAWAY.rawValue:
             let goaway = frame.pointee.goaway

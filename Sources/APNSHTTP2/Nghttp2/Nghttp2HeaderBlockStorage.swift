@@ -34,7 +34,8 @@ final class Nghttp2HeaderBlockStorage {
         for (index, field) in ordered.enumerated() {
             let (name, nameCount) = place(field.name)
             let (value, valueCount) = place(field.value)
-            entries[index] = nghttp2_nv(name: name, value: value, namelen: nameCount, valuelen: valueCount, flags: flags)
+            entries[index] = nghttp2_nv(
+                name: name, value: value, namelen: nameCount, valuelen: valueCount, flags: flags)
         }
         self.bytes = bytes
         self.entries = entries
@@ -64,7 +65,8 @@ final class Nghttp2HeaderBlockStorage {
         let value = Array(field.value.utf8)
         guard !name.isEmpty else { return false }
         let nameValid = name.withUnsafeBufferPointer { nghttp2_check_header_name($0.baseAddress, $0.count) != 0 }
-        let valueValid = value.isEmpty
+        let valueValid =
+            value.isEmpty
             || value.withUnsafeBufferPointer { nghttp2_check_header_value($0.baseAddress, $0.count) != 0 }
         return nameValid && valueValid
     }

@@ -1,7 +1,7 @@
 internal import CNghttp2
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Owns the memory one `Nghttp2Session`'s nghttp2 session allocates (its streams, queued frames, copied header

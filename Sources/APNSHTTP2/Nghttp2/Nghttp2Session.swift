@@ -78,8 +78,12 @@ final class Nghttp2Session {
         nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
 
         var settings = [Self.entry(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, start.initialWindowSize)]
-        if let enablePush = start.enablePush { settings.append(Self.entry(NGHTTP2_SETTINGS_ENABLE_PUSH, enablePush ? 1 : 0)) }
-        if let limit = start.maxConcurrentStreams { settings.append(Self.entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limit)) }
+        if let enablePush = start.enablePush {
+            settings.append(Self.entry(NGHTTP2_SETTINGS_ENABLE_PUSH, enablePush ? 1 : 0))
+        }
+        if let limit = start.maxConcurrentStreams {
+            settings.append(Self.entry(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, limit))
+        }
         status = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         guard status == 0 else { throw Self.error(status) }
         if start.connectionWindowSize > 65_535 {
@@ -213,7 +217,9 @@ extension Nghttp2Session {
     /// of each. The block's bytes are referenced (NO_COPY, the caller keeps the block alive until the stream ends);
     /// the list's bytes are copied by nghttp2 before this returns. With `hasBody`, DATA frames are read from the
     /// stream's slot through `Nghttp2EventSink.nghttp2ReadBody`. Returns the stream id, or a negative nghttp2 code.
-    func submitRequest(block: Nghttp2HeaderBlockStorage?, fields: HTTP2HeaderFieldList, slot: Int, hasBody: Bool) -> Int32 {
+    func submitRequest(block: Nghttp2HeaderBlockStorage?, fields: HTTP2HeaderFieldList, slot: Int, hasBody: Bool)
+        -> Int32
+    {
         reserveEntries((block?.count ?? 0) + fields.count)
         return fields.bytes.withUnsafeBufferPointer { bytes in
             var count = 0
@@ -229,7 +235,8 @@ extension Nghttp2Session {
             count = appendEntries(of: fields, pseudo: false, bytes: bytes, at: count)
             let user = Self.pointer(for: slot)
             guard hasBody else { return nghttp2_submit_request(session, nil, entries, count, nil, user) }
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: user), read_callback: Nghttp2Callbacks.readBody)
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: user), read_callback: Nghttp2Callbacks.readBody)
             return nghttp2_submit_request(session, nil, entries, count, &provider, user)
         }
     }
@@ -244,7 +251,8 @@ extension Nghttp2Session {
                 let name: StaticString = ":status"
                 entries[0] = nghttp2_nv(
                     name: UnsafeMutablePointer(mutating: name.utf8Start), value: digits.baseAddress,
-                    namelen: name.utf8CodeUnitCount, valuelen: digitCount, flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue))
+                    namelen: name.utf8CodeUnitCount, valuelen: digitCount,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue))
                 var count = appendEntries(of: fields, pseudo: true, bytes: bytes, at: 1)
                 count = appendEntries(of: fields, pseudo: false, bytes: bytes, at: count)
                 guard hasBody else { return nghttp2_submit_response(session, streamID, entries, count, nil) }
@@ -277,7 +285,8 @@ extension Nghttp2Session {
     /// Queues a PING carrying `payload` (big-endian). Returns 0 or a negative code.
     func submitPing(payload: UInt64) -> Int32 {
         withUnsafeBytes(of: payload.bigEndian) { bytes in
-            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            nghttp2_submit_ping(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         }
     }
 
@@ -285,7 +294,8 @@ extension Nghttp2Session {
     func submitGoaway(lastStreamID: Int32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) -> Int32 {
         let status = debugData.withUnsafeBufferPointer { bytes in
             nghttp2_submit_goaway(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue, bytes.baseAddress, bytes.count)
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, errorCode.rawValue, bytes.baseAddress,
+                bytes.count)
         }
         if status == 0, errorCode != .noError { ownGoawaysWithError += 1 }
         return status

@@ -71,8 +71,9 @@ struct HTTP2InboundStreamCheck {
             payloadLeft = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
             let type = header[3]
             let flags = header[4]
-            let streamID = Int32(bitPattern: (UInt32(header[5]) << 24 | UInt32(header[6]) << 16
-                | UInt32(header[7]) << 8 | UInt32(header[8])) & 0x7FFF_FFFF)
+            let streamID = Int32(
+                bitPattern: (UInt32(header[5]) << 24 | UInt32(header[6]) << 16
+                    | UInt32(header[7]) << 8 | UInt32(header[8])) & 0x7FFF_FFFF)
             header.removeAll(keepingCapacity: true)
             if let error = frame(type: type, flags: flags, streamID: streamID, streamErrors: &streamErrors) {
                 return ConnectionError(offset: max(0, frameStart), code: error.code, reason: error.reason)
@@ -85,7 +86,9 @@ struct HTTP2InboundStreamCheck {
     private mutating func frame(
         type: UInt8, flags: UInt8, streamID: Int32, streamErrors: inout [Int32]
     ) -> (code: HTTP2ErrorCode, reason: String)? {
-        let data: UInt8 = 0x0, headers: UInt8 = 0x1, rstStream: UInt8 = 0x3
+        let data: UInt8 = 0x0
+        let headers: UInt8 = 0x1
+        let rstStream: UInt8 = 0x3
         guard streamID > 0, streamID & 1 == 1 else { return nil }  // connection frames, server-initiated ids
         if type == rstStream {
             if streamID <= highestStreamID { remember(streamID, .reset) }

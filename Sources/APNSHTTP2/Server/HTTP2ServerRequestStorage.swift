@@ -13,7 +13,8 @@ struct HTTP2ServerRequestStorage {
         var body = spareBodies.popLast() ?? []
         swap(&fields, &stream.fields)
         swap(&body, &stream.body)
-        return HTTP2ServerRequest(streamID: stream.streamID, fields: fields, body: body, bodyByteCount: stream.bodyByteCount)
+        return HTTP2ServerRequest(
+            streamID: stream.streamID, fields: fields, body: body, bodyByteCount: stream.bodyByteCount)
     }
 
     /// Keeps a finished request's storage for a later `takeRequest`, up to `limit` of each: as many as the client

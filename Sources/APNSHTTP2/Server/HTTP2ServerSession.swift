@@ -33,13 +33,14 @@ public final class HTTP2ServerSession: HTTP2Session {
         self.configuration = configuration
         self.announcedMaxConcurrentStreams = configuration.maxConcurrentStreams
         self.resetLimiter = HTTP2ResetRateLimiter(configuration.resetRateLimit)
-        try super.init(Nghttp2Session.Start(
-            role: .server,
-            enablePush: nil,
-            maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
-            initialWindowSize: UInt32(configuration.receiveWindows.stream),
-            connectionWindowSize: Int32(configuration.receiveWindows.connection),
-            assumedPeerMaxConcurrentStreams: nil))
+        try super.init(
+            Nghttp2Session.Start(
+                role: .server,
+                enablePush: nil,
+                maxConcurrentStreams: UInt32(configuration.maxConcurrentStreams),
+                initialWindowSize: UInt32(configuration.receiveWindows.stream),
+                connectionWindowSize: Int32(configuration.receiveWindows.connection),
+                assumedPeerMaxConcurrentStreams: nil))
         nghttp2.attach(self)
     }
 
@@ -52,7 +53,8 @@ public final class HTTP2ServerSession: HTTP2Session {
     /// Answers the request on `streamID`: `:status`, then `fields` (copied now), then `body` (kept, not copied,
     /// until the stream ends; empty sends no DATA). Throws `streamNotFound` when the stream has closed (reset by
     /// the client, cut off by GOAWAY) or was answered already.
-    public func respond(to streamID: Int32, status: Int, fields: HTTP2HeaderFieldList, body: [UInt8]) throws(HTTP2Error) {
+    public func respond(to streamID: Int32, status: Int, fields: HTTP2HeaderFieldList, body: [UInt8]) throws(HTTP2Error)
+    {
         guard !isClosed else { throw .sessionClosing }
         guard (100...999).contains(status) else { throw .invalidArgument("status \(status)") }
         guard let slot = nghttp2.slot(of: streamID), streams.isInUse(slot), !streams[slot].hasResponse else {
@@ -60,7 +62,8 @@ public final class HTTP2ServerSession: HTTP2Session {
         }
         streams[slot].hasResponse = true
         streams[slot].responseBody = HTTP2OutgoingBody(bytes: body)
-        let result = nghttp2.submitResponse(streamID: streamID, status: status, fields: fields, slot: slot, hasBody: !body.isEmpty)
+        let result = nghttp2.submitResponse(
+            streamID: streamID, status: status, fields: fields, slot: slot, hasBody: !body.isEmpty)
         guard result == 0 else {
             streams[slot].hasResponse = false
             streams[slot].responseBody = HTTP2OutgoingBody()
@@ -70,7 +73,9 @@ public final class HTTP2ServerSession: HTTP2Session {
     }
 
     /// `respond` with fields from text (tests, tools).
-    public func respond(to streamID: Int32, status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTP2Error) {
+    public func respond(to streamID: Int32, status: Int, headers: [(String, String)] = [], body: [UInt8] = [])
+        throws(HTTP2Error)
+    {
         var fields = HTTP2HeaderFieldList()
         for (name, value) in headers { fields.append(name: name, value: value) }
         try respond(to: streamID, status: status, fields: fields, body: body)
@@ -208,7 +213,8 @@ extension HTTP2ServerSession: Nghttp2EventSink {
     }
 
     func nghttp2Header(streamID: Int32, slot: Int?, name: Nghttp2BorrowedBytes, value: Nghttp2BorrowedBytes) {
-        guard let slot, streams.isInUse(slot), streams[slot].streamID == streamID, streams[slot].phase == .receiving else { return }
+        guard let slot, streams.isInUse(slot), streams[slot].streamID == streamID, streams[slot].phase == .receiving
+        else { return }
         streams[slot].fields.append(received: name, value: value)
     }
 
@@ -232,7 +238,9 @@ extension HTTP2ServerSession: Nghttp2EventSink {
         case .goaway(let lastStreamID, let errorCode, let debugData):
             var bytes: [UInt8] = []
             debugData.append(to: &bytes)
-            events.append(.goawayReceived(lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode), debugData: bytes))
+            events.append(
+                .goawayReceived(
+                    lastStreamID: lastStreamID, errorCode: HTTP2ErrorCode(rawValue: errorCode), debugData: bytes))
         case .resetStream:
             // A reset of a stream whose answer went out (gone, or `.responded`) costs the client nothing: clients
             // cancel streams after reading their answers. Resets of streams still waiting for theirs count.
@@ -246,7 +254,9 @@ extension HTTP2ServerSession: Nghttp2EventSink {
     func nghttp2FrameSent(_ frame: Nghttp2FrameSummary, slot: Int?) {
         switch frame {
         case .headers(_, let endStream, _), .data(_, let endStream):
-            if endStream, let slot, streams.isInUse(slot), streams[slot].hasResponse { streams[slot].phase = .responded }
+            if endStream, let slot, streams.isInUse(slot), streams[slot].hasResponse {
+                streams[slot].phase = .responded
+            }
         default:
             break
         }

@@ -127,11 +127,15 @@ extension FaultSpec {
         case "latency": self = .latency(try Self.latency(value, spec: spec))
         case "lower-streams": self = try Self.lowerStreams(value, spec: spec)
         default:
-            throw .faultSpec(spec, "unknown fault '\(name)' (known: 429, 500, 503, expired-token, goaway, drop, latency, lower-streams)")
+            throw .faultSpec(
+                spec,
+                "unknown fault '\(name)' (known: 429, 500, 503, expired-token, goaway, drop, latency, lower-streams)")
         }
     }
 
-    private static func trigger(_ value: Substring, spec: Substring, allowsAfter: Bool) throws(MockConfigurationError) -> FaultTrigger {
+    private static func trigger(_ value: Substring, spec: Substring, allowsAfter: Bool) throws(MockConfigurationError)
+        -> FaultTrigger
+    {
         if value.hasPrefix("every:") {
             return .every(try count(value.dropFirst("every:".count), what: "every", spec: spec))
         }
@@ -156,8 +160,11 @@ extension FaultSpec {
         return number
     }
 
-    private static func latency(_ value: Substring, spec: Substring) throws(MockConfigurationError) -> ClosedRange<Int> {
-        guard value.hasSuffix("ms") else { throw .faultSpec(spec, "latency needs milliseconds, for example 5ms or 2..20ms") }
+    private static func latency(_ value: Substring, spec: Substring) throws(MockConfigurationError) -> ClosedRange<Int>
+    {
+        guard value.hasSuffix("ms") else {
+            throw .faultSpec(spec, "latency needs milliseconds, for example 5ms or 2..20ms")
+        }
         let numbers = value.dropLast(2)
         let bounds: (Int?, Int?)
         let parts = numbers.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)

@@ -38,7 +38,8 @@ final class MockListener {
     private func accept(_ socket: Socket) {
         try? socket.setNoDelay()  // small answers go out at once; a failure only costs latency
         do {
-            let connection = try MockServerConnection.accept(socket, listener: self, enforcement: initialLimitEnforcement)
+            let connection = try MockServerConnection.accept(
+                socket, listener: self, enforcement: initialLimitEnforcement)
             connections[ObjectIdentifier(connection)] = connection
         } catch {
             socket.close()  // could not set up TLS for it (out of memory or descriptors): refuse this one

@@ -21,7 +21,9 @@ public struct MockResponse: Sendable, Hashable {
 
     /// An error answer with the status APNs pairs with `reason` (500 for a reason without one) and the body
     /// `{"reason":"X"}`, or for a 410 with a timestamp `{"reason":"X","timestamp":T}`.
-    public static func rejected(_ reason: APNSReason, apnsID: APNSID, timestampMilliseconds: Int64? = nil) -> MockResponse {
+    public static func rejected(_ reason: APNSReason, apnsID: APNSID, timestampMilliseconds: Int64? = nil)
+        -> MockResponse
+    {
         let status = reason.status ?? 500
         let body: [UInt8]
         if let timestampMilliseconds {

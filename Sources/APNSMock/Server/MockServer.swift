@@ -59,7 +59,9 @@ public final class MockServer: Sendable {
             throw MockServerError(.configuration, error.description)
         }
         let (context, authority) = try tls.makeContext()
-        let acceptedLog = try configuration.acceptedLogPath.map { path throws(MockServerError) in try MockAcceptedLog(path: path) }
+        let acceptedLog = try configuration.acceptedLogPath.map { path throws(MockServerError) in
+            try MockAcceptedLog(path: path)
+        }
         let startup = MockServerStartup()
         let lifecycle = MockServerLifecycle()
         let thread = Thread {
@@ -90,7 +92,9 @@ public final class MockServer: Sendable {
                 lifecycle.finish(listener.shutdown())
                 return
             }
-            startup.succeed(MockServerStartup.Started(address: address, handle: loop.handle, listener: EventLoopBound(listener, loop: loop)))
+            startup.succeed(
+                MockServerStartup.Started(
+                    address: address, handle: loop.handle, listener: EventLoopBound(listener, loop: loop)))
             loop.run()
             let counters = listener.shutdown()
             loop.shutdown()  // what is left (timers, closing connections) holds the loop: drop it
@@ -187,7 +191,8 @@ extension MockClientCertificate {
     init(peer certificate: TLSPeerCertificate) {
         var subjectTopic = certificate.subjectUserID
         if subjectTopic == nil, let commonName = certificate.subjectCommonName,
-           let range = commonName.range(of: "Push Services: ") {
+            let range = commonName.range(of: "Push Services: ")
+        {
             subjectTopic = String(commonName[range.upperBound...])
         }
         let extensionTopics = certificate.extensions[Self.topicsExtensionOID].map(Self.topics(inExtension:)) ?? []
@@ -276,7 +281,8 @@ final class MockServerStartup: Sendable {
 
     func wait() throws(MockServerError) -> Started {
         ready.wait()
-        let outcome = result.withLock { $0 } ?? .failure(MockServerError(.eventLoop, "the server thread ended without starting"))
+        let outcome =
+            result.withLock { $0 } ?? .failure(MockServerError(.eventLoop, "the server thread ended without starting"))
         return try outcome.get()
     }
 }

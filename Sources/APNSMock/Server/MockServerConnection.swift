@@ -159,7 +159,9 @@ final class MockServerConnection: TLSConnectionDelegate {
 /// limit from the start (REFUSED_STREAM), which tests a client's resending.
 extension MockServerConnection {
     /// What the HTTP/2 session announces to nghttp2 at start: the limit nghttp2 enforces before the first ACK.
-    static func startingLimit(_ configuration: MockConfiguration, _ enforcement: MockServer.InitialLimitEnforcement) -> Int {
+    static func startingLimit(_ configuration: MockConfiguration, _ enforcement: MockServer.InitialLimitEnforcement)
+        -> Int
+    {
         switch enforcement {
         case .onceAcknowledged: return configuration.maxConcurrentStreams
         case .immediately: return configuration.initialConcurrentStreams
@@ -171,9 +173,12 @@ extension MockServerConnection {
     static func rewriteFirstSettings(_ output: inout [UInt8], maxConcurrentStreams limit: Int) -> Bool {
         let headerLength = 9
         guard output.count >= headerLength, output[3] == 0x04, output[4] & 0x01 == 0,
-              output[5] | output[6] | output[7] | output[8] == 0 else { return false }
+            output[5] | output[6] | output[7] | output[8] == 0
+        else { return false }
         let length = Int(output[0]) << 16 | Int(output[1]) << 8 | Int(output[2])
-        guard length % 6 == 0, output.count >= headerLength + length, let value = UInt32(exactly: limit) else { return false }
+        guard length % 6 == 0, output.count >= headerLength + length, let value = UInt32(exactly: limit) else {
+            return false
+        }
         var entry = headerLength
         var rewritten = false
         while entry < headerLength + length {
@@ -266,7 +271,9 @@ extension MockServerConnection {
 
     /// Holds the answer back with a timer; other streams are served meanwhile. Equal delays fire in the order
     /// they were scheduled, so a fixed latency keeps the answers in request order.
-    private func answer(_ streamID: Int32, _ response: MockResponse, logging logLine: [UInt8]?, afterMilliseconds milliseconds: Int) {
+    private func answer(
+        _ streamID: Int32, _ response: MockResponse, logging logLine: [UInt8]?, afterMilliseconds milliseconds: Int
+    ) {
         let timer = loop.schedule(after: Double(milliseconds) / 1000) { [weak self] in
             guard let self, !self.isFinished else { return }
             self.delayedAnswers.removeValue(forKey: streamID)

@@ -36,7 +36,8 @@ public struct MockServerTLS: Sendable {
         hosts: [String] = defaultHosts,
         clientCertificateTrust: TLSTrustRoots? = nil
     ) -> MockServerTLS {
-        MockServerTLS(identity: .generated(authority: authority, hosts: hosts), clientCertificateTrust: clientCertificateTrust)
+        MockServerTLS(
+            identity: .generated(authority: authority, hosts: hosts), clientCertificateTrust: clientCertificateTrust)
     }
 
     /// A certificate chain (leaf first) and its key from PEM files.
@@ -61,7 +62,11 @@ public struct MockServerTLS: Sendable {
         case .generated(let authority, let hosts):
             do throws(CryptoError) {
                 let ca: TestCertificateAuthority
-                if let authority { ca = authority } else { ca = try TestCertificateAuthority(commonName: "apns-bulk mock CA") }
+                if let authority {
+                    ca = authority
+                } else {
+                    ca = try TestCertificateAuthority(commonName: "apns-bulk mock CA")
+                }
                 let ipAddresses = hosts.filter { SocketAddress.isIPLiteral($0) }
                 let dnsNames = hosts.filter { !SocketAddress.isIPLiteral($0) }
                 let leaf = try ca.issueLeaf(

@@ -17,9 +17,11 @@ enum BearerToken {
         guard start < end else { throw .missing }
         let scheme: StaticString = "bearer"
         let length = scheme.utf8CodeUnitCount
-        let isBearer = end - start >= length && scheme.withUTF8Buffer { expected in
-            (0..<length).allSatisfy { value[start + $0] | 0x20 == expected[$0] }
-        }
+        let isBearer =
+            end - start >= length
+            && scheme.withUTF8Buffer { expected in
+                (0..<length).allSatisfy { value[start + $0] | 0x20 == expected[$0] }
+            }
         guard isBearer else { throw .malformed }
         start += length
         guard start == end || value[start] == space else { throw .malformed }

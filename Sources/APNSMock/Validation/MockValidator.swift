@@ -106,7 +106,8 @@ public struct MockValidator: Sendable {
         let response: MockResponse
         switch outcome {
         case .failure(let rejection):
-            response = .rejected(rejection.reason, apnsID: apnsID, timestampMilliseconds: rejection.timestampMilliseconds)
+            response = .rejected(
+                rejection.reason, apnsID: apnsID, timestampMilliseconds: rejection.timestampMilliseconds)
         case .success(let authority):
             response = accepted(apnsID: apnsID, authority: authority, connection: &connection)
         }
@@ -127,7 +128,9 @@ public struct MockValidator: Sendable {
     }
 
     /// The 200 answer, or the fault answer that replaces it.
-    private mutating func accepted(apnsID: APNSID, authority: Authority, connection: inout MockConnectionState) -> MockResponse {
+    private mutating func accepted(apnsID: APNSID, authority: Authority, connection: inout MockConnectionState)
+        -> MockResponse
+    {
         var tokenAuthenticated = false
         if case .token = authority { tokenAuthenticated = true }
         if let fault = faults.replacementAnswer(tokenAuthenticated: tokenAuthenticated) {
@@ -186,7 +189,8 @@ extension MockValidator {
     static func checkPayload(_ body: [UInt8], pushType: PushType, priority: Priority?) -> Rejection? {
         do throws(InputError) {
             try PayloadRules.validate(
-                JSONScanner(body), range: 0..<body.count, pushType: pushType, priority: priority, liveActivityFields: false)
+                JSONScanner(body), range: 0..<body.count, pushType: pushType, priority: priority,
+                liveActivityFields: false)
             return nil
         } catch {
             switch error.code {
@@ -333,7 +337,8 @@ extension MockValidator {
         guard let index = fields.authorization else {
             guard let certificate = connection.clientCertificate else { return .failure(.init(.missingProviderToken)) }
             guard !certificate.topics.isEmpty else { return .failure(.init(.badCertificate)) }
-            let environmentFits = configuration.developmentMode ? certificate.allowsDevelopment : certificate.allowsProduction
+            let environmentFits =
+                configuration.developmentMode ? certificate.allowsDevelopment : certificate.allowsProduction
             guard environmentFits else { return .failure(.init(.badCertificateEnvironment)) }
             markAuthenticated(&connection, &actions)
             return .success(.certificate(topics: certificate.topics))
@@ -438,10 +443,11 @@ extension MockValidator {
         if case .token = authority { byToken = true }
         // The campaign's topic again: compared in place, nothing copied.
         if let cached = connection.acceptedTopicPushType, connection.acceptedTopicByToken == byToken,
-           let index = shaped.fields.topic, list.valueCount(at: index) > 0,
-           list.value(at: index, equals: connection.acceptedTopic),
-           shaped.fields.pushType.map({ list.value(at: $0, equals: connection.acceptedTopicPushTypeHeader) })
-            ?? connection.acceptedTopicPushTypeHeader.isEmpty {
+            let index = shaped.fields.topic, list.valueCount(at: index) > 0,
+            list.value(at: index, equals: connection.acceptedTopic),
+            shaped.fields.pushType.map({ list.value(at: $0, equals: connection.acceptedTopicPushTypeHeader) })
+                ?? connection.acceptedTopicPushTypeHeader.isEmpty
+        {
             return .success(TopicCheck(topic: connection.acceptedTopic, pushType: cached))
         }
         var topic: [UInt8] = []
@@ -455,7 +461,8 @@ extension MockValidator {
         let pushTypeBytes = shaped.fields.pushType.map { Array(list.value(at: $0)) } ?? []
         // The same check on the topic in effect (a certificate's only topic stands in for a missing header).
         if let cached = connection.acceptedTopicPushType, connection.acceptedTopicByToken == byToken,
-           connection.acceptedTopic == topic, connection.acceptedTopicPushTypeHeader == pushTypeBytes {
+            connection.acceptedTopic == topic, connection.acceptedTopicPushTypeHeader == pushTypeBytes
+        {
             return .success(TopicCheck(topic: topic, pushType: cached))
         }
         let text = String(decoding: topic, as: UTF8.self)

@@ -36,7 +36,8 @@ struct RequestHeaderFields {
             default:
                 // An `apns-` header this scanner has no slot for (for example one Apple adds later).
                 if !hasDuplicates, fields.name(at: index, startsWith: "apns-"),
-                   (0..<index).contains(where: { fields.name(at: $0) == fields.name(at: index) }) {
+                    (0..<index).contains(where: { fields.name(at: $0) == fields.name(at: index) })
+                {
                     hasDuplicates = true
                 }
             }

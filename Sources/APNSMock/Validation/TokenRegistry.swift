@@ -76,7 +76,8 @@ public struct TokenRegistry: Hashable, Sendable {
     /// without file entries, nothing is made.
     func rejection(forStoredForm hex: ArraySlice<UInt8>, topicBytes: [UInt8]) -> Rejection? {
         if !entries.isEmpty, let token = try? DeviceToken(parsingBytes: hex),
-           let rejection = entryRejection(for: token, topicBytes: topicBytes) {
+            let rejection = entryRejection(for: token, topicBytes: topicBytes)
+        {
             return rejection
         }
         return suffixRejection(hex: hex.span)
@@ -202,7 +203,9 @@ extension TokenRegistry {
         }
     }
 
-    private static func timestamp(_ text: Substring?, token: DeviceToken, line: Int) throws(MockConfigurationError) -> Int64 {
+    private static func timestamp(_ text: Substring?, token: DeviceToken, line: Int) throws(MockConfigurationError)
+        -> Int64
+    {
         guard let text else { return derivedTimestamp(for: token) }
         guard text.count <= 15, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) else {
             throw .registryLine(line, "timestamp '\(text)' is not milliseconds since the epoch")

@@ -32,8 +32,9 @@ struct AnswerDecision {
         switch action {
         // Each result is made where it is returned, so it moves into the effect rather than being copied there.
         case .delivered:
-            return .writeFinalResult(send.finalResult(
-                .delivered, detail: nil, apnsID: answer?.apnsID, apnsUniqueID: answer?.apnsUniqueID))
+            return .writeFinalResult(
+                send.finalResult(
+                    .delivered, detail: nil, apnsID: answer?.apnsID, apnsUniqueID: answer?.apnsUniqueID))
         case .prune:
             return .writeFinalResult(
                 send.finalResult(.prune, detail: nil, apnsID: answer?.apnsID, timestamp: answer?.timestamp))
@@ -52,7 +53,9 @@ struct AnswerDecision {
         }
     }
 
-    private func retry(_ send: PendingSend, kind: SendAction.Retry, using generator: inout some RandomNumberGenerator) -> Effect {
+    private func retry(_ send: PendingSend, kind: SendAction.Retry, using generator: inout some RandomNumberGenerator)
+        -> Effect
+    {
         if stopCause == .interrupted { return .leaveForResume(send.key) }
         if let stopCause { return .writeFinalResult(send.finalResultWithoutAnswer(stoppedBy: stopCause)) }
         if kind == .immediately {
@@ -63,7 +66,8 @@ struct AnswerDecision {
             return .resendUnprocessed(send)
         }
         guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
-            return .writeFinalResult(send.finalResult(.retryable, detail: "gave up after \(CountedNoun.text(send.attempts, "attempt"))"))
+            return .writeFinalResult(
+                send.finalResult(.retryable, detail: "gave up after \(CountedNoun.text(send.attempts, "attempt"))"))
         }
         let delay: Double
         switch kind {

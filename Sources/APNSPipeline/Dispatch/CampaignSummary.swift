@@ -93,20 +93,24 @@ extension CampaignSummary {
             let when = Date(timeIntervalSince1970: finishedAt).formatted(.iso8601)
             lines.append("already finished at \(when): nothing sent; the campaign's results stand as they were")
             if let replayedInto {
-                lines.append("  it stopped early, and a replay took over its unsent records: \(PrintableText.escaping(replayedInto)) "
-                    + "(run that replay's command again to finish it)")
+                lines.append(
+                    "  it stopped early, and a replay took over its unsent records: \(PrintableText.escaping(replayedInto)) "
+                        + "(run that replay's command again to finish it)")
             }
         }
         switch ending {
         case .completed where finishedEarlierAt != nil:
             lines.append("finished: " + CountedNoun.text(campaign.records, "record"))
         case .completed:
-            lines.append("finished: " + CountedNoun.text(campaign.records, "record") + "\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
+            lines.append(
+                "finished: " + CountedNoun.text(campaign.records, "record")
+                    + "\(ofWhich) in \(String(format: "%.1f", elapsedSeconds)) s")
         case .stoppedEarly(let why): lines.append("STOPPED EARLY: \(PrintableText.escaping(why))")
         case .interrupted: lines.append("interrupted: run the same command again to finish")
         case .deadlinePassed(let when):
-            lines.append("DEADLINE PASSED (--not-after \(PrintableText.escaping(when))): \(campaign.count(.expired)) records "
-                + "expired, never sent; do not retry")
+            lines.append(
+                "DEADLINE PASSED (--not-after \(PrintableText.escaping(when))): \(campaign.count(.expired)) records "
+                    + "expired, never sent; do not retry")
         }
         lines.append("  outcomes: " + Self.outcomeList(campaign))
         for (reason, count) in campaign.reasons.sorted(by: Self.byCountThenName).prefix(8) {
@@ -117,9 +121,14 @@ extension CampaignSummary {
             return lines.joined(separator: "\n")
         }
         if isResumed { lines.append("  this run: " + Self.outcomeList(thisRun)) }
-        lines.append("  requests: \(requests) (\(CountedNoun.text(retries, "retry", plural: "retries"))), "
-            + String(format: "%.0f/s; latency p50 %.1f ms, p99 %.1f ms", requestRate, latencies.percentile(0.5) * 1000, latencies.percentile(0.99) * 1000))
-        lines.append("  in flight: at most \(CountedNoun.text(maximumInFlight, "request")) at once; the adaptive limit was \(inFlightWindow) at the end")
+        lines.append(
+            "  requests: \(requests) (\(CountedNoun.text(retries, "retry", plural: "retries"))), "
+                + String(
+                    format: "%.0f/s; latency p50 %.1f ms, p99 %.1f ms", requestRate, latencies.percentile(0.5) * 1000,
+                    latencies.percentile(0.99) * 1000))
+        lines.append(
+            "  in flight: at most \(CountedNoun.text(maximumInFlight, "request")) at once; the adaptive limit was \(inFlightWindow) at the end"
+        )
         if let resultsPath { lines.append("  results: \(PrintableText.escaping(resultsPath))") }
         return lines.joined(separator: "\n")
     }
@@ -146,9 +155,12 @@ extension CampaignSummary {
         case .deadlinePassed(let when): ending = ["state": "deadline_passed", "not_after": when]
         }
         func figures(_ tally: CampaignTally) -> [String: Any] {
-            ["records": tally.records,
-             "outcomes": Dictionary(uniqueKeysWithValues: RecordOutcome.allCases.map { ($0.rawValue, tally.count($0)) }),
-             "reasons": tally.reasons]
+            [
+                "records": tally.records,
+                "outcomes": Dictionary(
+                    uniqueKeysWithValues: RecordOutcome.allCases.map { ($0.rawValue, tally.count($0)) }),
+                "reasons": tally.reasons,
+            ]
         }
         var object = figures(campaign)
         object.merge([
@@ -167,7 +179,8 @@ extension CampaignSummary {
             "in_flight_window": inFlightWindow,
             "maximum_in_flight": maximumInFlight,
         ]) { _, new in new }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return Array(data) + [0x0A]
     }
 }

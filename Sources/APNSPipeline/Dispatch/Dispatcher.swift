@@ -237,7 +237,8 @@ extension Dispatcher {
     /// Writes a record's final line, counted first.
     private func writeFinalResult(_ result: ResultRecord) throws {
         machine.countFinalResult(result)
-        guard !keptBySend.isEmpty, result.kept == nil, let kept = keptBySend.removeValue(forKey: result.key.packed) else {
+        guard !keptBySend.isEmpty, result.kept == nil, let kept = keptBySend.removeValue(forKey: result.key.packed)
+        else {
             return try sink.write(result)
         }
         var withKept = result
@@ -287,9 +288,10 @@ extension Dispatcher {
             fail(error)
             return
         }
-        run(machine.pumpTurnEnded(
-            read: read, submitted: submitted, budget: budget, transportFreeSlots: transport.freeSlots,
-            now: scheduler.now))
+        run(
+            machine.pumpTurnEnded(
+                read: read, submitted: submitted, budget: budget, transportFreeSlots: transport.freeSlots,
+                now: scheduler.now))
     }
 
     /// Handles one record read from the reader, as the machine decides; returns whether it was submitted (a send

@@ -74,7 +74,8 @@ struct DispatcherAction {
     /// Whether it does nothing at all.
     var isEmpty: Bool {
         if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,
-           gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd {
+            gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd
+        {
             return true
         }
         return false

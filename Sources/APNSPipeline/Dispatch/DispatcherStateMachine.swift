@@ -467,7 +467,8 @@ extension DispatcherStateMachine {
             case .held:
                 return DispatcherAction(pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
             case .stop(let why):
-                return DispatcherAction(thenStop: .stoppedEarly(why), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
+                return DispatcherAction(
+                    thenStop: .stoppedEarly(why), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
             case .stopping(let rejection):
                 return DispatcherAction(
                     writes: .one(unconfirmedWrite(rejection)), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
@@ -485,7 +486,9 @@ extension DispatcherStateMachine {
         switch consume effect {  // what it holds moves out, not copied
         case .writeFinalResult(let result):
             // Rarely anything released: a `where` on the case would copy the line before the test.
-            writes = confirmedLines.isEmpty ? .one(.finalResult(result))
+            writes =
+                confirmedLines.isEmpty
+                ? .one(.finalResult(result))
                 : .many(confirmedLines.map { .finalResult($0) } + [.finalResult(result)])
         case .retryLater(let send, let delay):
             summary.retries += 1

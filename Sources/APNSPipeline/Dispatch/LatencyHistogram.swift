@@ -23,7 +23,9 @@ public struct LatencyHistogram: Sendable {
     /// The latencies recorded since `earlier`, a copy of this histogram taken before (its maximum is this one's).
     public func subtracting(_ earlier: LatencyHistogram) -> LatencyHistogram {
         var interval = self
-        for index in buckets.indices { interval.buckets[index] = buckets[index] &- min(buckets[index], earlier.buckets[index]) }
+        for index in buckets.indices {
+            interval.buckets[index] = buckets[index] &- min(buckets[index], earlier.buckets[index])
+        }
         interval.count = max(0, count - earlier.count)
         interval.sum = max(0, sum - earlier.sum)
         return interval
@@ -53,7 +55,7 @@ public struct LatencyHistogram: Sendable {
 }
 
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif

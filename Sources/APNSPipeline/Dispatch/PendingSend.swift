@@ -81,7 +81,9 @@ extension PendingSend {
         guard case .deadlinePassed(let when) = cause else {
             return finalResult(outcome, detail: lastDetail ?? "campaign stopped")
         }
-        let detail = outcome == .expired ? "not sent by the --not-after deadline \(when)"
+        let detail =
+            outcome == .expired
+            ? "not sent by the --not-after deadline \(when)"
             : "not retried: the --not-after deadline \(when) came first"
         return finalResult(outcome, detail: detail)
     }

@@ -41,19 +41,22 @@ struct RecordDecision {
         if resume == .finished { return .skip }
         switch record.content {
         case .invalid(let error, let token, let topic):
-            return .writeFinalResult(ResultRecord(
-                key: record.key, outcome: .inputError, token: token, topic: topic,
-                reason: error.code.rawValue, detail: error.detail))
+            return .writeFinalResult(
+                ResultRecord(
+                    key: record.key, outcome: .inputError, token: token, topic: topic,
+                    reason: error.code.rawValue, detail: error.detail))
         case .notification(let notification):
             if let answeredBefore {
-                return .writeFinalResult(ResultRecord(
-                    key: record.key, outcome: .duplicate, token: notification.token.hex,
-                    topic: notification.topic.value, detail: answeredBefore))
+                return .writeFinalResult(
+                    ResultRecord(
+                        key: record.key, outcome: .duplicate, token: notification.token.hex,
+                        topic: notification.topic.value, detail: answeredBefore))
             }
             guard configuration.allowDuplicates || firstOccurrence else {
-                return .writeFinalResult(ResultRecord(
-                    key: record.key, outcome: .duplicate, token: notification.token.hex,
-                    topic: notification.topic.value, detail: "same token and topic as an earlier record"))
+                return .writeFinalResult(
+                    ResultRecord(
+                        key: record.key, outcome: .duplicate, token: notification.token.hex,
+                        topic: notification.topic.value, detail: "same token and topic as an earlier record"))
             }
             var send = PendingSend(key: record.key, notification: notification)
             if resume == .inDoubt && !configuration.resendInDoubt {

@@ -96,11 +96,14 @@ struct TokenRejectionCheck {
             let reason = Self.stopReason(reason: records.first?.send.lastReason, topic: topic, count: records.count)
             return (reason, stop().map(\.unconfirmed))
         }
-        return (nil, takeHeld().map { rejection in
-            var line = rejection.deadToken
-            line.detail = Self.unconfirmedDetail(topic: rejection.send.notification.topic.value)
-            return line
-        })
+        return (
+            nil,
+            takeHeld().map { rejection in
+                var line = rejection.deadToken
+                line.detail = Self.unconfirmedDetail(topic: rejection.send.notification.topic.value)
+                return line
+            }
+        )
     }
 
     /// The detail of a dead-token line whose topic no accepted token confirmed (`prune` holds these back).
@@ -140,7 +143,9 @@ extension TokenRejectionCheck {
         var unconfirmed: ResultRecord {
             let topic = send.notification.topic.value
             return send.finalResult(
-                .retryable, detail: "held back: no token of topic \(topic) was accepted, so the endpoint or the topic is in question",
+                .retryable,
+                detail:
+                    "held back: no token of topic \(topic) was accepted, so the endpoint or the topic is in question",
                 apnsID: apnsID)
         }
     }

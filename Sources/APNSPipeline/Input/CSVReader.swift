@@ -105,7 +105,8 @@ public final class CSVReader {
         detectFor = nil
         var scanned = chunk.start
         while !chunk.atEnd, !chunk.bytes[scanned..<chunk.end].contains(UInt8(ascii: "\n")),
-              chunk.start > 0 || chunk.end < chunk.bytes.count {
+            chunk.start > 0 || chunk.end < chunk.bytes.count
+        {
             scanned = chunk.end - chunk.start
             try chunk.refill()
         }

@@ -84,14 +84,20 @@ public struct CSVRecordParser {
     /// `token` (`device_token`, `push_token`), and columns whose cell in `firstRow` (the first data row, when it
     /// was read) is 64 or more hex digits; and the fix, `--token-column NAME`. Names with another `delimiter`
     /// in them say the file was split at the wrong one: the fix is then `--csv-delimiter`.
-    static func noTokenColumn(header: [String], tokenColumn: String, firstRow: [String]?, delimiter: CSVDelimiter?) -> PipelineError {
+    static func noTokenColumn(header: [String], tokenColumn: String, firstRow: [String]?, delimiter: CSVDelimiter?)
+        -> PipelineError
+    {
         let names = header.map { String(Substring($0).trimmingSpaces()) }
         let shown = names.map { "'\($0)'" }.joined(separator: ", ")
-        if let delimiter, let other = CSVDelimiter.candidates.first(where: { candidate in
-            candidate != delimiter && names.contains { $0.utf8.contains(candidate.byte) }
-        }) {
-            return PipelineError(.csvHeaderInvalid, "no '\(tokenColumn)' column in the header split at \(delimiter) "
-                + "(columns: \(shown)); the names hold \(other): give --csv-delimiter \(other)")
+        if let delimiter,
+            let other = CSVDelimiter.candidates.first(where: { candidate in
+                candidate != delimiter && names.contains { $0.utf8.contains(candidate.byte) }
+            })
+        {
+            return PipelineError(
+                .csvHeaderInvalid,
+                "no '\(tokenColumn)' column in the header split at \(delimiter) "
+                    + "(columns: \(shown)); the names hold \(other): give --csv-delimiter \(other)")
         }
         var likely = names.filter { $0.lowercased().contains("token") }
         if let firstRow, firstRow.count == names.count {
@@ -99,22 +105,25 @@ public struct CSVRecordParser {
                 likely.append(name)
             }
         }
-        let fix = switch likely.count {
-        case 0: "name the column that holds the device tokens with --token-column NAME"
-        case 1: "'\(likely[0])' looks like it: give --token-column \(likely[0])"
-        default:
-            "these look like it: \(likely.map { "'\($0)'" }.joined(separator: ", ")); give --token-column NAME with the "
-                + "right one"
-        }
+        let fix =
+            switch likely.count {
+            case 0: "name the column that holds the device tokens with --token-column NAME"
+            case 1: "'\(likely[0])' looks like it: give --token-column \(likely[0])"
+            default:
+                "these look like it: \(likely.map { "'\($0)'" }.joined(separator: ", ")); give --token-column NAME with the "
+                    + "right one"
+            }
         return PipelineError(.csvHeaderInvalid, "no '\(tokenColumn)' column in the header (columns: \(shown)); \(fix)")
     }
 
     /// Whether a cell is 64 or more hex digits (a device token as it is usually stored).
     private static func isLongHex(_ cell: String) -> Bool {
         let trimmed = Substring(cell).trimmingSpaces()
-        return trimmed.utf8.count >= 64 && trimmed.utf8.allSatisfy {
-            ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f"))
-        }
+        return trimmed.utf8.count >= 64
+            && trimmed.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f"))
+            }
     }
 
     /// Parses the reader's current record, of the input file at `fileIndex`.
@@ -136,14 +145,19 @@ public struct CSVRecordParser {
     mutating func check(_ reader: CSVReader, record: CSVReader.Record, fileIndex: Int) -> CheckedLine {
         switch parse(reader, record: record, fileIndex: fileIndex).content {
         case .notification(let notification): return .valid(.parsed(notification.token), notification.topic)
-        case .invalid(let error, let tokenText, let topicText): return .invalid(error, tokenText: tokenText, topicText: topicText)
+        case .invalid(let error, let tokenText, let topicText):
+            return .invalid(error, tokenText: tokenText, topicText: topicText)
         }
     }
 
-    private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields) throws(InputError) -> PushNotification {
+    private mutating func parse(_ reader: CSVReader, record: CSVReader.Record, raw: inout RawHeaderFields)
+        throws(InputError) -> PushNotification
+    {
         switch record.problem {
         case .tooLong?:
-            throw InputError(.recordTooLong, "record is longer than \(reader.maximumRecordLength) bytes (--max-record-bytes raises the limit)")
+            throw InputError(
+                .recordTooLong,
+                "record is longer than \(reader.maximumRecordLength) bytes (--max-record-bytes raises the limit)")
         case .unterminatedQuote?:
             throw InputError(.csvMalformed, "a quoted field is not closed before the end of the file")
         case .textAfterClosingQuote?:
@@ -154,7 +168,9 @@ public struct CSVRecordParser {
         let bytes = reader.fieldBytes
         if let bad = UTF8Validation.firstInvalidByte(bytes, in: 0..<bytes.count) {
             let column = (0..<record.fieldCount).first { reader.field($0).contains(bad) } ?? 0
-            throw InputError(.recordInvalidUTF8, "field '\(column < columns.count ? columns[column] : "\(column + 1)")' is not valid UTF-8")
+            throw InputError(
+                .recordInvalidUTF8,
+                "field '\(column < columns.count ? columns[column] : "\(column + 1)")' is not valid UTF-8")
         }
         guard record.fieldCount == columns.count else {
             if tokenColumn < record.fieldCount { raw.token = reader.field(tokenColumn) }
@@ -176,7 +192,8 @@ public struct CSVRecordParser {
 
         if let payloadColumn, !reader.field(payloadColumn).isEmpty {
             try PayloadRules.validate(
-                JSONScanner(bytes), range: reader.field(payloadColumn), pushType: headers.pushType, priority: headers.priority
+                JSONScanner(bytes), range: reader.field(payloadColumn), pushType: headers.pushType,
+                priority: headers.priority
             )
             let kept = keepsPayloads ? repeatedPayload.array(of: bytes, range: reader.field(payloadColumn)) : []
             return headers.notification(payload: kept)

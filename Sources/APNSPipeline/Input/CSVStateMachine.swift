@@ -153,7 +153,8 @@ struct CSVStateMachine {
     private mutating func finishRecord(terminated: Bool) -> CSVReader.Record {
         endField()
         return CSVReader.Record(
-            line: recordLine, fieldCount: fieldEnds.count, problem: overflow ? .tooLong : problem, isTerminated: terminated
+            line: recordLine, fieldCount: fieldEnds.count, problem: overflow ? .tooLong : problem,
+            isTerminated: terminated
         )
     }
 
@@ -176,6 +177,10 @@ struct CSVStateMachine {
 
     @inline(__always)
     private mutating func endField() {
-        if fieldBytes.count + fieldEnds.count < maximumRecordLength { fieldEnds.append(fieldBytes.count) } else { overflow = true }
+        if fieldBytes.count + fieldEnds.count < maximumRecordLength {
+            fieldEnds.append(fieldBytes.count)
+        } else {
+            overflow = true
+        }
     }
 }

@@ -134,7 +134,8 @@ public final class CampaignReader: RecordReader {
         readAheadNext = 0
         if exhausted, recordsRead + recordsInOtherShards == 0 {
             let names = inputs.map(\.path).joined(separator: ", ")
-            throw PipelineError(.campaignEmpty, "\(names): no records to send (an empty campaign is refused, not reported as done)")
+            throw PipelineError(
+                .campaignEmpty, "\(names): no records to send (an empty campaign is refused, not reported as done)")
         }
         if options.defaults.topic == nil, !records.contains(where: Self.namesATopic) {
             try requireATopic(readAhead: records.count, exhausted: exhausted)
@@ -160,15 +161,20 @@ public final class CampaignReader: RecordReader {
         let streams = inputs.filter(\.isStream).map(\.path)
         var fix = "give --topic (or APNS_TOPIC) with the app's bundle id"
         if let csvLookingInput {
-            fix += "; and \(csvLookingInput) starts with what looks like a CSV header: give --input-format csv to read it as CSV"
+            fix +=
+                "; and \(csvLookingInput) starts with what looks like a CSV header: give --input-format csv to read it as CSV"
         }
         guard exhausted || streams.isEmpty else {
-            throw PipelineError(.campaignSettingMissing, "no topic: none of the first \(readAhead) records read "
-                + "(\(streams.joined(separator: ", ")) cannot be read twice)\(files.isEmpty ? "" : " nor any record of the files") "
-                + "names a \"topic\", and no default is set; \(fix)")
+            throw PipelineError(
+                .campaignSettingMissing,
+                "no topic: none of the first \(readAhead) records read "
+                    + "(\(streams.joined(separator: ", ")) cannot be read twice)\(files.isEmpty ? "" : " nor any record of the files") "
+                    + "names a \"topic\", and no default is set; \(fix)")
         }
-        throw PipelineError(.campaignSettingMissing, "no topic: no record of the campaign names a \"topic\" and no "
-            + "default is set; \(fix)")
+        throw PipelineError(
+            .campaignSettingMissing,
+            "no topic: no record of the campaign names a \"topic\" and no "
+                + "default is set; \(fix)")
     }
 
     /// Whether a record names a topic of its own: a valid record (with no default topic, it has one), or an invalid
@@ -195,7 +201,8 @@ public final class CampaignReader: RecordReader {
     /// would hold. Records `prepareToStart` read ahead come first, as `nextRecord` built them.
     public func checkRecords(
         valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
-        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?)
+            throws(PipelineError) -> Void
     ) throws(PipelineError) {
         while readAheadNext < readAhead.count {
             let record = takeReadAhead()
@@ -228,14 +235,18 @@ public final class CampaignReader: RecordReader {
     private func checkLines(
         of file: OpenNDJSONFile,
         valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
-        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?)
+            throws(PipelineError) -> Void
     ) throws(PipelineError) {
         let lines = file.reader
         while let line = try lines.next() {
             let key = RecordKey(fileIndex: file.index, line: line.number)
             if line.isTooLong {
-                let error = InputError(.recordTooLong, "line is longer than \(lines.maximumLineLength) bytes (--max-record-bytes raises the limit)")
-                try take(.invalid(error, tokenText: nil, topicText: nil), key: key, in: [], valid: valid, invalid: invalid)
+                let error = InputError(
+                    .recordTooLong,
+                    "line is longer than \(lines.maximumLineLength) bytes (--max-record-bytes raises the limit)")
+                try take(
+                    .invalid(error, tokenText: nil, topicText: nil), key: key, in: [], valid: valid, invalid: invalid)
                 continue
             }
             let buffer = lines.buffer  // one reference for the line's checks
@@ -252,7 +263,8 @@ public final class CampaignReader: RecordReader {
     private func checkRows(
         of file: OpenCSVFile,
         valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
-        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?)
+            throws(PipelineError) -> Void
     ) throws(PipelineError) {
         while let row = try file.reader.next() {
             let key = RecordKey(fileIndex: file.index, line: row.line)
@@ -266,7 +278,8 @@ public final class CampaignReader: RecordReader {
     private func take(
         _ line: CheckedLine, key: RecordKey, in bytes: [UInt8],
         valid: (_ key: RecordKey, _ bytes: [UInt8], _ hex: Range<Int>, _ topic: Topic) throws(PipelineError) -> Void,
-        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?) throws(PipelineError) -> Void
+        invalid: (_ key: RecordKey, _ error: InputError, _ tokenText: String?, _ topicText: String?)
+            throws(PipelineError) -> Void
     ) throws(PipelineError) {
         let shard = options.shard
         switch line {
@@ -327,7 +340,10 @@ public final class CampaignReader: RecordReader {
                     continue
                 }
                 if line.isTooLong {
-                    let error = InputError(.recordTooLong, "line is longer than \(file.reader.maximumLineLength) bytes (--max-record-bytes raises the limit)")
+                    let error = InputError(
+                        .recordTooLong,
+                        "line is longer than \(file.reader.maximumLineLength) bytes (--max-record-bytes raises the limit)"
+                    )
                     let key = RecordKey(fileIndex: file.index, line: line.number)
                     return CampaignRecord(key: key, content: .invalid(error, tokenText: nil, topicText: nil))
                 }
@@ -369,24 +385,30 @@ public final class CampaignReader: RecordReader {
             }
             let start = reader.fieldBytes.prefix(2)
             guard !start.elementsEqual([0xFF, 0xFE]), !start.elementsEqual([0xFE, 0xFF]) else {
-                throw PipelineError(.csvHeaderInvalid, "\(input.path): the file is UTF-16 text (Excel's \"Unicode Text\"), "
-                    + "not UTF-8: save it as \"CSV UTF-8\", or convert it with iconv -f UTF-16 -t UTF-8")
+                throw PipelineError(
+                    .csvHeaderInvalid,
+                    "\(input.path): the file is UTF-16 text (Excel's \"Unicode Text\"), "
+                        + "not UTF-8: save it as \"CSV UTF-8\", or convert it with iconv -f UTF-16 -t UTF-8")
             }
             guard header.problem == nil else {
-                throw PipelineError(.csvHeaderInvalid, "\(input.path): the header row (line \(header.line)) is malformed")
+                throw PipelineError(
+                    .csvHeaderInvalid, "\(input.path): the header row (line \(header.line)) is malformed")
             }
             let names = (0..<header.fieldCount).map { reader.fieldText($0) }
             guard CSVRecordParser.tokenColumnIndex(in: names, tokenColumn: options.tokenColumn) != nil else {
                 // The first data row, read only to name a column of hex tokens in the message.
                 var firstRow: [String]?
-                if let row = try? reader.next(), row.problem == nil { firstRow = (0..<row.fieldCount).map { reader.fieldText($0) } }
+                if let row = try? reader.next(), row.problem == nil {
+                    firstRow = (0..<row.fieldCount).map { reader.fieldText($0) }
+                }
                 let error = CSVRecordParser.noTokenColumn(
                     header: names, tokenColumn: options.tokenColumn, firstRow: firstRow, delimiter: reader.delimiter)
                 throw PipelineError(error.kind, "\(input.path): \(error.detail)")
             }
             do {
                 var parser = try CSVRecordParser(
-                    header: names, defaults: options.defaults, template: options.template, tokenColumn: options.tokenColumn,
+                    header: names, defaults: options.defaults, template: options.template,
+                    tokenColumn: options.tokenColumn,
                     keep: options.keep)
                 parser.keepsPayloads = options.keepsPayloads
                 return .csv(OpenCSVFile(index: index, reader: reader, parser: parser))
@@ -398,14 +420,18 @@ public final class CampaignReader: RecordReader {
 
     /// A first NDJSON line's record with `--input-format csv` in its error when the line looks like a CSV header
     /// (`NDJSONRecordParser.csvHinted`); remembers the input for `requireATopic`'s message.
-    private func firstLine(_ record: CampaignRecord, of file: OpenNDJSONFile, _ bytes: [UInt8], _ range: Range<Int>) -> CampaignRecord {
+    private func firstLine(_ record: CampaignRecord, of file: OpenNDJSONFile, _ bytes: [UInt8], _ range: Range<Int>)
+        -> CampaignRecord
+    {
         let hinted = NDJSONRecordParser.firstLine(record, bytes, range: range)
         if hinted.error != record.error { csvLookingInput = inputs[file.index].path }
         return hinted
     }
 
     /// `firstLine` for `checkRecords`.
-    private func firstLine(_ checked: CheckedLine, of file: OpenNDJSONFile, _ bytes: [UInt8], _ range: Range<Int>) -> CheckedLine {
+    private func firstLine(_ checked: CheckedLine, of file: OpenNDJSONFile, _ bytes: [UInt8], _ range: Range<Int>)
+        -> CheckedLine
+    {
         let hinted = NDJSONRecordParser.firstLine(checked, bytes, range: range)
         if case .invalid(let before, _, _) = checked, case .invalid(let after, _, _) = hinted, before != after {
             csvLookingInput = inputs[file.index].path
@@ -415,7 +441,7 @@ public final class CampaignReader: RecordReader {
 
     static func droppingByteOrderMark(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
         guard range.count >= 3, bytes[range.lowerBound] == 0xEF, bytes[range.lowerBound + 1] == 0xBB,
-              bytes[range.lowerBound + 2] == 0xBF
+            bytes[range.lowerBound + 2] == 0xBF
         else { return range }
         return (range.lowerBound + 3)..<range.upperBound
     }

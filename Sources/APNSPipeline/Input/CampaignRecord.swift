@@ -65,7 +65,9 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     /// The key as one number: 24 bits of file index, 40 bits of line.
-    public var packed: UInt64 { UInt64(truncatingIfNeeded: fileIndex) << 40 | UInt64(truncatingIfNeeded: line) & 0xFF_FFFF_FFFF }
+    public var packed: UInt64 {
+        UInt64(truncatingIfNeeded: fileIndex) << 40 | UInt64(truncatingIfNeeded: line) & 0xFF_FFFF_FFFF
+    }
 
     public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool { lhs.packed < rhs.packed }
     public var description: String { "\(fileIndex):\(line)" }

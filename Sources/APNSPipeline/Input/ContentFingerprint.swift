@@ -96,7 +96,8 @@ public struct ContentFingerprint: Sendable, Equatable {
         var tail = carry
         tail.append(contentsOf: [UInt8](repeating: 0, count: 16 - tail.count))
         let raw = tail.span.bytes
-        a = Self.mix(a, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: 0, as: UInt64.self)) ^ UInt64(carry.count))
+        a = Self.mix(
+            a, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: 0, as: UInt64.self)) ^ UInt64(carry.count))
         b = Self.mix(b, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         let high = Self.avalanche(a ^ length &* Self.prime4)
         let low = Self.avalanche(b ^ high ^ (length << 32 | length >> 32))
@@ -107,7 +108,8 @@ public struct ContentFingerprint: Sendable, Equatable {
     private mutating func round(_ raw: RawSpan, at offset: Int) {
         // Bounds-checked loads (every bit pattern is a valid UInt64): the caller keeps `offset + 16` in the span.
         first = Self.mix(first, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-        second = Self.mix(second, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self)))
+        second = Self.mix(
+            second, UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self)))
     }
 
     @inline(__always)

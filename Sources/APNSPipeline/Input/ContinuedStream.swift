@@ -139,16 +139,19 @@ extension ContinuedStream {
                 let place = "what line \(sent.number) of \(journalPath) says was sent"
                 guard let notification else { throw mismatch(record.key, "is invalid now, unlike", place) }
                 if SentDigest.of(notification) != sent.digest {
-                    throw mismatch(record.key, "holds another notification (token, topic, headers or payload) than", place)
+                    throw mismatch(
+                        record.key, "holds another notification (token, topic, headers or payload) than", place)
                 }
             }
         }
 
         private func mismatch(_ key: RecordKey, _ what: String, _ earlier: String) -> PipelineError {
             let name = names.indices.contains(key.fileIndex) ? names[key.fileIndex] : "input \(key.fileIndex)"
-            return PipelineError(.campaignChanged, "\(name) is not the stream the unfinished run in \(resultsPath) "
-                + "read: its line \(key.line) \(what) \(earlier). Nothing was sent. Give the run the stream it read "
-                + "before, or name another --results file for this one")
+            return PipelineError(
+                .campaignChanged,
+                "\(name) is not the stream the unfinished run in \(resultsPath) "
+                    + "read: its line \(key.line) \(what) \(earlier). Nothing was sent. Give the run the stream it read "
+                    + "before, or name another --results file for this one")
         }
 
         private static func hash(_ text: String?) -> UInt64 {

@@ -103,7 +103,9 @@ public struct DuplicateFilter {
         }
         let location = UInt64(keys.length) + 1
         guard location <= table.maximumLocation else {
-            throw PipelineError(.writeFailed, "duplicate filter scratch file in \(keys.directory): more than \(table.maximumLocation) bytes")
+            throw PipelineError(
+                .writeFailed,
+                "duplicate filter scratch file in \(keys.directory): more than \(table.maximumLocation) bytes")
         }
         table.insert(location: location, at: probe)
         try keys.append(stagedBytes, key)
@@ -180,8 +182,9 @@ public struct DuplicateFilter {
             UInt64(littleEndian: raw.unsafeLoadUnaligned(fromByteOffset: offset &+ index, as: UInt64.self))
         }
         let lane: UInt64 = 0x8EBC_6AF0_9C88_C6E3
-        var state = fold(UInt64(truncatingIfNeeded: count) ^ 0xA076_1D64_78BD_642F,
-                         UInt64(truncatingIfNeeded: topicID) ^ 0xE703_7ED1_A0B4_28DB)
+        var state = fold(
+            UInt64(truncatingIfNeeded: count) ^ 0xA076_1D64_78BD_642F,
+            UInt64(truncatingIfNeeded: topicID) ^ 0xE703_7ED1_A0B4_28DB)
         var index = 0
         while index &+ 16 <= count {
             state = fold(word(index) ^ state, word(index &+ 8) ^ lane)

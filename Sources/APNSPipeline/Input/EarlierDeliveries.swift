@@ -29,12 +29,17 @@ public struct EarlierDeliveries: Sendable {
         self.paths = paths
         for (file, path) in paths.enumerated() {
             if (POSIXFile.regularFileSize(atPath: SendJournal.path(forResults: path)) ?? 0) > 0 {
-                throw PipelineError(.unfinishedRun, "--skip-delivered \(path): its run is unfinished (\(SendJournal.path(forResults: path)) "
-                    + "exists), so the records it had in flight have no line yet: finish it first (run its command again)")
+                throw PipelineError(
+                    .unfinishedRun,
+                    "--skip-delivered \(path): its run is unfinished (\(SendJournal.path(forResults: path)) "
+                        + "exists), so the records it had in flight have no line yet: finish it first (run its command again)"
+                )
             }
             let reader = try ResultReader(path: path)
             while let record = try reader.next() {
-                guard Self.answersFor(record.outcome), let token = record.token, let topic = record.topic else { continue }
+                guard Self.answersFor(record.outcome), let token = record.token, let topic = record.topic else {
+                    continue
+                }
                 let key = Self.key(token: token, topic: topic)
                 if places[key] == nil {
                     places[key] = Place(file: file, line: reader.lineNumber, outcome: record.outcome)

@@ -35,7 +35,8 @@ struct FingerprintTable {
         locationBits = 64 - fingerprintBits
         fingerprintMask = fingerprintBits == 0 ? 0 : ~0
         let slots = max(Self.minimumSegmentSlots, minimumCapacity / Self.segmentCount * 10 / Self.maximumLoadTenths + 1)
-        segments = [[UInt64]](repeating: [UInt64](repeating: 0, count: slots + Self.overflowCells), count: Self.segmentCount)
+        segments = [[UInt64]](
+            repeating: [UInt64](repeating: 0, count: slots + Self.overflowCells), count: Self.segmentCount)
         homeSlots = [Int](repeating: slots, count: Self.segmentCount)
         segmentCounts = [Int](repeating: 0, count: Self.segmentCount)
     }
@@ -102,7 +103,9 @@ struct FingerprintTable {
     /// The slot where a fingerprint's run starts: multiply-high, so any slot count works and order is kept.
     @inline(__always)
     private func home(_ fingerprint: UInt64, slots: Int) -> Int {
-        Int(truncatingIfNeeded: (fingerprint &* UInt64(truncatingIfNeeded: slots)) &>> UInt64(truncatingIfNeeded: fingerprintBits))
+        Int(
+            truncatingIfNeeded: (fingerprint &* UInt64(truncatingIfNeeded: slots))
+                &>> UInt64(truncatingIfNeeded: fingerprintBits))
     }
 
     /// Puts `cell` at `index`, shifting the cells from there to the next empty one a cell to the right.

@@ -52,7 +52,8 @@ final class GzipProcess {
         let status = process.terminationStatus
         guard process.terminationReason == .exit, status == 0 || status == 2 else {
             let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw PipelineError(.gzipFailed, "\(path): gzip exited with status \(status)\(text.isEmpty ? "" : ": \(text)")")
+            throw PipelineError(
+                .gzipFailed, "\(path): gzip exited with status \(status)\(text.isEmpty ? "" : ": \(text)")")
         }
     }
 }

@@ -124,15 +124,17 @@ enum JSONText {
         out.append(UInt8(ascii: "\\"))
         out.append(letter)
         if letter == UInt8(ascii: "u") {
-            out.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            out.append(contentsOf: [
+                UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)],
+            ])
         }
     }
 
     /// Whether `bytes[range]` is exactly a JSON number, `true`, `false` or `null` (no surrounding space).
     static func isScalarLiteral(_ bytes: [UInt8], _ range: Range<Int>) -> Bool {
         guard let first = range.first, let last = range.last,
-              !isSpace(bytes[first]), !isSpace(bytes[last]),
-              let value = try? JSONScanner(bytes).scanDocument(in: range)
+            !isSpace(bytes[first]), !isSpace(bytes[last]),
+            let value = try? JSONScanner(bytes).scanDocument(in: range)
         else { return false }
         switch value.kind {
         case .number, .true, .false, .null: return true

@@ -49,15 +49,18 @@ public struct KeptFields: Sendable, Hashable {
     public static func problem(with name: String) -> String? {
         guard !name.isEmpty else { return "a field name is empty (write --keep user_id,device_id)" }
         guard name.utf8.count <= maximumNameBytes else {
-            return "the field name '\(PrintableText.escaping(name.prefix(maximumNameBytes)))…' is longer than \(maximumNameBytes) bytes"
+            return
+                "the field name '\(PrintableText.escaping(name.prefix(maximumNameBytes)))…' is longer than \(maximumNameBytes) bytes"
         }
         let allowed = name.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
         guard allowed else {
-            return "the field name '\(PrintableText.escaping(name))' may hold only ASCII letters, digits, '_', '-' and '.'"
+            return
+                "the field name '\(PrintableText.escaping(name))' may hold only ASCII letters, digits, '_', '-' and '.'"
         }
         guard !reservedNames.contains(name) else {
             return "'\(name)' is a column of the result file or the prune list itself; keep another field"
@@ -103,7 +106,8 @@ public struct KeptFields: Sendable, Hashable {
             guard let column = header.firstIndex(of: name) ?? lowered.firstIndex(of: name.lowercased()) else {
                 throw PipelineError(
                     .csvHeaderInvalid,
-                    "--keep names '\(name)', which is not a column of the header (columns: \(header.map { PrintableText.escaping($0) }.joined(separator: ", ")))")
+                    "--keep names '\(name)', which is not a column of the header (columns: \(header.map { PrintableText.escaping($0) }.joined(separator: ", ")))"
+                )
             }
             columns.append(column)
         }

@@ -105,7 +105,8 @@ public final class LineReader {
 
     @inline(__always)
     private func firstNewline(from index: Int) -> Int? {
-        index < window.end ? ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: window.bytes, range: index..<window.end) : nil
+        index < window.end
+            ? ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: window.bytes, range: index..<window.end) : nil
     }
 
     /// Moves the unfinished line to the front and reads more after it.

@@ -44,11 +44,14 @@ public struct NDJSONRecordParser {
         let scanner = JSONScanner(bytes)
         var raw = RawHeaderFields(bytes: bytes)
         do {
-            let (headers, payload) = try checkLine(scanner, range: range, raw: &raw) { builder, raw throws(InputError) in
+            let (headers, payload) = try checkLine(scanner, range: range, raw: &raw) {
+                builder, raw throws(InputError) in
                 try builder.headers(from: raw)
             }
-            let kept = keepsPayloads
-                ? payload.map { repeatedPayload.array(of: bytes, range: $0) } ?? repeatedPayload.array(of: rendered) : []
+            let kept =
+                keepsPayloads
+                ? payload.map { repeatedPayload.array(of: bytes, range: $0) } ?? repeatedPayload.array(of: rendered)
+                : []
             return CampaignRecord(key: key, content: .notification(headers.notification(payload: kept)))
         } catch {
             let content = CampaignRecord.Content.invalid(error, tokenText: raw.tokenText, topicText: raw.topicText)
@@ -113,17 +116,21 @@ public struct NDJSONRecordParser {
         raw.pushType = try Self.text(members.pushType, "push_type", in: scanner, raw: &raw)
         raw.priority = try Self.text(members.priority, "priority", allowingNumber: true, in: scanner, raw: &raw)
         raw.expiration = try Self.text(members.expiration, "expiration", allowingNumber: true, in: scanner, raw: &raw)
-        raw.collapseID = try Self.text(members.collapseID, "collapse_id", loneSurrogate: .collapseIDInvalid, in: scanner, raw: &raw)
+        raw.collapseID = try Self.text(
+            members.collapseID, "collapse_id", loneSurrogate: .collapseIDInvalid, in: scanner, raw: &raw)
         raw.apnsID = try Self.text(members.apnsID, "apns_id", in: scanner, raw: &raw)
     }
 
     /// Checks the record's payload: the `payload` member as written, or the template filled from `vars` (left in
     /// `rendered`), for the headers' push type and priority.
     @inline(__always)
-    private mutating func checkPayload(of members: Members, in scanner: JSONScanner, pushType: PushType, priority: Priority?) throws(InputError) {
+    private mutating func checkPayload(
+        of members: Members, in scanner: JSONScanner, pushType: PushType, priority: Priority?
+    ) throws(InputError) {
         if let payload = members.payload {
             guard payload.kind == .object else {
-                throw InputError(.payloadNotObject, "field 'payload' must be a JSON object, not \(Self.article(payload.kind))")
+                throw InputError(
+                    .payloadNotObject, "field 'payload' must be a JSON object, not \(Self.article(payload.kind))")
             }
             try PayloadRules.validate(
                 scannedObject: payload, in: scanner, contentAvailableOnly: members.payloadIsContentAvailableOnly,
@@ -152,7 +159,8 @@ public struct NDJSONRecordParser {
             if value.hasEscapes {
                 guard let text = scanner.decodeStringExactly(value) else {
                     throw InputError(
-                        loneSurrogate, "field '\(name)' holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character"
+                        loneSurrogate,
+                        "field '\(name)' holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character"
                     )
                 }
                 return raw.appendDecoded(text)
@@ -167,7 +175,8 @@ public struct NDJSONRecordParser {
     }
 
     /// Looks the template's variables up among the members of `vars`.
-    private mutating func fillTemplateValues(from vars: JSONScanner.Value?, in scanner: JSONScanner) throws(InputError) {
+    private mutating func fillTemplateValues(from vars: JSONScanner.Value?, in scanner: JSONScanner) throws(InputError)
+    {
         for index in templateValues.indices { templateValues[index] = .missing }
         guard let vars else { return }
         guard vars.kind == .object else {
@@ -176,7 +185,8 @@ public struct NDJSONRecordParser {
         guard let template else { return }
         scanner.forEachMember(of: vars) { key, value in
             let name = scanner.bytes[(key.range.lowerBound + 1)..<(key.range.upperBound - 1)]
-            let index = key.hasEscapes
+            let index =
+                key.hasEscapes
                 ? template.variableIndex(of: Array(scanner.decodeString(key).utf8))
                 : template.variableIndex(of: name)
             guard let index else { return }
@@ -192,7 +202,9 @@ public struct NDJSONRecordParser {
     static func validateRendered(_ rendered: [UInt8], pushType: PushType, priority: Priority?) throws(InputError) {
         do {
             try PayloadRules.validate(rendered, pushType: pushType, priority: priority)
-        } catch where error.code == .payloadInvalidJSON || error.code == .payloadNotObject || error.code == .payloadEmpty {
+        } catch
+            where error.code == .payloadInvalidJSON || error.code == .payloadNotObject || error.code == .payloadEmpty
+        {
             throw InputError(.templateResultInvalid, "the filled template is not a JSON object: \(error.detail)")
         }
     }
@@ -258,15 +270,33 @@ extension NDJSONRecordParser {
         mutating func set(_ field: Field, _ value: JSONScanner.Value) {
             let previous: JSONScanner.Value?
             switch field {
-            case .token: previous = token; token = value
-            case .payload: previous = payload; payload = value
-            case .topic: previous = topic; topic = value
-            case .vars: previous = vars; vars = value
-            case .pushType: previous = pushType; pushType = value
-            case .priority: previous = priority; priority = value
-            case .expiration: previous = expiration; expiration = value
-            case .collapseID: previous = collapseID; collapseID = value
-            case .apnsID: previous = apnsID; apnsID = value
+            case .token:
+                previous = token
+                token = value
+            case .payload:
+                previous = payload
+                payload = value
+            case .topic:
+                previous = topic
+                topic = value
+            case .vars:
+                previous = vars
+                vars = value
+            case .pushType:
+                previous = pushType
+                pushType = value
+            case .priority:
+                previous = priority
+                priority = value
+            case .expiration:
+                previous = expiration
+                expiration = value
+            case .collapseID:
+                previous = collapseID
+                collapseID = value
+            case .apnsID:
+                previous = apnsID
+                apnsID = value
             }
             if previous != nil, repeated == nil { repeated = field }
         }
@@ -316,7 +346,7 @@ extension NDJSONRecordParser {
     /// after white space, and it holds a comma, a semicolon or a tab, or names a `token` column.
     static func looksLikeCSVHeader(_ bytes: [UInt8], range: Range<Int>) -> Bool {
         guard let first = range.first(where: { !JSONText.isSpace(bytes[$0]) }),
-              bytes[first] != UInt8(ascii: "{"), bytes[first] != UInt8(ascii: "[")
+            bytes[first] != UInt8(ascii: "{"), bytes[first] != UInt8(ascii: "[")
         else { return false }
         let line = bytes[first..<range.upperBound]
         if line.contains(where: { CSVDelimiter.candidates.map(\.byte).contains($0) }) { return true }
@@ -326,7 +356,8 @@ extension NDJSONRecordParser {
     /// The first line's error, with the fix added when the line looks like a CSV header (`looksLikeCSVHeader`);
     /// nil when it does not.
     static func csvHinted(_ error: InputError, _ bytes: [UInt8], range: Range<Int>) -> InputError? {
-        guard error.code == .recordInvalidJSON || error.code == .recordNotObject, looksLikeCSVHeader(bytes, range: range)
+        guard error.code == .recordInvalidJSON || error.code == .recordNotObject,
+            looksLikeCSVHeader(bytes, range: range)
         else { return nil }
         return InputError(error.code, "\(error.detail); \(csvHint)")
     }
@@ -334,7 +365,7 @@ extension NDJSONRecordParser {
     /// `csvHinted` for a checked first line.
     static func firstLine(_ checked: CheckedLine, _ bytes: [UInt8], range: Range<Int>) -> CheckedLine {
         guard case .invalid(let error, let tokenText, let topicText) = checked,
-              let hinted = csvHinted(error, bytes, range: range)
+            let hinted = csvHinted(error, bytes, range: range)
         else { return checked }
         return .invalid(hinted, tokenText: tokenText, topicText: topicText)
     }
@@ -342,7 +373,7 @@ extension NDJSONRecordParser {
     /// `csvHinted` for a parsed first line.
     static func firstLine(_ record: CampaignRecord, _ bytes: [UInt8], range: Range<Int>) -> CampaignRecord {
         guard case .invalid(let error, let tokenText, let topicText) = record.content,
-              let hinted = csvHinted(error, bytes, range: range)
+            let hinted = csvHinted(error, bytes, range: range)
         else { return record }
         var record = record
         record.content = .invalid(hinted, tokenText: tokenText, topicText: topicText)
@@ -350,6 +381,7 @@ extension NDJSONRecordParser {
     }
 
     /// What the hint says.
-    static let csvHint = "this looks like a CSV header, not NDJSON: give --input-format csv (standard input and "
+    static let csvHint =
+        "this looks like a CSV header, not NDJSON: give --input-format csv (standard input and "
         + "pipes are read as NDJSON unless it is given)"
 }

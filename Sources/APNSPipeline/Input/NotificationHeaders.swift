@@ -78,7 +78,8 @@ struct NotificationHeaderBuilder {
 
     /// Validates in this order: token, push type, topic, topic suffix, priority, expiration, collapse id, apns-id.
     mutating func headers(from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders<DeviceToken> {
-        let token = try DeviceToken(parsingBytes: raw[Self.tokenField(raw)])  // the slice overload: one copy for a canonical token
+        // the slice overload: one copy for a canonical token
+        let token = try DeviceToken(parsingBytes: raw[Self.tokenField(raw)])
         return try headers(token: token, from: raw)
     }
 
@@ -100,8 +101,11 @@ struct NotificationHeaderBuilder {
 
     /// Every header after the token (already valid), validated in the order `headers(from:)` names.
     @inline(__always)
-    private mutating func headers<Token>(token: Token, from raw: RawHeaderFields) throws(InputError) -> NotificationHeaders<Token> {
-        let pushType = try raw.pushType.map { field throws(InputError) in try Self.pushType(raw[field]) } ?? defaults.pushType
+    private mutating func headers<Token>(token: Token, from raw: RawHeaderFields) throws(InputError)
+        -> NotificationHeaders<Token>
+    {
+        let pushType =
+            try raw.pushType.map { field throws(InputError) in try Self.pushType(raw[field]) } ?? defaults.pushType
         let topic: Topic
         if let topicField = raw.topic {
             topic = try recordTopic(raw[topicField])
@@ -152,7 +156,9 @@ struct NotificationHeaderBuilder {
     }
 
     static func expiration(_ bytes: ArraySlice<UInt8>) throws(InputError) -> ExpirationSetting {
-        if let number = smallInteger(bytes, maximumDigits: 18) { return .absolute(try Expiration(epochSeconds: number)) }
+        if let number = smallInteger(bytes, maximumDigits: 18) {
+            return .absolute(try Expiration(epochSeconds: number))
+        }
         return try ExpirationSetting(parsing: String(decoding: bytes, as: UTF8.self))
     }
 

@@ -121,7 +121,8 @@ public struct PayloadTemplate: Sendable {
         let name = variableNames[variable]
         let wanted = "a number, true, false or null ({{\(name)}} stands outside quotes in the template)"
         guard !cell.isEmpty else {
-            return InputError(.templateValueInvalid, "empty value in column '\(name)' where the template needs \(wanted)")
+            return InputError(
+                .templateValueInvalid, "empty value in column '\(name)' where the template needs \(wanted)")
         }
         let text = String(decoding: cell, as: UTF8.self)
         let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
@@ -169,7 +170,9 @@ extension PayloadTemplate {
             let byte = template[index]
             if byte == UInt8(ascii: "{"), index + 1 < template.count, template[index + 1] == UInt8(ascii: "{") {
                 let (name, next) = try placeholderName(in: template, openingAt: index)
-                if !inString { try checkStandsAlone(in: template, openingAt: index, closedBefore: next, parsed: parsed) }
+                if !inString {
+                    try checkStandsAlone(in: template, openingAt: index, closedBefore: next, parsed: parsed)
+                }
                 let variable: Int
                 if let known = parsed.names.firstIndex(of: name) {
                     variable = known
@@ -177,7 +180,8 @@ extension PayloadTemplate {
                     variable = parsed.names.count
                     parsed.names.append(name)
                 }
-                parsed.placeholders.append(Placeholder(literalEnd: parsed.literal.count, variable: variable, inString: inString))
+                parsed.placeholders.append(
+                    Placeholder(literalEnd: parsed.literal.count, variable: variable, inString: inString))
                 index = next
                 continue
             }
@@ -219,14 +223,18 @@ extension PayloadTemplate {
     }
 
     /// The trimmed name of the placeholder whose `{{` is at `start`, and the index after its `}}`.
-    private static func placeholderName(in template: [UInt8], openingAt start: Int) throws(PipelineError) -> ([UInt8], Int) {
+    private static func placeholderName(in template: [UInt8], openingAt start: Int) throws(PipelineError) -> (
+        [UInt8], Int
+    ) {
         var close = start + 2
         while close + 1 < template.count,
-              !(template[close] == UInt8(ascii: "}") && template[close + 1] == UInt8(ascii: "}")) {
+            !(template[close] == UInt8(ascii: "}") && template[close + 1] == UInt8(ascii: "}"))
+        {
             close += 1
         }
         guard close + 1 < template.count else {
-            throw PipelineError(.templateInvalid, "'{{' at \(position(of: start, in: template)) is never closed by '}}'")
+            throw PipelineError(
+                .templateInvalid, "'{{' at \(position(of: start, in: template)) is never closed by '}}'")
         }
         var lower = start + 2
         var upper = close
@@ -235,8 +243,8 @@ extension PayloadTemplate {
         let name = Array(template[lower..<upper])
         let forbidden: Set<UInt8> = [UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\""), UInt8(ascii: "\\")]
         guard !name.isEmpty,
-              !name.contains(where: { $0 < 0x20 || $0 == 0x7F || forbidden.contains($0) }),
-              UTF8Validation.firstInvalidByte(name, in: 0..<name.count) == nil
+            !name.contains(where: { $0 < 0x20 || $0 == 0x7F || forbidden.contains($0) }),
+            UTF8Validation.firstInvalidByte(name, in: 0..<name.count) == nil
         else {
             let shown = String(decoding: template[start..<(close + 2)], as: UTF8.self)
             throw PipelineError(
@@ -276,7 +284,8 @@ extension PayloadTemplate {
             throw PipelineError(.templateInvalid, "with its placeholders filled it is not valid JSON: \(error.message)")
         }
         guard value.kind == .object else {
-            throw PipelineError(.templateInvalid, "with its placeholders filled it is a JSON \(value.kind), not an object")
+            throw PipelineError(
+                .templateInvalid, "with its placeholders filled it is a JSON \(value.kind), not an object")
         }
     }
 }

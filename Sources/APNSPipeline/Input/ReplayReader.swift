@@ -117,18 +117,23 @@ public final class ReplayReader: RecordReader {
                     continue
                 }
                 selected += 1
-                let key = damaged.record?.key
+                let key =
+                    damaged.record?.key
                     ?? RecordKey(fileIndex: inputFiles.index(of: reader.name) ?? 0, line: damaged.lineNumber)
-                return CampaignRecord(key: key, content: .invalid(
-                    damaged.error, tokenText: damaged.record?.token, topicText: damaged.record?.topic
-                ), kept: damaged.record?.kept)
+                return CampaignRecord(
+                    key: key,
+                    content: .invalid(
+                        damaged.error, tokenText: damaged.record?.token, topicText: damaged.record?.topic
+                    ), kept: damaged.record?.kept)
             }
         }
     }
 
     private func isReplayed(_ record: ResultRecord) -> Bool {
         let outcome = record.outcome
-        if outcome == .inputError, record.status != nil, let reason = record.reason { return fixedReasons.contains(reason) }
+        if outcome == .inputError, record.status != nil, let reason = record.reason {
+            return fixedReasons.contains(reason)
+        }
         if outcome == .expired { return includeExpired }
         return outcome.isReplayable && (includeInDoubt || outcome != .inDoubt)
     }

@@ -62,8 +62,9 @@ final class ScratchKeyFile {
     /// `bytes` each time): eight bytes a step, the last eight overlapping the step before when the count is not a
     /// multiple of eight.
     private static func copy(_ bytes: [UInt8], _ range: Range<Int>, into buffer: inout [UInt8], at offset: Int) {
-        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count && offset >= 0
-                     && offset + range.count <= buffer.count, "copy outside the buffers")
+        precondition(
+            range.lowerBound >= 0 && range.upperBound <= bytes.count && offset >= 0
+                && offset + range.count <= buffer.count, "copy outside the buffers")
         let input = bytes.span.bytes
         var span = buffer.mutableSpan
         var output = span.mutableBytes

@@ -29,7 +29,7 @@ public struct ShardSelector: Sendable, Hashable, CustomStringConvertible {
     public init(parsing spec: String) throws(PipelineError) {
         let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2,
-              let index = Int(parts[0].trimmingSpaces()), let count = Int(parts[1].trimmingSpaces())
+            let index = Int(parts[0].trimmingSpaces()), let count = Int(parts[1].trimmingSpaces())
         else {
             throw PipelineError(.shardInvalid, "'\(spec)' is not K/N (for example 0/4; K is 0-based)")
         }

@@ -30,7 +30,8 @@ public struct CampaignMetrics: Sendable {
     /// run that finished, this one's when it did, else the one an earlier run wrote (nil: none yet). `inProgress`:
     /// the figures so far of a run still going (`--pushgateway-interval`): `apns_bulk_run_in_progress 1`, and no
     /// run-end time (the gateway keeps the last run's).
-    public func text(_ summary: CampaignSummary, now: Double, lastSuccess: Double?, inProgress: Bool = false) -> String {
+    public func text(_ summary: CampaignSummary, now: Double, lastSuccess: Double?, inProgress: Bool = false) -> String
+    {
         var out = ""
         let labels = "campaign=\"\(Self.escaped(campaign))\",shard=\"\(Self.escaped(shard))\""
         func family(_ name: String, _ type: String, _ help: String) {
@@ -40,13 +41,17 @@ public struct CampaignMetrics: Sendable {
             out += "\(name){\(labels)\(extra.isEmpty ? "" : "," + extra)} \(Self.number(value))\n"
         }
         let campaignTally = summary.campaign
-        family("apns_bulk_records_total", "counter", "Campaign records by final outcome (every run of the result file).")
+        family(
+            "apns_bulk_records_total", "counter", "Campaign records by final outcome (every run of the result file).")
         for outcome in RecordOutcome.allCases {
-            sample("apns_bulk_records_total", "outcome=\"\(outcome.rawValue)\"", value: Double(campaignTally.count(outcome)))
+            sample(
+                "apns_bulk_records_total", "outcome=\"\(outcome.rawValue)\"",
+                value: Double(campaignTally.count(outcome)))
         }
         family("apns_bulk_run_records_total", "counter", "Records by final outcome written by the last run.")
         for outcome in RecordOutcome.allCases {
-            sample("apns_bulk_run_records_total", "outcome=\"\(outcome.rawValue)\"", value: Double(summary.count(outcome)))
+            sample(
+                "apns_bulk_run_records_total", "outcome=\"\(outcome.rawValue)\"", value: Double(summary.count(outcome)))
         }
         family("apns_bulk_requests_total", "counter", "Requests the last run sent to APNs.")
         sample("apns_bulk_requests_total", value: Double(summary.requests))
@@ -54,26 +59,39 @@ public struct CampaignMetrics: Sendable {
         sample("apns_bulk_retries_total", value: Double(summary.retries))
         family("apns_bulk_run_duration_seconds", "gauge", "How long the last run took.")
         sample("apns_bulk_run_duration_seconds", value: summary.elapsedSeconds)
-        family("apns_bulk_request_latency_seconds", "summary", "Request latency in the last run, from sending to the answer.")
+        family(
+            "apns_bulk_request_latency_seconds", "summary",
+            "Request latency in the last run, from sending to the answer.")
         for quantile in [0.5, 0.9, 0.99] {
-            sample("apns_bulk_request_latency_seconds", "quantile=\"\(quantile)\"", value: summary.latencies.percentile(quantile))
+            sample(
+                "apns_bulk_request_latency_seconds", "quantile=\"\(quantile)\"",
+                value: summary.latencies.percentile(quantile))
         }
         sample("apns_bulk_request_latency_seconds_sum", value: summary.latencies.sum)
         sample("apns_bulk_request_latency_seconds_count", value: Double(summary.latencies.count))
         let stopped = if case .stoppedEarly = summary.ending { 1.0 } else { 0.0 }
-        family("apns_bulk_stopped_early", "gauge", "1 when the last run stopped early (credentials, settings, transport).")
+        family(
+            "apns_bulk_stopped_early", "gauge", "1 when the last run stopped early (credentials, settings, transport).")
         sample("apns_bulk_stopped_early", value: stopped)
         let deadlinePassed = if case .deadlinePassed = summary.ending { 1.0 } else { 0.0 }
-        family("apns_bulk_deadline_passed", "gauge", "1 when the last run ended at the --not-after deadline (records expired).")
+        family(
+            "apns_bulk_deadline_passed", "gauge",
+            "1 when the last run ended at the --not-after deadline (records expired).")
         sample("apns_bulk_deadline_passed", value: deadlinePassed)
-        family("apns_bulk_run_in_progress", "gauge", "1 while a run pushes its figures so far (--pushgateway-interval), 0 once it ended.")
+        family(
+            "apns_bulk_run_in_progress", "gauge",
+            "1 while a run pushes its figures so far (--pushgateway-interval), 0 once it ended.")
         sample("apns_bulk_run_in_progress", value: inProgress ? 1 : 0)
         if !inProgress {
-            family("apns_bulk_last_run_end_timestamp_seconds", "gauge", "When the last run ended, in seconds since the epoch.")
+            family(
+                "apns_bulk_last_run_end_timestamp_seconds", "gauge",
+                "When the last run ended, in seconds since the epoch.")
             sample("apns_bulk_last_run_end_timestamp_seconds", value: now)
         }
         if let lastSuccess {
-            family(Self.lastSuccessName, "gauge", "When the last run that finished the campaign ended, in seconds since the epoch.")
+            family(
+                Self.lastSuccessName, "gauge",
+                "When the last run that finished the campaign ended, in seconds since the epoch.")
             sample(Self.lastSuccessName, value: lastSuccess)
         }
         return out

@@ -79,7 +79,8 @@ public struct CampaignTimeline: Sendable {
     /// Appends a sample; one at the same moment as the last replaces it.
     mutating func append(_ sample: Sample, answersInInterval: Int) {
         if let last = samples.last, last.elapsedSeconds >= sample.elapsedSeconds {
-            samples[samples.count - 1] = Self.merged(last, sample, earlierWeight: 1, laterWeight: max(1, answersInInterval))
+            samples[samples.count - 1] = Self.merged(
+                last, sample, earlierWeight: 1, laterWeight: max(1, answersInInterval))
         } else {
             samples.append(sample)
         }
@@ -96,8 +97,10 @@ public struct CampaignTimeline: Sendable {
             if index + 1 < samples.count {
                 let first = samples[index]
                 let second = samples[index + 1]
-                merged.append(Self.merged(first, second, earlierWeight: max(1, first.answered - previousAnswered),
-                                          laterWeight: max(1, second.answered - first.answered)))
+                merged.append(
+                    Self.merged(
+                        first, second, earlierWeight: max(1, first.answered - previousAnswered),
+                        laterWeight: max(1, second.answered - first.answered)))
                 previousAnswered = second.answered
             } else {
                 merged.append(samples[index])
@@ -113,7 +116,8 @@ public struct CampaignTimeline: Sendable {
         sample.latencyP99 = [earlier.latencyP99, later.latencyP99].compactMap { $0 }.max()
         switch (earlier.latencyP50, later.latencyP50) {
         case (let a?, let b?):
-            sample.latencyP50 = (a * Double(earlierWeight) + b * Double(laterWeight)) / Double(earlierWeight + laterWeight)
+            sample.latencyP50 =
+                (a * Double(earlierWeight) + b * Double(laterWeight)) / Double(earlierWeight + laterWeight)
         case (let a?, nil): sample.latencyP50 = a
         default: break
         }
@@ -147,16 +151,19 @@ extension CampaignTimeline {
     /// Reads the value `jsonObject` wrote; nil when it is not one.
     public init?(jsonObject: Any) {
         guard let object = jsonObject as? [String: Any], let started = Self.double(object["started_at"]),
-              let rows = object["samples"] as? [[String: Any]]
+            let rows = object["samples"] as? [[String: Any]]
         else { return nil }
         var samples: [Sample] = []
         for row in rows {
             guard let elapsed = Self.double(row["elapsed_seconds"]) else { continue }
-            samples.append(Sample(
-                elapsedSeconds: elapsed, records: Self.int(row["records"]), answered: Self.int(row["answered"]),
-                delivered: Self.int(row["delivered"]), requests: Self.int(row["requests"]),
-                latencyP50: Self.double(row["latency_p50_seconds"]), latencyP99: Self.double(row["latency_p99_seconds"]),
-                inFlight: Self.int(row["in_flight"]), window: row["window"].flatMap { Self.double($0) }.map { Int($0) }))
+            samples.append(
+                Sample(
+                    elapsedSeconds: elapsed, records: Self.int(row["records"]), answered: Self.int(row["answered"]),
+                    delivered: Self.int(row["delivered"]), requests: Self.int(row["requests"]),
+                    latencyP50: Self.double(row["latency_p50_seconds"]),
+                    latencyP99: Self.double(row["latency_p99_seconds"]),
+                    inFlight: Self.int(row["in_flight"]),
+                    window: row["window"].flatMap { Self.double($0) }.map { Int($0) }))
         }
         self.init(startedAt: started, samples: samples)
         label = object["label"] as? String
@@ -164,7 +171,9 @@ extension CampaignTimeline {
 
     /// A summary JSON document (`CampaignSummary.json`) with this timeline added under `summaryKey`.
     public func inserted(intoSummaryJSON bytes: [UInt8]) -> [UInt8] {
-        guard var object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return bytes }
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+            return bytes
+        }
         object[Self.summaryKey] = jsonObject
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         else { return bytes }

@@ -147,9 +147,13 @@ extension ProgressSnapshot {
         for (index, (count, name, keep)) in counts.enumerated() where count > 0 || index == 0 {
             second.append(LinePart("\(Self.grouped(count)) \(name)", keep: keep, separator: index == 0 ? ": " : ", "))
         }
-        second.append(LinePart(Self.grouped(inFlight) + " in flight" + (window.map { " (limit \(Self.grouped($0)))" } ?? ""),
-                               keep: 8, separator: " | "))
-        if retriesPending > 0 { second.append(LinePart("\(Self.grouped(retriesPending)) to retry", keep: 9, separator: ", ")) }
+        second.append(
+            LinePart(
+                Self.grouped(inFlight) + " in flight" + (window.map { " (limit \(Self.grouped($0)))" } ?? ""),
+                keep: 8, separator: " | "))
+        if retriesPending > 0 {
+            second.append(LinePart("\(Self.grouped(retriesPending)) to retry", keep: 9, separator: ", "))
+        }
         return [LinePart.fit(first, width: width), LinePart.fit(second, width: width)]
     }
 
@@ -163,7 +167,9 @@ extension ProgressSnapshot {
             facts.append(Self.percent(fraction) + " of \(count) ETA " + (secondsLeft.map(Self.duration) ?? "--"))
         }
         let counted = counts.enumerated().filter { $0.offset == 0 || $0.element.count > 0 }
-        facts.append(CountedNoun.text(records, "record") + ": " + counted.map { "\($0.element.count) \($0.element.name)" }.joined(separator: ", "))
+        facts.append(
+            CountedNoun.text(records, "record") + ": "
+                + counted.map { "\($0.element.count) \($0.element.name)" }.joined(separator: ", "))
         facts.append("\(inFlight) in flight" + (window.map { " (limit \($0))" } ?? "") + ", \(retriesPending) to retry")
         facts.append(String(format: "%.0f req/s", requestsPerSecond))
         facts.append(Self.duration(elapsedSeconds) + " elapsed")
@@ -204,8 +210,10 @@ extension ProgressSnapshot {
 
     /// Each count with its name and how long it stays on a narrow line (lower stays longer); delivered first.
     private var counts: [(count: Int, name: String, keep: Int)] {
-        [(delivered, "delivered", 1), (pruned, "pruned", 5), (rejected, "rejected", 4), (invalid, "invalid", 6),
-         (retryable, "retryable", 3), (inDoubt, "in doubt", 2), (notSent, "not sent", 7), (expired, "expired", 7)]
+        [
+            (delivered, "delivered", 1), (pruned, "pruned", 5), (rejected, "rejected", 4), (invalid, "invalid", 6),
+            (retryable, "retryable", 3), (inDoubt, "in doubt", 2), (notSent, "not sent", 7), (expired, "expired", 7),
+        ]
     }
 
     /// `2026-11-28T05:01:02Z`.
@@ -266,7 +274,8 @@ struct LinePart {
         }
         var line = joined()
         while line.count > width, kept.count > 1 {
-            let drop = kept.indices.max { (kept[$0].keep, $0) < (kept[$1].keep, $1) } ?? kept.index(before: kept.endIndex)
+            let drop =
+                kept.indices.max { (kept[$0].keep, $0) < (kept[$1].keep, $1) } ?? kept.index(before: kept.endIndex)
             kept.remove(at: drop)
             line = joined()
         }

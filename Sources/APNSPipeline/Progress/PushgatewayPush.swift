@@ -30,8 +30,9 @@ public struct PushgatewayPush: Sendable, Equatable {
     /// every user of the machine (`ps`) and to whoever reads a pod's spec.
     public init(url: String) throws(URLError) {
         func refuse(_ why: String) -> URLError {
-            URLError(description: "--pushgateway \(url): \(why); give http://host:port or https://host:port "
-                + "(e.g. http://127.0.0.1:9091)")
+            URLError(
+                description: "--pushgateway \(url): \(why); give http://host:port or https://host:port "
+                    + "(e.g. http://127.0.0.1:9091)")
         }
         let lowered = url.lowercased()
         let scheme: String
@@ -55,9 +56,10 @@ public struct PushgatewayPush: Sendable, Equatable {
         while path.hasSuffix("/") { path.removeLast() }
         let authority = rest
         guard !authority.contains("@") else {
-            throw URLError(description: "--pushgateway: credentials in the URL are visible to every user of the machine "
-                + "(ps) and in the pod's spec; give the user with --pushgateway-user (or APNS_PUSHGATEWAY_USER) and "
-                + "the password in APNS_PUSHGATEWAY_PASSWORD or a file named by --pushgateway-password-file")
+            throw URLError(
+                description: "--pushgateway: credentials in the URL are visible to every user of the machine "
+                    + "(ps) and in the pod's spec; give the user with --pushgateway-user (or APNS_PUSHGATEWAY_USER) and "
+                    + "the password in APNS_PUSHGATEWAY_PASSWORD or a file named by --pushgateway-password-file")
         }
         displayURL = scheme + authority + path
         credentials = nil
@@ -79,7 +81,9 @@ public struct PushgatewayPush: Sendable, Equatable {
         }
         guard !host.isEmpty else { throw refuse("no host") }
         if let portText {
-            guard let number = Int(portText), (1...65_535).contains(number) else { throw refuse("the port must be 1 to 65535") }
+            guard let number = Int(portText), (1...65_535).contains(number) else {
+                throw refuse("the port must be 1 to 65535")
+            }
             port = number
         } else {
             port = usesTLS ? 443 : 80
@@ -95,9 +99,11 @@ public struct PushgatewayPush: Sendable, Equatable {
 
     /// One label of the grouping key as a path part.
     static func segment(_ name: String, _ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
-            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.~".unicodeScalars.contains($0))
-        }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.~".unicodeScalars.contains($0))
+            }
         if plain { return "/\(name)/\(value)" }
         var encoded = Data(value.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
@@ -111,7 +117,8 @@ public struct PushgatewayPush: Sendable, Equatable {
         let bytes = Array(body.utf8)
         let defaultPort = usesTLS ? 443 : 80
         let hostHeader = (host.contains(":") ? "[\(host)]" : host) + (port == defaultPort ? "" : ":\(port)")
-        var head = "POST \(path(campaign: campaign, shard: shard)) HTTP/1.1\r\n"
+        var head =
+            "POST \(path(campaign: campaign, shard: shard)) HTTP/1.1\r\n"
             + "Host: \(hostHeader)\r\n"
             + "User-Agent: apns-bulk\r\n"
             + "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
@@ -165,7 +172,8 @@ public struct PushgatewayPush: Sendable, Equatable {
 
     private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<(start + needle.count)].elementsEqual(needle) {
             return start
         }
         return nil

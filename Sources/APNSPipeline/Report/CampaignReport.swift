@@ -139,7 +139,9 @@ public struct CampaignReport: Sendable {
 
     /// Outcomes by reason, most frequent first.
     public var reasons: [ReasonCount] {
-        reasonCounts.values.sorted { ($0.count, $1.outcome.rawValue, $1.reason) > ($1.count, $0.outcome.rawValue, $0.reason) }
+        reasonCounts.values.sorted {
+            ($0.count, $1.outcome.rawValue, $1.reason) > ($1.count, $0.outcome.rawValue, $0.reason)
+        }
     }
 
     /// Distinct tokens to delete from the token database.
@@ -169,12 +171,15 @@ public struct CampaignReport: Sendable {
             reasonCounts[key, default: ReasonCount(outcome: record.outcome, reason: reason, count: 0)].count += 1
         }
         if let fileIndex { prune.add(line: record, file: fileIndex) } else { prune.add(record) }
-        if record.outcome == .delivered, deliveredLines[resultFile, default: []].count < PayloadSample.deliveredLinesKept {
+        if record.outcome == .delivered,
+            deliveredLines[resultFile, default: []].count < PayloadSample.deliveredLinesKept
+        {
             deliveredLines[resultFile, default: []].append((record.key.line, record.topic))
         }
         if let payload = record.payload, resultLineSamples.count < PayloadSample.maximum {
-            let sample = PayloadSample(topic: record.topic, payload: PayloadSample.normalized(payload), outcome: record.outcome,
-                                       source: "line \(record.key.line) of the campaign's list")
+            let sample = PayloadSample(
+                topic: record.topic, payload: PayloadSample.normalized(payload), outcome: record.outcome,
+                source: "line \(record.key.line) of the campaign's list")
             PayloadSample.add(sample, to: &resultLineSamples)
             PayloadSample.add(sample, to: &samples)
         }
@@ -189,7 +194,9 @@ public struct CampaignReport: Sendable {
         case .inputError where record.isRejectedByAPNs:
             rejected += 1
             guard record.status != nil, let reason = record.reason else { break }
-            if Self.topicReasons.contains(reason) { replayable[resultFile, default: ReplayableCounts()].rejectedForTopic += 1 }
+            if Self.topicReasons.contains(reason) {
+                replayable[resultFile, default: ReplayableCounts()].rejectedForTopic += 1
+            }
             if Self.pushTypeReasons.contains(reason) {
                 replayable[resultFile, default: ReplayableCounts()].rejectedForPushType += 1
             }
@@ -269,7 +276,10 @@ public struct CampaignReport: Sendable {
     /// The `prune` command that writes the tokens to delete, or nil when there are none.
     public func pruneCommand(output: String = "prune.csv") -> String? {
         guard tokensToPrune > 0 else { return nil }
-        return (["apns-bulk", "prune"] + resultFiles.map(ShellWord.quoted) + ["--format", "csv", "--output", ShellWord.quoted(output)])
+        return
+            (["apns-bulk", "prune"] + resultFiles.map(ShellWord.quoted) + [
+                "--format", "csv", "--output", ShellWord.quoted(output),
+            ])
             .joined(separator: " ")
     }
 
@@ -296,7 +306,8 @@ extension CampaignReport {
             "duplicates": count(.duplicate),
             "attempts": [
                 "total": attempts,
-                "records_by_attempts": Dictionary(uniqueKeysWithValues: recordsByAttempts.map { (String($0.key), $0.value) }),
+                "records_by_attempts": Dictionary(
+                    uniqueKeysWithValues: recordsByAttempts.map { (String($0.key), $0.value) }),
             ],
         ]
         var next: [String: Any] = [:]
@@ -314,8 +325,12 @@ extension CampaignReport {
             var row: [String: Any] = ["results": file, "inputs": facts.inputs, "topics": facts.topics]
             if facts.otherTopicRecords > 0 { row["other_topic_records"] = facts.otherTopicRecords }
             if let command = facts.command { row["command"] = command }
-            if let value = facts.startedAt { row["started_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value)) }
-            if let value = facts.finishedAt { row["finished_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value)) }
+            if let value = facts.startedAt {
+                row["started_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value))
+            }
+            if let value = facts.finishedAt {
+                row["finished_at"] = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: value))
+            }
             if let value = facts.durationSeconds { row["duration_seconds"] = value }
             if let state = facts.state { row["state"] = state.rawValue }
             if let why = facts.stoppedEarly { row["stopped_early"] = why }
@@ -341,7 +356,8 @@ extension CampaignReport {
                 },
             ]
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
         return Array(data) + [0x0A]
     }
 }
@@ -354,7 +370,9 @@ extension CampaignReport {
     public mutating func addResults(atPaths paths: [String]) throws(PipelineError) {
         for path in paths {
             addResultFile(path)
-            if let manifest = try? CampaignManifest.read(forResults: path) { runs[path, default: RunFacts()].take(manifest) }
+            if let manifest = try? CampaignManifest.read(forResults: path) {
+                runs[path, default: RunFacts()].take(manifest)
+            }
         }
         let (chain, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, file in
             add(record, resultFile: paths[file], fileIndex: file)
@@ -374,11 +392,13 @@ extension CampaignReport {
         var found: [PayloadSample] = []
         for file in resultFiles {
             guard found.count < PayloadSample.maximum, let facts = runs[file], facts.command == "send",
-                  facts.inputs.count == 1, let lines = deliveredLines[file] else { continue }
+                facts.inputs.count == 1, let lines = deliveredLines[file]
+            else { continue }
             let input = facts.inputs[0]
             var candidates = [input]
             if !input.hasPrefix("/") {
-                candidates.append(((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(input))
+                candidates.append(
+                    ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(input))
             }
             guard let path = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else { continue }
             for sample in PayloadSample.fromInput(path: path, lines: lines) { PayloadSample.add(sample, to: &found) }

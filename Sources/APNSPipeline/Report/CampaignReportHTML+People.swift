@@ -11,9 +11,11 @@ extension CampaignReportHTML {
         let accepted = report.count(.delivered)
         var out = "<section id=\"summary\" aria-label=\"summary\">"
         if report.records == 0 {
-            out += "<p class=\"headline\" id=\"headline\">Nothing to show yet: no notification of this campaign has an answer.</p>"
+            out +=
+                "<p class=\"headline\" id=\"headline\">Nothing to show yet: no notification of this campaign has an answer.</p>"
         } else {
-            out += "<p class=\"headline\" id=\"headline\"><strong>\(Self.grouped(accepted)) of \(Self.grouped(devices))</strong> "
+            out +=
+                "<p class=\"headline\" id=\"headline\"><strong>\(Self.grouped(accepted)) of \(Self.grouped(devices))</strong> "
             out += "people's devices: accepted by Apple for delivery"
             out += " <span class=\"share\">(\(Self.percent(accepted, of: devices)))</span></p>"
         }
@@ -34,7 +36,8 @@ extension CampaignReportHTML {
     /// Every entry's outcome under its plain label, the outcome bar above, and what can still be done.
     var whatHappened: String {
         var out = "<section id=\"what-happened\"><h2>What happened</h2>" + outcomeBar
-        out += "<div class=\"scroll\"><table><thead><tr><th>outcome</th><th class=\"n\">entries</th><th class=\"n\">share</th>"
+        out +=
+            "<div class=\"scroll\"><table><thead><tr><th>outcome</th><th class=\"n\">entries</th><th class=\"n\">share</th>"
         out += "</tr></thead><tbody>"
         for outcome in ReportWording.plainOrder where report.count(outcome) > 0 || outcome == .delivered {
             let count = report.count(outcome)
@@ -46,12 +49,14 @@ extension CampaignReportHTML {
         var next: [String] = []
         if report.replayableTotal > 0 {
             let count = report.replayableTotal
-            next.append("\(Self.grouped(count)) \(count == 1 ? "notification was" : "notifications were") not accepted yet "
-                + "and can be sent again (the operators' part below says how).")
+            next.append(
+                "\(Self.grouped(count)) \(count == 1 ? "notification was" : "notifications were") not accepted yet "
+                    + "and can be sent again (the operators' part below says how).")
         }
         if report.tokensToPrune > 0 {
-            next.append("\(Self.grouped(report.tokensToPrune)) \(report.tokensToPrune == 1 ? "device is" : "devices are") "
-                + "no longer reachable and should be removed from the list.")
+            next.append(
+                "\(Self.grouped(report.tokensToPrune)) \(report.tokensToPrune == 1 ? "device is" : "devices are") "
+                    + "no longer reachable and should be removed from the list.")
         }
         if !next.isEmpty { out += "<p>" + next.joined(separator: " ") + "</p>" }
         return out + "</section>\n"
@@ -82,7 +87,8 @@ extension CampaignReportHTML {
             return out + "</section>\n"
         }
         let topics = Set(report.samples.map(\.topic)).count
-        out += "<p class=\"muted\">\(report.samples.count == 1 ? "The first notification" : "The first \(report.samples.count) different notifications")"
+        out +=
+            "<p class=\"muted\">\(report.samples.count == 1 ? "The first notification" : "The first \(report.samples.count) different notifications")"
         out += topics > 1 ? ", by app:</p>" : ":</p>"
         for sample in report.samples {
             out += "<figure class=\"sample\">"

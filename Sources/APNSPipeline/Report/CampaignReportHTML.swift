@@ -10,8 +10,10 @@ public struct CampaignReportHTML {
     /// The zone the page's times are shown in, beside UTC: the machine's.
     public var timeZone: TimeZone
 
-    public init(report: CampaignReport, title: String = "apns-bulk campaign report", generatedAt: Date = Date(),
-                timeZone: TimeZone = .current) {
+    public init(
+        report: CampaignReport, title: String = "apns-bulk campaign report", generatedAt: Date = Date(),
+        timeZone: TimeZone = .current
+    ) {
         self.report = report
         self.title = title
         self.generatedAt = generatedAt
@@ -45,7 +47,8 @@ public struct CampaignReportHTML {
             }
         }
         return "<header><h1>\(HTMLText.escaped(title))</h1>"
-            + (line.isEmpty ? "" : "<p class=\"muted\" id=\"campaign-times\">\(HTMLText.escaped(line))</p>") + "</header>\n"
+            + (line.isEmpty ? "" : "<p class=\"muted\" id=\"campaign-times\">\(HTMLText.escaped(line))</p>")
+            + "</header>\n"
     }
 
     /// How long something took, as people say it: "under a minute", "about 25 minutes", "2 hours 10 minutes".
@@ -53,7 +56,8 @@ public struct CampaignReportHTML {
         let minutes = Int((seconds / 60).rounded())
         if seconds < 60 { return "under a minute" }
         if minutes < 60 { return minutes == 1 ? "about a minute" : "about \(minutes) minutes" }
-        let hours = minutes / 60, rest = minutes % 60
+        let hours = minutes / 60
+        let rest = minutes % 60
         let hourText = CountedNoun.text(hours, "hour")
         return rest == 0 ? "about " + hourText : "about \(hourText) \(CountedNoun.text(rest, "minute"))"
     }
@@ -65,7 +69,10 @@ public struct CampaignReportHTML {
         let delivered = report.count(.delivered)
         let cards: [(String, String, String, String)] = [
             ("records", "Records", Self.grouped(report.records), "one result line each"),
-            ("delivered", "Delivered", Self.grouped(delivered), "accepted by APNs, " + Self.percent(delivered, of: report.records)),
+            (
+                "delivered", "Delivered", Self.grouped(delivered),
+                "accepted by APNs, " + Self.percent(delivered, of: report.records)
+            ),
             ("prune", "Tokens to prune", Self.grouped(report.tokensToPrune), "distinct tokens"),
             ("retryable", "Retryable", Self.grouped(report.count(.retryable)), "send again with replay"),
             ("in_doubt", "In doubt", Self.grouped(report.count(.inDoubt)), "answer lost; may have arrived"),
@@ -88,7 +95,8 @@ public struct CampaignReportHTML {
         var out = "<section><h3>Next steps</h3>"
         for run in report.unfinished {
             out += "<p class=\"warning\" id=\"unfinished\"><strong>This run is unfinished:</strong> "
-            out += "\(HTMLText.escaped(run.resultsPath)) has \(Self.grouped(run.answered)) \(CountedNoun.noun(run.answered, "record")) answered so far; its "
+            out +=
+                "\(HTMLText.escaped(run.resultsPath)) has \(Self.grouped(run.answered)) \(CountedNoun.noun(run.answered, "record")) answered so far; its "
             out += "run is still going, or was stopped before it finished. The figures below cover those records only. "
             out += "Finish it first with:</p><pre class=\"finish-command\">"
             out += "\(HTMLText.escaped(run.command ?? "the same send command with --resume"))</pre>"
@@ -99,10 +107,14 @@ public struct CampaignReportHTML {
             out += "<pre class=\"continue-command\">\(HTMLText.escaped(run.command))</pre>"
         }
         if let replay = report.replayCommand() {
-            out += "<p>\(Self.grouped(report.replayableTotal)) \(CountedNoun.noun(report.replayableTotal, "record")) may still be delivered "
-            out += "(retryable \(Self.grouped(report.count(.retryable))), in doubt \(Self.grouped(report.count(.inDoubt))), "
+            out +=
+                "<p>\(Self.grouped(report.replayableTotal)) \(CountedNoun.noun(report.replayableTotal, "record")) may still be delivered "
+            out +=
+                "(retryable \(Self.grouped(report.count(.retryable))), in doubt \(Self.grouped(report.count(.inDoubt))), "
             out += "not sent \(Self.grouped(report.count(.notSent)))"
-            if report.rejectedForTopic > 0 { out += ", rejected for their topic \(Self.grouped(report.rejectedForTopic))" }
+            if report.rejectedForTopic > 0 {
+                out += ", rejected for their topic \(Self.grouped(report.rejectedForTopic))"
+            }
             if report.rejectedForPushType > 0 {
                 out += ", rejected for their push type \(Self.grouped(report.rejectedForPushType))"
             }
@@ -119,7 +131,8 @@ public struct CampaignReportHTML {
                 out += "<pre id=\"replay-command\">\(HTMLText.escaped(replay))</pre>"
             }
             if report.rejectedForTopic > 0 {
-                out += "<p>APNs rejected the campaign's topic: replace \(CampaignReport.topicPlaceholder) with the app's "
+                out +=
+                    "<p>APNs rejected the campaign's topic: replace \(CampaignReport.topicPlaceholder) with the app's "
                 out += "bundle id (plus the suffix its push type needs) before running it.</p>"
             }
             if report.rejectedForPushType > 0 {
@@ -134,7 +147,8 @@ public struct CampaignReportHTML {
             out += "<p>Nothing to replay yet among the records answered so far.</p>"
         }
         if let prune = report.pruneCommand() {
-            out += "<p>\(Self.grouped(report.tokensToPrune)) \(report.tokensToPrune == 1 ? "token is" : "tokens are") dead or wrong for the app. List them for deletion with:</p>"
+            out +=
+                "<p>\(Self.grouped(report.tokensToPrune)) \(report.tokensToPrune == 1 ? "token is" : "tokens are") dead or wrong for the app. List them for deletion with:</p>"
             out += "<pre id=\"prune-command\">\(HTMLText.escaped(prune))</pre>"
         }
         return out + "</section>\n"
@@ -142,18 +156,23 @@ public struct CampaignReportHTML {
 
     private var outcomes: String {
         var out = "<section><h3>Outcomes</h3>"
-        out += "<table><thead><tr><th>outcome</th><th class=\"n\">records</th><th class=\"n\">share</th></tr></thead><tbody>"
+        out +=
+            "<table><thead><tr><th>outcome</th><th class=\"n\">records</th><th class=\"n\">share</th></tr></thead><tbody>"
         for outcome in RecordOutcome.allCases {
             let count = report.count(outcome)
-            out += "<tr><td><span class=\"swatch\" style=\"background:\(Self.color(outcome))\"></span>\(outcome.rawValue)</td>"
-            out += "<td class=\"n\">\(Self.grouped(count))</td><td class=\"n\">\(Self.percent(count, of: report.records))</td></tr>"
+            out +=
+                "<tr><td><span class=\"swatch\" style=\"background:\(Self.color(outcome))\"></span>\(outcome.rawValue)</td>"
+            out +=
+                "<td class=\"n\">\(Self.grouped(count))</td><td class=\"n\">\(Self.percent(count, of: report.records))</td></tr>"
         }
         out += "</tbody></table>"
         if let first = report.firstUniqueID {
             // Shown, never linked: the console needs the user's Apple account, and the report links nowhere outside.
-            out += "<p>\(Self.grouped(report.deliveredWithUniqueID)) delivered \(report.deliveredWithUniqueID == 1 ? "record carries" : "records carry") an apns_unique_id "
+            out +=
+                "<p>\(Self.grouped(report.deliveredWithUniqueID)) delivered \(report.deliveredWithUniqueID == 1 ? "record carries" : "records carry") an apns_unique_id "
             out += "(development environment) to look up in Apple's Push Notifications Console, the first "
-            out += "<code id=\"first-unique-id\">\(HTMLText.escaped(first))</code>; the result lines hold every one.</p>"
+            out +=
+                "<code id=\"first-unique-id\">\(HTMLText.escaped(first))</code>; the result lines hold every one.</p>"
         }
         return out + "</section>\n"
     }
@@ -171,8 +190,10 @@ public struct CampaignReportHTML {
     }
 
     private var attempts: String {
-        var out = "<section><h3>Attempts</h3><p>\(Self.grouped(report.attempts)) \(report.attempts == 1 ? "request" : "requests") reached the wire for "
-        out += "\(Self.grouped(report.records)) \(CountedNoun.noun(report.records, "record")).</p><table><thead><tr><th>requests per record</th>"
+        var out =
+            "<section><h3>Attempts</h3><p>\(Self.grouped(report.attempts)) \(report.attempts == 1 ? "request" : "requests") reached the wire for "
+        out +=
+            "\(Self.grouped(report.records)) \(CountedNoun.noun(report.records, "record")).</p><table><thead><tr><th>requests per record</th>"
         out += "<th class=\"n\">records</th></tr></thead><tbody>"
         for (attempts, count) in report.recordsByAttempts.sorted(by: { $0.key < $1.key }) {
             let label = attempts == 0 ? "0 (never sent)" : "\(attempts)"
@@ -189,42 +210,60 @@ public struct CampaignReportHTML {
             return out + "</section>\n"
         }
         let points = series.points
-        out += "<p class=\"muted\">\(report.timelines.count) run\(report.timelines.count == 1 ? "" : "s") side by side, "
+        out +=
+            "<p class=\"muted\">\(report.timelines.count) run\(report.timelines.count == 1 ? "" : "s") side by side, "
         out += "in \(Self.grouped(points.count)) steps of \(SVGLineChart.duration(series.bucketSeconds)).</p>"
         let peak = points.map(\.answersPerSecond).max() ?? 0
         var throughput: [SVGLineChart.Series]
         if series.runs.count > 1 {
             // Shards and runs each as a labelled line on the one time axis, drawn over the grey total of them all.
-            throughput = [.init(name: "all runs results/s", color: "#9aa0a6",
-                                points: points.map { ($0.seconds, $0.answersPerSecond) }, dashed: true)]
+            throughput = [
+                .init(
+                    name: "all runs results/s", color: "#9aa0a6",
+                    points: points.map { ($0.seconds, $0.answersPerSecond) }, dashed: true)
+            ]
             throughput += series.runs.enumerated().map { number, run in
-                .init(name: "\(run.label) results/s", color: Self.runColors[number % Self.runColors.count],
-                      points: zip(points, run.answersPerSecond).map { ($0.seconds, $1) })
+                .init(
+                    name: "\(run.label) results/s", color: Self.runColors[number % Self.runColors.count],
+                    points: zip(points, run.answersPerSecond).map { ($0.seconds, $1) })
             }
         } else {
             throughput = [
                 .init(name: "results/s", color: "#1f77b4", points: points.map { ($0.seconds, $0.answersPerSecond) }),
-                .init(name: "requests/s", color: "#9aa0a6", points: points.map { ($0.seconds, $0.requestsPerSecond) }, dashed: true),
+                .init(
+                    name: "requests/s", color: "#9aa0a6", points: points.map { ($0.seconds, $0.requestsPerSecond) },
+                    dashed: true),
             ]
         }
-        out += chart(SVGLineChart(title: "Throughput", formatY: { Self.grouped(Int($0.rounded())) + "/s" }, series: throughput),
-                     caption: series.runs.count > 1
-                        ? "Throughput of each run and of all together (peak \(Self.grouped(Int(peak.rounded()))) results/s)"
-                        : "Throughput (peak \(Self.grouped(Int(peak.rounded()))) results/s)")
-        out += chart(SVGLineChart(
-            title: "Latency", formatY: { Self.milliseconds($0 / 1000) },
-            series: [
-                .init(name: "p50", color: "#2ca02c", points: points.map { ($0.seconds, $0.latencyP50.map { $0 * 1000 }) }),
-                .init(name: "p99", color: "#d62728", points: points.map { ($0.seconds, $0.latencyP99.map { $0 * 1000 }) }),
-            ]), caption: "Latency p50 and p99")
+        out += chart(
+            SVGLineChart(title: "Throughput", formatY: { Self.grouped(Int($0.rounded())) + "/s" }, series: throughput),
+            caption: series.runs.count > 1
+                ? "Throughput of each run and of all together (peak \(Self.grouped(Int(peak.rounded()))) results/s)"
+                : "Throughput (peak \(Self.grouped(Int(peak.rounded()))) results/s)")
+        out += chart(
+            SVGLineChart(
+                title: "Latency", formatY: { Self.milliseconds($0 / 1000) },
+                series: [
+                    .init(
+                        name: "p50", color: "#2ca02c",
+                        points: points.map { ($0.seconds, $0.latencyP50.map { $0 * 1000 }) }),
+                    .init(
+                        name: "p99", color: "#d62728",
+                        points: points.map { ($0.seconds, $0.latencyP99.map { $0 * 1000 }) }),
+                ]), caption: "Latency p50 and p99")
         var flight: [SVGLineChart.Series] = [
-            .init(name: "in flight", color: "#9467bd", points: points.map { ($0.seconds, $0.inFlight.map(Double.init)) }),
+            .init(
+                name: "in flight", color: "#9467bd", points: points.map { ($0.seconds, $0.inFlight.map(Double.init)) })
         ]
         if series.hasWindow {
-            flight.append(.init(name: "window", color: "#ff7f0e", points: points.map { ($0.seconds, $0.window.map(Double.init)) }, dashed: true))
+            flight.append(
+                .init(
+                    name: "window", color: "#ff7f0e", points: points.map { ($0.seconds, $0.window.map(Double.init)) },
+                    dashed: true))
         }
-        out += chart(SVGLineChart(title: "Requests in flight", formatY: { Self.grouped(Int($0.rounded())) }, series: flight),
-                     caption: series.hasWindow ? "Requests in flight and the in-flight window" : "Requests in flight")
+        out += chart(
+            SVGLineChart(title: "Requests in flight", formatY: { Self.grouped(Int($0.rounded())) }, series: flight),
+            caption: series.hasWindow ? "Requests in flight and the in-flight window" : "Requests in flight")
         return out + "</section>\n"
     }
 
@@ -240,15 +279,22 @@ public struct CampaignReportHTML {
     private var files: String {
         let files = report.resultFiles.count
         var read = "Read from " + CountedNoun.text(files, "result file")
-        if report.summaryCount > 0 { read += " and " + CountedNoun.text(report.summaryCount, "summary", plural: "summaries") }
-        var out = "<section><h3>Runs</h3><p class=\"muted\" id=\"read-from\">\(read).</p><div class=\"scroll\"><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
-        out += "<th>Started</th><th>Finished</th><th class=\"n\">Duration</th><th>State</th><th class=\"n\">To replay</th>"
+        if report.summaryCount > 0 {
+            read += " and " + CountedNoun.text(report.summaryCount, "summary", plural: "summaries")
+        }
+        var out =
+            "<section><h3>Runs</h3><p class=\"muted\" id=\"read-from\">\(read).</p><div class=\"scroll\"><table id=\"runs\"><thead><tr><th>Result file</th><th>Inputs</th><th>Topics</th>"
+        out +=
+            "<th>Started</th><th>Finished</th><th class=\"n\">Duration</th><th>State</th><th class=\"n\">To replay</th>"
         out += "</tr></thead><tbody>"
         for file in report.resultFiles {
             let facts = report.runs[file] ?? CampaignReport.RunFacts()
             let counts = report.replayable[file]
-            let inputs = facts.inputs.isEmpty ? "–"
-                : (facts.command == "replay" ? "replay of " : "") + facts.inputs.map { "<code>\(HTMLText.escaped($0))</code>" }.joined(separator: ", ")
+            let inputs =
+                facts.inputs.isEmpty
+                ? "–"
+                : (facts.command == "replay" ? "replay of " : "")
+                    + facts.inputs.map { "<code>\(HTMLText.escaped($0))</code>" }.joined(separator: ", ")
             var topics = facts.topics.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .map { "<code>\(HTMLText.escaped($0.key))</code> \(Self.grouped($0.value))" }.joined(separator: ", ")
             if facts.otherTopicRecords > 0 { topics += ", other topics \(Self.grouped(facts.otherTopicRecords))" }
@@ -258,9 +304,12 @@ public struct CampaignReportHTML {
             case .unfinished?: state = "unfinished"
             case nil: state = "–"
             }
-            out += "<tr><td><code>\(HTMLText.escaped(file))</code></td><td>\(inputs)</td><td>\(topics.isEmpty ? "–" : topics)</td>"
-            out += "<td class=\"t\">\(facts.startedAt.map { Self.timestamp(Date(timeIntervalSince1970: $0)) } ?? "–")</td>"
-            out += "<td class=\"t\">\(facts.finishedAt.map { Self.timestamp(Date(timeIntervalSince1970: $0)) } ?? "–")</td>"
+            out +=
+                "<tr><td><code>\(HTMLText.escaped(file))</code></td><td>\(inputs)</td><td>\(topics.isEmpty ? "–" : topics)</td>"
+            out +=
+                "<td class=\"t\">\(facts.startedAt.map { Self.timestamp(Date(timeIntervalSince1970: $0)) } ?? "–")</td>"
+            out +=
+                "<td class=\"t\">\(facts.finishedAt.map { Self.timestamp(Date(timeIntervalSince1970: $0)) } ?? "–")</td>"
             out += "<td class=\"n\">\(facts.durationSeconds.map(SVGLineChart.duration) ?? "–")</td>"
             out += "<td>\(HTMLText.escaped(state))</td><td class=\"n\">\(Self.grouped(counts?.total ?? 0))</td></tr>"
         }

@@ -35,9 +35,8 @@ public struct ReportSeries: Sendable, Equatable {
     /// Nil when there is no sample at all.
     public init?(timelines: [CampaignTimeline], maximumPoints: Int = 120) {
         let used = timelines.filter { !$0.samples.isEmpty }
-        guard let start = used.map(\.startedAt).min(),
-              let end = used.compactMap({ timeline in timeline.samples.last.map { timeline.startedAt + $0.elapsedSeconds } }).max()
-        else { return nil }
+        let ends = used.compactMap { timeline in timeline.samples.last.map { timeline.startedAt + $0.elapsedSeconds } }
+        guard let start = used.map(\.startedAt).min(), let end = ends.max() else { return nil }
         let span = max(end - start, 1)
         let width = max(1, (span / Double(max(1, maximumPoints))).rounded(.up))
         let count = max(1, Int((span / width).rounded(.up)))
@@ -45,7 +44,8 @@ public struct ReportSeries: Sendable, Equatable {
         var runs: [(label: String, answers: [Double?])] = []
         for (number, timeline) in used.enumerated() {
             var local = [Accumulator](repeating: Accumulator(), count: count)
-            var previous = CampaignTimeline.Sample(elapsedSeconds: 0, records: 0, answered: 0, delivered: 0, requests: 0, inFlight: 0)
+            var previous = CampaignTimeline.Sample(
+                elapsedSeconds: 0, records: 0, answered: 0, delivered: 0, requests: 0, inFlight: 0)
             for sample in timeline.samples {
                 let from = timeline.startedAt - start + previous.elapsedSeconds
                 let to = timeline.startedAt - start + sample.elapsedSeconds
@@ -54,8 +54,10 @@ public struct ReportSeries: Sendable, Equatable {
                 let first = min(count - 1, max(0, Int(from / width)))
                 let last = min(count - 1, max(0, Int((to / width).rounded(.up)) - 1))
                 for index in first...max(first, last) {
-                    let overlap = to > from
-                        ? max(0, min(to, Double(index + 1) * width) - max(from, Double(index) * width)) / (to - from) : 1
+                    let overlap =
+                        to > from
+                        ? max(0, min(to, Double(index + 1) * width) - max(from, Double(index) * width)) / (to - from)
+                        : 1
                     local[index].answers += answers * overlap
                     local[index].requests += requests * overlap
                     if let p50 = sample.latencyP50 {
@@ -71,15 +73,26 @@ public struct ReportSeries: Sendable, Equatable {
             }
             for index in buckets.indices { buckets[index].add(local[index]) }
             let firstBucket = min(count - 1, max(0, Int((timeline.startedAt - start) / width)))
-            let lastBucket = min(count - 1, max(firstBucket, Int(((timeline.startedAt - start + previous.elapsedSeconds) / width).rounded(.up)) - 1))
-            runs.append((timeline.label ?? "run \(number + 1)",
-                         local.indices.map { (firstBucket...lastBucket).contains($0) ? local[$0].answers : nil }))
+            let lastBucket = min(
+                count - 1,
+                max(firstBucket, Int(((timeline.startedAt - start + previous.elapsedSeconds) / width).rounded(.up)) - 1)
+            )
+            runs.append(
+                (
+                    timeline.label ?? "run \(number + 1)",
+                    local.indices.map { (firstBucket...lastBucket).contains($0) ? local[$0].answers : nil }
+                ))
         }
         self.startedAt = start
         self.bucketSeconds = width
-        let covered = (0..<count).map { index in index == count - 1 ? max(span - Double(index) * width, width / 4) : width }
+        let covered = (0..<count).map { index in
+            index == count - 1 ? max(span - Double(index) * width, width / 4) : width
+        }
         self.runs = runs.map { run in
-            Run(label: run.label, answersPerSecond: run.answers.enumerated().map { index, answers in answers.map { $0 / covered[index] } })
+            Run(
+                label: run.label,
+                answersPerSecond: run.answers.enumerated().map { index, answers in answers.map { $0 / covered[index] } }
+            )
         }
         // The last bucket may be cut short by the end of the campaign: its rate is over the part it covers.
         self.points = buckets.enumerated().map { index, bucket in

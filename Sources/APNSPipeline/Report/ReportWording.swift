@@ -6,7 +6,9 @@ import Foundation
 /// "The report").
 enum ReportWording {
     /// The outcomes in the order the people's part lists them: accepted first, then what can still be done.
-    static let plainOrder: [RecordOutcome] = [.delivered, .prune, .retryable, .inDoubt, .notSent, .expired, .inputError, .duplicate]
+    static let plainOrder: [RecordOutcome] = [
+        .delivered, .prune, .retryable, .inDoubt, .notSent, .expired, .inputError, .duplicate,
+    ]
 
     static func plainLabel(_ outcome: RecordOutcome) -> String {
         switch outcome {
@@ -37,8 +39,9 @@ enum ReportWording {
     /// The zone's abbreviation (`CET`, `PST`), or its offset from UTC (`UTC+05:30`).
     static func zoneName(_ zone: TimeZone, at date: Date) -> String {
         if let abbreviation = zone.abbreviation(for: date), !abbreviation.isEmpty,
-           !abbreviation.hasPrefix("GMT"), !abbreviation.hasPrefix("UTC"), !abbreviation.hasPrefix("+"),
-           !abbreviation.hasPrefix("-") {
+            !abbreviation.hasPrefix("GMT"), !abbreviation.hasPrefix("UTC"), !abbreviation.hasPrefix("+"),
+            !abbreviation.hasPrefix("-")
+        {
             return abbreviation
         }
         let offset = zone.secondsFromGMT(for: date)

@@ -40,23 +40,31 @@ struct SVGLineChart {
         out += "<title>\(HTMLText.escaped(title))</title>"
         for tick in yTicks {
             let y = Self.fixed(py(tick))
-            out += "<line x1=\"\(Self.fixed(left))\" x2=\"\(Self.fixed(width - right))\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#ddd\" stroke-width=\"1\"/>"
-            out += "<text x=\"\(Self.fixed(left - 6))\" y=\"\(y)\" dy=\"4\" text-anchor=\"end\" font-size=\"11\" fill=\"#555\">\(HTMLText.escaped(formatY(tick)))</text>"
+            out +=
+                "<line x1=\"\(Self.fixed(left))\" x2=\"\(Self.fixed(width - right))\" y1=\"\(y)\" y2=\"\(y)\" stroke=\"#ddd\" stroke-width=\"1\"/>"
+            out +=
+                "<text x=\"\(Self.fixed(left - 6))\" y=\"\(y)\" dy=\"4\" text-anchor=\"end\" font-size=\"11\" fill=\"#555\">\(HTMLText.escaped(formatY(tick)))</text>"
         }
         for tick in Self.ticks(upTo: maximumX, count: 6) where tick <= maximumX {
             let x = Self.fixed(px(tick))
-            out += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(Self.fixed(top + plotHeight))\" y2=\"\(Self.fixed(top + plotHeight + 4))\" stroke=\"#888\"/>"
-            out += "<text x=\"\(x)\" y=\"\(Self.fixed(height - 8))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">\(HTMLText.escaped(Self.duration(tick)))</text>"
+            out +=
+                "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(Self.fixed(top + plotHeight))\" y2=\"\(Self.fixed(top + plotHeight + 4))\" stroke=\"#888\"/>"
+            out +=
+                "<text x=\"\(x)\" y=\"\(Self.fixed(height - 8))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#555\">\(HTMLText.escaped(Self.duration(tick)))</text>"
         }
-        out += "<line x1=\"\(Self.fixed(left))\" x2=\"\(Self.fixed(left))\" y1=\"\(Self.fixed(top))\" y2=\"\(Self.fixed(top + plotHeight))\" stroke=\"#888\"/>"
-        out += "<line x1=\"\(Self.fixed(left))\" x2=\"\(Self.fixed(width - right))\" y1=\"\(Self.fixed(top + plotHeight))\" y2=\"\(Self.fixed(top + plotHeight))\" stroke=\"#888\"/>"
+        out +=
+            "<line x1=\"\(Self.fixed(left))\" x2=\"\(Self.fixed(left))\" y1=\"\(Self.fixed(top))\" y2=\"\(Self.fixed(top + plotHeight))\" stroke=\"#888\"/>"
+        out +=
+            "<line x1=\"\(Self.fixed(left))\" x2=\"\(Self.fixed(width - right))\" y1=\"\(Self.fixed(top + plotHeight))\" y2=\"\(Self.fixed(top + plotHeight))\" stroke=\"#888\"/>"
         for line in series {
             for run in Self.runs(line.points) {
                 let coordinates = run.map { "\(Self.fixed(px($0.x))),\(Self.fixed(py($0.y)))" }.joined(separator: " ")
                 if run.count == 1, let only = run.first {
-                    out += "<circle cx=\"\(Self.fixed(px(only.x)))\" cy=\"\(Self.fixed(py(only.y)))\" r=\"2.5\" fill=\"\(line.color)\"/>"
+                    out +=
+                        "<circle cx=\"\(Self.fixed(px(only.x)))\" cy=\"\(Self.fixed(py(only.y)))\" r=\"2.5\" fill=\"\(line.color)\"/>"
                 } else {
-                    out += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2\" stroke-linejoin=\"round\""
+                    out +=
+                        "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2\" stroke-linejoin=\"round\""
                     out += line.dashed ? " stroke-dasharray=\"6 4\"" : ""
                     out += " points=\"\(coordinates)\"/>"
                 }

@@ -70,7 +70,9 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
         do {
             return try JSONDecoder().decode(CampaignManifest.self, from: data)
         } catch {
-            throw PipelineError(.campaignRecordInvalid, "\(path): not a campaign record apns-bulk wrote (remove it, or use --overwrite)")
+            throw PipelineError(
+                .campaignRecordInvalid, "\(path): not a campaign record apns-bulk wrote (remove it, or use --overwrite)"
+            )
         }
     }
 

@@ -21,11 +21,14 @@ public enum MillisecondTime {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         let layouts: [ISO8601DateFormatter.Options] = [
-            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate, .withDashSeparatorInDate],
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+            [.withFullDate, .withDashSeparatorInDate],
         ]
         for layout in layouts {
             // A date alone is ten characters: a time without a zone is refused, not read as its day.
-            if layout.contains(.withFullDate), !layout.contains(.withInternetDateTime), text.utf8.count != 10 { continue }
+            if layout.contains(.withFullDate), !layout.contains(.withInternetDateTime), text.utf8.count != 10 {
+                continue
+            }
             formatter.formatOptions = layout
             if let date = formatter.date(from: text) {
                 let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()

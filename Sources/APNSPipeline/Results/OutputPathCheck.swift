@@ -17,18 +17,24 @@ public enum OutputPathCheck {
         for written in [path] + beside {
             guard let input = inputs.first(where: { sameFile($0, written) }) else { continue }
             let what = written == path ? "it is" : "the file beside it, \(written), is"
-            throw PipelineError(.outputInvalid, "--results \(path): \(what) the input \(input): name a new file for the "
-                + "results (the input is never written over)")
+            throw PipelineError(
+                .outputInvalid,
+                "--results \(path): \(what) the input \(input): name a new file for the "
+                    + "results (the input is never written over)")
         }
-        try checkFolder(of: path, option: "--results", holds: "the result file, its journal, lock and campaign record go there")
+        try checkFolder(
+            of: path, option: "--results", holds: "the result file, its journal, lock and campaign record go there")
         guard !POSIXFile.isDirectory(atPath: path) else {
             throw PipelineError(.outputInvalid, "--results \(path): is a directory: name a file in it")
         }
         // A symbolic link is refused as such when the run opens its files (never written through).
         guard !POSIXFile.isSymbolicLink(atPath: path), let size = POSIXFile.regularFileSize(atPath: path), size > 0,
-              !readsAsResultFile(path) else { return }
-        throw PipelineError(.outputInvalid, "--results \(path): the file exists and is not an apns-bulk result file: "
-            + "name a new file for the results (only a result file is ever replaced)")
+            !readsAsResultFile(path)
+        else { return }
+        throw PipelineError(
+            .outputInvalid,
+            "--results \(path): the file exists and is not an apns-bulk result file: "
+                + "name a new file for the results (only a result file is ever replaced)")
     }
 
     /// `validate --results`: as `checkResultFile`, and never the result file of a campaign (one with a campaign
@@ -37,8 +43,10 @@ public enum OutputPathCheck {
         try checkResultFile(path, reading: inputs)
         let record = CampaignManifest.path(forResults: path)
         guard path != "-", (POSIXFile.regularFileSize(atPath: path) ?? 0) > 0, POSIXFile.exists(record) else { return }
-        throw PipelineError(.outputInvalid, "--results \(path): it holds the results of a campaign (\(record) is "
-            + "beside it): name a new file for validate's lines")
+        throw PipelineError(
+            .outputInvalid,
+            "--results \(path): it holds the results of a campaign (\(record) is "
+                + "beside it): name a new file for validate's lines")
     }
 
     /// An output written at the end of a run (`--summary`, `--metrics`, `--report`): not one of `inputs`, not a
@@ -57,18 +65,25 @@ public enum OutputPathCheck {
         guard POSIXFile.exists(path) else { return try checkFolder(of: path, option: option, holds: nil) }
         guard POSIXFile.regularFileSize(atPath: path) != nil else { return }  // a device, a FIFO
         if access(path, W_OK) != 0 {
-            throw PipelineError(.openFailed, "\(option) \(path): cannot be written: \(String(cString: strerror(errno)))")
+            throw PipelineError(
+                .openFailed, "\(option) \(path): cannot be written: \(String(cString: strerror(errno)))")
         }
-        if renamedIntoPlace, !POSIXFile.isSymbolicLink(atPath: path) { try checkFolder(of: path, option: option, holds: nil) }
+        if renamedIntoPlace, !POSIXFile.isSymbolicLink(atPath: path) {
+            try checkFolder(of: path, option: option, holds: nil)
+        }
     }
 
     /// Two outputs naming one file (`--summary s.json --report s.json`): the second would write over the first.
     public static func checkDistinct(_ outputs: [(option: String, path: String)]) throws(PipelineError) {
         for (index, output) in outputs.enumerated() where output.path != "-" {
             for earlier in outputs[..<index] where earlier.path == output.path || sameFile(earlier.path, output.path) {
-                guard POSIXFile.regularFileSize(atPath: output.path) != nil || !POSIXFile.exists(output.path) else { continue }
-                throw PipelineError(.outputInvalid, "\(output.option) \(output.path): \(earlier.option) writes the "
-                    + "same file: name another file")
+                guard POSIXFile.regularFileSize(atPath: output.path) != nil || !POSIXFile.exists(output.path) else {
+                    continue
+                }
+                throw PipelineError(
+                    .outputInvalid,
+                    "\(output.option) \(output.path): \(earlier.option) writes the "
+                        + "same file: name another file")
             }
         }
     }
@@ -81,7 +96,8 @@ public enum OutputPathCheck {
             throw PipelineError(.openFailed, "\(named): the folder \(folder) does not exist")
         }
         guard POSIXFile.isWritableDirectory(folder) else {
-            throw PipelineError(.openFailed, "\(named): cannot write in the folder \(folder)" + (holds.map { " (\($0))" } ?? ""))
+            throw PipelineError(
+                .openFailed, "\(named): cannot write in the folder \(folder)" + (holds.map { " (\($0))" } ?? ""))
         }
     }
 

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-internal import Glibc
+    internal import Glibc
 #elseif canImport(Musl)
-internal import Musl
+    internal import Musl
 #elseif canImport(Darwin)
-internal import Darwin
+    internal import Darwin
 #endif
 
 /// Owns one open file descriptor and is the only place in the pipeline that calls read(2), write(2) and friends
@@ -77,11 +77,15 @@ final class POSIXFile {
         try openPrivate(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)
     }
 
-    private static func openPrivate(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(PipelineError) -> POSIXFile {
+    private static func openPrivate(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(PipelineError)
+        -> POSIXFile
+    {
         let descriptor = retryingOnInterrupt { open(path, flags, mode) }
         guard descriptor >= 0 else {
             if errno == ELOOP, flags & O_NOFOLLOW != 0 {
-                throw PipelineError(.openFailed, "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
+                throw PipelineError(
+                    .openFailed,
+                    "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
             }
             throw PipelineError(.openFailed, "\(path): \(lastErrorText())")
         }
@@ -90,7 +94,8 @@ final class POSIXFile {
 
     /// Creates a scratch file for reading and writing in `directory` (mode 0600) and unlinks it at once: it has no
     /// name, so the kernel frees it when the descriptor closes, also when the process crashes or is killed.
-    static func createUnlinkedScratch(inDirectory directory: String, prefix: String) throws(PipelineError) -> POSIXFile {
+    static func createUnlinkedScratch(inDirectory directory: String, prefix: String) throws(PipelineError) -> POSIXFile
+    {
         var template = Array("\(directory)/.\(prefix)-XXXXXX".utf8CString)
         let created = retryingOnInterrupt { mkstemp(&template) }
         guard created >= 0 else {
@@ -165,7 +170,9 @@ final class POSIXFile {
         var written = 0
         while written < count {
             let result = bytes.withUnsafeBytes { raw in
-                Self.retryingOnInterrupt { systemWrite(descriptor, raw.baseAddress.map { $0 + written }, count - written) }
+                Self.retryingOnInterrupt {
+                    systemWrite(descriptor, raw.baseAddress.map { $0 + written }, count - written)
+                }
             }
             guard result > 0 else {
                 let error = PipelineError(.writeFailed, "\(path): \(Self.lastErrorText())")
@@ -197,7 +204,9 @@ final class POSIXFile {
         var done = 0
         while done < count {
             let result = bytes.withUnsafeMutableBytes { raw in
-                Self.retryingOnInterrupt { pread(descriptor, raw.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done)) }
+                Self.retryingOnInterrupt {
+                    pread(descriptor, raw.baseAddress.map { $0 + done }, count - done, off_t(offset) + off_t(done))
+                }
             }
             guard result >= 0 else { throw PipelineError(.readFailed, "\(path): \(Self.lastErrorText())") }
             if result == 0 { break }
@@ -322,7 +331,9 @@ final class POSIXFile {
 
     /// Writes `bytes` as the content of what `path` names, opened in place (`extraFlags` added): without waiting for
     /// a reader (a FIFO nobody reads fails at once, ENXIO), then writing blocking.
-    private static func writeInPlace(_ path: String, _ bytes: [UInt8], flags extraFlags: Int32, mode: mode_t) throws(PipelineError) {
+    private static func writeInPlace(_ path: String, _ bytes: [UInt8], flags extraFlags: Int32, mode: mode_t)
+        throws(PipelineError)
+    {
         let file = try openPrivate(path, flags: O_WRONLY | O_CLOEXEC | O_NONBLOCK | extraFlags, mode: mode)
         _ = fcntl(file.descriptor, F_SETFL, fcntl(file.descriptor, F_GETFL) & ~O_NONBLOCK)
         try file.write(bytes, count: bytes.count)

@@ -87,7 +87,10 @@ public struct PruneList: Sendable {
 
     /// Adds a result if its outcome is `prune` and its topic was confirmed in its run (`confirmed`: by another
     /// line of its result file; a record on its own can only say it was not).
-    public mutating func add(_ record: ResultRecord, from source: Entry = Entry(token: "", reason: "", timestamp: nil), confirmed: Bool = true) {
+    public mutating func add(
+        _ record: ResultRecord, from source: Entry = Entry(token: "", reason: "", timestamp: nil),
+        confirmed: Bool = true
+    ) {
         guard record.outcome == .prune, let token = record.token, !token.isEmpty else { return }
         let untimed = record.timestamp == nil && record.status != 410
         if untimed, !confirmed || record.detail?.hasPrefix(TokenRejectionCheck.unconfirmedPrefix) == true {
@@ -127,10 +130,12 @@ public struct PruneList: Sendable {
         let environments = paths.map { path in (try? CampaignManifest.read(forResults: path))?.environment ?? "" }
         let (_, torn) = try ResultChain.forEachStandingLine(resultPaths: paths) { record, file, inputs in
             guard record.outcome == .prune || record.outcome == .delivered || record.status == 410 else { return }
-            add(line: record, file: file, source: Entry(
-                token: "", reason: "", timestamp: nil, environment: environments[file],
-                campaign: record.key.fileIndex < inputs.paths.count ? inputs.path(at: record.key.fileIndex) : "",
-                results: paths[file]))
+            add(
+                line: record, file: file,
+                source: Entry(
+                    token: "", reason: "", timestamp: nil, environment: environments[file],
+                    campaign: record.key.fileIndex < inputs.paths.count ? inputs.path(at: record.key.fileIndex) : "",
+                    results: paths[file]))
         }
         addWaitingLines()
         tornLines += torn
@@ -138,8 +143,12 @@ public struct PruneList: Sendable {
 
     /// Adds one standing line of result file `file` (of a chain read line by line, as `report` does): a 200 or 410
     /// confirms its topic in that file; a token called bad waits for `addWaitingLines`, after the last line.
-    public mutating func add(line record: ResultRecord, file: Int, source: Entry = Entry(token: "", reason: "", timestamp: nil)) {
-        if record.outcome == .delivered || record.status == 410 { confirmedTopics.insert("\(file) \(record.topic ?? "")") }
+    public mutating func add(
+        line record: ResultRecord, file: Int, source: Entry = Entry(token: "", reason: "", timestamp: nil)
+    ) {
+        if record.outcome == .delivered || record.status == 410 {
+            confirmedTopics.insert("\(file) \(record.topic ?? "")")
+        }
         guard record.outcome == .prune else { return }
         if record.timestamp == nil && record.status != 410 {
             waiting.append((record, source, file))
@@ -152,7 +161,9 @@ public struct PruneList: Sendable {
     /// confirmed in its file.
     public mutating func addWaitingLines() {
         for line in waiting {
-            add(line.record, from: line.source, confirmed: confirmedTopics.contains("\(line.file) \(line.record.topic ?? "")"))
+            add(
+                line.record, from: line.source,
+                confirmed: confirmedTopics.contains("\(line.file) \(line.record.topic ?? "")"))
         }
         waiting = []
     }

@@ -2,7 +2,9 @@ extension ResultChain {
     /// The chain of the result files at `paths` (in that order), from their campaign records, with every line of
     /// its chained files offered: ready for `stands`. The records' keys index `inputFiles`, which gains the input
     /// paths the lines name: read the files again with the list it returns, so the keys agree.
-    public static func read(resultPaths paths: [String], inputFiles: inout InputFileList) throws(PipelineError) -> ResultChain {
+    public static func read(resultPaths paths: [String], inputFiles: inout InputFileList) throws(PipelineError)
+        -> ResultChain
+    {
         var files = paths.map { path in
             let manifest = try? CampaignManifest.read(forResults: path)
             return File(path: path, identity: manifest?.identity, startedAt: manifest?.startedAt)
@@ -14,7 +16,9 @@ extension ResultChain {
             file.identity?.command == "replay" && file.identity?.inputs.contains { !given.contains($0.path) } == true
         }
         if namedOtherwise {
-            for index in files.indices { files[index].fingerprint = try? ContentFingerprint.hex(ofFileAtPath: paths[index]) }
+            for index in files.indices {
+                files[index].fingerprint = try? ContentFingerprint.hex(ofFileAtPath: paths[index])
+            }
         }
         var chain = ResultChain(files: files)
         for file in chain.readingOrder {

@@ -35,7 +35,9 @@ public struct ResultChain: Sendable {
         /// When its campaign started (seconds since the epoch).
         public var startedAt: Double?
 
-        public init(path: String, fingerprint: String? = nil, identity: CampaignIdentity? = nil, startedAt: Double? = nil) {
+        public init(
+            path: String, fingerprint: String? = nil, identity: CampaignIdentity? = nil, startedAt: Double? = nil
+        ) {
             self.path = path
             self.fingerprint = fingerprint
             self.identity = identity
@@ -112,7 +114,9 @@ public struct ResultChain: Sendable {
         let depths = (0..<count).map(depthOf)
         self.depth = depths
         let order = (0..<count).sorted { a, b in
-            (depths[a], files[a].startedAt ?? -Double.infinity, a) < (depths[b], files[b].startedAt ?? -Double.infinity, b)
+            (depths[a], files[a].startedAt ?? -Double.infinity, a) < (
+                depths[b], files[b].startedAt ?? -Double.infinity, b
+            )
         }
         var rank = [Int](repeating: 0, count: count)
         for (place, file) in order.enumerated() { rank[file] = place }

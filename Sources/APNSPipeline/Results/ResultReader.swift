@@ -83,9 +83,11 @@ public final class ResultReader {
 
     private func damaged(_ problem: ResultLineProblem, line: Int) -> Result<ResultRecord, DamagedResultLine> {
         lineNumber = line
-        return .failure(DamagedResultLine(
-            resultFile: name, lineNumber: line, error: InputError(problem.code, "\(name):\(line): \(problem.message)"),
-            record: problem.record))
+        return .failure(
+            DamagedResultLine(
+                resultFile: name, lineNumber: line,
+                error: InputError(problem.code, "\(name):\(line): \(problem.message)"),
+                record: problem.record))
     }
 
     /// The record `record` reads from line `line`, or the line as damaged; nil for a torn last line (one without
@@ -113,7 +115,9 @@ public final class ResultReader {
             if line.number == 1 { range = CampaignReader.droppingByteOrderMark(lines.buffer, range) }
             if !line.isTooLong, CampaignReader.isBlank(lines.buffer, range) { continue }
             return read(line: line.number, terminated: line.isTerminated) { () throws(ResultLineProblem) in
-                if line.isTooLong { throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes", .recordTooLong) }
+                if line.isTooLong {
+                    throw ResultLineProblem("longer than \(lines.maximumLineLength) bytes", .recordTooLong)
+                }
                 return try ResultRecord(ndjson: lines.buffer, range: range, inputFiles: &inputFiles)
             }
         }

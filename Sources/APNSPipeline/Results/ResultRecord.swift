@@ -93,7 +93,8 @@ extension ResultRecord {
         guard let token else { throw InputError(.tokenMissing, "result line has no token") }
         guard let topic else { throw InputError(.topicMissing, "result line has no topic") }
         guard let payload else {
-            throw InputError(.payloadMissing, "result line has no payload (only lines of records not delivered carry one)")
+            throw InputError(
+                .payloadMissing, "result line has no payload (only lines of records not delivered carry one)")
         }
         let notification = PushNotification(
             token: try DeviceToken(parsing: token),
@@ -136,9 +137,11 @@ extension ResultRecord {
             switch value.kind {
             case .string where value.hasEscapes:
                 // An escaped lone surrogate names no character: the field is damaged, not silently U+FFFD.
-                fields.values[field] = scanner.decodeStringExactly(value).map { .text(Array($0.utf8)) } ?? .invalid(
-                    "holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character",
-                    ResultFieldValues.errorCode(of: ResultRecord.fieldNames[field]))
+                fields.values[field] =
+                    scanner.decodeStringExactly(value).map { .text(Array($0.utf8)) }
+                    ?? .invalid(
+                        "holds an escaped lone surrogate (\\uD800 to \\uDFFF), which is no character",
+                        ResultFieldValues.errorCode(of: ResultRecord.fieldNames[field]))
             case .string:
                 fields.values[field] = .text(Array(bytes[(value.range.lowerBound + 1)..<(value.range.upperBound - 1)]))
             case .number:
@@ -293,7 +296,7 @@ struct ResultFieldValues {
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
         guard !digits.isEmpty, digits.count <= 18,
-              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { throw ResultLineProblem("field '\(name)' must be an integer", Self.errorCode(of: name)) }
         let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
         return negative ? -magnitude : magnitude
@@ -313,10 +316,13 @@ struct ResultCSVColumns {
         var kept: [(name: String, column: Int)] = []
         for (column, cell) in header.enumerated() where fieldByColumn[column] == nil {
             let name = cell.trimmingCharactersInSpaces()
-            if KeptFields.problem(with: name) == nil, !kept.contains(where: { $0.name == name }) { kept.append((name, column)) }
+            if KeptFields.problem(with: name) == nil, !kept.contains(where: { $0.name == name }) {
+                kept.append((name, column))
+            }
         }
         keptColumns = kept
-        for required in ["file", "line", "outcome"] where !fieldByColumn.contains(ResultFieldValues.index(of: required)) {
+        for required in ["file", "line", "outcome"] where !fieldByColumn.contains(ResultFieldValues.index(of: required))
+        {
             throw ResultLineProblem("the CSV header has no '\(required)' column")
         }
     }
@@ -334,7 +340,8 @@ struct ResultCSVColumns {
             guard !range.isEmpty else { continue }
             // A cell that is not UTF-8 is damaged: read as text it would come back changed (U+FFFD) when written.
             let cell = Array(csv.fieldBytes[range])
-            fields.values[field] = UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
+            fields.values[field] =
+                UTF8Validation.firstInvalidByte(cell, in: 0..<cell.count) == nil
                 ? .text(cell) : .invalid("is not valid UTF-8", .recordInvalidUTF8)
         }
         var record = try ResultRecord(fields, inputFiles: &inputFiles)
@@ -416,7 +423,9 @@ extension ResultRecord {
         if let apnsID { Self.appendMember(#","apns_id":""#, apnsID, to: &out) }
         if let apnsUniqueID { Self.appendMember(#","apns_unique_id":""#, apnsUniqueID, to: &out) }
         if let timestamp { Self.appendMember(#","timestamp":"#, timestamp, to: &out) }
-        if attempts == 1, pushType == nil, priority == nil, expiration == nil, collapseID == nil, payload == nil, kept == nil {
+        if attempts == 1, pushType == nil, priority == nil, expiration == nil, collapseID == nil, payload == nil,
+            kept == nil
+        {
             Self.append(",\"attempts\":1}\n", to: &out)
             return
         }
@@ -543,7 +552,7 @@ extension ResultRecord {
     /// Nil when `payload` is not a JSON object.
     static func lineObject(_ payload: [UInt8]) -> [UInt8]? {
         guard payload.first(where: { !JSONText.isSpace($0) }) == UInt8(ascii: "{"),
-              let object = try? JSONScanner(payload).scanDocument(in: 0..<payload.count), object.kind == .object
+            let object = try? JSONScanner(payload).scanDocument(in: 0..<payload.count), object.kind == .object
         else { return nil }
         return oneLine(object.range == payload.indices ? payload : Array(payload[object.range]))
     }
@@ -579,7 +588,9 @@ extension RecordOutcome {
 enum CSVText {
     static func appendCell(_ text: String?, to out: inout [UInt8]) {
         guard let text, !text.isEmpty else { return }
-        let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        let needsQuotes = text.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+        }
         if needsQuotes {
             appendQuotedCell(Array(text.utf8), to: &out)
         } else {

@@ -81,7 +81,8 @@ public final class ResultWriter {
             record.appendNDJSON(opening: opening, deliveryMiddle: &deliveryMiddle, to: &output.bytes)
         case .csv:
             record.appendCSV(
-                file: inputFiles.path(at: record.key.fileIndex), keptNames: keptNames, uniqueIDColumn: csvUniqueIDColumn,
+                file: inputFiles.path(at: record.key.fileIndex), keptNames: keptNames,
+                uniqueIDColumn: csvUniqueIDColumn,
                 to: &output.bytes)
         }
         recordsWritten += 1
@@ -92,7 +93,7 @@ public final class ResultWriter {
     /// then the file is not one this writer can continue anyway, and the reader reports it).
     static func csvHeaderHasUniqueID(_ path: String) -> Bool {
         guard let file = try? POSIXFile.openForReading(path), let start = file.peek(at: 0, count: 64 * 1024),
-              let end = start.firstIndex(of: UInt8(ascii: "\n"))
+            let end = start.firstIndex(of: UInt8(ascii: "\n"))
         else { return true }
         return String(decoding: start[..<end], as: UTF8.self).split(separator: ",").contains { name in
             name.trimmingSpaces() == "apns_unique_id"

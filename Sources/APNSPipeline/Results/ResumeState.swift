@@ -50,7 +50,8 @@ public struct ResumeState: Sendable {
     /// given the same inputs).
     public init(resultsPath: String, journalPath: String?, inputs: [String]) throws(PipelineError) {
         guard inputs.count <= Self.maximumInputs else {
-            throw PipelineError(.inputsInvalid, "a resumable run takes at most \(Self.maximumInputs) input files, not \(inputs.count)")
+            throw PipelineError(
+                .inputsInvalid, "a resumable run takes at most \(Self.maximumInputs) input files, not \(inputs.count)")
         }
         if let results = try Self.openIfPresent(resultsPath) {
             let reader = try ResultReader(
@@ -72,7 +73,9 @@ public struct ResumeState: Sendable {
             var state = self
             tornJournalLine = try SendJournal.read(source: journal, name: journalPath) { entry throws(PipelineError) in
                 guard entry.fileIndex < inputs.count else {
-                    throw PipelineError(.journalLineInvalid, "\(journalPath): file index \(entry.fileIndex) is beyond the \(inputs.count) inputs")
+                    throw PipelineError(
+                        .journalLineInvalid,
+                        "\(journalPath): file index \(entry.fileIndex) is beyond the \(inputs.count) inputs")
                 }
                 state.note(entry)
             }
@@ -132,7 +135,7 @@ public struct ResumeState: Sendable {
     private static func openIfPresent(_ path: String) throws(PipelineError) -> FileByteSource? {
         do {
             return try FileByteSource(path: path)
-        } catch where error.kind == .openFailed && !POSIXFile.exists(path) {
+        } catch  where error.kind == .openFailed && !POSIXFile.exists(path) {
             return nil
         }
     }

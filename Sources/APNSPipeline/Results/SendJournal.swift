@@ -113,13 +113,14 @@ public final class SendJournal {
     private static func parse(_ bytes: ArraySlice<UInt8>) -> Entry? {
         let parts = bytes.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 4, parts[0].count == 1,
-              let fileIndex = NotificationHeaderBuilder.smallInteger(parts[1], maximumDigits: 9),
-              let line = NotificationHeaderBuilder.smallInteger(parts[2], maximumDigits: 13), line >= 1
+            let fileIndex = NotificationHeaderBuilder.smallInteger(parts[1], maximumDigits: 9),
+            let line = NotificationHeaderBuilder.smallInteger(parts[2], maximumDigits: 13), line >= 1
         else { return nil }
         var digest: UInt64?
         if parts.count == 4 {
             guard parts[0].first == UInt8(ascii: "s"), parts[3].count == 16,
-                  let value = UInt64(String(decoding: parts[3], as: UTF8.self), radix: 16) else { return nil }
+                let value = UInt64(String(decoding: parts[3], as: UTF8.self), radix: 16)
+            else { return nil }
             digest = value
         }
         switch parts[0].first {

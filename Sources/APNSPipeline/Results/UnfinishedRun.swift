@@ -24,7 +24,8 @@ public struct UnfinishedRun: Sendable, Equatable {
     /// One line for stderr, ending with the command that finishes the run.
     public var message: String {
         let finish = command ?? "the same send (or replay) command with --resume"
-        return "\(PrintableText.escaping(resultsPath)) is unfinished: \(CountedNoun.text(answered, "record")) answered so far "
+        return
+            "\(PrintableText.escaping(resultsPath)) is unfinished: \(CountedNoun.text(answered, "record")) answered so far "
             + "(its run is still going, or was stopped before it finished); finish it with: \(finish)"
     }
 

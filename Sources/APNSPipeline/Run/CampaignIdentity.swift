@@ -58,7 +58,8 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
                 found.append("the input \(name) has changed since the earlier run")
             }
         }
-        for name in Set(settings.keys).union(earlier.settings.keys).sorted() where settings[name] != earlier.settings[name] && !allowed.contains(name) {
+        for name in Set(settings.keys).union(earlier.settings.keys).sorted()
+        where settings[name] != earlier.settings[name] && !allowed.contains(name) {
             found.append("\(name): \(Self.shown(settings[name])) now, \(Self.shown(earlier.settings[name])) before")
         }
         return found

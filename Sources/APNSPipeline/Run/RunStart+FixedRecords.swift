@@ -7,12 +7,13 @@ extension RunStart {
     static func refusalAdvice(
         identity: CampaignIdentity, manifest: CampaignManifest, resultsPath: String, facts: Facts
     ) -> String {
-        let overwrite = "add --overwrite to replace it (--overwrite sends every record again, also those delivered before)"
+        let overwrite =
+            "add --overwrite to replace it (--overwrite sends every record again, also those delivered before)"
         // Only a finished campaign: an unfinished one's records in flight have no line yet, and would go again.
         guard identity.command == "send", manifest.identity.command == "send", manifest.state == .finished,
-              identity.inputsDiffer(from: manifest.identity),
-              let free = facts.freeResultsPath,
-              let command = fixedRecordsCommand(manifest: manifest, resultsPath: resultsPath, newResults: free)
+            identity.inputsDiffer(from: manifest.identity),
+            let free = facts.freeResultsPath,
+            let command = fixedRecordsCommand(manifest: manifest, resultsPath: resultsPath, newResults: free)
         else { return "Name another --results file, or \(overwrite)" }
         // The command last, so it can be copied from the end of the line.
         return "If you fixed records in the input, send only those \(resultsPath) has no delivered, in-doubt or prune "
@@ -60,7 +61,8 @@ extension RunStart {
         let suffix = name[dot...]
         var next = 2
         if let dash = stem.lastIndex(of: "-"), let number = Int(stem[stem.index(after: dash)...]), number >= 2,
-           number < 1_000_000 {
+            number < 1_000_000
+        {
             stem = stem[..<dash]
             next = number + 1
         }

@@ -58,39 +58,51 @@ public enum RunStart: Equatable, Sendable {
         guard let manifest = facts.manifest else {
             if resume { return hasRun ? .continueUnfinished : .fresh }  // nothing to continue: it starts, and says so
             if facts.journalHoldsEntries {
-                throw PipelineError(.unfinishedRun, "\(resultsPath) belongs to an unfinished run (\(journalPath) "
-                    + "exists): add --resume to finish it, or remove both files to start over")
+                throw PipelineError(
+                    .unfinishedRun,
+                    "\(resultsPath) belongs to an unfinished run (\(journalPath) "
+                        + "exists): add --resume to finish it, or remove both files to start over")
             }
             if facts.resultsHoldLines {
-                throw PipelineError(.campaignChanged, "\(resultsPath) holds results, but no record of their campaign "
-                    + "(\(CampaignManifest.path(forResults: resultsPath)) is missing): add --resume to finish that "
-                    + "campaign, or --overwrite to replace the file")
+                throw PipelineError(
+                    .campaignChanged,
+                    "\(resultsPath) holds results, but no record of their campaign "
+                        + "(\(CampaignManifest.path(forResults: resultsPath)) is missing): add --resume to finish that "
+                        + "campaign, or --overwrite to replace the file")
             }
             return .fresh
         }
         if let identity {
             // A stopped campaign may be continued with the setting that stopped it changed (a topic, a push type).
-            let fixes = manifest.isStopped ? StoppedCampaign.Cause(reason: manifest.stoppedEarly ?? "").settingsItFixes : []
+            let fixes =
+                manifest.isStopped ? StoppedCampaign.Cause(reason: manifest.stoppedEarly ?? "").settingsItFixes : []
             let differences = identity.differences(from: manifest.identity, ignoring: fixes)
             if !differences.isEmpty {
-                let what = manifest.isStopped ? "a stopped" : manifest.state == .unfinished ? "an unfinished" : "a finished"
-                throw PipelineError(.campaignChanged, "\(resultsPath) holds \(what) campaign that is not this one: "
-                    + differences.joined(separator: "; ") + ". "
-                    + refusalAdvice(identity: identity, manifest: manifest, resultsPath: resultsPath, facts: facts))
+                let what =
+                    manifest.isStopped ? "a stopped" : manifest.state == .unfinished ? "an unfinished" : "a finished"
+                throw PipelineError(
+                    .campaignChanged,
+                    "\(resultsPath) holds \(what) campaign that is not this one: "
+                        + differences.joined(separator: "; ") + ". "
+                        + refusalAdvice(identity: identity, manifest: manifest, resultsPath: resultsPath, facts: facts))
             }
         }
         if manifest.isStopped {
             guard facts.resultsExist else {
-                throw PipelineError(.campaignChanged, "this campaign stopped early, but its result file \(resultsPath) "
-                    + "is gone: add --overwrite to send it all again")
+                throw PipelineError(
+                    .campaignChanged,
+                    "this campaign stopped early, but its result file \(resultsPath) "
+                        + "is gone: add --overwrite to send it all again")
             }
             return .continueStopped(manifest)
         }
         switch manifest.state {
         case .finished, .stopped:
             guard facts.resultsExist else {
-                throw PipelineError(.campaignChanged, "this campaign finished, but its result file \(resultsPath) is gone: "
-                    + "add --overwrite to send it all again")
+                throw PipelineError(
+                    .campaignChanged,
+                    "this campaign finished, but its result file \(resultsPath) is gone: "
+                        + "add --overwrite to send it all again")
             }
             return .alreadyFinished(manifest)
         case .unfinished:

@@ -42,7 +42,9 @@ public struct SendRunOptions: Sendable {
     /// `TopicNotCovered` (`TopicCoverageReader`); nil (one key, or a certificate) covers every topic.
     public var topicRoutes: TopicKeyRoutes?
 
-    public init(inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat) {
+    public init(
+        inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat
+    ) {
         self.inputs = inputs
         self.reader = reader
         self.resultsPath = resultsPath
@@ -88,7 +90,11 @@ public enum SendRun {
     ) throws -> Outcome {
         for input in options.inputs where input.path != "-" {
             // Unreadable inputs fail before any file is created; a stream is not opened ahead of its turn.
-            if input.isStream { try POSIXFile.checkReadable(input.path) } else { _ = try POSIXFile.openForReading(input.path) }
+            if input.isStream {
+                try POSIXFile.checkReadable(input.path)
+            } else {
+                _ = try POSIXFile.openForReading(input.path)
+            }
         }
         let reader = CampaignReader(inputs: options.inputs, options: options.reader)
         return try run(
@@ -109,7 +115,9 @@ public enum SendRun {
         let journalPath = SendJournal.path(forResults: options.resultsPath)
         let lock = options.resultsPath == "-" ? nil : try RunLock(resultsPath: options.resultsPath)
         defer { lock?.release() }
-        let start = options.resultsPath == "-" ? (options.resume ? .continueUnfinished : .fresh)
+        let start =
+            options.resultsPath == "-"
+            ? (options.resume ? .continueUnfinished : .fresh)
             : try RunStart.decide(
                 facts(resultsPath: options.resultsPath, inputs: paths), resultsPath: options.resultsPath,
                 identity: options.identity, resume: options.resume, overwrite: options.overwrite)
@@ -121,7 +129,9 @@ public enum SendRun {
             var summary = CampaignSummary()
             summary.earlierRuns = finished.earlierRuns
             // A stopped campaign a replay took over is finished: what it left is the replay's to send.
-            summary.ending = manifest.replayedInto == nil ? manifest.stoppedEarly.map { .stoppedEarly($0) } ?? .completed : .completed
+            summary.ending =
+                manifest.replayedInto == nil
+                ? manifest.stoppedEarly.map { .stoppedEarly($0) } ?? .completed : .completed
             summary.finishedEarlierAt = manifest.finishedAt ?? manifest.startedAt
             summary.replayedInto = manifest.replayedInto
             return Outcome(summary: summary, error: nil, tornLinesDropped: 0, start: start)
@@ -145,7 +155,8 @@ public enum SendRun {
         let resumeState = resume
         let covered: any RecordReader = options.topicRoutes.map { TopicCoverageReader(reader, routes: $0) } ?? reader
         // A stream continued: the same stream again, checked before the first request.
-        let reader: any RecordReader = readsStream && start.continues && options.resultsPath != "-"
+        let reader: any RecordReader =
+            readsStream && start.continues && options.resultsPath != "-"
             ? try ContinuedStream(
                 covered, inputs: options.inputs, resultsPath: options.resultsPath, journalPath: journalPath,
                 isAnswered: { resumeState.status($0) == .finished })
@@ -154,9 +165,11 @@ public enum SendRun {
         let earlier = options.skipDelivered.isEmpty ? nil : try EarlierDeliveries(paths: options.skipDelivered)
         var manifest: CampaignManifest?
         if let identity = options.identity, options.resultsPath != "-" {
-            var record = (start.continues ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
+            var record =
+                (start.continues ? try CampaignManifest.read(forResults: options.resultsPath) : nil)
                 ?? CampaignManifest(identity: identity, arguments: options.arguments, startedAt: runStartedAt)
-            record.identity = identity  // the same campaign; the paths (and a setting that fixed a stop) as given this time
+            // the same campaign; the paths (and a setting that fixed a stop) as given this time
+            record.identity = identity
             record.environment = options.environment
             record.notAfter = deadline
             if case .continueStopped = start {
@@ -187,7 +200,8 @@ public enum SendRun {
             dispatch.notAfter = SendDeadline(
                 at: engine.now + (deadline - Date().timeIntervalSince1970), text: NotAfter.text(deadline))
         }
-        var duplicates = DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
+        var duplicates = DuplicateFilter(
+            scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
         let dispatcher = Dispatcher(
             configuration: dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
             isFirstOccurrence: { notification throws(PipelineError) in
@@ -227,9 +241,11 @@ public enum SendRun {
         }
         summary.earlierRuns = resume.earlierRuns
         progress(summary, 0)
-        var outcome = Outcome(summary: summary, error: nil, tornLinesDropped: torn, start: start, reopenedLines: reopened)
+        var outcome = Outcome(
+            summary: summary, error: nil, tornLinesDropped: torn, start: start, reopenedLines: reopened)
         if case .stoppedEarly = summary.ending, error == nil, start == .fresh, summary.answered == 0,
-           summary.count(.inDoubt) == 0, options.resultsPath != "-" {
+            summary.count(.inDoubt) == 0, options.resultsPath != "-"
+        {
             // Nothing reached APNs: a failed start (an endpoint that does not answer, a CA that does not verify).
             for path in [options.resultsPath, journalPath, CampaignManifest.path(forResults: options.resultsPath)] {
                 POSIXFile.remove(path)
@@ -258,17 +274,22 @@ public enum SendRun {
     /// campaign record holds (a duration given is counted from its first start; a different deadline, or one a
     /// campaign started without, is refused: a usage error); for a new one, the one given, else the one inherited
     /// (`replay`), a duration counted from `now`.
-    private static func deadline(_ options: SendRunOptions, start: RunStart, now: Double) throws(PipelineError) -> Double? {
+    private static func deadline(_ options: SendRunOptions, start: RunStart, now: Double) throws(PipelineError)
+        -> Double?
+    {
         guard start != .fresh, options.resultsPath != "-",
-              let manifest = try CampaignManifest.read(forResults: options.resultsPath) else {
+            let manifest = try CampaignManifest.read(forResults: options.resultsPath)
+        else {
             return options.notAfter?.deadline(firstStart: now) ?? options.inheritedNotAfter
         }
         guard let given = options.notAfter?.deadline(firstStart: manifest.startedAt) else { return manifest.notAfter }
         if let kept = manifest.notAfter, abs(kept - given) < 0.001 { return kept }
         let kept = manifest.notAfter.map { "the deadline \(NotAfter.text($0))" } ?? "no deadline"
-        throw PipelineError(.campaignChanged, "--not-after \(NotAfter.text(given)): the campaign in \(options.resultsPath) "
-            + "started with \(kept), and keeps it: run the same command without --not-after, or replay the result file "
-            + "with --not-after and a new --results file to send what is left by a new deadline")
+        throw PipelineError(
+            .campaignChanged,
+            "--not-after \(NotAfter.text(given)): the campaign in \(options.resultsPath) "
+                + "started with \(kept), and keeps it: run the same command without --not-after, or replay the result file "
+                + "with --not-after and a new --results file to send what is left by a new deadline")
     }
 
     /// Records, in the campaign record of each stopped campaign among `replayed`, that this replay's result file
@@ -284,8 +305,11 @@ public enum SendRun {
 
     /// What stands beside a result path, for `RunStart`.
     private static func facts(resultsPath: String, inputs: [String]) throws(PipelineError) -> RunStart.Facts {
-        for path in [resultsPath, CampaignManifest.path(forResults: resultsPath)] where POSIXFile.isSymbolicLink(atPath: path) {
-            throw PipelineError(.openFailed, "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
+        for path in [resultsPath, CampaignManifest.path(forResults: resultsPath)]
+        where POSIXFile.isSymbolicLink(atPath: path) {
+            throw PipelineError(
+                .openFailed,
+                "\(path) is a symbolic link: refusing to write through it (remove it, or name the real file)")
         }
         let journalPath = SendJournal.path(forResults: resultsPath)
         var journalHoldsEntries = (POSIXFile.regularFileSize(atPath: journalPath) ?? 0) > 0
@@ -299,7 +323,8 @@ public enum SendRun {
             manifest: try CampaignManifest.read(forResults: resultsPath), resultsExist: POSIXFile.exists(resultsPath),
             resultsHoldLines: resultsHoldLines, journalHoldsEntries: journalHoldsEntries,
             freeResultsPath: RunStart.freeResultsPath(besides: resultsPath) { path in
-                [path, SendJournal.path(forResults: path), CampaignManifest.path(forResults: path)].contains(where: POSIXFile.exists)
+                [path, SendJournal.path(forResults: path), CampaignManifest.path(forResults: path)].contains(
+                    where: POSIXFile.exists)
             })
     }
 }

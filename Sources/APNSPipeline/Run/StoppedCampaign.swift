@@ -39,8 +39,10 @@ public enum StoppedCampaign {
                 keptNames: keptNames)
             while let record = try reader.next() {
                 guard record.key.fileIndex < inputs.count else {
-                    throw PipelineError(.campaignChanged, "\(resultsPath):\(reader.lineNumber): a line of the input "
-                        + "\(reader.inputFiles.path(at: record.key.fileIndex)), which this run is not given")
+                    throw PipelineError(
+                        .campaignChanged,
+                        "\(resultsPath):\(reader.lineNumber): a line of the input "
+                            + "\(reader.inputFiles.path(at: record.key.fileIndex)), which this run is not given")
                 }
                 if isSentAgain(record) {
                     removed += 1
@@ -83,7 +85,7 @@ extension StoppedCampaign {
             let word = reason.prefix { $0 != " " && $0 != ":" }
             switch APNSReason(rawValue: String(word)) {
             case .invalidProviderToken, .missingProviderToken, .badCertificate, .badCertificateEnvironment, .forbidden,
-                 .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken, .expiredProviderToken:
+                .unrelatedKeyIDInToken, .badEnvironmentKeyIDInToken, .expiredProviderToken:
                 self = .credentials
             case .badDeviceToken:
                 self = .environment

@@ -14,9 +14,11 @@ public struct DialPlan {
     public var report: ((SocketAddress, ConnectAttemptOutcome) -> Void)?
 
     /// The resolver's order with the families interleaved (RFC 8305 §4), a 250 ms head start, no one to report to.
-    public init(overrides: ResolveOverrides = ResolveOverrides(), attemptDelay: Double = 0.25,
-                order: (([SocketAddress]) -> [SocketAddress])? = nil,
-                report: ((SocketAddress, ConnectAttemptOutcome) -> Void)? = nil) {
+    public init(
+        overrides: ResolveOverrides = ResolveOverrides(), attemptDelay: Double = 0.25,
+        order: (([SocketAddress]) -> [SocketAddress])? = nil,
+        report: ((SocketAddress, ConnectAttemptOutcome) -> Void)? = nil
+    ) {
         self.overrides = overrides
         self.attemptDelay = attemptDelay
         self.order = order

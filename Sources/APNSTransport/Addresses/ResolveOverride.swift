@@ -29,7 +29,9 @@ public struct ResolveOverride: Hashable, Sendable, CustomStringConvertible {
         var rest = Substring(text)
         let host: Substring
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw ResolveOverrideError("the host has an unclosed '['") }
+            guard let close = rest.firstIndex(of: "]") else {
+                throw ResolveOverrideError("the host has an unclosed '['")
+            }
             host = rest[rest.index(after: rest.startIndex)..<close]
             rest = rest[rest.index(after: close)...]
             guard rest.hasPrefix(":") else { throw ResolveOverrideError("expected HOST:PORT:ADDR[,ADDR…]") }
@@ -37,14 +39,18 @@ public struct ResolveOverride: Hashable, Sendable, CustomStringConvertible {
                 throw ResolveOverrideError("'[\(host)]' is not an IPv6 address")
             }
         } else {
-            guard let colon = rest.firstIndex(of: ":") else { throw ResolveOverrideError("expected HOST:PORT:ADDR[,ADDR…]") }
+            guard let colon = rest.firstIndex(of: ":") else {
+                throw ResolveOverrideError("expected HOST:PORT:ADDR[,ADDR…]")
+            }
             host = rest[..<colon]
             rest = rest[colon...]
             guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) })
             else { throw ResolveOverrideError("'\(host)' is not a host name") }
         }
         rest = rest.dropFirst()  // the ':' after the host
-        guard let colon = rest.firstIndex(of: ":") else { throw ResolveOverrideError("expected HOST:PORT:ADDR[,ADDR…]") }
+        guard let colon = rest.firstIndex(of: ":") else {
+            throw ResolveOverrideError("expected HOST:PORT:ADDR[,ADDR…]")
+        }
         let portText = rest[..<colon]
         guard portText.allSatisfy(\.isASCII), let port = Int(portText), (1...65535).contains(port) else {
             throw ResolveOverrideError("'\(portText)' is not a port (1 to 65535)")

@@ -8,7 +8,8 @@ public struct ResolveOverrides: Hashable, Sendable {
     public init(_ entries: [ResolveOverride]) throws(ResolveOverrideError) {
         for entry in entries {
             if addresses(host: entry.host, port: entry.port) != nil {
-                throw ResolveOverrideError("\(entry.host):\(entry.port) is given twice; list its addresses in one entry")
+                throw ResolveOverrideError(
+                    "\(entry.host):\(entry.port) is given twice; list its addresses in one entry")
             }
             self.entries.append(entry)
         }

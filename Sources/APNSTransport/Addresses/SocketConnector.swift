@@ -21,9 +21,11 @@ public final class SocketConnector {
     /// `attemptDelay` seconds without a connection (or at once after a failure). `completion` runs once, on the
     /// loop, never from inside `start()`. Once started, the connector keeps itself alive until it completes or is
     /// cancelled.
-    public init(loop: EventLoop, addresses: [SocketAddress], timeout: Double, attemptDelay: Double = 0.25,
-                report: ((SocketAddress, ConnectAttemptOutcome) -> Void)? = nil,
-                completion: @escaping (Result<Socket, TransportError>) -> Void) {
+    public init(
+        loop: EventLoop, addresses: [SocketAddress], timeout: Double, attemptDelay: Double = 0.25,
+        report: ((SocketAddress, ConnectAttemptOutcome) -> Void)? = nil,
+        completion: @escaping (Result<Socket, TransportError>) -> Void
+    ) {
         self.loop = loop
         self.addresses = addresses
         self.schedule = HappyEyeballsSchedule(
@@ -87,7 +89,9 @@ public final class SocketConnector {
         case .drop(let index, let outcome):
             close(index)
             if outcome == .timedOut {
-                failures.append(TransportError(.timeout, "connect to \(addresses[index]): no answer after \(schedule.attemptTimeout)s"))
+                failures.append(
+                    TransportError(
+                        .timeout, "connect to \(addresses[index]): no answer after \(schedule.attemptTimeout)s"))
             }
             report?(addresses[index], outcome)
         case .succeed(let index):
@@ -109,7 +113,8 @@ public final class SocketConnector {
                 run(schedule.attemptConnected(index))
                 return
             }
-            try loop.register(socket.fd, interest: .write, handler: ConnectAttemptHandler(connector: self, index: index))
+            try loop.register(
+                socket.fd, interest: .write, handler: ConnectAttemptHandler(connector: self, index: index))
         } catch {
             close(index)
             failures.append(error)

@@ -188,7 +188,8 @@ public final class EventLoop {
     /// place; what it holds means nothing outside `body`. A nested call (a handler reading while another read is
     /// being delivered) gets a temporary buffer instead.
     func withReadBuffer<Result, Failure: Error>(_ body: (inout [UInt8]) throws(Failure) -> Result)
-        throws(Failure) -> Result {
+        throws(Failure) -> Result
+    {
         guard !readBufferLent else {
             var temporary = [UInt8](repeating: 0, count: Self.readBufferSize)
             return try body(&temporary)
@@ -264,7 +265,8 @@ public final class EventLoop {
         }
         // The read handler may have deregistered the descriptor or changed its interest.
         if let current = lookup(fd, generation), current.interest.contains(.write),
-           failed || flags & EPOLLOUT.rawValue != 0 {
+            failed || flags & EPOLLOUT.rawValue != 0
+        {
             current.handler.writable()
         }
         return 1
@@ -278,7 +280,8 @@ public final class EventLoop {
 
     private func lookup(_ fd: Int32, _ generation: UInt32) -> Registration? {
         guard fd >= 0, Int(fd) < registrations.count, let registration = registrations[Int(fd)],
-              registration.generation == generation else { return nil }
+            registration.generation == generation
+        else { return nil }
         return registration
     }
 
@@ -300,7 +303,8 @@ extension EventLoop {
     /// Starts watching `fd` for `interest`, calling `handler` (retained until `deregister`) on readiness.
     /// Throws when `fd` is already registered or epoll refuses it.
     public func register(_ fd: Int32, interest: EventLoopInterest, handler: any EventLoopHandler)
-        throws(TransportError) {
+        throws(TransportError)
+    {
         guard fd >= 0 else { throw TransportError(.invalidConfiguration, "cannot register descriptor \(fd)") }
         if Int(fd) >= registrations.count {
             registrations.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - registrations.count))
@@ -459,8 +463,9 @@ public struct EventLoopBound<Value>: @unchecked Sendable {
 
     /// The value, from inside work running on its loop (the `EventLoop` that `execute` passes in).
     public func value(in loop: EventLoop) -> Value {
-        precondition(ObjectIdentifier(loop) == self.loop && loop.isInLoopThread,
-                     "EventLoopBound value taken off its loop")
+        precondition(
+            ObjectIdentifier(loop) == self.loop && loop.isInLoopThread,
+            "EventLoopBound value taken off its loop")
         return value
     }
 }

@@ -59,7 +59,9 @@ public struct APNSClientConfiguration: Sendable {
     /// `providerTokenRejected` (the host's clock is probably wrong). The CLI passes `--stop-after`.
     public var stopAfterTokensExpiredOnFirstUse = 5
 
-    public init(endpoint: APNSEndpoint, authentication: Authentication, tls: TLSClientConfiguration = TLSClientConfiguration()) {
+    public init(
+        endpoint: APNSEndpoint, authentication: Authentication, tls: TLSClientConfiguration = TLSClientConfiguration()
+    ) {
         self.endpoint = endpoint
         self.authentication = authentication
         self.tls = tls

@@ -32,7 +32,8 @@ final class APNSClientConnection: TLSConnectionDelegate {
 
     init(
         id: ConnectionPoolStateMachine.ConnectionID, endpoint: APNSEndpoint, proxy: ProxyConfiguration?,
-        dialing: DialPlan, context: TLSClientContext, http2: HTTP2ClientConfiguration, timing: ClientConnectionStateMachine.Timing,
+        dialing: DialPlan, context: TLSClientContext, http2: HTTP2ClientConfiguration,
+        timing: ClientConnectionStateMachine.Timing,
         loop: EventLoop, owner: any APNSClientConnectionOwner
     ) throws(HTTP2Error) {
         self.id = id

@@ -48,7 +48,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         self.context = try TLSClientContext(configuration.tls)
         switch configuration.authentication {
         case .providerToken(let signer, let refresh):
-            tokenCache = try ProviderTokenCache(signer: signer, refreshIntervalSeconds: refresh, clock: clock, uptime: uptime)
+            tokenCache = try ProviderTokenCache(
+                signer: signer, refreshIntervalSeconds: refresh, clock: clock, uptime: uptime)
         case .certificate:
             tokenCache = nil
         }
@@ -171,7 +172,8 @@ extension APNSClientPool {
             pingTimeout: configuration.pingTimeout, settingsTimeout: configuration.settingsTimeout,
             stallTimeout: configuration.stallTimeout)
         let http2 = HTTP2ClientConfiguration(
-            maximumConcurrentStreams: configuration.maximumStreamsPerConnection, lastStreamID: configuration.lastStreamID)
+            maximumConcurrentStreams: configuration.maximumStreamsPerConnection,
+            lastStreamID: configuration.lastStreamID)
         do {
             connections[id] = try APNSClientConnection(
                 id: id, endpoint: configuration.endpoint, proxy: configuration.proxy, dialing: dialPlan(for: id),
@@ -228,16 +230,18 @@ extension APNSClientPool {
     }
 
     func connectionStoppedTakingStreams(_ connection: APNSClientConnection) {
-        run(machine.connectionStoppedTakingStreams(
-            connection.id, hadAnswer: connection.machine.hadAnswer, inFlight: connection.load.inFlight))
+        run(
+            machine.connectionStoppedTakingStreams(
+                connection.id, hadAnswer: connection.machine.hadAnswer, inFlight: connection.load.inFlight))
     }
 
     func connection(_ connection: APNSClientConnection, closedWith error: TransportError?) {
         connections[connection.id] = nil
         dirty.removeAll { $0 === connection }
-        run(machine.connectionClosed(
-            connection.id, error: error, hadAnswer: connection.machine.hadAnswer,
-            serverSpoke: connection.machine.serverSpoke))
+        run(
+            machine.connectionClosed(
+                connection.id, error: error, hadAnswer: connection.machine.hadAnswer,
+                serverSpoke: connection.machine.serverSpoke))
     }
 }
 
@@ -264,7 +268,8 @@ extension APNSClientPool {
             baseBlock = try HTTP2HeaderBlock.apnsRequests(endpoint: configuration.endpoint, providerToken: jwt)
             if let campaignTopic, let campaignPushType {
                 campaignBlock = try HTTP2HeaderBlock.apnsRequests(
-                    endpoint: configuration.endpoint, providerToken: jwt, topic: campaignTopic, pushType: campaignPushType)
+                    endpoint: configuration.endpoint, providerToken: jwt, topic: campaignTopic,
+                    pushType: campaignPushType)
             }
         } catch {
             throw .http2(error)
@@ -274,9 +279,10 @@ extension APNSClientPool {
     /// Takes the first notification's topic and push type as the campaign's, so their header fields are laid out
     /// once and shared by every request that matches.
     func adoptCampaign(_ notification: PushNotification) {
-        guard let block = try? HTTP2HeaderBlock.apnsRequests(
-            endpoint: configuration.endpoint, providerToken: token?.jwt, topic: notification.topic,
-            pushType: notification.pushType)
+        guard
+            let block = try? HTTP2HeaderBlock.apnsRequests(
+                endpoint: configuration.endpoint, providerToken: token?.jwt, topic: notification.topic,
+                pushType: notification.pushType)
         else { return }
         campaignTopic = notification.topic
         campaignPushType = notification.pushType
@@ -358,10 +364,12 @@ extension HTTP2HeaderFieldList {
     public mutating func setAPNSRequestFields(for notification: PushNotification, topicAndPushTypeInBlock: Bool) {
         // The commonest request has nothing but its `:path`, like the one before: overwrite the token in place
         // when it is as long as the last one (a list of one field here is always that `:path`).
-        let pathOnly = topicAndPushTypeInBlock && notification.apnsID == nil && notification.expiration == nil
+        let pathOnly =
+            topicAndPushTypeInBlock && notification.apnsID == nil && notification.expiration == nil
             && notification.priority == nil && notification.collapseID == nil
         if pathOnly, count == 1, nameCount(at: 0) == 5,
-           replaceValueTail(ofField: 0, from: Self.devicePathPrefix.utf8CodeUnitCount, with: notification.token.hex) {
+            replaceValueTail(ofField: 0, from: Self.devicePathPrefix.utf8CodeUnitCount, with: notification.token.hex)
+        {
             return
         }
         removeAll()

@@ -299,7 +299,8 @@ struct ClientConnectionStateMachine {
     /// The requests still open after the connection ended, by tag, each with its outcome: the session did not
     /// report them (it always should), so they are in doubt (or not sent, if the server never spoke).
     mutating func takeUnreportedRequests() -> [(tag: UInt64, outcome: PushOutcome, tokenSerial: Int)] {
-        let failure: TransportFailure = serverSpoke
+        let failure: TransportFailure =
+            serverSpoke
             ? .answerLost("connection closed") : .notSent("the connection ended before the server's SETTINGS")
         return openRequests.removeAllSorted().map { ($0.tag, .failed(failure), $0.tokenSerial) }
     }
@@ -337,13 +338,16 @@ struct ClientConnectionStateMachine {
         // Checked whatever the phase: a connection told to drain before its server ever spoke is still one whose
         // server never sent its SETTINGS.
         if !serverSpoke, now.seconds(since: activity.handshakeCompletedAt) > timing.settingsTimeout {
-            return actions + abort("the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))")
+            return actions
+                + abort(
+                    "the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))")
         }
         // Before the server spoke, the settings timeout governs (and names the cause); a stall needs a server that did.
         if serverSpoke, !openRequests.isEmpty, now.seconds(since: lastProgressAt) > timing.stallTimeout {
-            return actions + abort(
-                "the server answered none of \(openRequests.count) waiting requests (nor took their bodies) in "
-                    + Self.seconds(timing.stallTimeout))
+            return actions
+                + abort(
+                    "the server answered none of \(openRequests.count) waiting requests (nor took their bodies) in "
+                        + Self.seconds(timing.stallTimeout))
         }
         if let sent = self.activity?.liveness.pingSentAt {
             if now.seconds(since: sent) > timing.pingTimeout {

@@ -169,12 +169,15 @@ struct ConnectionPoolStateMachine {
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
     ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
     ///   - roomPerRequestInFlight: the room kept per request in flight (`widenIfNeeded`).
-    init(maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
-         roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double,
-         random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+    init(
+        maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
+        roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double,
+        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    ) {
         let maximum = max(1, maximumConnections)
         let initial = min(maximum, max(1, initialConnections ?? maximum))
-        slots = Array(repeating: .backingOff(attempts: 0), count: initial)
+        slots =
+            Array(repeating: .backingOff(attempts: 0), count: initial)
             + Array(repeating: .idle, count: maximum - initial)
         idleSlots = maximum - initial
         answeredSlots = Array(repeating: false, count: maximum)
@@ -358,7 +361,9 @@ struct ConnectionPoolStateMachine {
     mutating func timerFired(_ timer: Timer) -> [Action] {
         switch timer {
         case .open(let slot):
-            guard slots.indices.contains(slot), !isClosing, case .backingOff(let attempts) = slots[slot] else { return [] }
+            guard slots.indices.contains(slot), !isClosing, case .backingOff(let attempts) = slots[slot] else {
+                return []
+            }
             return open(slot, attempts: attempts)
         case .closeDeadline:
             guard case .closing = lifecycle else { return [] }
@@ -431,7 +436,8 @@ extension ConnectionPoolStateMachine {
             return reportClosedIfDone()
         }
         return replaceConnection(
-            id, inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .closed(error, serverSpoke: serverSpoke))
+            id, inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .closed(error, serverSpoke: serverSpoke)
+        )
     }
 
     /// A connection could not even be set up (its HTTP/2 session could not be created): the slot stays empty and
@@ -524,7 +530,8 @@ extension ConnectionPoolStateMachine {
             switch ending {
             case .retired: lastFailure = TransportError(.closedByPeer, "every connection ended without an answer")
             case .closed(let error, _):
-                lastFailure = error ?? TransportError(.closedByPeer, "the server closed the connection without answering")
+                lastFailure =
+                    error ?? TransportError(.closedByPeer, "the server closed the connection without answering")
             }
             failuresInARow += 1
             if failuresInARow == 1 {
@@ -570,7 +577,8 @@ extension ConnectionPoolStateMachine {
     /// whatever the pool's size. The failure names what the last one met and how many failed in a row.
     private func givingUp(after id: ConnectionID) -> TransportError? {
         guard failureWindowOver, let first = firstConnectionAfterWindow, id.value >= first, !anyConnectionAnswering,
-              let last = lastFailure else { return nil }
+            let last = lastFailure
+        else { return nil }
         return TransportError(last.kind, "\(last.detail), \(CountedNoun.text(failuresInARow, "connection")) in a row")
     }
 

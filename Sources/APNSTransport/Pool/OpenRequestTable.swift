@@ -75,7 +75,9 @@ struct OpenRequestTable {
 
     /// Every filed tag with its serial, in tag order; empties the table.
     mutating func removeAllSorted() -> [(tag: UInt64, tokenSerial: Int)] {
-        let open = entries.filter(\.isUsed).map { (tag: $0.tag, tokenSerial: $0.tokenSerial) }.sorted { $0.tag < $1.tag }
+        let open = entries.filter(\.isUsed).map { (tag: $0.tag, tokenSerial: $0.tokenSerial) }.sorted {
+            $0.tag < $1.tag
+        }
         for index in entries.indices { entries[index].isUsed = false }
         count = 0
         return open

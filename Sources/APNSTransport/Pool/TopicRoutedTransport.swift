@@ -37,7 +37,9 @@ public final class TopicRoutedTransport: PushTransport {
         self.routes = routes
         self.nextTurn = nextTurn
         lanes = transports.enumerated().map { index, transport in
-            Lane(key: index, label: labels.indices.contains(index) ? labels[index] : "key \(index)", transport: transport)
+            Lane(
+                key: index, label: labels.indices.contains(index) ? labels[index] : "key \(index)", transport: transport
+            )
         }
         lanesOpen = lanes.count
         for lane in lanes {

@@ -25,7 +25,8 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         if let scheme = rest.range(of: "://") {
             let name = rest[..<scheme.lowerBound].lowercased()
             guard name == "http" else {
-                throw TransportError(.invalidConfiguration, "proxy '\(Self.redacted(text))': only http:// proxies are supported")
+                throw TransportError(
+                    .invalidConfiguration, "proxy '\(Self.redacted(text))': only http:// proxies are supported")
             }
             rest = rest[scheme.upperBound...]
         }
@@ -39,11 +40,13 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
             username = parts.first.flatMap { String($0).removingPercentEncoding }
             password = parts.count > 1 ? String(parts[1]).removingPercentEncoding : nil
             guard username != nil, parts.count < 2 || password != nil else {
-                throw TransportError(.invalidConfiguration, "proxy '\(Self.redacted(text))': bad percent-encoding in credentials")
+                throw TransportError(
+                    .invalidConfiguration, "proxy '\(Self.redacted(text))': bad percent-encoding in credentials")
             }
         }
         guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?") else {
-            throw TransportError(.invalidConfiguration, "proxy '\(Self.redacted(text))' must be http://[user:pass@]host[:port]")
+            throw TransportError(
+                .invalidConfiguration, "proxy '\(Self.redacted(text))' must be http://[user:pass@]host[:port]")
         }
         var host = rest
         var portText: Substring?
@@ -63,7 +66,9 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
             host = rest[..<colon]
             portText = rest[rest.index(after: colon)...]
         }
-        guard !host.isEmpty else { throw TransportError(.invalidConfiguration, "proxy '\(Self.redacted(text))' has no host") }
+        guard !host.isEmpty else {
+            throw TransportError(.invalidConfiguration, "proxy '\(Self.redacted(text))' has no host")
+        }
         var port = Self.defaultPort
         if let portText {
             guard let number = Int(portText), (1...65535).contains(number) else {
@@ -76,8 +81,10 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
 
     /// The proxy from `HTTPS_PROXY` (or `https_proxy`) for `targetHost`, unless `NO_PROXY` (or `no_proxy`)
     /// exempts it: `*`, an exact host, or a domain suffix (`.example.com` or `example.com`). Nil when none.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment,
-                                       targetHost: String) throws(TransportError) -> ProxyConfiguration? {
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        targetHost: String
+    ) throws(TransportError) -> ProxyConfiguration? {
         guard let value = environment["HTTPS_PROXY"] ?? environment["https_proxy"], !value.isEmpty else { return nil }
         let exemptions = (environment["NO_PROXY"] ?? environment["no_proxy"] ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }

@@ -18,8 +18,10 @@ public final class ProxyTunnel: EventLoopHandler {
     /// Prepares a CONNECT to `host:port` through `proxy` over `socket` (connected to the proxy; ownership passes
     /// to the tunnel, and back to `completion` on success). `completion` runs once, on the loop, never from
     /// inside `start()`.
-    public init(loop: EventLoop, socket: Socket, proxy: ProxyConfiguration, host: String, port: Int,
-                timeout: Double, completion: @escaping (Result<Socket, TransportError>) -> Void) {
+    public init(
+        loop: EventLoop, socket: Socket, proxy: ProxyConfiguration, host: String, port: Int,
+        timeout: Double, completion: @escaping (Result<Socket, TransportError>) -> Void
+    ) {
         self.loop = loop
         self.socket = socket
         self.proxy = proxy
@@ -33,7 +35,10 @@ public final class ProxyTunnel: EventLoopHandler {
         guard let socket else { return }
         // The timer's closure keeps the tunnel alive while it works; finishing cancels it.
         timer = loop.schedule(after: timeout) {
-            self.finish(.failure(TransportError(.timeout, "proxy \(self.proxy) did not answer CONNECT \(self.target) within \(self.timeout)s")))
+            self.finish(
+                .failure(
+                    TransportError(
+                        .timeout, "proxy \(self.proxy) did not answer CONNECT \(self.target) within \(self.timeout)s")))
         }
         do throws(TransportError) {
             try loop.register(socket.fd, interest: [.read, .write], handler: self)
@@ -80,9 +85,12 @@ public final class ProxyTunnel: EventLoopHandler {
             }
             if consumed > 0 {
                 // The bytes were just peeked, so this takes exactly them.
-                guard socket.receive(into: &buffer, maxCount: consumed)
-                        == .transferred(consumed) else {
-                    return finish(.failure(TransportError(.proxyProtocolError, "proxy \(proxy): lost bytes of its answer")))
+                guard
+                    socket.receive(into: &buffer, maxCount: consumed)
+                        == .transferred(consumed)
+                else {
+                    return finish(
+                        .failure(TransportError(.proxyProtocolError, "proxy \(proxy): lost bytes of its answer")))
                 }
             }
             switch action {
@@ -91,8 +99,14 @@ public final class ProxyTunnel: EventLoopHandler {
             case .established:
                 finish(.success(socket))
             case .refused(let status, let reason):
-                let hint = status == 407 ? (proxy.username == nil ? " (the proxy wants credentials)" : " (credentials rejected)") : ""
-                finish(.failure(TransportError(.proxyRefused, "proxy \(proxy) answered CONNECT \(target) with \(status) \(reason)\(hint)")))
+                let hint =
+                    status == 407
+                    ? (proxy.username == nil ? " (the proxy wants credentials)" : " (credentials rejected)") : ""
+                finish(
+                    .failure(
+                        TransportError(
+                            .proxyRefused, "proxy \(proxy) answered CONNECT \(target) with \(status) \(reason)\(hint)"))
+                )
             case .invalid(let why):
                 finish(.failure(TransportError(.proxyProtocolError, "proxy \(proxy): \(why)")))
             }
@@ -194,12 +208,14 @@ public struct ProxyResponseParser: Sendable {
         // HTTP/1.x SP 3DIGIT [SP reason]
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0] == "HTTP/1.1" || parts[0] == "HTTP/1.0",
-              parts[1].count == 3, parts[1].allSatisfy(\.isASCII), let status = Int(parts[1]), status >= 100 else {
+            parts[1].count == 3, parts[1].allSatisfy(\.isASCII), let status = Int(parts[1]), status >= 100
+        else {
             return .invalid("bad status line: \(Self.printable(Array(statusLine.utf8)))")
         }
         for line in lines.dropFirst() where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  !line[..<colon].contains(" ") else {
+                !line[..<colon].contains(" ")
+            else {
                 return .invalid("bad header line: \(Self.printable(Array(line.utf8)))")
             }
         }

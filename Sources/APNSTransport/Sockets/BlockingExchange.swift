@@ -1,5 +1,5 @@
-internal import Glibc
 import Foundation
+internal import Glibc
 
 /// One request and its whole answer over a TCP connection, plain or TLS, blocking the calling thread, every step
 /// bounded by one deadline (`poll`): how `--pushgateway` pushes the run's metrics (docs/RUNNING.md "Metrics").

@@ -21,7 +21,9 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         guard (0...65535).contains(port) else { return nil }
         var literal = text
         if literal.hasPrefix("[") && literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        guard let address = Self(literal, port: port, as: sockaddr_in.self) ?? Self(literal, port: port, as: sockaddr_in6.self)
+        guard
+            let address = Self(literal, port: port, as: sockaddr_in.self)
+                ?? Self(literal, port: port, as: sockaddr_in6.self)
         else { return nil }
         self = address
     }
@@ -50,8 +52,9 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The address in a `sockaddr_in` or `sockaddr_in6`.
     init?<Address: IPSocketAddressStorage>(_ storage: Address) {
         guard let host = storage.ipText else { return nil }
-        self.init(family: Address.family, raw: SocketSystemCalls.bytes(of: storage), host: host,
-                  port: Int(UInt16(bigEndian: storage.port)))
+        self.init(
+            family: Address.family, raw: SocketSystemCalls.bytes(of: storage), host: host,
+            port: Int(UInt16(bigEndian: storage.port)))
     }
 }
 
@@ -99,7 +102,8 @@ extension IPSocketAddressStorage {
 
     /// The address as text (`inet_ntop`); nil on failure.
     var ipText: String? {
-        SocketSystemCalls.ipText(self[keyPath: Self.layout.ipField], family: Self.family, maximumLength: Self.textLength)
+        SocketSystemCalls.ipText(
+            self[keyPath: Self.layout.ipField], family: Self.family, maximumLength: Self.textLength)
     }
 }
 
@@ -138,8 +142,10 @@ extension SocketAddress {
 extension EventLoop {
     /// Resolves `host` without blocking the loop: IP literals on the next turn, names with `getaddrinfo` on a
     /// background queue. `completion` runs on this loop.
-    public func resolve(host: String, port: Int,
-                        completion: @escaping (Result<[SocketAddress], TransportError>) -> Void) {
+    public func resolve(
+        host: String, port: Int,
+        completion: @escaping (Result<[SocketAddress], TransportError>) -> Void
+    ) {
         if let literal = SocketAddress(ipAddress: host, port: port) {
             executeNextTurn { completion(.success([literal])) }
             return

@@ -15,16 +15,20 @@ public final class SocketListener: EventLoopHandler {
 
     /// Binds `host` (an IP literal or a name resolved now, blocking) at `port` (0 = any free port), listens and
     /// registers with `loop`. `onAccept` runs on the loop for every accepted connection.
-    public convenience init(loop: EventLoop, host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 511,
-                            onAccept: @escaping (Socket) -> Void) throws(TransportError) {
+    public convenience init(
+        loop: EventLoop, host: String = "127.0.0.1", port: Int = 0, backlog: Int32 = 511,
+        onAccept: @escaping (Socket) -> Void
+    ) throws(TransportError) {
         guard let address = try SocketAddress.resolve(host: host, port: port).first else {
             throw TransportError(.nameResolutionFailed, host)
         }
         try self.init(loop: loop, address: address, backlog: backlog, onAccept: onAccept)
     }
 
-    public init(loop: EventLoop, address: SocketAddress, backlog: Int32 = 511,
-                onAccept: @escaping (Socket) -> Void) throws(TransportError) {
+    public init(
+        loop: EventLoop, address: SocketAddress, backlog: Int32 = 511,
+        onAccept: @escaping (Socket) -> Void
+    ) throws(TransportError) {
         let socket = try Socket.tcp(family: address.family)
         var on: Int32 = 1
         _ = setsockopt(socket.fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))

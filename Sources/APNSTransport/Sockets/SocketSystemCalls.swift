@@ -62,8 +62,9 @@ enum SocketSystemCalls {
         var cursor = list
         while let entry = cursor {
             if let pointer = entry.pointee.ai_addr,
-               let address = address(sockaddr: pointer, length: Int(entry.pointee.ai_addrlen)),
-               !addresses.contains(address) {
+                let address = address(sockaddr: pointer, length: Int(entry.pointee.ai_addrlen)),
+                !addresses.contains(address)
+            {
                 addresses.append(address)
             }
             cursor = entry.pointee.ai_next
@@ -108,7 +109,8 @@ enum SocketSystemCalls {
 
     /// Calls `body` with `address` as a `sockaddr` pointer and its length (for `connect` and `bind`).
     static func withSockAddr<Result>(_ address: SocketAddress, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result)
-        -> Result {
+        -> Result
+    {
         address.raw.withUnsafeBytes { bytes in
             // `raw` was copied from a sockaddr_in/sockaddr_in6, so its start is a valid sockaddr.
             body(bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))

@@ -54,16 +54,20 @@ public final class TLSConnection: EventLoopHandler {
     /// A client connection over an already-connected socket (ownership of `socket` passes to the connection).
     /// `serverName` is verified against the certificate and sent as SNI (not for IP literals). The handshake
     /// starts on the loop's next turn.
-    public convenience init(clientSocket socket: Socket, serverName: String, context: TLSClientContext,
-                            loop: EventLoop, delegate: (any TLSConnectionDelegate)?) throws(TransportError) {
+    public convenience init(
+        clientSocket socket: Socket, serverName: String, context: TLSClientContext,
+        loop: EventLoop, delegate: (any TLSConnectionDelegate)?
+    ) throws(TransportError) {
         self.init(loop: loop, context: context.context, serverName: serverName, delegate: delegate)
         try attach(socket)
     }
 
     /// The server side of an accepted socket (ownership of `socket` passes to the connection). The handshake
     /// proceeds as the client's messages arrive.
-    public convenience init(acceptedSocket socket: Socket, context: TLSServerContext, loop: EventLoop,
-                            delegate: (any TLSConnectionDelegate)?) throws(TransportError) {
+    public convenience init(
+        acceptedSocket socket: Socket, context: TLSServerContext, loop: EventLoop,
+        delegate: (any TLSConnectionDelegate)?
+    ) throws(TransportError) {
         self.init(loop: loop, context: context.context, serverName: nil, delegate: delegate)
         try attach(socket)
     }
@@ -203,9 +207,11 @@ extension TLSConnection {
     /// given (then the proxy's name is the one resolved or pinned), then runs the TLS handshake verifying `host`.
     /// Returns at once; the delegate hears `didCompleteHandshake` or `didCloseWith(error)` on a later turn. Writes
     /// made before the handshake are sent right after it.
-    public static func connect(host: String, port: Int, proxy: ProxyConfiguration? = nil,
-                               context: TLSClientContext, loop: EventLoop, dialing: DialPlan = DialPlan(),
-                               delegate: (any TLSConnectionDelegate)?) -> TLSConnection {
+    public static func connect(
+        host: String, port: Int, proxy: ProxyConfiguration? = nil,
+        context: TLSClientContext, loop: EventLoop, dialing: DialPlan = DialPlan(),
+        delegate: (any TLSConnectionDelegate)?
+    ) -> TLSConnection {
         let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let connection = TLSConnection(loop: loop, context: context.context, serverName: literal, delegate: delegate)
         connection.startConnecting(host: literal, port: port, proxy: proxy, dialing: dialing)
@@ -219,7 +225,9 @@ extension TLSConnection {
             guard self.state == .connecting else { return }
             switch result {
             case .failure(let error):
-                self.fail(proxy == nil ? error : TransportError(error.kind, "proxy \(proxy?.description ?? ""): \(error.detail)"))
+                self.fail(
+                    proxy == nil
+                        ? error : TransportError(error.kind, "proxy \(proxy?.description ?? ""): \(error.detail)"))
             case .success(let addresses):
                 let connector = SocketConnector(
                     loop: self.loop, addresses: dialing.ordered(addresses), timeout: self.context.connectTimeout,
@@ -239,7 +247,9 @@ extension TLSConnection {
         }
     }
 
-    private func connected(_ result: Result<Socket, TransportError>, host: String, port: Int, proxy: ProxyConfiguration?) {
+    private func connected(
+        _ result: Result<Socket, TransportError>, host: String, port: Int, proxy: ProxyConfiguration?
+    ) {
         guard state == .connecting else { return }
         switch result {
         case .failure(let error):
@@ -249,8 +259,10 @@ extension TLSConnection {
                 startTLS(on: socket)
                 return
             }
-            let tunnel = ProxyTunnel(loop: loop, socket: socket, proxy: proxy, host: host, port: port,
-                                     timeout: context.handshakeTimeout) { result in
+            let tunnel = ProxyTunnel(
+                loop: loop, socket: socket, proxy: proxy, host: host, port: port,
+                timeout: context.handshakeTimeout
+            ) { result in
                 self.stage = nil
                 guard self.state == .connecting else { return }
                 switch result {
@@ -359,7 +371,8 @@ extension TLSConnection {
         let required = context.requiredProtocols
         if !required.isEmpty {
             guard let selected = info.applicationProtocol else {
-                return TransportError(.alpnNotH2, "the server selected no protocol (offered \(required.joined(separator: ", ")))")
+                return TransportError(
+                    .alpnNotH2, "the server selected no protocol (offered \(required.joined(separator: ", ")))")
             }
             guard required.contains(selected) else {
                 return TransportError(.alpnNotH2, "the server selected '\(selected)'")
@@ -371,7 +384,8 @@ extension TLSConnection {
             let chain = session.peerCertificates(includeVerified: true)
             guard chain.contains(where: { context.pins.contains($0.spkiSHA256Base64) }) else {
                 let presented = chain.map { "\($0.spkiSHA256Base64) (\($0.subject))" }.joined(separator: ", ")
-                return TransportError(.pinMismatch, "presented: \(presented); pinned: \(context.pins.sorted().joined(separator: ", "))")
+                return TransportError(
+                    .pinMismatch, "presented: \(presented); pinned: \(context.pins.sorted().joined(separator: ", "))")
             }
         }
         return nil
@@ -384,7 +398,9 @@ extension TLSConnection {
         loop.withReadBuffer { buffer in
             while state == .established || state == .closing {
                 let result = session.read(into: &buffer)
-                if sessionToRemember, state == .established { sessionToRemember = !session.rememberSessionIfResumable() }
+                if sessionToRemember, state == .established {
+                    sessionToRemember = !session.rememberSessionIfResumable()
+                }
                 switch result {
                 case .transferred(let count):
                     if state == .established {

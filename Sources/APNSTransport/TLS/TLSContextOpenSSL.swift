@@ -22,8 +22,10 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     /// that passed every check (verification, host name, ALPN, pins); new connections resume it.
     private let sessionToResume = Mutex<UInt>(0)
 
-    private init(method: OpaquePointer?, isServer: Bool, handshake: TLSHandshakeSettings, requiredProtocols: [String],
-                 pins: Set<String>, connectTimeout: Double, alpnSelection: [UInt8]?) throws(TransportError) {
+    private init(
+        method: OpaquePointer?, isServer: Bool, handshake: TLSHandshakeSettings, requiredProtocols: [String],
+        pins: Set<String>, connectTimeout: Double, alpnSelection: [UInt8]?
+    ) throws(TransportError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(method) else { throw TLSErrorOpenSSL.failure(.tlsFailure, "SSL_CTX_new") }
         pointer = context
@@ -43,8 +45,9 @@ final class TLSContextOpenSSL: @unchecked Sendable {
         let minimum = handshake.minimumVersion
         let maximum = handshake.maximumVersion
         guard minimum <= maximum,
-              apns_SSL_CTX_set_min_proto_version(context, Int32(minimum.rawValue)) == 1,
-              apns_SSL_CTX_set_max_proto_version(context, Int32(maximum.rawValue)) == 1 else {
+            apns_SSL_CTX_set_min_proto_version(context, Int32(minimum.rawValue)) == 1,
+            apns_SSL_CTX_set_max_proto_version(context, Int32(maximum.rawValue)) == 1
+        else {
             throw TLSErrorOpenSSL.failure(.invalidConfiguration, "TLS versions \(minimum) to \(maximum)")
         }
         guard SSL_CTX_set_cipher_list(context, handshake.cipherList) == 1 else {
@@ -76,7 +79,8 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     /// connections that passed every check, so a resumed session was verified and pinned when it was made.
     func rememberSession(of ssl: OpaquePointer) -> Bool {
         guard let current = SSL_get_session(ssl), SSL_SESSION_is_resumable(current) == 1,
-              let session = SSL_get1_session(ssl) else { return false }
+            let session = SSL_get1_session(ssl)
+        else { return false }
         let replaced = sessionToResume.withLock { address in
             defer { address = UInt(bitPattern: session) }
             return address
@@ -88,9 +92,10 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     /// A client context: verification (system store or given CAs), ALPN offer, optional client certificate.
     convenience init(client configuration: TLSClientConfiguration) throws(TransportError) {
         let protocols = configuration.handshake.applicationProtocols
-        try self.init(method: TLS_client_method(), isServer: false, handshake: configuration.handshake,
-                      requiredProtocols: protocols, pins: Set(configuration.pinnedSPKISHA256),
-                      connectTimeout: configuration.connectTimeout, alpnSelection: nil)
+        try self.init(
+            method: TLS_client_method(), isServer: false, handshake: configuration.handshake,
+            requiredProtocols: protocols, pins: Set(configuration.pinnedSPKISHA256),
+            connectTimeout: configuration.connectTimeout, alpnSelection: nil)
         try loadTrust(configuration.trustRoots)
         SSL_CTX_set_verify(pointer, SSL_VERIFY_PEER, nil)
         if !protocols.isEmpty {
@@ -106,8 +111,9 @@ final class TLSContextOpenSSL: @unchecked Sendable {
     convenience init(server configuration: TLSServerConfiguration) throws(TransportError) {
         let protocols = configuration.handshake.applicationProtocols
         let wire = protocols.isEmpty ? nil : try Self.alpnWire(protocols)
-        try self.init(method: TLS_server_method(), isServer: true, handshake: configuration.handshake,
-                      requiredProtocols: [], pins: [], connectTimeout: 0, alpnSelection: wire)
+        try self.init(
+            method: TLS_server_method(), isServer: true, handshake: configuration.handshake,
+            requiredProtocols: [], pins: [], connectTimeout: 0, alpnSelection: wire)
         try use(configuration.identity)
         if let alpnSelection {
             SSL_CTX_set_alpn_select_cb(pointer, alpnSelectCallback, alpnSelection.baseAddress)
@@ -152,7 +158,9 @@ final class TLSContextOpenSSL: @unchecked Sendable {
 
     private func use(_ identity: TLSIdentity) throws(TransportError) {
         let loaded = try TLSCredentialLoader.load(identity)
-        guard let chain = apns_sk_X509_new_null() else { throw TLSErrorOpenSSL.failure(.tlsFailure, "sk_X509_new_null") }
+        guard let chain = apns_sk_X509_new_null() else {
+            throw TLSErrorOpenSSL.failure(.tlsFailure, "sk_X509_new_null")
+        }
         defer { apns_sk_X509_pop_free(chain) }
         for certificate in loaded.chain where X509_up_ref(certificate.pointer) == 1 {
             guard apns_sk_X509_push(chain, certificate.pointer) > 0 else {
@@ -162,8 +170,10 @@ final class TLSContextOpenSSL: @unchecked Sendable {
         }
         // Takes its own references to the leaf, the key and the chain; checks that the key fits the leaf.
         guard SSL_CTX_use_cert_and_key(pointer, loaded.leaf.pointer, loaded.key.pointer, chain, 1) == 1,
-              SSL_CTX_check_private_key(pointer) == 1 else {
-            throw TLSErrorOpenSSL.failure(.invalidConfiguration, "certificate and private key do not match or are unusable")
+            SSL_CTX_check_private_key(pointer) == 1
+        else {
+            throw TLSErrorOpenSSL.failure(
+                .invalidConfiguration, "certificate and private key do not match or are unusable")
         }
     }
 

@@ -43,8 +43,10 @@ enum TLSCredentialLoader {
         return [UInt8](data)
     }
 
-    private static func fromPEM(_ certificates: [OpenSSLCertificate], key: [UInt8], passphrase: String?,
-                                keySource: String) throws(TransportError) -> TLSLoadedIdentity {
+    private static func fromPEM(
+        _ certificates: [OpenSSLCertificate], key: [UInt8], passphrase: String?,
+        keySource: String
+    ) throws(TransportError) -> TLSLoadedIdentity {
         do throws(CryptoError) {
             let privateKey = try OpenSSLKey.privateKey(pem: key, password: passphrase)
             return TLSLoadedIdentity(leaf: certificates[0], chain: Array(certificates.dropFirst()), key: privateKey)
@@ -56,7 +58,8 @@ enum TLSCredentialLoader {
     /// The archive through `OpenSSLPKCS12`, which checks its MAC first (a wrong password is said as such) and
     /// loads OpenSSL's legacy provider for archives encrypted the old way (Keychain Access: RC2-40, 3DES).
     private static func fromPKCS12(_ bytes: [UInt8], password: String, source: String)
-        throws(TransportError) -> TLSLoadedIdentity {
+        throws(TransportError) -> TLSLoadedIdentity
+    {
         do throws(CryptoError) {
             let contents = try OpenSSLPKCS12.parse(der: bytes, password: password)
             return TLSLoadedIdentity(leaf: contents.certificate, chain: contents.chain, key: contents.key)

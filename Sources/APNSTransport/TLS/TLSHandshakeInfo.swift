@@ -45,7 +45,8 @@ extension TLSPeerCertificate {
     /// Reads `certificate` once, through the crypto layer's certificate owner; nil when it cannot be encoded.
     init?(_ certificate: OpenSSLCertificate) {
         guard let der = try? certificate.der(), let spki = try? certificate.subjectPublicKeyInfoDER(),
-              let pin = try? SPKIPin(subjectPublicKeyInfoDER: spki) else { return nil }
+            let pin = try? SPKIPin(subjectPublicKeyInfoDER: spki)
+        else { return nil }
         self.der = der
         spkiSHA256Base64 = pin.base64
         subject = certificate.subjectLine

@@ -111,11 +111,15 @@ final class TLSSessionOpenSSL {
         var protocolData: UnsafePointer<UInt8>?
         var protocolLength: UInt32 = 0
         SSL_get0_alpn_selected(ssl, &protocolData, &protocolLength)
-        let selected = protocolData.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(protocolLength)), as: UTF8.self) }
+        let selected = protocolData.map {
+            String(decoding: UnsafeBufferPointer(start: $0, count: Int(protocolLength)), as: UTF8.self)
+        }
         let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "unknown"
-        let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "unknown"
-        return TLSHandshakeInfo(applicationProtocol: selected, protocolVersion: version, cipherSuite: cipher,
-                                peerCertificates: peerCertificates(includeVerified: false), resumed: isResumed)
+        let cipher =
+            SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) } ?? "unknown"
+        return TLSHandshakeInfo(
+            applicationProtocol: selected, protocolVersion: version, cipherSuite: cipher,
+            peerCertificates: peerCertificates(includeVerified: false), resumed: isResumed)
     }
 
     /// The presented chain, plus (with `includeVerified`) the chain verification built up to the trust anchor,
@@ -123,7 +127,9 @@ final class TLSSessionOpenSSL {
     func peerCertificates(includeVerified: Bool) -> [TLSPeerCertificate] {
         var result: [TLSPeerCertificate] = []
         func add(_ certificate: OpenSSLCertificate?) {
-            guard let certificate, let decoded = TLSPeerCertificate(certificate), !result.contains(decoded) else { return }
+            guard let certificate, let decoded = TLSPeerCertificate(certificate), !result.contains(decoded) else {
+                return
+            }
             result.append(decoded)
         }
         // On a server the presented chain omits the leaf; SSL_get1_peer_certificate returns a new reference.
@@ -131,7 +137,9 @@ final class TLSSessionOpenSSL {
         for stack in [SSL_get_peer_cert_chain(ssl), includeVerified ? SSL_get0_verified_chain(ssl) : nil] {
             guard let stack else { continue }  // borrowed from the session
             for index in 0..<apns_sk_X509_num(stack) {
-                if let certificate = apns_sk_X509_value(stack, index) { add(OpenSSLCertificate(retaining: certificate)) }
+                if let certificate = apns_sk_X509_value(stack, index) {
+                    add(OpenSSLCertificate(retaining: certificate))
+                }
             }
         }
         return result
@@ -163,7 +171,8 @@ final class TLSSessionOpenSSL {
     private func refusal(reason: Int32) -> TransportError? {
         guard !context.isServer else { return nil }
         if Self.versionRefusals.contains(reason) {
-            return TLSErrorOpenSSL.failure(.handshakeRefused, "no TLS version in common (this client allows TLS 1.2 and 1.3)")
+            return TLSErrorOpenSSL.failure(
+                .handshakeRefused, "no TLS version in common (this client allows TLS 1.2 and 1.3)")
         }
         if Self.handshakeRefusals.contains(reason) {
             return TLSErrorOpenSSL.failure(

@@ -59,9 +59,10 @@ struct RTTRelayCommand: ParsableCommand {
         if let portFile {
             try "\(listener.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
         }
-        FileHandle.standardError.write(Data(
-            "rtt-relay: 127.0.0.1:\(listener.port) -> \(targetAddress), \(delayMilliseconds) ms each way\n".utf8
-        ))
+        FileHandle.standardError.write(
+            Data(
+                "rtt-relay: 127.0.0.1:\(listener.port) -> \(targetAddress), \(delayMilliseconds) ms each way\n".utf8
+            ))
         loop.run()
     }
 }

@@ -34,7 +34,8 @@ final class RelayedConnection {
     func start() {
         for side in 0..<2 {
             do {
-                try loop.register(sockets[side].fd, interest: .read, handler: RelayedSocket(connection: self, side: side))
+                try loop.register(
+                    sockets[side].fd, interest: .read, handler: RelayedSocket(connection: self, side: side))
                 registered[side] = true
             } catch {
                 return close()
@@ -116,7 +117,8 @@ final class RelayedConnection {
     /// stream waits for its sink to take what is already due.
     private func arm(_ stream: Int) {
         guard !closed, !finished[stream], timers[stream]?.isPending != true, !streams[stream].hasDueBytes,
-              let due = streams[stream].nextDue else { return }
+            let due = streams[stream].nextDue
+        else { return }
         timers[stream] = loop.schedule(at: due) { self.write(stream) }  // cancelled by close()
     }
 

@@ -1,8 +1,8 @@
 import APNSCore
 import APNSPipeline
-import PipelineTestSupport
 import FuzzDriver
 import Glibc
+import PipelineTestSupport
 
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzCSVRecord))
@@ -22,8 +22,9 @@ public func fuzzCSVRecord(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
         guard let header = try reader.next(), header.problem == nil else { return 0 }
         let names = (0..<header.fieldCount).map { reader.fieldText($0) }
         let defaults = CampaignDefaults(topic: try? Topic(validating: "com.example.app"))
-        guard var parser = (try? CSVRecordParser(header: names, defaults: defaults, template: template(for: names)))
-            ?? (try? CSVRecordParser(header: names, defaults: defaults, template: nil))
+        guard
+            var parser = (try? CSVRecordParser(header: names, defaults: defaults, template: template(for: names)))
+                ?? (try? CSVRecordParser(header: names, defaults: defaults, template: nil))
         else { return 0 }
         var previousLine = header.line
         while let row = try reader.next() {

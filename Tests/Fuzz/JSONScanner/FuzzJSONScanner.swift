@@ -26,7 +26,8 @@ public func fuzzJSONScanner(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CIn
     precondition(document.range.lowerBound >= 0 && document.range.upperBound <= bytes.count)
     if document.kind == .object {
         let reference = PayloadRules.isContentAvailableOnly(scanner, object: document)
-        precondition(check.isContentAvailableOnly == reference, "the content-available check differs from the reference")
+        precondition(
+            check.isContentAvailableOnly == reference, "the content-available check differs from the reference")
     }
     walk(document, in: scanner)
     return 0

@@ -1,7 +1,8 @@
 import APNSCore
-@testable import APNSPipeline
 import FuzzDriver
 import Glibc
+
+@testable import APNSPipeline
 
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzKeptFields))
@@ -31,6 +32,7 @@ public func fuzzKeptFields(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt
     }
     line.append(UInt8(ascii: "}"))
     let again = keep.values(ofJSONLine: line, range: line.indices)
-    precondition(again == values, "values written as JSON strings read back differ: \(String(decoding: line, as: UTF8.self))")
+    precondition(
+        again == values, "values written as JSON strings read back differ: \(String(decoding: line, as: UTF8.self))")
     return 0
 }

@@ -1,8 +1,9 @@
 import APNSCore
-@testable import APNSPipeline
-import PipelineTestSupport
 import FuzzDriver
 import Glibc
+import PipelineTestSupport
+
+@testable import APNSPipeline
 
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzKeptValue))
@@ -23,20 +24,30 @@ public func fuzzKeptValue(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
         topic: "com.example.app", status: 410, reason: "Unregistered", timestamp: 1_767_225_600_123, attempts: 1)
     record.kept = kept
 
-    let neutralised = (value.utf8.first.map(CSVText.formulaStarts.contains) == true ? "'" : "") + PrintableText.escaping(value)
+    let neutralised =
+        (value.utf8.first.map(CSVText.formulaStarts.contains) == true ? "'" : "") + PrintableText.escaping(value)
     for format in ResultFormat.allCases {
         let written = write([record], format)
         checkPrintable(written, "\(format) result line")
-        guard let reader = try? ResultReader(source: MemoryByteSource(written, chunkSize: 1 + bytes.count % 7), name: "fuzz"),
-              let read = try? reader.next()
-        else { preconditionFailure("a \(format) result line does not read back: \(String(decoding: written, as: UTF8.self))") }
+        guard
+            let reader = try? ResultReader(
+                source: MemoryByteSource(written, chunkSize: 1 + bytes.count % 7), name: "fuzz"),
+            let read = try? reader.next()
+        else {
+            preconditionFailure(
+                "a \(format) result line does not read back: \(String(decoding: written, as: UTF8.self))")
+        }
         switch format {
         case .ndjson:
-            precondition(read == record, "NDJSON kept value read back differs: \(String(decoding: written, as: UTF8.self))")
+            precondition(
+                read == record, "NDJSON kept value read back differs: \(String(decoding: written, as: UTF8.self))")
         case .csv:
-            precondition(read.kept?.values == [neutralised, "d"], "CSV kept value \(String(describing: read.kept)) is not \(neutralised)")
+            precondition(
+                read.kept?.values == [neutralised, "d"],
+                "CSV kept value \(String(describing: read.kept)) is not \(neutralised)")
             let again = write([read], .csv)
-            guard let rereader = try? ResultReader(source: MemoryByteSource(again), name: "fuzz"), let reread = try? rereader.next()
+            guard let rereader = try? ResultReader(source: MemoryByteSource(again), name: "fuzz"),
+                let reread = try? rereader.next()
             else { preconditionFailure("a CSV line written again does not read back") }
             precondition(reread.kept == read.kept, "a neutralised value written again changed")
         }
@@ -46,12 +57,16 @@ public func fuzzKeptValue(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     list.add(record)
     for format in PruneList.OutputFormat.allCases {
         let sink = MemoryByteSink()
-        guard (try? PruneList.write(list.entries, format: format, to: sink)) != nil else { preconditionFailure("prune write") }
+        guard (try? PruneList.write(list.entries, format: format, to: sink)) != nil else {
+            preconditionFailure("prune write")
+        }
         checkPrintable(sink.bytes, "\(format) prune row")
         if format == .ndjson {
             let line = sink.bytes.dropLast()  // its line feed
             let scanner = JSONScanner(Array(line))
-            guard let object = try? scanner.scanDocument(in: 0..<line.count) else { preconditionFailure("prune NDJSON row is not JSON") }
+            guard let object = try? scanner.scanDocument(in: 0..<line.count) else {
+                preconditionFailure("prune NDJSON row is not JSON")
+            }
             var found: String?
             scanner.forEachMember(of: object) { key, member in
                 if scanner.decodeString(key) == "user_id" { found = scanner.decodeStringExactly(member) }
@@ -64,7 +79,8 @@ public func fuzzKeptValue(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 
 private func write(_ records: [ResultRecord], _ format: ResultFormat) -> [UInt8] {
     let sink = MemoryByteSink()
-    let writer = ResultWriter(sink: sink, format: format, inputFiles: InputFileList(["c.ndjson"]), keptNames: ["user_id", "device_id"])
+    let writer = ResultWriter(
+        sink: sink, format: format, inputFiles: InputFileList(["c.ndjson"]), keptNames: ["user_id", "device_id"])
     for record in records { guard (try? writer.write(record)) != nil else { preconditionFailure("write") } }
     guard (try? writer.flush()) != nil else { preconditionFailure("flush") }
     return sink.bytes

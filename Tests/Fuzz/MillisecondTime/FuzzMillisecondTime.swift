@@ -1,6 +1,7 @@
-@testable import APNSPipeline
 import FuzzDriver
 import Glibc
+
+@testable import APNSPipeline
 
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzMillisecondTime))
@@ -13,9 +14,12 @@ public func fuzzMillisecondTime(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     let text = String(decoding: bytes, as: UTF8.self)
     guard let milliseconds = MillisecondTime.parse(text) else { return 0 }
-    precondition(MillisecondTime.parse(String(milliseconds)) == milliseconds || milliseconds < 0, "digits of \(milliseconds)")
+    precondition(
+        MillisecondTime.parse(String(milliseconds)) == milliseconds || milliseconds < 0, "digits of \(milliseconds)")
     guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else { return 0 }
     let iso = MillisecondTime.iso8601(milliseconds)
-    precondition(MillisecondTime.parse(iso) == milliseconds, "\(text) -> \(milliseconds) -> \(iso) -> \(String(describing: MillisecondTime.parse(iso)))")
+    precondition(
+        MillisecondTime.parse(iso) == milliseconds,
+        "\(text) -> \(milliseconds) -> \(iso) -> \(String(describing: MillisecondTime.parse(iso)))")
     return 0
 }

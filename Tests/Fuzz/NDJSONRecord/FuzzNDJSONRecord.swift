@@ -1,8 +1,8 @@
 import APNSCore
 import APNSPipeline
-import PipelineTestSupport
 import FuzzDriver
 import Glibc
+import PipelineTestSupport
 
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzNDJSONRecord))

@@ -27,8 +27,9 @@ public func fuzzPayloadTemplate(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
         rendered = try template.render(values)
     } catch {
         // A value that is no JSON scalar where the placeholder stands outside quotes is the record's error.
-        precondition(values.count < template.variableNames.count || error.code == .templateValueInvalid,
-                     "rendering failed with every variable set: \(error)")
+        precondition(
+            values.count < template.variableNames.count || error.code == .templateValueInvalid,
+            "rendering failed with every variable set: \(error)")
         return 0
     }
     let scanner = JSONScanner(rendered)

@@ -1,7 +1,8 @@
-@testable import APNSPipeline
-import PipelineTestSupport
 import FuzzDriver
 import Glibc
+import PipelineTestSupport
+
+@testable import APNSPipeline
 
 // libFuzzer runs the target: arguments and corpus directories as for any libFuzzer binary.
 exit(apns_fuzz_driver_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzResultLine))
