@@ -8,7 +8,8 @@ import glob
 import re
 import sys
 
-DECLARATION = re.compile(r"(@\w+(\(.*?\))?\s+)*(public|open)\s")
+KEYWORDS = r"(func|var|let|init|class|struct|enum|protocol|typealias|subscript|case|static|final|override|convenience|required|mutating|nonmutating|indirect|lazy|weak|unowned|actor|deinit|private|internal|package|fileprivate|public|open|consuming|borrowing|nonisolated|dynamic)"
+DECLARATION = re.compile(r"(@\w+(\(.*?\))?\s+)*(public|open)\s+(\w+\s+)*?" + KEYWORDS + r"\b")
 
 
 def missing(paths):

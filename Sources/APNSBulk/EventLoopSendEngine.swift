@@ -8,6 +8,7 @@ import APNSTransport
 public final class EventLoopSendEngine: SendRunEngine {
     private let loop: EventLoop
     private let pools: [APNSClientPool]
+    /// The transport the engine sends on.
     public let transport: any PushTransport
     private let signals: StopSignal
     /// On the loop's clock, which leaves out the time the process was paused (`EventLoop.now()`).
@@ -46,8 +47,10 @@ public final class EventLoopSendEngine: SendRunEngine {
         origin = loop.now()
     }
 
+    /// Seconds since the engine was created, read once per loop turn.
     public var now: Double { loop.turnTime.seconds(since: origin) }  // one clock read per loop turn
 
+    /// Runs `body` on the loop after `delay` seconds.
     public func schedule(after delay: Double, _ body: @escaping () -> Void) {
         if delay <= 0 {
             loop.executeNextTurn(body)
@@ -56,6 +59,7 @@ public final class EventLoopSendEngine: SendRunEngine {
         }
     }
 
+    /// Runs the event loop until `stop()`, calling `onSignal` with the count of stop signals received.
     public func run(onSignal: @escaping (_ signalsReceived: Int) -> Void) {
         signals.wake(loop.handle)
         defer { signals.wake(nil) }
@@ -72,10 +76,12 @@ public final class EventLoopSendEngine: SendRunEngine {
         }
     }
 
+    /// Makes `run` return after the current loop turn.
     public func stop() {
         stopRequested = true
     }
 
+    /// Shuts the event loop down; call once `run` has returned.
     public func shutdown() {
         loop.shutdown()
     }

@@ -85,6 +85,7 @@ public enum PushSenderError: Error, CustomStringConvertible {
     /// `close()` was called.
     case closed
 
+    /// The error as one printable line.
     public var description: String {
         switch self {
         case .transportFailed(let why, _): return "cannot send to APNs: \(why)"

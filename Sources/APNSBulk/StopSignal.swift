@@ -9,6 +9,7 @@ public final class StopSignal: Sendable {
     private let count = Atomic<Int>(0)
     private let loop = Mutex<EventLoopHandle?>(nil)
 
+    /// A stop signal not yet raised.
     public init() {}
 
     /// Records one stop request and wakes the loop, if one is listening; the posted work is empty: the wake-up is the

@@ -3,6 +3,7 @@ import Foundation
 
 /// The `apns-bulk` root command: owns the list of subcommands and the tool's overview text.
 public struct APNSBulkCommand: ParsableCommand {
+    /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "apns-bulk",
         abstract: "Send Apple Push Notifications in bulk, from files.",
@@ -17,6 +18,7 @@ public struct APNSBulkCommand: ParsableCommand {
         ]
     )
 
+    /// The command as the argument parser creates it.
     public init() {}
 
     /// Runs the command line as argument-parser does, except that a help screen keeps its EXAMPLES whole, a
@@ -89,5 +91,6 @@ public struct APNSBulkCommand: ParsableCommand {
 
 /// The tool's version string, printed by `--version`.
 public enum APNSBulkVersion {
+    /// The tool's version, as `--version` prints it.
     public static let string = "0.1.0"
 }

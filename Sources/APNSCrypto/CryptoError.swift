@@ -26,7 +26,9 @@ public struct CryptoError: KindedError, Sendable, Hashable {
     /// The context, as `DetailedError` names it.
     public var detail: String { context }
 
+    /// Two errors are equal when their kind is equal, whatever the detail.
     public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.kind == rhs.kind }
+    /// Hashes the kind only, in line with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     /// The same kind of failure with a different context.

@@ -52,6 +52,7 @@ public struct HTTP2Error: Error, Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The error as one line: its kind and, where there is one, the detail.
     public var description: String {
         switch code {
         case .noStreamSlot: return "no free HTTP/2 stream slot"
@@ -66,7 +67,9 @@ public struct HTTP2Error: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Two errors are equal when their kind is equal, whatever the detail.
     public static func == (lhs: HTTP2Error, rhs: HTTP2Error) -> Bool { lhs.code == rhs.code }
+    /// Hashes the kind only, in line with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
@@ -75,28 +78,44 @@ public struct HTTP2Error: Error, Hashable, Sendable, CustomStringConvertible {
 /// An HTTP/2 error code as carried by RST_STREAM and GOAWAY frames (RFC 9113 section 7). Unknown codes are kept
 /// as they arrived: the peer may send any 32-bit value.
 public struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The 32-bit code as carried in the frame.
     public let rawValue: UInt32
 
+    /// Wraps any 32-bit code, known or not.
     public init(rawValue: UInt32) {
         self.rawValue = rawValue
     }
 
+    /// NO_ERROR: a graceful shutdown, not a failure.
     public static let noError = HTTP2ErrorCode(rawValue: 0x0)
+    /// PROTOCOL_ERROR: the peer broke an HTTP/2 rule.
     public static let protocolError = HTTP2ErrorCode(rawValue: 0x1)
+    /// INTERNAL_ERROR: the peer failed for a reason of its own.
     public static let internalError = HTTP2ErrorCode(rawValue: 0x2)
+    /// FLOW_CONTROL_ERROR: the peer broke the flow-control rules.
     public static let flowControlError = HTTP2ErrorCode(rawValue: 0x3)
+    /// SETTINGS_TIMEOUT: a SETTINGS frame went unacknowledged too long.
     public static let settingsTimeout = HTTP2ErrorCode(rawValue: 0x4)
+    /// STREAM_CLOSED: a frame arrived for a stream that was already half-closed.
     public static let streamClosed = HTTP2ErrorCode(rawValue: 0x5)
+    /// FRAME_SIZE_ERROR: a frame had an invalid size.
     public static let frameSizeError = HTTP2ErrorCode(rawValue: 0x6)
     /// The stream was not processed at all: the request is safe to send again.
     public static let refusedStream = HTTP2ErrorCode(rawValue: 0x7)
+    /// CANCEL: the stream is no longer needed.
     public static let cancel = HTTP2ErrorCode(rawValue: 0x8)
+    /// COMPRESSION_ERROR: the HPACK header compression state could not be kept.
     public static let compressionError = HTTP2ErrorCode(rawValue: 0x9)
+    /// CONNECT_ERROR: the connection behind a CONNECT request failed.
     public static let connectError = HTTP2ErrorCode(rawValue: 0xA)
+    /// ENHANCE_YOUR_CALM: the peer considers this side's load excessive.
     public static let enhanceYourCalm = HTTP2ErrorCode(rawValue: 0xB)
+    /// INADEQUATE_SECURITY: the TLS settings fall short of HTTP/2's requirements.
     public static let inadequateSecurity = HTTP2ErrorCode(rawValue: 0xC)
+    /// HTTP_1_1_REQUIRED: the peer wants HTTP/1.1 instead.
     public static let http11Required = HTTP2ErrorCode(rawValue: 0xD)
 
+    /// The RFC 9113 name (`PROTOCOL_ERROR`), or the hexadecimal value for an unknown code.
     public var description: String {
         switch rawValue {
         case 0x0: return "NO_ERROR"

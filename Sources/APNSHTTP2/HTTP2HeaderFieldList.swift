@@ -27,6 +27,7 @@ public struct HTTP2HeaderFieldList: Sendable {
     /// How many fields start with `:` (they go on the wire before the regular ones).
     private(set) var pseudoCount = 0
 
+    /// An empty list.
     public init() {}
 
     /// An empty list with room for `fields` fields of `bytes` bytes in all.

@@ -5,8 +5,10 @@
 public class HTTP2Session {
     let nghttp2: Nghttp2Session
     /// Set by a terminating GOAWAY: the session is over once its output is drained.
+    @exclusivity(unchecked)
     var closesWhenOutputDrained = false
     /// Whether the session has ended: nothing more is read or written.
+    @exclusivity(unchecked)
     public private(set) var isClosed = false
 
     init(_ start: Nghttp2Session.Start) throws(HTTP2Error) {

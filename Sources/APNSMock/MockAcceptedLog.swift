@@ -19,6 +19,7 @@ internal import Glibc
 /// is logged when it is handed over (`true`) or, when the connection ends first, then (`false`: the notification
 /// was accepted, as APNs would have processed it, but the client never saw the answer: for it, in doubt).
 public final class MockAcceptedLog: Sendable {
+    /// The file the accepted notifications are logged to.
     public let path: String
     private let handle: FileHandle
 

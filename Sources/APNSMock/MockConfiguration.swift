@@ -38,6 +38,7 @@ public struct MockConfiguration: Sendable {
     /// Off by default: APNs accepts such tokens (APNSwift signed them from 2022 to mid-2026).
     public var strictIssuedAt: Bool
 
+    /// A mock server configuration; every setting has a default.
     public init(
         keys: [MockProviderKey] = [],
         allowedBundleIDs: Set<String> = [],
@@ -143,6 +144,7 @@ public struct MockConfigurationError: Error, Hashable, Sendable, CustomStringCon
     /// Whether this error came from a token-registry line.
     public var isRegistryError: Bool { code == .registryLine }
 
+    /// The detail text.
     public var description: String { detail }
 }
 
@@ -151,10 +153,14 @@ public struct MockConfigurationError: Error, Hashable, Sendable, CustomStringCon
 /// One signing key the mock knows: its 10-character key id, the team it belongs to, and the public half of the
 /// team's `.p8` key, which verifies the ES256 signatures of tokens naming this key id.
 public struct MockProviderKey: Sendable {
+    /// The signing key's id that provider tokens must carry as `kid`.
     public let keyID: String
+    /// The team id that provider tokens must carry as `iss`.
     public let teamID: String
+    /// The public key that verifies the tokens' signatures.
     public let publicKey: ProviderPublicKey
 
+    /// A key the mock accepts provider tokens from.
     public init(keyID: String, teamID: String, publicKey: ProviderPublicKey) {
         self.keyID = keyID
         self.teamID = teamID

@@ -38,12 +38,14 @@ public struct MockCounters: Sendable, Equatable {
     public internal(set) var refusedStreams = 0
     /// Stream-limit raises (connections that authenticated) and lowerings (fault).
     public internal(set) var streamLimitRaises = 0
+    /// Times the server lowered its concurrent stream limit.
     public internal(set) var streamLimitLowerings = 0
     /// Answers delayed by injected latency.
     public internal(set) var delayedAnswers = 0
     /// ES256 signature verifications (a connection verifies each distinct token once).
     public internal(set) var signatureVerifications = 0
 
+    /// Counters all at zero.
     public init() {}
 
     /// Answered requests (every status).
@@ -74,6 +76,7 @@ public struct MockCounters: Sendable, Equatable {
         }
     }
 
+    /// Whether every counter is equal.
     public static func == (a: MockCounters, b: MockCounters) -> Bool {
         a.requests == b.requests && a.byStatus == b.byStatus && a.byReason == b.byReason
             && a.byConnection == b.byConnection

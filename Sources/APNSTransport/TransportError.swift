@@ -24,24 +24,43 @@ public struct TransportError: KindedError, Hashable, Sendable {
 }
 
 extension ErrorKind where Owner == TransportError {
+    /// The server (or proxy) refused the TCP connection.
     public static let connectionRefused = Self("connection refused")
+    /// The TCP connection could not be made for another reason (unreachable network, no route).
     public static let connectFailed = Self("connect failed")
+    /// The host name did not resolve to an address.
     public static let nameResolutionFailed = Self("name resolution failed")
+    /// The TLS handshake failed for a reason other than the certificate checks below.
     public static let handshakeFailed = Self("TLS handshake failed")
+    /// The server's certificate chain did not verify against the trusted roots.
     public static let certificateVerifyFailed = Self("certificate verify failed")
+    /// The server's certificate is valid but names another host.
     public static let hostnameMismatch = Self("certificate does not match the host name")
+    /// The server refused the client certificate during the handshake.
     public static let clientCertificateRejected = Self("server rejected the client certificate")
+    /// No key in the server's certificate chain matches a configured SPKI pin.
     public static let pinMismatch = Self("no certificate in the server's chain matches a pinned key")
+    /// The server did not agree to HTTP/2 in the TLS handshake.
     public static let alpnNotH2 = Self("server did not select HTTP/2 (ALPN h2)")
+    /// The HTTP proxy answered the CONNECT request with a status other than 2xx.
     public static let proxyRefused = Self("proxy refused the CONNECT request")
+    /// The HTTP proxy's answer to CONNECT could not be parsed.
     public static let proxyProtocolError = Self("proxy sent an invalid response")
+    /// The peer closed the connection.
     public static let closedByPeer = Self("connection closed by peer")
+    /// The peer reset the connection.
     public static let connectionReset = Self("connection reset by peer")
+    /// A connect, handshake or answer took longer than its time limit.
     public static let timeout = Self("timed out")
+    /// TLS failed after the handshake (a bad record, an alert from the peer).
     public static let tlsFailure = Self("TLS error")
+    /// The TLS or transport settings are unusable (a certificate or key that does not load, a bad option).
     public static let invalidConfiguration = Self("invalid TLS or transport configuration")
+    /// A system call failed; the detail names it and gives `strerror`.
     public static let systemCallFailed = Self("system call failed")
+    /// The event loop was closed before the operation could run.
     public static let eventLoopClosed = Self("event loop closed")
+    /// The HTTP/2 session broke the protocol or was ended by the peer for it.
     public static let http2ProtocolError = Self("HTTP/2 protocol error")
     /// The server refused the TLS handshake: no TLS version or cipher suite in common, or a similar alert.
     public static let handshakeRefused = Self("server refused the TLS handshake")

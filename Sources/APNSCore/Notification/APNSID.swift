@@ -2,6 +2,7 @@
 public struct APNSID: Hashable, Sendable, CustomStringConvertible {
     /// The id as lowercase ASCII bytes, 36 long.
     public let bytes: [UInt8]
+    /// The id in its canonical text form.
     public var description: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Validates and normalises a UUID string (upper case is accepted and lowered).

@@ -13,6 +13,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// String, so a result line takes it without making one per record; `hex.utf8.span` gives its bytes.
     public let hex: String
 
+    /// The token as lowercase hexadecimal.
     public var description: String { hex }
     /// The number of bytes the token encodes.
     public var byteCount: Int { hex.utf8.count / 2 }

@@ -59,13 +59,17 @@ public struct InputError: DetailedError, Hashable, Sendable {
         case templateValueInvalid = "TemplateValueInvalid"
     }
 
+    /// What is wrong with the record, as a stable code.
     public let code: Code
+    /// The specifics: the field and the offending value.
     public let detail: String
 
+    /// An error of `code` with `detail`.
     public init(_ code: Code, _ detail: String) {
         self.code = code
         self.detail = PrintableText.escaping(detail)
     }
 
+    /// The code's text, as written in result lines.
     public var summary: String { code.rawValue }
 }

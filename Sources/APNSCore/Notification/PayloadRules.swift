@@ -108,6 +108,7 @@ public struct ContentAvailableOnlyCheck: Sendable, JSONMemberVisitor {
     /// `JSONScanner.word(_:)` of `aps`, so the key at the payload's depth is matched in one comparison.
     static let apsWord: UInt64 = 0x73_7061
 
+    /// A checker for a payload nested up to `payloadDepth` levels.
     public init(payloadDepth: Int) {
         self.payloadDepth = payloadDepth
     }
@@ -115,6 +116,7 @@ public struct ContentAvailableOnlyCheck: Sendable, JSONMemberVisitor {
     /// The deepest members the scan must report: those of `aps`.
     public var reportedDepth: Int { payloadDepth + 1 }
 
+    /// Checks one object member met at `depth` while scanning the payload.
     public mutating func member(depth: Int, key: JSONScanner.Value, value: JSONScanner.Value, in scanner: JSONScanner) {
         if depth > payloadDepth {
             nestedMembers += 1

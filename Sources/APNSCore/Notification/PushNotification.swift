@@ -2,19 +2,26 @@
 /// stood in the input (validated, never re-serialised). Immutable: with `var` fields the compiler copied each one
 /// built in `init` and released the original (docs/PERFORMANCE.md, "What made it faster").
 public struct PushNotification: Sendable, Hashable {
+    /// The device token the notification goes to.
     public let token: DeviceToken
+    /// The `apns-topic` header: the app's bundle id with its push type's suffix.
     public let topic: Topic
     // `expiration` before the two one-byte fields, which fill the padding after its nil flag: 80 bytes, not 88
     // (the dispatcher's `PendingSend` holds one and must fit in 128).
     /// Absolute, or relative until the dispatcher resolves it at the first send (`ExpirationSetting`).
     public let expiration: ExpirationSetting?
+    /// The `apns-push-type` header.
     public let pushType: PushType
     /// nil leaves the header out (APNs then uses 10).
     public let priority: Priority?
+    /// The `apns-collapse-id` header; nil leaves it out.
     public let collapseID: CollapseID?
+    /// The `apns-id` header; nil leaves it out and APNs assigns one.
     public let apnsID: APNSID?
+    /// The JSON payload bytes, exactly as sent.
     public let payload: [UInt8]
 
+    /// A notification from its parts; call `validate()` to check the rules that join them.
     public init(
         token: DeviceToken,
         topic: Topic,
@@ -60,9 +67,12 @@ public struct PushNotification: Sendable, Hashable {
 
 /// The `apns-topic` header: the app's bundle id plus the suffix its push type requires (`.voip`, `.complication`, …).
 public struct Topic: Hashable, Sendable, CustomStringConvertible {
+    /// The longest topic APNs accepts, in UTF-8 bytes.
     public static let maximumBytes = 255
 
+    /// The topic as sent in the header.
     public let value: String
+    /// The topic text.
     public var description: String { value }
 
     /// Validates the topic's characters: non-empty printable ASCII without spaces.
@@ -174,7 +184,9 @@ public struct Expiration: Hashable, Sendable, CustomStringConvertible {
     /// The largest value accepted: the header is a 32-bit epoch in practice.
     public static let maximumEpochSeconds: Int64 = 4_294_967_295
 
+    /// UNIX epoch seconds; 0 means deliver once, never store.
     public let epochSeconds: Int64
+    /// The epoch seconds as decimal digits, as sent in the header.
     public var description: String { String(epochSeconds) }
 
     /// Validates epoch seconds (0 allowed).
@@ -208,11 +220,15 @@ public struct Expiration: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Any Unicode text that `HeaderFieldValue` allows: no blank at either end, no control character.
 public struct CollapseID: Hashable, Sendable, CustomStringConvertible {
+    /// The longest collapse id APNs accepts, in UTF-8 bytes.
     public static let maximumBytes = 64
 
+    /// The collapse id as sent in the header.
     public let value: String
+    /// The collapse id text.
     public var description: String { value }
 
+    /// Validates a collapse id: non-empty, at most 64 bytes, no blank at either end, no control character.
     public init(validating value: String) throws(InputError) {
         guard !value.isEmpty else { throw InputError(.collapseIDInvalid, "collapse id is empty") }
         let bytes = value.utf8.count

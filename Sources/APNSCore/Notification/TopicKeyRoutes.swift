@@ -8,9 +8,12 @@
 public struct TopicKeyRoutes: Sendable, Hashable {
     /// One bundle id and the key that covers it.
     public struct Route: Sendable, Hashable {
+        /// The bundle id whose topics take this route.
         public let bundleID: String
+        /// The key of the credentials the bundle id's notifications use.
         public let key: Int
 
+        /// A route of `bundleID`'s topics to `key`.
         public init(bundleID: String, key: Int) {
             self.bundleID = bundleID
             self.key = key
@@ -22,6 +25,7 @@ public struct TopicKeyRoutes: Sendable, Hashable {
     /// The key for topics no route covers; nil: such topics are not sent (`uncovered(_:)`).
     public let defaultKey: Int?
 
+    /// Routes by bundle id; topics no route names go to `defaultKey`, or nowhere when it is nil.
     public init(routes: [Route], defaultKey: Int?) {
         self.routes = routes.sorted { $0.bundleID.utf8.count > $1.bundleID.utf8.count }
         self.defaultKey = defaultKey

@@ -114,6 +114,7 @@ public enum APNSReason: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The reason as APNs spells it.
     public var description: String { rawValue }
 }
 
@@ -122,6 +123,7 @@ public enum APNSReason: Hashable, Sendable, CustomStringConvertible {
 /// The parsed APNs error body (`{"reason":"…","timestamp":…}`), as it comes in a response or in a GOAWAY's debug
 /// data (`docs/APNS.md`, "Responses"). The one place that reads it.
 public struct APNSErrorBody: Sendable, Hashable {
+    /// The reason APNs gave; nil when the answer carried none.
     public var reason: APNSReason?
     /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
     public var timestamp: Int64?

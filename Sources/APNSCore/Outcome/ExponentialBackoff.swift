@@ -14,6 +14,7 @@ public struct ExponentialBackoff: Sendable, Equatable {
     /// attempt after its failure window (`APNSClientConfiguration.failureWindow`), whatever its size.
     public static let connections = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: .max)
 
+    /// A back-off starting at `base` seconds, doubling up to `cap` seconds, for at most `maximumAttempts` tries.
     public init(base: Double, cap: Double, maximumAttempts: Int) {
         self.base = base
         self.cap = cap

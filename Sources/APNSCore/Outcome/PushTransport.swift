@@ -62,14 +62,18 @@ public enum PushOutcome: Hashable, Sendable {
 /// An APNs answer as read off the wire: the status, the ids it carries and the parsed error body. Immutable, as
 /// `PushNotification` is, so that building one copies nothing.
 public struct PushAnswer: Sendable, Hashable {
+    /// The HTTP status APNs answered with.
     public let status: Int
+    /// The `apns-id` header of the answer; nil when it had none.
     public let apnsID: String?
     /// Sent by the development environment only.
     public let apnsUniqueID: String?
+    /// The reason in the answer's body; nil for a success or a body without one.
     public let reason: APNSReason?
     /// For 410: milliseconds since the epoch at which APNs last confirmed the token was invalid.
     public let timestamp: Int64?
 
+    /// An answer from its parts.
     public init(
         status: Int, apnsID: String? = nil, apnsUniqueID: String? = nil, reason: APNSReason? = nil,
         timestamp: Int64? = nil
@@ -114,6 +118,7 @@ public enum TransportFailure: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The outcome as one printable line.
     public var description: String {
         switch self {
         case .refusedStream: return "stream refused by the server"

@@ -24,6 +24,7 @@ public enum RecordOutcome: String, Sendable, CaseIterable, Hashable {
         hasher.combine(caseIndex)
     }
 
+    /// Whether both are the same outcome.
     public static func == (lhs: RecordOutcome, rhs: RecordOutcome) -> Bool {
         lhs.caseIndex == rhs.caseIndex
     }

@@ -5,6 +5,7 @@
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     @usableFromInline var state: UInt64
 
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) {
         state = seed
     }

@@ -9,6 +9,7 @@ public protocol DetailedError: Error, CustomStringConvertible {
 }
 
 extension DetailedError {
+    /// The summary, followed by the detail when there is one.
     public var description: String { detail.isEmpty ? summary : "\(summary): \(detail)" }
 }
 
@@ -16,8 +17,10 @@ extension DetailedError {
 /// (`error.kind == .openFailed`); each error type declares its kinds as static members in an extension where
 /// `Owner` is that type, so new kinds can be added without breaking a caller's `switch`.
 public struct ErrorKind<Owner>: Hashable, Sendable, CustomStringConvertible {
+    /// The error's text.
     public let description: String
 
+    /// An error that shows `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -29,5 +32,6 @@ public protocol KindedError: DetailedError {
 }
 
 extension KindedError {
+    /// The kind's short, stable text.
     public var summary: String { kind.description }
 }

@@ -8,7 +8,9 @@ public struct JSONScanner {
 
     /// One scanned value: its kind and its byte range in the buffer (for strings, including the quotes).
     public struct Value: Sendable, Equatable {
+        /// What kind of JSON value the token is.
         public let kind: Kind
+        /// The value's byte range in the scanned bytes.
         public let range: Range<Int>
         /// For strings: whether the content contains escapes (the raw bytes differ from the decoded text).
         public let hasEscapes: Bool
@@ -24,8 +26,10 @@ public struct JSONScanner {
     /// Nesting deeper than this is rejected, so hostile input cannot exhaust the stack.
     public static let maximumDepth = 64
 
+    /// The JSON text being scanned.
     public let bytes: [UInt8]
 
+    /// A scanner positioned at the start of `bytes`.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
@@ -528,14 +532,18 @@ extension JSONScanner {
 
 /// Where and why a byte buffer is not valid JSON: the 0-based byte offset into the scanned buffer and a short message.
 public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The zero-based byte offset where the error was found.
     public let offset: Int
+    /// What is wrong at that offset.
     public let message: String
 
+    /// An error at `offset` with `message`.
     public init(offset: Int, message: String) {
         self.offset = offset
         self.message = message
     }
 
+    /// The message with its one-based byte position.
     public var description: String { "\(message) at byte \(offset + 1)" }
 }
 

@@ -5,6 +5,7 @@ public struct CertificateExtension: Sendable, Hashable {
     public let oid: String
     /// The DER encoding that goes inside the extension's OCTET STRING.
     public let derValue: [UInt8]
+    /// Whether the extension is marked critical.
     public let isCritical: Bool
 
     /// Throws `invalidCertificateRequest` for an OID that is not dotted decimal or an empty value.

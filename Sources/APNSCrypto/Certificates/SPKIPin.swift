@@ -60,6 +60,7 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
     /// The pin as 44 characters of standard base64 with padding.
     public var base64: String { Data(sha256).base64EncodedString() }
 
+    /// The pin as base64 of the SHA-256 digest.
     public var description: String { base64 }
 }
 
@@ -69,8 +70,10 @@ public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
 /// intermediate or root) has a public key in the set. Pin more than one key so that a rotation does not lock
 /// clients out. An empty set matches nothing: "no pinning" is the absence of a `PinSet`, not an empty one.
 public struct PinSet: Sendable, Hashable {
+    /// The pins accepted.
     public let pins: Set<SPKIPin>
 
+    /// A set of the given pins.
     public init(_ pins: some Sequence<SPKIPin>) {
         self.pins = Set(pins)
     }
@@ -82,8 +85,10 @@ public struct PinSet: Sendable, Hashable {
         self.pins = pins
     }
 
+    /// Whether no pin is set, so that pinning is off.
     public var isEmpty: Bool { pins.isEmpty }
 
+    /// Whether `pin` is one of the pins accepted.
     public func contains(_ pin: SPKIPin) -> Bool {
         pins.contains(pin)
     }

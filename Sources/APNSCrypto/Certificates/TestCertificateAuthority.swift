@@ -125,7 +125,9 @@ public struct TestCertificateAuthority: Sendable {
 
 /// A leaf certificate issued by a `TestCertificateAuthority`, with its key, as values and as PEM.
 public struct IssuedCertificate: Sendable {
+    /// The issued certificate.
     public let certificate: X509Certificate
+    /// The private key of the issued certificate, in PEM.
     public let privateKey: PrivateKeyPEM
     /// The leaf certificate as PEM.
     public let certificatePEM: String

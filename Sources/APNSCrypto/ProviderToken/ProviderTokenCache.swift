@@ -48,6 +48,7 @@ public final class ProviderTokenCache {
         return Int64(spec.tv_sec)
     }
 
+    /// The signer that makes new tokens.
     public let signer: ProviderTokenSigner
     /// The age (seconds) at which the token is replaced.
     public let refreshIntervalSeconds: Int64
@@ -182,6 +183,7 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible {
         self.serial = serial
     }
 
+    /// The token's serial, issue time and the start of its JWT, never the whole token.
     public var description: String { "ProviderToken(#\(serial), iat: \(issuedAt), jwt: \(jwt.prefix(24))...)" }
 }
 

@@ -2,8 +2,11 @@
 /// header exactly `{"alg":"ES256","kid":"<keyID>"}` and the claims exactly `{"iss":"<teamID>","iat":<seconds>}`.
 /// Owns the key and the ids (validated once) and the encoded header, which never changes.
 public struct ProviderTokenSigner: Sendable {
+    /// The APNs signing key (.p8) that signs the tokens.
     public let key: ProviderKey
+    /// The key's 10-character id, sent as the JWT's `kid`.
     public let keyID: String
+    /// The developer team id, sent as the JWT's `iss`.
     public let teamID: String
     /// `base64url(header) + "."`, computed once.
     private let headerSegment: [UInt8]

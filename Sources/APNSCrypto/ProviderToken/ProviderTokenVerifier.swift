@@ -3,8 +3,11 @@ import Foundation
 /// A provider token taken apart: the key id (`kid`) from the JOSE header, the team id (`iss`) and issue time
 /// (`iat`, UNIX epoch seconds) from the claims, the signing input and the raw signature.
 public struct ParsedProviderToken: Sendable, Hashable {
+    /// The JWT's `kid`: the signing key's id.
     public let keyID: String
+    /// The JWT's `iss`: the team id.
     public let teamID: String
+    /// The JWT's `iat`, in seconds since the epoch.
     public let issuedAt: Int64
     /// Whether `iat` came as a JSON string of decimal digits (`"1700000000"`) rather than a number: APNSwift
     /// signed it so from 2022 to mid-2026, and APNs accepted those tokens.
@@ -17,7 +20,9 @@ public struct ParsedProviderToken: Sendable, Hashable {
 
 /// The outcome of checking a provider token against a public key: what it says, and whether the key signed it.
 public struct ProviderTokenVerification: Sendable, Hashable {
+    /// The token as parsed.
     public let token: ParsedProviderToken
+    /// Whether the signature verifies with the key given.
     public let signatureIsValid: Bool
 }
 

@@ -19,6 +19,7 @@ public struct HTTP2ClientConfiguration: Hashable, Sendable {
     /// The default `lastStreamID`: a million ids (half a million requests) short of the end of the id space.
     public static let defaultLastStreamID = Int32.max - 1_000_000
 
+    /// Client settings; every one has a default.
     public init(
         maximumConcurrentStreams: Int = 1000,
         assumedPeerMaxConcurrentStreams: Int = 1,
@@ -64,6 +65,7 @@ public struct HTTP2ServerConfiguration: Hashable, Sendable {
     /// ENHANCE_YOUR_CALM); resets of answered streams are free.
     public var resetRateLimit: HTTP2ResetRateLimit
 
+    /// Settings from their parts; every one has a default.
     public init(
         maxConcurrentStreams: Int = 1,
         receiveWindows: HTTP2ReceiveWindows = HTTP2ReceiveWindows(),
@@ -98,6 +100,7 @@ public struct HTTP2ReceiveWindows: Hashable, Sendable {
     /// The connection-level receive window we open (WINDOW_UPDATE on stream 0).
     public var connection: Int
 
+    /// Flow-control windows, in bytes, for each stream and for the whole connection.
     public init(stream: Int = 1 << 20, connection: Int = 1 << 24) {
         self.stream = stream
         self.connection = connection

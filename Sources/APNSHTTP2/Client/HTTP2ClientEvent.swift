@@ -37,6 +37,7 @@ public enum HTTP2ClientEventOf<Bytes: Sendable>: Sendable {
 public struct HTTP2ResponseOf<Bytes: Sendable>: Sendable {
     /// The tag given to `submitRequest`.
     public let tag: UInt64
+    /// The stream the event is about.
     public let streamID: Int32
     /// `:status`
     public let status: Int
@@ -68,6 +69,7 @@ extension HTTP2ResponseOf<ArraySlice<UInt8>> {
 public struct HTTP2GoawayOf<Bytes: Sendable>: Sendable {
     /// The highest stream id the server may have processed.
     public let lastStreamID: Int32
+    /// The error code the peer sent.
     public let errorCode: HTTP2ErrorCode
     /// The debug data (APNs sends `{"reason":"Shutdown"}`-style JSON here).
     public let debugData: Bytes

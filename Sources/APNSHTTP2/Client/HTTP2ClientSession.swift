@@ -12,19 +12,29 @@ import APNSCore
 /// `maximumConcurrentStreams`, and assumes `assumedPeerMaxConcurrentStreams` (1) until the server's first SETTINGS
 /// frame: see `HTTP2StreamSlots`.
 public final class HTTP2ClientSession: HTTP2Session {
+    /// The settings the session was created with.
     public let configuration: HTTP2ClientConfiguration
+    @exclusivity(unchecked)
     var slots: HTTP2StreamSlots
+    @exclusivity(unchecked)
     var streams: HTTP2ClientStreamTable
     /// Events recorded and not yet delivered, and the bytes they refer to.
+    @exclusivity(unchecked)
     var records: [HTTP2ClientEventRecord] = []
+    @exclusivity(unchecked)
     var eventBytes: [UInt8] = []
     /// Streams whose answer passed `maximumResponseBodyBytes`: answered with what arrived, reset once nghttp2 returns.
+    @exclusivity(unchecked)
     var oversizedAnswers: [Int32] = []
     /// The batch `drainEvents` is delivering (swapped with the two above).
+    @exclusivity(unchecked)
     private var deliveringRecords: [HTTP2ClientEventRecord] = []
+    @exclusivity(unchecked)
     private var deliveringBytes: [UInt8] = []
+    @exclusivity(unchecked)
     private var isDraining = false
 
+    /// A client session with `configuration`; throws when nghttp2 cannot create it.
     public init(configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration()) throws(HTTP2Error) {
         try configuration.validate()
         self.configuration = configuration

@@ -9,6 +9,7 @@ public struct HTTP2ResetRateLimit: Hashable, Sendable {
     /// Resets regained per second.
     public var perSecond: Int
 
+    /// A limit allowing `burst` stream resets at once and `perSecond` more each second.
     public init(burst: Int = 1000, perSecond: Int = 33) {
         self.burst = burst
         self.perSecond = perSecond

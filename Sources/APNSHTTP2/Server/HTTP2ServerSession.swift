@@ -3,31 +3,45 @@
 /// pulls: the stream limit, GOAWAY, RST_STREAM, PING. It owns the nghttp2 session and the stream slots; it does
 /// no I/O and is used from one thread.
 public final class HTTP2ServerSession: HTTP2Session {
+    /// The settings the session was created with.
     public let configuration: HTTP2ServerConfiguration
+    @exclusivity(unchecked)
     var streams = HTTP2StreamSlotTable<HTTP2ServerStream>()
     /// Field lists and bodies of answered requests, for the next ones.
+    @exclusivity(unchecked)
     var requestStorage = HTTP2ServerRequestStorage()
+    @exclusivity(unchecked)
     var events: [HTTP2ServerEvent] = []
+    @exclusivity(unchecked)
     private var isDraining = false
     /// Resets of streams not answered yet, against `configuration.resetRateLimit`.
+    @exclusivity(unchecked)
     private var resetLimiter: HTTP2ResetRateLimiter
     /// Set inside a callback when a reset went over the limit; the session ends once nghttp2 returns.
+    @exclusivity(unchecked)
     private var resetLimitExceeded = false
     /// The section 5.1 rules nghttp2 does not apply to frames on closed streams and lower stream ids.
+    @exclusivity(unchecked)
     private var streamCheck = HTTP2InboundStreamCheck()
     /// Streams owed an RST_STREAM STREAM_CLOSED once nghttp2 has read the input.
+    @exclusivity(unchecked)
     private var streamsClosedErrors: [Int32] = []
     /// The input broke a connection rule nghttp2 does not check: the session is ending, no more input is read.
+    @exclusivity(unchecked)
     private var inputRefused = false
     /// A stream limit the session applies itself, already on the wire (see `refuseStreams(over:)`); nil when
     /// nghttp2's own limit is the one that holds.
+    @exclusivity(unchecked)
     private var unannouncedStreamLimit: Int?
     /// Streams over `unannouncedStreamLimit`, owed an RST_STREAM REFUSED_STREAM once nghttp2 has read the input.
+    @exclusivity(unchecked)
     private var streamsRefused: [Int32] = []
     /// The SETTINGS_MAX_CONCURRENT_STREAMS most recently announced (it applies once the client acknowledges it,
     /// see `.settingsAcknowledged`; nghttp2 refuses streams over it from the moment it is queued).
+    @exclusivity(unchecked)
     public private(set) var announcedMaxConcurrentStreams: Int
 
+    /// A server session with `configuration`; throws when nghttp2 cannot create it.
     public init(configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration()) throws(HTTP2Error) {
         try configuration.validate()
         self.configuration = configuration
@@ -48,6 +62,7 @@ public final class HTTP2ServerSession: HTTP2Session {
     public var openStreamCount: Int { streams.count }
     /// The highest client stream id nghttp2 has passed to us (the natural GOAWAY last-stream-id).
     public var lastProcessedStreamID: Int32 { nghttp2.lastProcessedStreamID }
+    /// Whether events are waiting to be taken.
     public var hasEvents: Bool { !events.isEmpty }
 
     /// Answers the request on `streamID`: `:status`, then `fields` (copied now), then `body` (kept, not copied,
@@ -294,6 +309,7 @@ public struct HTTP2ServerRequest: Sendable {
     /// The body's full length as received, which may exceed `body.count`.
     public let bodyByteCount: Int
 
+    /// A request from its stream, header fields and body; `bodyByteCount` counts the bytes received.
     public init(streamID: Int32, fields: HTTP2HeaderFieldList, body: [UInt8], bodyByteCount: Int) {
         self.streamID = streamID
         self.fields = fields

@@ -43,6 +43,7 @@ public struct FaultInjector: Sendable {
         }
     }
 
+    /// The faults to inject.
     public let plan: FaultPlan
     private var random: SplitMix64
     private var answers: [(answer: FaultAnswer, trigger: Trigger)] = []
@@ -51,6 +52,7 @@ public struct FaultInjector: Sendable {
     private var latency: ClosedRange<Int>?
     private var lowerStreams: (after: Int, to: Int)?
 
+    /// An injector of `plan`, its random choices fixed by `seed`.
     public init(plan: FaultPlan, seed: UInt64) {
         self.plan = plan
         random = SplitMix64(seed: seed)

@@ -54,6 +54,7 @@ public enum FaultSpec: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The fault as written on the command line.
     public var description: String {
         switch self {
         case .answer(_, let trigger), .goaway(let trigger), .drop(let trigger): return "\(name)=\(trigger)"
@@ -93,6 +94,7 @@ public enum FaultTrigger: Hashable, Sendable, CustomStringConvertible {
     case every(Int)
     case after(Int)
 
+    /// The fault as written on the command line.
     public var description: String {
         switch self {
         case .rate(let rate): return String(rate)
@@ -243,7 +245,9 @@ public struct FaultPlan: Hashable, Sendable, CustomStringConvertible {
         specs = uncheckedSpecs
     }
 
+    /// Whether no fault is configured.
     public var isEmpty: Bool { specs.isEmpty }
 
+    /// The faults as written on the command line, or "none".
     public var description: String { specs.isEmpty ? "none" : specs.map(\.description).joined(separator: ",") }
 }

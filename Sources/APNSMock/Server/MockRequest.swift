@@ -7,14 +7,18 @@ import APNSHTTP2
 public struct MockRequest: Sendable {
     /// One regular header field as received (HTTP/2 header names arrive lowercase).
     public struct Header: Sendable, Hashable {
+        /// The header name, as received.
         public var name: [UInt8]
+        /// The header value, as received.
         public var value: [UInt8]
 
+        /// A header field from raw bytes.
         public init(name: [UInt8], value: [UInt8]) {
             self.name = name
             self.value = value
         }
 
+        /// A header field from UTF-8 text.
         public init(_ name: String, _ value: String) {
             self.init(name: Array(name.utf8), value: Array(value.utf8))
         }
@@ -27,6 +31,7 @@ public struct MockRequest: Sendable {
     /// The request body (DATA frames concatenated).
     public var body: [UInt8]
 
+    /// A request as received on `streamID`.
     public init(streamID: Int32, fields: HTTP2HeaderFieldList, body: [UInt8]) {
         self.streamID = streamID
         self.fields = fields

@@ -103,6 +103,7 @@ public struct MockDecision: Sendable, Hashable {
     /// Connection-level actions, in the order to perform them (usually none: an empty array does not allocate).
     public let actions: [MockConnectionAction]
 
+    /// A decision: the response to send (nil for none) and the actions to take on the connection.
     public init(response: MockResponse?, actions: [MockConnectionAction] = []) {
         self.response = response
         self.actions = actions

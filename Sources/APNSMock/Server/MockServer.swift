@@ -22,6 +22,7 @@ public final class MockServer: Sendable {
     public let caPEM: String?
     /// The CA behind a generated certificate (nil otherwise): tests can issue client certificates with it.
     public let certificateAuthority: TestCertificateAuthority?
+    /// The configuration the server runs with.
     public let configuration: MockConfiguration
 
     private let handle: EventLoopHandle
@@ -357,9 +358,14 @@ public struct MockServerError: KindedError, Hashable, Sendable {
 }
 
 extension ErrorKind where Owner == MockServerError {
+    /// The mock configuration is inconsistent or out of range.
     public static let configuration = Self("invalid mock configuration")
+    /// The server's certificate or key could not be made or loaded.
     public static let certificate = Self("cannot prepare the server certificate")
+    /// The TLS context could not be set up.
     public static let tls = Self("cannot set up TLS")
+    /// The listening socket could not be opened or bound.
     public static let listen = Self("cannot listen")
+    /// The event loop could not be started.
     public static let eventLoop = Self("cannot start the event loop")
 }

@@ -12,22 +12,33 @@ final class MockServerConnection: TLSConnectionDelegate {
     unowned let listener: MockListener
     let loop: EventLoop
     /// Nil once the connection has finished (or before `accept` attached it).
+    @exclusivity(unchecked)
     private(set) var tls: TLSConnection?
     let session: HTTP2ServerSession
     /// The validator's view of the connection; a placeholder until the handshake completes.
+    @exclusivity(unchecked)
     var state: MockConnectionState
+    @exclusivity(unchecked)
     var responseFields = HTTP2HeaderFieldList(reservingFields: 2, bytes: 128)
+    @exclusivity(unchecked)
     var output: [UInt8] = []
     /// Answers waiting for their latency timer, by stream id, with the accepted-log line of a 200.
+    @exclusivity(unchecked)
     var delayedAnswers: [Int32: (timer: EventLoopTimer, logLine: [UInt8]?)] = [:]
+    @exclusivity(unchecked)
     private(set) var isFinished = false
     /// The first output still has to be rewritten to announce the initial stream limit (see +InitialSettings).
+    @exclusivity(unchecked)
     var initialLimitRewritePending: Bool
     /// nghttp2 enforces the initial stream limit (from the start, or since the client acknowledged it).
+    @exclusivity(unchecked)
     var initialLimitEnforced: Bool
     /// The validator raised or lowered the stream limit.
+    @exclusivity(unchecked)
     var streamLimitChanged = false
+    @exclusivity(unchecked)
     var acknowledgedSettingsCount = 0
+    @exclusivity(unchecked)
     private var flushScheduled = false
     private lazy var flushWork: () -> Void = { [weak self] in self?.flush() }
 

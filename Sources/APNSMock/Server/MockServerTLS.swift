@@ -16,6 +16,7 @@ public struct MockServerTLS: Sendable {
     /// The names a generated certificate covers by default.
     public static let defaultHosts = ["127.0.0.1", "localhost", "::1"]
 
+    /// The certificate and key the server presents.
     public var identity: Identity
     /// CA certificates whose client certificates the server accepts; nil: no client certificate is requested.
     /// A client may still connect without one (token-based trust); one that presents a certificate this CA did
@@ -24,6 +25,7 @@ public struct MockServerTLS: Sendable {
     /// Seconds a client gets to complete the handshake.
     public var handshakeTimeout: Double
 
+    /// TLS settings; with `clientCertificateTrust` the server asks for client certificates and checks them.
     public init(identity: Identity, clientCertificateTrust: TLSTrustRoots? = nil, handshakeTimeout: Double = 10) {
         self.identity = identity
         self.clientCertificateTrust = clientCertificateTrust

@@ -16,6 +16,7 @@ public struct MockClientCertificate: Sendable, Hashable {
     /// Valid against the production environment.
     public let allowsProduction: Bool
 
+    /// A client certificate's facts, as the mock checks them.
     public init(
         subjectUID: String?,
         extensionTopics: [String] = [],

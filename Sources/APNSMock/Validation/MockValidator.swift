@@ -42,6 +42,7 @@ public struct MockValidator: Sendable {
     /// The GOAWAY debug data APNs sends when it shuts a connection down.
     public static let shutdownDebugData: [UInt8] = Array(#"{"reason":"Shutdown"}"#.utf8)
 
+    /// The configuration requests are checked against.
     public let configuration: MockConfiguration
     /// The time source; tests move a `.fixed` clock to drive token ages.
     public var clock: MockClock
@@ -56,6 +57,7 @@ public struct MockValidator: Sendable {
     /// token at once, as after that answer on its own connection (a client shares one token across connections).
     var tokensDeclaredExpired = Set<[UInt8]>()
 
+    /// A validator for `configuration`; throws when the configuration is invalid.
     public init(configuration: MockConfiguration, clock: MockClock = .system) throws(MockConfigurationError) {
         try configuration.validate()
         self.configuration = configuration

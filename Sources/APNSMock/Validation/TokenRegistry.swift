@@ -24,7 +24,9 @@ public struct TokenRegistry: Hashable, Sendable {
 
     /// Why a request is rejected because of its token: the reason plus, for 410s, the timestamp.
     public struct Rejection: Hashable, Sendable {
+        /// The reason the mock answers with for this token.
         public let reason: APNSReason
+        /// The `timestamp` of an Unregistered answer, in milliseconds since the epoch; nil for none.
         public let timestampMilliseconds: Int64?
     }
 

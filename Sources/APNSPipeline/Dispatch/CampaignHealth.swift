@@ -14,10 +14,12 @@ public struct CampaignHealth: Sendable {
         case stop(String)
     }
 
+    /// The count of consecutive failures that stops the campaign.
     public let threshold: Int
     private var consecutive = 0
     private var lastReason = ""
 
+    /// A health check that stops after `threshold` consecutive failures.
     public init(threshold: Int = 5) {
         self.threshold = max(1, threshold)
     }

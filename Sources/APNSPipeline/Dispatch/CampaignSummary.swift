@@ -17,6 +17,7 @@ public struct CampaignSummary: Sendable {
         case deadlinePassed(String)
     }
 
+    /// Why the run ended; `completed` until something stops it.
     public var ending: Ending = .completed
     /// Records per outcome, the outcomes that occurred. Kept as a fixed table by `RecordOutcome.caseIndex` (every
     /// record adds one; hashing a key each time was a cost per record); this view is built when read.
@@ -36,17 +37,22 @@ public struct CampaignSummary: Sendable {
     private var outcomeCounts = InlineArray<8, Int>(repeating: 0)
     /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
+    /// Records this run processed: one per final result line it wrote.
     public var records = 0
     /// Records read that the run being resumed had finished (not counted in `records`), for the progress lines.
     public var recordsSkipped = 0
     /// Records sent and refused by APNs as a bad request: the `input_error` lines that carry an answer (the rest
     /// were invalid in the file and never sent).
     public var rejected = 0
+    /// Requests sent on the wire, retries included.
     public var requests = 0
     /// Requests APNs (or the server) answered, whatever the answer: 0 means nothing is known to have reached it.
     public var answered = 0
+    /// Requests sent again after a retryable answer or a lost connection.
     public var retries = 0
+    /// The latencies of answered requests, from send to answer.
     public var latencies = LatencyHistogram()
+    /// Wall-clock seconds the run took.
     public var elapsedSeconds = 0.0
     /// The final lines written by the runs this one resumes (`--resume`); empty for a new run.
     public var earlierRuns = CampaignTally()
@@ -65,8 +71,10 @@ public struct CampaignSummary: Sendable {
     /// file.
     public var replayedInto: String?
 
+    /// An empty summary of a run that has not started.
     public init() {}
 
+    /// Records that ended with `outcome` in this run; 0 when none did.
     public func count(_ outcome: RecordOutcome) -> Int { outcomeCounts[outcome.caseIndex] }
 
     /// Counts one more record with `outcome`.
@@ -192,17 +200,22 @@ extension CampaignSummary {
 public struct CampaignTally: Sendable, Equatable {
     /// Records counted.
     public var records = 0
+    /// Records per outcome, for the outcomes that occurred.
     public var outcomes: [RecordOutcome: Int] = [:]
+    /// Counts by "outcome/reason", e.g. "prune/Unregistered".
     public var reasons: [String: Int] = [:]
 
+    /// An empty tally.
     public init() {}
 
+    /// A tally of the given counts.
     public init(records: Int, outcomes: [RecordOutcome: Int], reasons: [String: Int]) {
         self.records = records
         self.outcomes = outcomes
         self.reasons = reasons
     }
 
+    /// Records counted with `outcome`; 0 when none.
     public func count(_ outcome: RecordOutcome) -> Int { outcomes[outcome, default: 0] }
 
     /// Counts one final line.

@@ -16,6 +16,7 @@ public protocol RecordReader: AnyObject {
 }
 
 extension RecordReader {
+    /// Does nothing: there is nothing to prepare.
     public func prepareToStart() throws(PipelineError) {}
 }
 
@@ -61,5 +62,6 @@ public protocol LoopScheduler: AnyObject {
 }
 
 extension LoopScheduler {
+    /// The current time, in whole seconds since the epoch.
     public var epochSeconds: Int64 { Int64(Date().timeIntervalSince1970) }
 }

@@ -25,18 +25,24 @@ public final class Dispatcher: PushTransportDelegate {
     let resumedSends: (RecordKey) -> Int
     let answeredBefore: ((PushNotification) -> String?)?
     let sentDigest: ((PushNotification) -> UInt64)?
+    @exclusivity(unchecked)
     var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
+    @exclusivity(unchecked)
     var onProgress: ((CampaignSummary, _ inFlight: Int) -> Void)?
 
     /// Every decision, and every fact they rest on.
+    @exclusivity(unchecked)
     var machine: DispatcherStateMachine
     /// Events not handled yet, oldest first. The one being handled stays in the queue until its action has run,
     /// so the queue is empty exactly when no event is being handled and none waits for its loop turn.
+    @exclusivity(unchecked)
     private var events: [DispatcherEvent] = []
     /// The `--keep` values of records submitted and not finished yet, by `RecordKey.packed`, put into their final
     /// line (a pending send carries none: it stays within 128 bytes). Empty when the run keeps no fields.
+    @exclusivity(unchecked)
     private var keptBySend: [UInt64: KeptValues] = [:]
 
+    /// The settings the dispatcher runs with.
     public var configuration: DispatcherConfiguration { machine.configuration }
     /// What the run has done so far.
     public var summary: CampaignSummary { machine.summary }
@@ -109,18 +115,22 @@ public final class Dispatcher: PushTransportDelegate {
 
     // MARK: - PushTransportDelegate
 
+    /// Records the outcome of the send tagged `tag`.
     public func transport(completed tag: UInt64, outcome: consuming PushOutcome) {
         postFromTransport(.completed(tag: tag, outcome: consume outcome, at: scheduler.now))
     }
 
+    /// Sends more records now that the transport has free slots.
     public func transportHasFreeSlots() {
         postFromTransport(.slotsFreed)
     }
 
+    /// Handles a transport failure, stopping the campaign when it cannot go on.
     public func transportFailed(_ error: any Error) {
         postFromTransport(.transportFailed(error))
     }
 
+    /// Finishes the run once the transport has closed.
     public func transportDidClose() {
         postFromTransport(.transportClosed)
     }
@@ -377,5 +387,6 @@ public struct DispatcherConfiguration: Sendable {
     /// sent ends `expired`.
     public var notAfter: SendDeadline?
 
+    /// The default settings.
     public init() {}
 }

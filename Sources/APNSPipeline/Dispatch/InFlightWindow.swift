@@ -39,6 +39,7 @@ public struct InFlightWindow: Sendable {
         /// The window over the rate × base-latency product in steady state.
         public var headroom = 1.5
 
+        /// The default settings.
         public init() {}
     }
 
@@ -48,6 +49,7 @@ public struct InFlightWindow: Sendable {
         case holding, probingUp, probingDown
     }
 
+    /// The settings the window adapts within.
     public let settings: Settings
     /// The current window: the dispatcher starts a request only while fewer than this many are in flight.
     public private(set) var size: Int
@@ -97,6 +99,7 @@ public struct InFlightWindow: Sendable {
     private var roundCapacity = 0
     private var previousRoundCapacity = 0
 
+    /// A window with `settings`, at its initial size.
     public init(settings: Settings = Settings()) {
         var settings = settings
         settings.maximum = max(1, settings.maximum)

@@ -6,13 +6,17 @@ public struct LatencyHistogram: Sendable {
     private static let bucketCount = 400
 
     private var buckets = [UInt32](repeating: 0, count: LatencyHistogram.bucketCount)
+    /// Latencies recorded.
     public private(set) var count = 0
+    /// The longest latency recorded, in seconds; 0 when none.
     public private(set) var maximum = 0.0
     /// Every latency recorded, added up (a Prometheus summary's `_sum`).
     public private(set) var sum = 0.0
 
+    /// An empty histogram.
     public init() {}
 
+    /// Adds one latency, in seconds.
     public mutating func record(_ seconds: Double) {
         count += 1
         sum += seconds

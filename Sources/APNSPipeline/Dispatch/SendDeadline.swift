@@ -7,6 +7,7 @@ public struct SendDeadline: Sendable, Equatable {
     /// The deadline as an ISO-8601 instant, for result lines and the summary.
     public var text: String
 
+    /// A deadline at `at` seconds since the epoch; `text` is how it was given, for messages.
     public init(at: Double, text: String) {
         self.at = at
         self.text = text

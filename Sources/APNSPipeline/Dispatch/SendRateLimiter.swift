@@ -1,6 +1,7 @@
 /// A token bucket that caps how many requests start per second (`--rate`), with a burst of a tenth of a second's
 /// worth so the cap is smooth rather than once-a-second bursts.
 public struct SendRateLimiter: Sendable {
+    /// The most requests to start per second.
     public let perSecond: Double
     private let burst: Double
     private var tokens: Double

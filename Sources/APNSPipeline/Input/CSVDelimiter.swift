@@ -2,10 +2,14 @@
 /// decimal separator is a comma) or a tab. Given with `--csv-delimiter`, or detected per file from its header row
 /// (docs/FILES.md, "CSV and payload templates").
 public struct CSVDelimiter: Sendable, Hashable, CustomStringConvertible {
+    /// The byte that separates fields.
     public let byte: UInt8
 
+    /// Fields separated by commas.
     public static let comma = CSVDelimiter(byte: UInt8(ascii: ","))
+    /// Fields separated by semicolons.
     public static let semicolon = CSVDelimiter(byte: UInt8(ascii: ";"))
+    /// Fields separated by tabs.
     public static let tab = CSVDelimiter(byte: UInt8(ascii: "\t"))
     /// The delimiters detection chooses from, in the order ties are broken.
     public static let candidates: [CSVDelimiter] = [.comma, .semicolon, .tab]

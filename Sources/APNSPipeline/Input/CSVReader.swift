@@ -25,12 +25,15 @@ public final class CSVReader {
 
         /// The 1-based physical line where the record starts.
         public let line: Int
+        /// Fields in the record.
         public let fieldCount: Int
+        /// What is wrong with the record's quoting or length; nil when nothing is.
         public let problem: Problem?
         /// Whether a line end closed the record (false: the input ended first).
         public let isTerminated: Bool
     }
 
+    /// The longest record accepted, in bytes.
     public var maximumRecordLength: Int { machine.maximumRecordLength }
     /// The current record's unescaped field contents, back to back.
     public var fieldBytes: [UInt8] { machine.fieldBytes }

@@ -35,6 +35,7 @@ public struct CSVRecordParser {
     /// The `--keep` fields and the column of each; nil keeps none.
     private let keep: (fields: KeptFields, columns: [Int])?
 
+    /// A parser for records with the given header, defaults and template.
     public init(
         header: [String], defaults: CampaignDefaults, template: PayloadTemplate?, tokenColumn: String = "token",
         keep: KeptFields? = nil

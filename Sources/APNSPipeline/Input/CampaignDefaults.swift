@@ -7,12 +7,18 @@ import APNSCore
 /// suffix is kept). A record without a priority gets `priority`, or else `PushNotification.defaultPriority(for:)`
 /// (5 for background pushes, otherwise no header, which APNs reads as 10).
 public struct CampaignDefaults: Sendable, Hashable {
+    /// The topic for records that name none; nil when every record must.
     public var topic: Topic?
+    /// The push type for records that name none.
     public var pushType: PushType
+    /// The priority for records that name none; nil sends none.
     public var priority: Priority?
+    /// The expiration for records that name none; nil sends none.
     public var expiration: ExpirationSetting?
+    /// The collapse id for records that name none; nil sends none.
     public var collapseID: CollapseID?
 
+    /// Defaults from their parts.
     public init(
         topic: Topic? = nil,
         pushType: PushType = .alert,

@@ -8,7 +8,9 @@ public struct CampaignInput: Sendable, Hashable {
         case csv
     }
 
+    /// The input file's path.
     public var path: String
+    /// How the file's records are written.
     public var format: Format
 
     /// - Parameter format: nil picks by name: `.csv`, `.tsv` (or either `.gz`) is CSV, anything else (and `-`) NDJSON.
@@ -35,6 +37,7 @@ public struct CampaignReaderOptions: Sendable {
     /// The longest record accepted unless `--max-record-bytes` says otherwise: 64 KiB.
     public static let defaultMaximumRecordLength = 64 * 1024
 
+    /// The settings for records that leave them out.
     public var defaults: CampaignDefaults
     /// The payload template (`--template`): fills CSV rows and NDJSON records that have `vars` and no payload.
     public var template: PayloadTemplate?
@@ -52,6 +55,7 @@ public struct CampaignReaderOptions: Sendable {
     /// The record fields each result line carries (`--keep`); nil keeps none.
     public var keep: KeptFields?
 
+    /// An input from its path, format and settings.
     public init(
         defaults: CampaignDefaults,
         template: PayloadTemplate? = nil,

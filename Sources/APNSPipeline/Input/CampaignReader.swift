@@ -11,16 +11,23 @@ import APNSCore
 /// Duplicate detection is not done here: the dispatcher asks a `DuplicateFilter` about each valid record, in
 /// input order, so a resumed run rebuilds the same filter while it skips finished records.
 public final class CampaignReader: RecordReader {
+    /// The input files, read in order.
     public let inputs: [CampaignInput]
+    /// The options the inputs are read with.
     public let options: CampaignReaderOptions
     /// Records of this shard read so far (returned, or read ahead to be returned next).
+    @exclusivity(unchecked)
     public private(set) var recordsRead = 0
     /// Records read and left to other shards.
+    @exclusivity(unchecked)
     public private(set) var recordsInOtherShards = 0
 
+    @exclusivity(unchecked)
     private var nextInput = 0
+    @exclusivity(unchecked)
     private var current: Current?
     /// The open file's byte source, for `readProgress`.
+    @exclusivity(unchecked)
     private var currentSource: FileByteSource?
     /// The inputs' sizes; nil unless every input is a regular file named by its path.
     private let inputSizes: [Int64]?
@@ -47,6 +54,7 @@ public final class CampaignReader: RecordReader {
     private typealias OpenNDJSONFile = OpenFile<LineReader, NDJSONRecordParser>
     private typealias OpenCSVFile = OpenFile<CSVReader, CSVRecordParser>
 
+    /// A reader of `inputs`; nothing is opened until the first record is asked for.
     public init(inputs: [CampaignInput], options: CampaignReaderOptions) {
         self.inputs = inputs
         self.options = options
@@ -83,10 +91,13 @@ public final class CampaignReader: RecordReader {
     }
 
     /// The first input read as NDJSON whose first line looks like a CSV header, for `requireATopic`'s message.
+    @exclusivity(unchecked)
     private var csvLookingInput: String?
 
     /// Records `prepareToStart` read ahead, handed out first by `nextRecord` (already counted in `recordsRead`).
+    @exclusivity(unchecked)
     private var readAhead: [CampaignRecord] = []
+    @exclusivity(unchecked)
     private var readAheadNext = 0
     /// How many records `prepareToStart` reads at most while looking for one it can send.
     static let readAheadLimit = 256

@@ -14,12 +14,15 @@ public struct CampaignRecord: Sendable {
         case invalid(InputError, tokenText: String?, topicText: String?)
     }
 
+    /// Where the record stands in the inputs.
     public var key: RecordKey
+    /// The notification, or why the record is invalid.
     public var content: Content
     /// The values of the run's `--keep` fields (`KeptFields`), copied into the record's result line; nil when
     /// the run keeps none.
     public var kept: KeptValues?
 
+    /// A record from its key, its content and the fields kept for its result line.
     public init(key: RecordKey, content: Content, kept: KeptValues? = nil) {
         self.key = key
         self.content = content
@@ -56,9 +59,12 @@ public struct CampaignRecord: Sendable {
 /// Names one input record across runs: the input file's position in the run's list of inputs (0-based) and the
 /// record's 1-based line in it (for CSV: the physical line where the record starts). Packs into one `UInt64`.
 public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The input file's zero-based index in the campaign's inputs.
     public let fileIndex: Int
+    /// The record's line in that file.
     public let line: Int
 
+    /// The key of the record at `line` of input `fileIndex`.
     public init(fileIndex: Int, line: Int) {
         self.fileIndex = fileIndex
         self.line = line
@@ -69,6 +75,8 @@ public struct RecordKey: Hashable, Sendable, Comparable, CustomStringConvertible
         UInt64(truncatingIfNeeded: fileIndex) << 40 | UInt64(truncatingIfNeeded: line) & 0xFF_FFFF_FFFF
     }
 
+    /// Orders keys by file, then by line.
     public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool { lhs.packed < rhs.packed }
+    /// The key as `file:line`.
     public var description: String { "\(fileIndex):\(line)" }
 }

@@ -16,6 +16,7 @@ public struct ContentFingerprint: Sendable, Equatable {
     /// Bytes of the last `add` short of a sixteen-byte step, taken into the next one.
     private var carry: [UInt8] = []
 
+    /// A fingerprint of no content yet.
     public init() {}
 
     /// The fingerprint of the file at `path` as lowercase hex (32 digits), read 1 MiB at a time.

@@ -37,11 +37,13 @@ public final class ContinuedStream: RecordReader {
     /// Whether any of `inputs` is a stream.
     public static func applies(to inputs: [CampaignInput]) -> Bool { inputs.contains(where: \.isStream) }
 
+    /// How far the inner stream has read its inputs.
     public var readProgress: ReadProgress? { inner.readProgress }
 
     /// Records read ahead and not handed out yet.
     var readAheadCount: Int { readAhead.count }
 
+    /// Prepares the inner stream; throws when its inputs cannot be opened.
     public func prepareToStart() throws(PipelineError) {
         try inner.prepareToStart()
         while readAhead.count < Self.readAheadLimit {
@@ -54,6 +56,7 @@ public final class ContinuedStream: RecordReader {
         readAhead.reverse()
     }
 
+    /// The next record not finished by an earlier run; nil at the end.
     public func nextRecord() throws -> CampaignRecord? {
         if let record = readAhead.popLast() { return record }
         guard let record = try nextInner() else { return nil }

@@ -65,6 +65,7 @@ public final class FileByteSource: ByteSource {
         input.currentPosition()
     }
 
+    /// Reads up to `count` bytes at `offset` into `buffer`, returning how many were read; 0 at the end.
     public func read(into buffer: inout [UInt8], at offset: Int, count: Int) throws(PipelineError) -> Int {
         if finished || count == 0 { return 0 }
         if !prefix.isEmpty {

@@ -6,6 +6,7 @@ public struct InputFileList: Sendable, Equatable {
     public private(set) var paths: [String]
     private var indexByPath: [String: Int] = [:]
 
+    /// A list of the given paths, in order.
     public init(_ paths: [String] = []) {
         self.paths = []
         for path in paths { append(path) }
@@ -32,5 +33,6 @@ public struct InputFileList: Sendable, Equatable {
         return paths.count - 1
     }
 
+    /// Whether both lists name the same paths in the same order.
     public static func == (lhs: InputFileList, rhs: InputFileList) -> Bool { lhs.paths == rhs.paths }
 }

@@ -21,6 +21,7 @@ public struct KeptFields: Sendable, Hashable {
 
     /// Why an option value cannot be kept fields, naming the field (the CLI makes it a usage error).
     public struct Problem: Error, Sendable, CustomStringConvertible {
+        /// The problem as one printable line.
         public let description: String
     }
 
@@ -120,9 +121,12 @@ public struct KeptFields: Sendable, Hashable {
 /// The values of one record's kept fields, by name, as read from its input record (or from the result line a
 /// replay sends again); one value for each name, empty when the record had none.
 public struct KeptValues: Sendable, Hashable {
+    /// The names of the fields kept.
     public var names: [String]
+    /// The values of the fields kept, in the order of `names`.
     public var values: [String]
 
+    /// Kept values from names and values of the same length.
     public init(names: [String], values: [String]) {
         self.names = names
         self.values = values

@@ -25,16 +25,22 @@ public final class LineReader {
     /// Bytes read from the source at a time (also `CSVReader`'s).
     public static let defaultChunkSize = 256 * 1024
 
+    /// The longest line accepted, in bytes.
     public let maximumLineLength: Int
     /// The reader's buffer; its size is fixed at `maximumLineLength + 2 + chunkSize`.
     public var buffer: [UInt8] { window.bytes }
 
     /// The buffer; `window.start` is where the unfinished line starts.
+    @exclusivity(unchecked)
     private var window: ByteWindow
+    @exclusivity(unchecked)
     private var scanFrom = 0
+    @exclusivity(unchecked)
     private var lineNumber = 0
+    @exclusivity(unchecked)
     private var skipping = false
 
+    /// A reader of lines from `source`.
     public init(
         source: any ByteSource,
         maximumLineLength: Int = CampaignReaderOptions.defaultMaximumRecordLength,

@@ -13,6 +13,7 @@ import APNSCore
 /// Unknown members are ignored (so records can carry the caller's own ids); `null` counts as absent; a known
 /// member given twice is an error. Other spellings (`pushType`, `push-type`) are not recognised.
 public struct NDJSONRecordParser {
+    /// The payload template each line's fields fill; nil when each line holds its payload.
     public let template: PayloadTemplate?
     private var headerBuilder: NotificationHeaderBuilder
     private var templateValues: [PayloadTemplate.Value]
@@ -25,6 +26,7 @@ public struct NDJSONRecordParser {
     /// The fields whose values each record carries to its result line (`--keep`); nil keeps none.
     public var keep: KeptFields?
 
+    /// A parser with `defaults` and an optional payload template.
     public init(defaults: CampaignDefaults, template: PayloadTemplate? = nil) {
         self.template = template
         headerBuilder = NotificationHeaderBuilder(defaults: defaults)

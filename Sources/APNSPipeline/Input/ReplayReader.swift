@@ -17,9 +17,12 @@ import APNSCore
 public final class ReplayReader: RecordReader {
     /// Campaign-wide settings that replace each replayed record's own.
     public struct Overrides: Sendable, Equatable {
+        /// The topic to send instead of each record's own; nil keeps it.
         public var topic: Topic?
+        /// The push type to send instead of each record's own; nil keeps it.
         public var pushType: PushType?
 
+        /// Fixes for a replay; none by default.
         public init(topic: Topic? = nil, pushType: PushType? = nil) {
             self.topic = topic
             self.pushType = pushType
@@ -87,6 +90,7 @@ public final class ReplayReader: RecordReader {
     /// The input paths, by file index, as the result lines print them.
     public var inputPaths: [String] { inputFiles.paths }
 
+    /// The next record to send again; nil at the end.
     public func nextRecord() throws -> CampaignRecord? {
         while true {
             if current == nil {

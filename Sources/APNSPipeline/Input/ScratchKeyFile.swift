@@ -8,11 +8,15 @@ final class ScratchKeyFile {
 
     /// Where the file is created.
     let directory: String
+    @exclusivity(unchecked)
     private var file: POSIXFile?
     /// Appended bytes not yet written, `buffer[..<pendingCount]`, which start at `writtenLength` in the file; the
     /// buffer is allocated with the file.
+    @exclusivity(unchecked)
     private var buffer: [UInt8] = []
+    @exclusivity(unchecked)
     private var pendingCount = 0
+    @exclusivity(unchecked)
     private var writtenLength = 0
 
     init(directory: String) {

@@ -6,6 +6,7 @@ import APNSCore
 /// the ones sent (`ContinuedStream`). About 60 ns a notification of 150 payload bytes, nothing allocated
 /// (docs/PERFORMANCE.md).
 public enum SentDigest {
+    /// A 64-bit digest of everything the notification sends.
     public static func of(_ notification: PushNotification) -> UInt64 {
         var state = ContentFingerprint.digest64(notification.payload.span)
         state = ContentFingerprint.digest64(notification.token.hex.utf8.span, seed: state)

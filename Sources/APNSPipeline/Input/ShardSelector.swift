@@ -17,6 +17,7 @@ public struct ShardSelector: Sendable, Hashable, CustomStringConvertible {
     /// Every record: no sharding.
     public static let all = ShardSelector(uncheckedIndex: 0, count: 1)
 
+    /// Shard `index` of `count`; throws when the index is not below the count.
     public init(index: Int, count: Int) throws(PipelineError) {
         guard count >= 1 else { throw PipelineError(.shardInvalid, "shard count must be at least 1, not \(count)") }
         guard index >= 0, index < count else {
@@ -41,6 +42,7 @@ public struct ShardSelector: Sendable, Hashable, CustomStringConvertible {
         self.count = count
     }
 
+    /// The shard as `index/count`.
     public var description: String { "\(index)/\(count)" }
 
     /// The shard a token belongs to among `count`.

@@ -6,7 +6,9 @@
 /// FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over the bytes, then the MurmurHash3
 /// `fmix64` finalizer so that every output bit depends on every input bit.
 public enum StableHash {
+    /// The FNV-1a 64-bit offset basis.
     public static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    /// The FNV-1a 64-bit prime.
     public static let prime: UInt64 = 0x0000_0100_0000_01B3
 
     /// FNV-1a 64 of `bytes`, continuing from `state`.

@@ -11,17 +11,21 @@ public final class TopicCoverageReader: RecordReader {
     /// comparison.
     private var lastCovered: Topic?
 
+    /// A reader of `inner`'s records that checks each topic against `routes`.
     public init(_ inner: any RecordReader, routes: TopicKeyRoutes) {
         self.inner = inner
         self.routes = routes
     }
 
+    /// How far the inner reader has read its inputs.
     public var readProgress: ReadProgress? { inner.readProgress }
 
+    /// Prepares the inner reader; throws when its inputs cannot be opened.
     public func prepareToStart() throws(PipelineError) {
         try inner.prepareToStart()
     }
 
+    /// The inner reader's next record; nil at the end.
     public func nextRecord() throws -> CampaignRecord? {
         guard var record = try inner.nextRecord() else { return nil }
         guard let notification = record.notification, notification.topic != lastCovered else { return record }

@@ -14,6 +14,7 @@ public struct CampaignMetrics: Sendable {
     /// `shard`: `K/N` from `--shard`, or `all`.
     public var shard: String
 
+    /// Metrics labelled with the campaign and shard.
     public init(campaign: String, shard: String) {
         self.campaign = campaign
         self.shard = shard

@@ -16,15 +16,20 @@ public struct CampaignTimeline: Sendable {
         public var records: Int
         /// Records with their final result so far.
         public var answered: Int
+        /// Records delivered by the sample's time.
         public var delivered: Int
         /// Requests sent so far, retries included.
         public var requests: Int
         /// Latency percentiles (seconds) of the answers since the sample before; nil when there were none.
         public var latencyP50: Double?
+        /// The 99th-percentile latency in seconds; nil when no answer arrived.
         public var latencyP99: Double?
+        /// Requests in flight at the sample's time.
         public var inFlight: Int
+        /// The in-flight window at the sample's time; nil when not known.
         public var window: Int?
 
+        /// A sample from its figures.
         public init(
             elapsedSeconds: Double, records: Int, answered: Int, delivered: Int, requests: Int,
             latencyP50: Double? = nil, latencyP99: Double? = nil, inFlight: Int, window: Int? = nil
@@ -45,11 +50,14 @@ public struct CampaignTimeline: Sendable {
     public var startedAt: Double
     /// What the report calls this run beside others (its shard, or its result file); nil when not named.
     public var label: String?
+    /// The samples, oldest first.
     public private(set) var samples: [Sample] = []
+    /// The most samples kept.
     public let maximumSamples: Int
 
     private var latenciesAtLastSample = LatencyHistogram()
 
+    /// An empty timeline of a run started at `startedAt` seconds since the epoch.
     public init(startedAt: Double, maximumSamples: Int = 1000) {
         self.startedAt = startedAt
         self.maximumSamples = max(2, maximumSamples)

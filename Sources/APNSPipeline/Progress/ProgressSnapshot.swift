@@ -8,10 +8,13 @@ import Foundation
 /// the reader reached the end and estimated from the bytes read before (`ReadProgress.total`); the time left is
 /// the records left over the rate they end at, never faster than `--rate` (docs/RUNNING.md, "Progress").
 public struct ProgressSnapshot: Sendable, Equatable {
+    /// Seconds since the run started.
     public var elapsedSeconds: Double
     /// Records read so far.
     public var records: Int
+    /// Records APNs accepted so far.
     public var delivered: Int
+    /// Records whose token APNs reported as no longer valid, to prune.
     public var pruned: Int
     /// Records wrong in the file: never sent.
     public var invalid: Int
@@ -25,8 +28,11 @@ public struct ProgressSnapshot: Sendable, Equatable {
     public var notSent: Int
     /// Records never sent because the `--not-after` deadline passed.
     public var expired: Int
+    /// Requests sent so far, retries included.
     public var requests: Int
+    /// The recent request rate, in requests per second.
     public var requestsPerSecond: Double
+    /// Requests awaiting their answer at the moment of the snapshot.
     public var inFlight: Int
     /// The most requests the dispatcher lets be in flight now (its adaptive window); nil when it has no such limit.
     public var window: Int?
@@ -41,6 +47,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
     /// `--rate`: requests started per second at most.
     public var rateLimit: Double?
 
+    /// A snapshot of the given figures.
     public init(
         elapsedSeconds: Double, records: Int, delivered: Int, pruned: Int = 0, invalid: Int = 0, rejected: Int = 0,
         retryable: Int = 0, inDoubt: Int = 0, notSent: Int = 0, requests: Int, requestsPerSecond: Double,
@@ -289,13 +296,16 @@ struct LinePart {
 /// input, compressed bytes over the compressed size), and the records of this shard those bytes held. Only known
 /// when every input is a regular file. From them follows the campaign's record count (`RecordTotal`).
 public struct ReadProgress: Sendable, Equatable {
+    /// Bytes of input read so far, over all input files.
     public var bytesRead: Int64
+    /// Total bytes of the input files; 0 when unknown.
     public var bytesTotal: Int64
     /// Records of this shard read so far (valid or not, finished by a run resumed or not).
     public var records: Int
     /// Every input has been read to its end: `records` is the total.
     public var inputsEnded: Bool
 
+    /// Read progress from byte counts, the records read, and whether every input has ended.
     public init(bytesRead: Int64, bytesTotal: Int64, records: Int = 0, inputsEnded: Bool = false) {
         self.bytesRead = bytesRead
         self.bytesTotal = bytesTotal
@@ -325,6 +335,7 @@ public enum RecordTotal: Sendable, Equatable {
     /// Extrapolated from the bytes read so far (records of a similar size ahead).
     case estimated(Int)
 
+    /// The count, exact or estimated.
     public var count: Int {
         switch self {
         case .exact(let count), .estimated(let count): count

@@ -11,6 +11,7 @@ public struct PushgatewayPush: Sendable, Equatable {
     public var usesTLS: Bool
     /// The host to connect to, IPv6 without brackets.
     public var host: String
+    /// The Pushgateway's TCP port.
     public var port: Int
     /// The path before `/metrics/…` (empty, or `/prefix` without a trailing slash) for a gateway behind a prefix.
     public var pathPrefix: String
@@ -22,6 +23,7 @@ public struct PushgatewayPush: Sendable, Equatable {
 
     /// Why a `--pushgateway` value cannot be used (one line, naming the option and the fix).
     public struct URLError: Error, CustomStringConvertible, Sendable {
+        /// The problem as one printable line.
         public let description: String
     }
 

@@ -8,15 +8,21 @@ import Foundation
 public struct CampaignReport: Sendable {
     /// How many records ended with one reason (the APNs reason, or the input error code).
     public struct ReasonCount: Sendable, Equatable {
+        /// The outcome the records ended with.
         public var outcome: RecordOutcome
+        /// The APNs reason or input error code.
         public var reason: String
+        /// Records that ended with this outcome and reason.
         public var count: Int
     }
 
     /// What one result file holds that `replay` would send again.
     public struct ReplayableCounts: Sendable, Equatable {
+        /// Records with a retryable answer (throttled, server errors).
         public var retryable = 0
+        /// Records sent whose answer was lost: APNs may or may not have delivered them.
         public var inDoubt = 0
+        /// Records never sent (`not_sent`).
         public var notSent = 0
         /// Requests APNs rejected for their topic (BadTopic, TopicDisallowed, MissingTopic): `replay --topic` sends
         /// them again with the right one.
@@ -43,6 +49,7 @@ public struct CampaignReport: Sendable {
         public var otherTopicRecords = 0
         /// Seconds since the epoch: when the campaign's first run started, and when its last one finished.
         public var startedAt: Double?
+        /// Seconds since the epoch when the campaign's last run finished; nil while unfinished.
         public var finishedAt: Double?
         /// `finished`, `unfinished`, or nil without a campaign record.
         public var state: CampaignManifest.State?
@@ -91,6 +98,7 @@ public struct CampaignReport: Sendable {
     public private(set) var resultFiles: [String] = []
     /// Result lines read: one per input record.
     public private(set) var records = 0
+    /// Records per outcome, for the outcomes that occurred.
     public private(set) var outcomes: [RecordOutcome: Int] = [:]
     /// Requests that reached the wire, over all records.
     public private(set) var attempts = 0
@@ -112,6 +120,7 @@ public struct CampaignReport: Sendable {
     public private(set) var rejected = 0
     /// Delivered lines that carry an `apns_unique_id` (development environment), and the first one read.
     public private(set) var deliveredWithUniqueID = 0
+    /// The first `apns_unique_id` read; nil when no delivered line carries one.
     public private(set) var firstUniqueID: String?
     /// The course of each run over time, from summary files.
     public private(set) var timelines: [CampaignTimeline] = []
@@ -133,8 +142,10 @@ public struct CampaignReport: Sendable {
     /// The first distinct payloads of result lines that carry one.
     private var resultLineSamples: [PayloadSample] = []
 
+    /// An empty report, to add result lines and timelines to.
     public init() {}
 
+    /// Records that ended with `outcome`; 0 when none did.
     public func count(_ outcome: RecordOutcome) -> Int { outcomes[outcome, default: 0] }
 
     /// Outcomes by reason, most frequent first.
@@ -437,6 +448,7 @@ extension CampaignReport {
 /// Writes a run's report files (`--summary`) whole, created with mode 0600 (less if the umask says
 /// so), like the result file and journal: they name the campaign and its figures.
 public enum ReportFile {
+    /// Replaces the file at `path` with `bytes`; throws when it cannot be created or written.
     public static func write(_ bytes: [UInt8], to path: String) throws(PipelineError) {
         let file = try POSIXFile.openForReplacing(path)
         try file.write(bytes, count: bytes.count)
@@ -447,6 +459,7 @@ public enum ReportFile {
 
 /// Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted as it stands.
 public enum ShellWord {
+    /// The word as is when it is plain, else single-quoted with its quotes escaped.
     public static func quoted(_ word: String) -> String {
         if !word.isEmpty, word.unicodeScalars.allSatisfy(isPlain) { return word }
         return "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"

@@ -4,12 +4,16 @@ import Foundation
 /// Renders a `CampaignReport` as one self-contained HTML page: inline CSS and SVG charts, no script, no font or
 /// image fetched from anywhere, readable without JavaScript and printable (print CSS keeps sections whole).
 public struct CampaignReportHTML {
+    /// The report to render.
     public var report: CampaignReport
+    /// The page's title.
     public var title: String
+    /// When the page was made, shown in its footer.
     public var generatedAt: Date
     /// The zone the page's times are shown in, beside UTC: the machine's.
     public var timeZone: TimeZone
 
+    /// A page for `report`.
     public init(
         report: CampaignReport, title: String = "apns-bulk campaign report", generatedAt: Date = Date(),
         timeZone: TimeZone = .current

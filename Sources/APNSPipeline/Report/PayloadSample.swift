@@ -6,6 +6,7 @@ import Foundation
 /// files"), so a sample comes from the campaign's NDJSON input, at a line whose record Apple accepted, or else from
 /// a result line that carries its notification (retryable, in doubt, not sent, expired, rejected).
 public struct PayloadSample: Sendable, Equatable {
+    /// The topic the payload was sent to; nil when not known.
     public var topic: String?
     /// The payload as sent (from a result line) or as the input file has it.
     public var payload: [UInt8]

@@ -11,23 +11,32 @@ public struct ReportSeries: Sendable, Equatable {
         public var seconds: Double
         /// Final results per second.
         public var answersPerSecond: Double
+        /// Requests per second in the bucket.
         public var requestsPerSecond: Double
+        /// The median latency in seconds; nil when no answer arrived.
         public var latencyP50: Double?
+        /// The 99th-percentile latency in seconds; nil when no answer arrived.
         public var latencyP99: Double?
+        /// Requests in flight; nil when not known.
         public var inFlight: Int?
+        /// The in-flight window; nil when not known.
         public var window: Int?
     }
 
     /// One run's own results per second, in the same buckets as `points`; nil before the run started and
     /// after it ended (shards run one after another are not drawn as one line that drops to nothing between them).
     public struct Run: Sendable, Equatable {
+        /// The series' name in the chart's legend.
         public var label: String
+        /// Answers per second in each bucket; nil where the run had no sample.
         public var answersPerSecond: [Double?]
     }
 
+    /// The points, in time order.
     public private(set) var points: [Point]
     /// Each run apart, in the order of the timelines.
     public private(set) var runs: [Run] = []
+    /// The width of each bucket, in seconds.
     public let bucketSeconds: Double
     /// Seconds since the epoch at which the first run started.
     public let startedAt: Double

@@ -3,10 +3,12 @@
 /// without writing, so no byte can reach the file twice or after a gap. Shared by `ResultWriter` and `SendJournal`.
 final class BufferedOutput {
     /// The bytes waiting for `flush()`.
+    @exclusivity(unchecked)
     var bytes: [UInt8] = []
     private let sink: any ByteSink
     /// The file to fdatasync, when the sink is one (not standard output or memory).
     private let file: POSIXFile?
+    @exclusivity(unchecked)
     private var failure: PipelineError?
 
     init(sink: any ByteSink, file: POSIXFile?, reservingCapacity capacity: Int) {

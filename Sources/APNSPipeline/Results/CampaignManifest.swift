@@ -25,13 +25,16 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
 
     /// The layout of this file.
     public var version = 1
+    /// The campaign's inputs and settings.
     public var identity: CampaignIdentity
     /// The arguments of the run that started the campaign (without the program name), for "run this to finish it"
     /// messages; a proxy's user and password are left out.
     public var arguments: [String]
+    /// Whether the campaign has finished.
     public var state: State
     /// Seconds since the epoch.
     public var startedAt: Double
+    /// When the campaign finished, in seconds since the epoch; nil while unfinished.
     public var finishedAt: Double?
     /// Why a stopped campaign stopped; nil when it completed.
     public var stoppedEarly: String?
@@ -53,6 +56,7 @@ public struct CampaignManifest: Codable, Sendable, Equatable {
         replayedInto == nil && (state == .stopped || (state == .finished && stoppedEarly != nil))
     }
 
+    /// The record of a new, unfinished campaign.
     public init(identity: CampaignIdentity, arguments: [String], startedAt: Double) {
         self.identity = identity
         self.arguments = Self.redacted(arguments)

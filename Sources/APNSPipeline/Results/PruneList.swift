@@ -39,6 +39,7 @@ public struct PruneList: Sendable {
         /// The record's `--keep` values, from its result line; nil when its run kept none.
         public var kept: KeptValues?
 
+        /// An entry from its parts.
         public init(
             token: String, reason: String, timestamp: Int64?, topic: String = "", environment: String = "",
             campaign: String = "", results: String = "", kept: KeptValues? = nil
@@ -67,6 +68,7 @@ public struct PruneList: Sendable {
     /// The CSV columns, in order: the first three as apns-bulk always wrote them, then where each row comes from.
     public static let csvHeader = "token,reason,timestamp,topic,environment,timestamp_iso,campaign,results"
 
+    /// The tokens to delete, one entry each.
     public private(set) var entries: [Entry] = []
     private var positionByKey: [String: Int] = [:]
     /// Topics answered 200 or 410 in a result file, as "file index, topic" (`add(line:file:source:)`).
@@ -78,6 +80,7 @@ public struct PruneList: Sendable {
     /// List tokens called bad in a run that did not confirm their topic and environment too.
     public var includeUnconfirmed = false
 
+    /// An empty list.
     public init() {}
 
     /// Tokens called bad (`BadDeviceToken`, `DeviceTokenNotForTopic`) whose result file holds no token of their

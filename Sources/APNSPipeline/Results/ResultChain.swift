@@ -26,6 +26,7 @@ import APNSCore
 public struct ResultChain: Sendable {
     /// What the chain knows of one result file, from its campaign record (`<results>.campaign`).
     public struct File: Sendable, Equatable {
+        /// The result file's path.
         public var path: String
         /// The fingerprint of the file's bytes now (`ContentFingerprint`), to match a replay's inputs named by
         /// another path; nil when not computed.
@@ -35,6 +36,7 @@ public struct ResultChain: Sendable {
         /// When its campaign started (seconds since the epoch).
         public var startedAt: Double?
 
+        /// A file of a chain from its parts.
         public init(
             path: String, fingerprint: String? = nil, identity: CampaignIdentity? = nil, startedAt: Double? = nil
         ) {
@@ -65,6 +67,7 @@ public struct ResultChain: Sendable {
         var outcome: RecordOutcome
     }
 
+    /// The chain's files: the original first, then its replays.
     public let files: [File]
     /// Per file: the chain it belongs to (the smallest file index in it).
     public let chain: [Int]
@@ -76,6 +79,7 @@ public struct ResultChain: Sendable {
     private let chained: [Bool]
     private var standing: [ChainKey: Line] = [:]
 
+    /// A chain of `files`.
     public init(files: [File]) {
         self.files = files
         let count = files.count

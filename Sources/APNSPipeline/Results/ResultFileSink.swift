@@ -7,36 +7,47 @@ import APNSCore
 /// the turn are safe and the requests whose `s` lines were lost have not left yet (the network flush comes after).
 /// With `groupCommit` set (`--durable`), it also forces the files to the disk as `GroupCommit` says.
 public final class ResultFileSink: ResultSink {
+    /// The writer of the result file.
     public let writer: ResultWriter
+    /// The send journal; nil when the run keeps none.
     public let journal: SendJournal?
     /// When to fdatasync (nil: never), and the monotonic clock it reads.
+    @exclusivity(unchecked)
     public var groupCommit: GroupCommit?
+    /// The clock, in seconds, that times flushes.
     public var clock: () -> Double = { 0 }
+    @exclusivity(unchecked)
     private var sendsJournaled = 0
 
+    /// A sink writing results to `writer` and sends to `journal`.
     public init(writer: ResultWriter, journal: SendJournal?) {
         self.writer = writer
         self.journal = journal
     }
 
+    /// Writes one final result line; throws when the write fails.
     public func write(_ result: ResultRecord) throws {
         try writer.write(result)
     }
 
+    /// Journals that the record at `key` was sent.
     public func journalSent(_ key: RecordKey) throws {
         journal?.recordSent(fileIndex: key.fileIndex, line: key.line)
         sendsJournaled += 1
     }
 
+    /// Journals that the record at `key` was sent, with the digest of what was sent.
     public func journalSent(_ key: RecordKey, digest: UInt64) throws {
         journal?.recordSent(fileIndex: key.fileIndex, line: key.line, digest: digest)
         sendsJournaled += 1
     }
 
+    /// Journals that the record at `key` got a retryable answer.
     public func journalRetryable(_ key: RecordKey) throws {
         journal?.recordRetryable(fileIndex: key.fileIndex, line: key.line)
     }
 
+    /// Writes out buffered result and journal lines; throws when a write fails.
     public func flush() throws {
         try writer.flush()
         try journal?.flush()
@@ -75,6 +86,7 @@ public struct GroupCommit: Sendable, Equatable {
     private var sendsFlushed = 0
     private var sendsSynced = 0
 
+    /// A flush policy: every `interval` seconds or `maximumRecords` records.
     public init(interval: Double = 0.05, maximumRecords: Int = 4096, startedAt: Double) {
         self.interval = interval
         self.maximumRecords = maximumRecords

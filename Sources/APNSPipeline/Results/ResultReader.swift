@@ -32,6 +32,7 @@ public final class ResultReader {
     private let csv: CSVReader?
     private var csvColumns: ResultCSVColumns?
 
+    /// A reader of the result file at `path`; throws when it cannot be opened.
     public convenience init(
         path: String, inputFiles: InputFileList = InputFileList(), strictLastLine: Bool = false
     ) throws(PipelineError) {
@@ -39,6 +40,7 @@ public final class ResultReader {
             source: FileByteSource(path: path), name: path, inputFiles: inputFiles, strictLastLine: strictLastLine)
     }
 
+    /// A reader of result lines from `source`.
     public init(
         source: any ByteSource, name: String, inputFiles: InputFileList = InputFileList(), strictLastLine: Bool = false
     ) throws(PipelineError) {

@@ -15,7 +15,9 @@ public struct ResultRecord: Sendable, Hashable {
     public var key: RecordKey
     /// The token as sent (lowercase hex), or as written for an invalid record.
     public var token: String?
+    /// The notification's topic; nil when the record had none.
     public var topic: String?
+    /// How the record ended.
     public var outcome: RecordOutcome
     /// The HTTP status of the last answer.
     public var status: Int?
@@ -23,6 +25,7 @@ public struct ResultRecord: Sendable, Hashable {
     public var reason: String?
     /// Human text: the input error, the transport failure, why the campaign stopped.
     public var detail: String?
+    /// The `apns-id` APNs answered with; nil when there was no answer.
     public var apnsID: String?
     /// The `apns-unique-id` of a 200 answer (the development environment sends one), for Apple's delivery log.
     public var apnsUniqueID: String?
@@ -30,11 +33,14 @@ public struct ResultRecord: Sendable, Hashable {
     public var timestamp: Int64?
     /// Requests that reached the wire for this record.
     public var attempts: Int
+    /// The push type sent; nil when the record was not valid.
     public var pushType: PushType?
+    /// The priority sent; nil when none was.
     public var priority: Priority?
     /// Epoch seconds (a relative expiration resolved at the first send), or the duration of a record never sent
     /// (`ExpirationSetting`): `replay` sends the first value again, or counts the duration from its own send.
     public var expiration: ExpirationSetting?
+    /// The collapse id sent; nil when none was.
     public var collapseID: String?
     /// The payload bytes exactly as sent.
     public var payload: [UInt8]?

@@ -16,13 +16,16 @@ public enum ResultFormat: String, Sendable, Hashable, CaseIterable {
 ///
 /// The writer is the one place a record's file index becomes the `file` path, through `inputFiles`.
 public final class ResultWriter {
+    /// How result lines are written.
     public let format: ResultFormat
     /// What the records' file indexes mean.
     public let inputFiles: InputFileList
+    /// Buffered bytes past which the writer flushes by itself.
     public static let autoFlushBytes = 1 << 20
     /// The buffer reserved up front.
     static let initialCapacity = 64 * 1024
     /// Records written (buffered or flushed).
+    @exclusivity(unchecked)
     public private(set) var recordsWritten = 0
     /// Bytes of a torn last line that opening in `.append` mode cut off.
     public let droppedTornBytes: Int
@@ -34,9 +37,12 @@ public final class ResultWriter {
 
     private let output: BufferedOutput
     /// The NDJSON lines' shared start for the file of the last record written, and that file's index.
+    @exclusivity(unchecked)
     private var opening: [UInt8] = []
+    @exclusivity(unchecked)
     private var openingFileIndex: Int?
     /// The middle of the last plain delivery's line, for its topic.
+    @exclusivity(unchecked)
     private var deliveryMiddle = DeliveryLineMiddle()
 
     /// Writes to any sink; `writeHeader` starts a CSV file with its header row.

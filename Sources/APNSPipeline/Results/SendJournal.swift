@@ -19,6 +19,7 @@ public final class SendJournal {
     /// Bytes of a torn last line that opening in `.append` mode cut off.
     public let droppedTornBytes: Int
 
+    /// A journal writing to `sink`.
     public init(sink: any ByteSink) {
         output = BufferedOutput(sink: sink, file: nil, reservingCapacity: 16 * 1024)
         droppedTornBytes = 0
@@ -85,8 +86,11 @@ public final class SendJournal {
             case retryable
         }
 
+        /// What the line records.
         public let kind: Kind
+        /// The input file's zero-based index.
         public let fileIndex: Int
+        /// The record's line in that file.
         public let line: Int
         /// The sent notification's `SentDigest`, on `s` lines that carry one.
         public var digest: UInt64? = nil

@@ -4,6 +4,7 @@ import APNSCore
 /// is still there. `report` and `prune` name it, say how many records were answered so far, and print the command
 /// that finishes it, so a killed run is never read as a complete campaign.
 public struct UnfinishedRun: Sendable, Equatable {
+    /// The unfinished run's result file.
     public var resultsPath: String
     /// Final result lines written so far.
     public var answered: Int

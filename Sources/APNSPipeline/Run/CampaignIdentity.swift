@@ -11,9 +11,12 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
     /// One input file: its path as given, and its content's fingerprint (nil for standard input, which cannot be
     /// read twice).
     public struct Input: Codable, Sendable, Equatable {
+        /// The input file's path.
         public var path: String
+        /// A fingerprint of the file's content; nil when not taken.
         public var fingerprint: String?
 
+        /// An input from its path and fingerprint.
         public init(path: String, fingerprint: String?) {
             self.path = path
             self.fingerprint = fingerprint
@@ -32,10 +35,12 @@ public struct CampaignIdentity: Codable, Sendable, Equatable {
 
     /// `send` or `replay`.
     public var command: String
+    /// The campaign's inputs, in order.
     public var inputs: [Input]
     /// Option name (`--topic`) to value as the run understood it; options not given are absent.
     public var settings: [String: String]
 
+    /// An identity from the command, inputs and settings.
     public init(command: String, inputs: [Input], settings: [String: String]) {
         self.command = command
         self.inputs = inputs

@@ -26,22 +26,39 @@ public struct PipelineError: KindedError, Hashable, Sendable {
 }
 
 extension ErrorKind where Owner == PipelineError {
+    /// A file (input, result, journal, report) could not be opened or created.
     public static let openFailed = Self("cannot open file")
+    /// Reading an open file failed.
     public static let readFailed = Self("read failed")
+    /// Writing to an output file failed (disk full, I/O error).
     public static let writeFailed = Self("write failed")
+    /// A gzip-compressed input is corrupt or truncated.
     public static let gzipFailed = Self("gzip decompression failed")
+    /// A CSV header has no token column or cannot be used otherwise.
     public static let csvHeaderInvalid = Self("CSV header unusable")
+    /// The payload template is too large or does not parse (a `{{` never closed, …).
     public static let templateInvalid = Self("payload template invalid")
+    /// A result file has a line that does not parse, other than a torn last line.
     public static let resultLineInvalid = Self("result file line invalid")
+    /// A send journal has a line that does not parse, other than a torn last line.
     public static let journalLineInvalid = Self("journal line invalid")
+    /// The `--shard` index or count is out of range.
     public static let shardInvalid = Self("shard invalid")
+    /// The input files do not fit the run: too many for a resumable run, or not the ones the result file names.
     public static let inputsInvalid = Self("input files invalid")
+    /// The result file is locked by another run.
     public static let runLocked = Self("result file in use")
+    /// The result file holds an unfinished run that needs `--resume` to continue.
     public static let unfinishedRun = Self("unfinished run")
+    /// The result file was written for a campaign with different inputs or settings.
     public static let campaignChanged = Self("result file belongs to another campaign")
+    /// The campaign record beside a result file (`<results>.campaign`) is not one apns-bulk wrote.
     public static let campaignRecordInvalid = Self("campaign record invalid")
+    /// The campaign's inputs hold no records to send.
     public static let campaignEmpty = Self("campaign has no records")
+    /// A setting every record needs (such as the topic) is neither in the records nor in the defaults.
     public static let campaignSettingMissing = Self("campaign setting missing")
+    /// An output path is refused: it is an input, a directory, or another output.
     public static let outputInvalid = Self("output file refused")
 
     /// Whether the command line itself is wrong for the files it names (exit status 64, like a bad option

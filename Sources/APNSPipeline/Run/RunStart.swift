@@ -35,6 +35,7 @@ public enum RunStart: Equatable, Sendable {
         /// command a refusal proposes.
         public var freeResultsPath: String?
 
+        /// A start from its parts.
         public init(
             manifest: CampaignManifest?, resultsExist: Bool, resultsHoldLines: Bool, journalHoldsEntries: Bool,
             freeResultsPath: String? = nil

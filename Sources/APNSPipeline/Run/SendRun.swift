@@ -4,9 +4,13 @@ import Foundation
 /// Everything one `send` (or `replay`) run needs: inputs, how to read them, where results go, how to pace and
 /// retry, and how to reach APNs.
 public struct SendRunOptions: Sendable {
+    /// The campaign's input files.
     public var inputs: [CampaignInput]
+    /// How the inputs are read.
     public var reader: CampaignReaderOptions
+    /// The result file's path.
     public var resultsPath: String
+    /// How result lines are written.
     public var resultsFormat: ResultFormat
     /// Continue the run recorded in `resultsPath` and its journal (`--resume`). Without it, a run continues on its
     /// own when the result file's campaign record says the same campaign is unfinished (`RunStart`).
@@ -21,6 +25,7 @@ public struct SendRunOptions: Sendable {
     /// Earlier result files (`--skip-delivered`): a record whose (token, topic) pair has a delivered, in-doubt or
     /// prune line in one of them is not sent (`EarlierDeliveries`).
     public var skipDelivered: [String] = []
+    /// How records are sent: windows, retries, rates.
     public var dispatch = DispatcherConfiguration()
     /// Seconds between progress reports.
     public var progressInterval = 1.0
@@ -42,6 +47,7 @@ public struct SendRunOptions: Sendable {
     /// `TopicNotCovered` (`TopicCoverageReader`); nil (one key, or a certificate) covers every topic.
     public var topicRoutes: TopicKeyRoutes?
 
+    /// Run settings from their parts.
     public init(
         inputs: [CampaignInput], reader: CampaignReaderOptions, resultsPath: String, resultsFormat: ResultFormat
     ) {
@@ -62,6 +68,7 @@ public struct SendRunOptions: Sendable {
 public enum SendRun {
     /// What a finished run returns.
     public struct Outcome: Sendable {
+        /// What the run did and how it ended.
         public var summary: CampaignSummary
         /// What ended the run early, if anything did (unreadable input, full disk, a transport that cannot work).
         public var error: String?
@@ -200,13 +207,13 @@ public enum SendRun {
             dispatch.notAfter = SendDeadline(
                 at: engine.now + (deadline - Date().timeIntervalSince1970), text: NotAfter.text(deadline))
         }
-        var duplicates = DuplicateFilter(
-            scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath))
+        let duplicates = DuplicateFilterHolder(
+            DuplicateFilter(scratchDirectory: DuplicateFilter.scratchDirectory(forResults: options.resultsPath)))
         let dispatcher = Dispatcher(
             configuration: dispatch, reader: reader, sink: sink, transport: engine.transport, scheduler: engine,
             isFirstOccurrence: { notification throws(PipelineError) in
-                duplicates.sizeForInput(reader.readProgress)
-                return try duplicates.insert(notification)
+                duplicates.filter.sizeForInput(reader.readProgress)
+                return try duplicates.filter.insert(notification)
             },
             resumeStatus: start.continues ? { resumeState.status($0) } : { _ in .fresh },
             resumedSends: { resumeState.sends($0) },
@@ -347,4 +354,15 @@ public protocol SendRunEngine: LoopScheduler {
 
     /// Ends the loop's life once `run` has returned: drops timers and queued work, which hold the run's objects.
     func shutdown()
+}
+
+/// The run's duplicate filter, asked once a record from the dispatcher's closure: in a class field, unlike a
+/// captured `var`, each use costs no dynamic exclusivity check (docs/PERFORMANCE.md "Exclusivity checks").
+private final class DuplicateFilterHolder {
+    @exclusivity(unchecked)
+    var filter: DuplicateFilter
+
+    init(_ filter: DuplicateFilter) {
+        self.filter = filter
+    }
 }

@@ -4,7 +4,9 @@
 public struct ResolveOverride: Hashable, Sendable, CustomStringConvertible {
     /// Lowercase; an IPv6 literal without brackets.
     public let host: String
+    /// The port the override applies to.
     public let port: Int
+    /// The addresses to connect to instead of resolving the host.
     public let addresses: [SocketAddress]
 
     /// Whether the entry is the one for `host` (any letter case, an IPv6 literal with or without brackets) on
@@ -20,6 +22,7 @@ public struct ResolveOverride: Hashable, Sendable, CustomStringConvertible {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
+    /// The override as `host:port:addresses`.
     public var description: String {
         Self.hostPort(host, port) + ":" + addresses.map { $0.isIPv6 ? "[\($0.host)]" : $0.host }.joined(separator: ",")
     }
@@ -72,6 +75,7 @@ public struct ResolveOverride: Hashable, Sendable, CustomStringConvertible {
 
 /// Why a `--resolve` entry could not be used.
 public struct ResolveOverrideError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The problem as one printable line.
     public let description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,7 +1,9 @@
 /// The `--resolve` entries of a run: the addresses to dial for each HOST:PORT given, instead of resolving it.
 public struct ResolveOverrides: Hashable, Sendable {
+    /// The overrides, in the order added.
     public private(set) var entries: [ResolveOverride] = []
 
+    /// No overrides.
     public init() {}
 
     /// The entries in the order given; one HOST:PORT given twice is refused (put all its addresses in one entry).
@@ -21,5 +23,6 @@ public struct ResolveOverrides: Hashable, Sendable {
         entries.first { $0.matches(host: host, port: port) }?.addresses
     }
 
+    /// Whether there is no override.
     public var isEmpty: Bool { entries.isEmpty }
 }

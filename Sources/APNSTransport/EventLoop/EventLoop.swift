@@ -22,27 +22,46 @@ public final class EventLoop {
 
     let epollFD: Int32
     let mailbox: EventLoopMailbox
+    @exclusivity(unchecked)
     var registrations: [Registration?] = []
+    @exclusivity(unchecked)
     var nextGeneration: UInt32 = 1
+    @exclusivity(unchecked)
     private var events: [epoll_event]
+    @exclusivity(unchecked)
     private var postedWork: [EventLoopMailbox.Work] = []
+    @exclusivity(unchecked)
     private var nextTurnWork: [() -> Void] = []
+    @exclusivity(unchecked)
     private var runningNextTurnWork: [() -> Void] = []
+    @exclusivity(unchecked)
     private var stopRequested = false
+    @exclusivity(unchecked)
     private var ownerThread: pthread_t
+    @exclusivity(unchecked)
     private var readBuffer: [UInt8]
+    @exclusivity(unchecked)
     private var readBufferLent = false
+    @exclusivity(unchecked)
     private var turnInstant: EventLoopInstant?
+    @exclusivity(unchecked)
     private var turnCount: UInt64 = 0
     /// The time a loop with a manual clock reads (nil: the monotonic clock).
+    @exclusivity(unchecked)
     private var manualTime: EventLoopInstant?
     /// On the monotonic clock: the pauses of the process, which the loop's time leaves out.
+    @exclusivity(unchecked)
     private var pauseDetector = EventLoopPauseDetector()
 
+    @exclusivity(unchecked)
     var timerHeap = EventLoopTimerHeap()
+    @exclusivity(unchecked)
     var cancelledTimers = 0
+    @exclusivity(unchecked)
     var timerSequence: UInt64 = 0
+    @exclusivity(unchecked)
     private var pendingResolutions: [UInt64: (Result<[SocketAddress], TransportError>) -> Void] = [:]
+    @exclusivity(unchecked)
     private var resolutionCounter: UInt64 = 0
 
     /// Creates the loop for the calling thread. Also makes the process ignore `SIGPIPE`: a write to a socket the
@@ -436,11 +455,16 @@ public protocol EventLoopHandler: AnyObject {
 
 /// Which readiness a registered descriptor wants to hear about.
 public struct EventLoopInterest: OptionSet, Hashable, Sendable {
+    /// The interest bits.
     public let rawValue: UInt8
+    /// An interest from its bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// Wake when the descriptor is readable.
     public static let read = EventLoopInterest(rawValue: 1)
+    /// Wake when the descriptor is writable.
     public static let write = EventLoopInterest(rawValue: 2)
+    /// Wake for neither.
     public static let none: EventLoopInterest = []
 }
 

@@ -103,6 +103,7 @@ public struct EventLoopInstant: Comparable, Hashable, Sendable, CustomStringConv
     /// Nanoseconds since an arbitrary, fixed point (system boot on Linux).
     public let nanoseconds: UInt64
 
+    /// An instant `nanoseconds` after the clock's origin.
     public init(nanoseconds: UInt64) {
         self.nanoseconds = nanoseconds
     }
@@ -133,9 +134,11 @@ public struct EventLoopInstant: Comparable, Hashable, Sendable, CustomStringConv
         return -Double(earlier.nanoseconds - nanoseconds) / 1e9
     }
 
+    /// Whether `lhs` comes before `rhs`.
     public static func < (lhs: EventLoopInstant, rhs: EventLoopInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
 
+    /// The instant in seconds.
     public var description: String { "\(Double(nanoseconds) / 1e9)s" }
 }

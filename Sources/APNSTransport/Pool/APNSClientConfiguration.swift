@@ -13,9 +13,13 @@ public struct APNSClientConfiguration: Sendable {
         case certificate
     }
 
+    /// The APNs server to connect to.
     public var endpoint: APNSEndpoint
+    /// How requests are authenticated: a provider token or a client certificate.
     public var authentication: Authentication
+    /// The TLS settings of each connection.
     public var tls: TLSClientConfiguration
+    /// The HTTP proxy to tunnel through; nil connects directly.
     public var proxy: ProxyConfiguration?
     /// Addresses to dial instead of resolving a name (`--resolve`): the endpoint's, or the proxy's with a proxy.
     public var resolve = ResolveOverrides()
@@ -27,8 +31,11 @@ public struct APNSClientConfiguration: Sendable {
     /// warm spares are ready before they are needed. Requests in flight are at most
     /// `maximumConnections × streamsPerConnection`.
     public var maximumConnections = 32
+    /// Connections opened at the start.
     public var initialConnections = 3
+    /// The most streams used on each connection.
     public var streamsPerConnection = 128
+    /// Seconds between opening one connection and the next.
     public var connectionStagger = 0.1
     /// A request without an answer after this many seconds is cancelled (RST_STREAM CANCEL) and reported in
     /// doubt; its connection and the other requests on it carry on.
@@ -59,6 +66,7 @@ public struct APNSClientConfiguration: Sendable {
     /// `providerTokenRejected` (the host's clock is probably wrong). The CLI passes `--stop-after`.
     public var stopAfterTokensExpiredOnFirstUse = 5
 
+    /// A configuration for `endpoint`; the other settings have defaults.
     public init(
         endpoint: APNSEndpoint, authentication: Authentication, tls: TLSClientConfiguration = TLSClientConfiguration()
     ) {

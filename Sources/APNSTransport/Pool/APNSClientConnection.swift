@@ -22,12 +22,16 @@ final class APNSClientConnection: TLSConnectionDelegate {
     static let outputChunkBytes = 256 * 1024
 
     let id: ConnectionPoolStateMachine.ConnectionID
+    @exclusivity(unchecked)
     private(set) var machine: ClientConnectionStateMachine
     private weak var owner: (any APNSClientConnectionOwner)?
     private let loop: EventLoop
     private let session: HTTP2ClientSession
+    @exclusivity(unchecked)
     private var tls: TLSConnection?
+    @exclusivity(unchecked)
     private var output: [UInt8] = []
+    @exclusivity(unchecked)
     private var ticker: EventLoopTimer?
 
     init(

@@ -8,32 +8,47 @@ import APNSHTTP2
 /// token fresh, and answers every submitted request exactly once through its delegate. Runs on one event loop;
 /// not thread-safe.
 public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
+    /// Receives the outcomes and events of the pool.
     public weak var delegate: (any PushTransportDelegate)?
+    /// The settings the pool runs with.
     public let configuration: APNSClientConfiguration
 
     let loop: EventLoop
     let context: TLSClientContext
     let tokenCache: ProviderTokenCache?
+    @exclusivity(unchecked)
     var machine: ConnectionPoolStateMachine
+    @exclusivity(unchecked)
     var connections = PoolConnectionTable()
+    @exclusivity(unchecked)
     var timers: [ConnectionPoolStateMachine.Timer: EventLoopTimer] = [:]
     /// Connections with submits not yet flushed (a few at most: searched, not hashed).
+    @exclusivity(unchecked)
     var dirty: [APNSClientConnection] = []
     /// How connects to each address ended: the order new connections dial the addresses in.
+    @exclusivity(unchecked)
     var addressHealth = AddressHealth()
     /// The machine's actions not run yet, in order (see `run`).
+    @exclusivity(unchecked)
     private var queuedActions: [ConnectionPoolStateMachine.Action] = []
 
     // Header state, rebuilt only when the provider token changes or a new campaign topic appears.
+    @exclusivity(unchecked)
     var token: ProviderToken?
+    @exclusivity(unchecked)
     var baseBlock: HTTP2HeaderBlock?
+    @exclusivity(unchecked)
     var campaignBlock: HTTP2HeaderBlock?
+    @exclusivity(unchecked)
     var campaignTopic: Topic?
+    @exclusivity(unchecked)
     var campaignPushType: PushType?
+    @exclusivity(unchecked)
     var fields = HTTP2HeaderFieldList(reservingFields: 8, bytes: 512)
     /// The loop turn whose first submit checked the provider token's age (`refreshHeaders`): the rest of that turn's
     /// submits skip the check. A turn lasts milliseconds and a token tens of minutes, and an `ExpiredProviderToken`
     /// answer re-signs at once whatever the turn.
+    @exclusivity(unchecked)
     var headersCheckedInTurn: UInt64?
 
     /// Builds the pool; connections open when `start()` is called.
@@ -74,8 +89,10 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
 
     // MARK: - PushTransport
 
+    /// Requests that can be submitted now, over all connections.
     public var freeSlots: Int { machine.freeStreams }
 
+    /// Sends the notification on a connection with a free stream; the outcome arrives with `tag`.
     public func submit(_ notification: PushNotification, tag: UInt64) {
         guard let id = machine.pickConnection(), let connection = connections[id] else {
             fail(tag, .notSent(machine.whyNoConnection))
@@ -113,6 +130,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         run(machine.widenIfNeeded())
     }
 
+    /// Closes every connection, allowing `gracePeriod` seconds for answers in flight.
     public func close(gracePeriod: Double) {
         run(machine.closeRequested(gracePeriod: gracePeriod))
     }

@@ -1,15 +1,19 @@
 /// Where the pushes go: APNs production, APNs development (sandbox), or an explicit `https://host:port`
 /// (a mock, a staging proxy). Ports 443 and 2197 are both APNs ports.
 public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
+    /// APNs's production server.
     public static let production = APNSEndpoint(host: "api.push.apple.com", port: 443, isApple: true)
+    /// APNs's development (sandbox) server.
     public static let development = APNSEndpoint(host: "api.sandbox.push.apple.com", port: 443, isApple: true)
 
     /// The host name or IP literal (IPv6 without brackets).
     public let host: String
+    /// The server's TCP port.
     public let port: Int
     /// Whether this is one of Apple's two environments.
     public let isApple: Bool
 
+    /// The endpoint as `host:port`.
     public var description: String {
         host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)"
     }
@@ -20,6 +24,7 @@ public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
         return port == 443 ? name : "\(name):\(port)"
     }
 
+    /// An endpoint at `host` and `port`, not one of Apple's.
     public init(host: String, port: Int) {
         self.init(host: host, port: port, isApple: false)
     }
@@ -76,6 +81,7 @@ public struct APNSEndpoint: Hashable, Sendable, CustomStringConvertible {
 
 /// Why an endpoint string could not be parsed.
 public struct EndpointError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The problem as one printable line.
     public let description: String
     init(_ description: String) { self.description = description }
 }

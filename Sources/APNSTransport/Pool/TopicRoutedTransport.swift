@@ -12,6 +12,7 @@ import APNSCore
 /// out only by `flush()`, which the dispatcher calls once the request's journal line is written, so none leaves
 /// unjournaled. Runs on one event loop; not thread-safe.
 public final class TopicRoutedTransport: PushTransport {
+    /// Receives the outcomes and events of every routed transport.
     public weak var delegate: (any PushTransportDelegate)?
     /// One per key, in the key numbers of `routes`.
     public let lanes: [Lane]
@@ -53,12 +54,14 @@ public final class TopicRoutedTransport: PushTransport {
 
     // MARK: - PushTransport
 
+    /// Requests that can be submitted now, over all routes.
     public var freeSlots: Int {
         var free = 0
         for lane in lanes { free += max(0, lane.transport.freeSlots - (lane.waiting.count - lane.head)) }
         return free
     }
 
+    /// Sends the notification on the transport its topic routes to; the outcome arrives with `tag`.
     public func submit(_ notification: PushNotification, tag: UInt64) {
         guard let lane = lane(for: notification.topic), !closing else {
             let why = closing ? "the run was closing" : "no provider key covers topic \(notification.topic.value)"
@@ -73,6 +76,7 @@ public final class TopicRoutedTransport: PushTransport {
         }
     }
 
+    /// Flushes every routed transport's pending writes.
     public func flush() {
         for lane in lanes {
             lane.released = lane.waiting.count
@@ -81,6 +85,7 @@ public final class TopicRoutedTransport: PushTransport {
         }
     }
 
+    /// Closes every routed transport, allowing `gracePeriod` seconds for answers in flight.
     public func close(gracePeriod: Double) {
         guard !closing else { return }
         closing = true
@@ -159,8 +164,11 @@ public final class TopicRoutedTransport: PushTransport {
     /// One key's transport and the requests waiting for it; hears that transport as its delegate and passes on
     /// what the dispatcher must hear.
     public final class Lane: PushTransportDelegate {
+        /// The route's key, as topics map to it.
         public let key: Int
+        /// A name for the route in logs and errors.
         public let label: String
+        /// The transport the route's notifications go to.
         public let transport: any PushTransport
         fileprivate weak var owner: TopicRoutedTransport?
         /// Waiting requests from `head` on; those before `released` may go out.
@@ -174,20 +182,24 @@ public final class TopicRoutedTransport: PushTransport {
             self.transport = transport
         }
 
+        /// Passes a routed transport's outcome on to the delegate.
         public func transport(completed tag: UInt64, outcome: consuming PushOutcome) {
             owner?.delegate?.transport(completed: tag, outcome: outcome)
             owner?.laneMayHaveRoom(self)
         }
 
+        /// Tells the delegate that a routed transport has free slots.
         public func transportHasFreeSlots() {
             owner?.laneMayHaveRoom(self)
             owner?.delegate?.transportHasFreeSlots()
         }
 
+        /// Passes a routed transport's failure on to the delegate.
         public func transportFailed(_ error: any Error) {
             owner?.delegate?.transportFailed(LaneFailure(label: label, error: error))
         }
 
+        /// Tells the delegate when a routed transport has closed.
         public func transportDidClose() {
             owner?.laneClosed()
         }

@@ -6,11 +6,16 @@ public struct ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// curl's default proxy port, used when the URL has none.
     public static let defaultPort = 1080
 
+    /// The proxy's host name or address.
     public let host: String
+    /// The proxy's TCP port.
     public let port: Int
+    /// The user name for basic authentication; nil sends none.
     public let username: String?
+    /// The password for basic authentication; nil sends none.
     public let password: String?
 
+    /// A proxy at `host` and `port`, with optional credentials.
     public init(host: String, port: Int, username: String? = nil, password: String? = nil) {
         self.host = host
         self.port = port

@@ -31,6 +31,7 @@ public final class ProxyTunnel: EventLoopHandler {
         request.append(proxy.connectRequest(host: host, port: port))
     }
 
+    /// Connects to the proxy and sends the CONNECT request.
     public func start() {
         guard let socket else { return }
         // The timer's closure keeps the tunnel alive while it works; finishing cancels it.
@@ -53,6 +54,7 @@ public final class ProxyTunnel: EventLoopHandler {
         finish(.failure(TransportError(.timeout, "cancelled")))
     }
 
+    /// Sends pending bytes now that the socket is writable.
     public func writable() {
         guard let socket else { return }
         while !request.isEmpty {
@@ -66,6 +68,7 @@ public final class ProxyTunnel: EventLoopHandler {
         loop.setInterest(.read, for: socket.fd)
     }
 
+    /// Reads the proxy's answer now that the socket is readable.
     public func readable() {
         guard let socket else { return }
         loop.withReadBuffer { buffer in
@@ -113,6 +116,7 @@ public final class ProxyTunnel: EventLoopHandler {
         }
     }
 
+    /// Fails the tunnel: the socket was closed.
     public func hangup() {
         readable()
     }
@@ -154,16 +158,20 @@ public struct ProxyResponseParser: Sendable {
         case invalid(String)
     }
 
+    /// The default limit on the answer's header bytes.
     public static let defaultMaximumHeaderBytes = 16 * 1024
 
+    /// The most header bytes accepted before the answer is refused.
     public let maximumHeaderBytes: Int
     private var header: [UInt8] = []
     private var finished = false
 
+    /// A parser that accepts up to `maximumHeaderBytes` of header.
     public init(maximumHeaderBytes: Int = ProxyResponseParser.defaultMaximumHeaderBytes) {
         self.maximumHeaderBytes = maximumHeaderBytes
     }
 
+    /// Adds received bytes and says whether to wait, proceed, or fail.
     public mutating func parse(_ bytes: [UInt8]) -> Action {
         parse(bytes[...])
     }

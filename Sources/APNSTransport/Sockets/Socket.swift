@@ -30,6 +30,7 @@ public final class Socket {
         return (Socket(adopting: fds[0]), Socket(adopting: fds[1]))
     }
 
+    /// Whether the descriptor is still open.
     public var isOpen: Bool { fd >= 0 }
 
     /// Starts a non-blocking connect. True when already connected, false when in progress (wait for writable,

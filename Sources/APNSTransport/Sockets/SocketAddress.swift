@@ -5,12 +5,14 @@ internal import Glibc
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The numeric host, IPv6 without brackets ("127.0.0.1", "::1").
     public let host: String
+    /// The TCP port.
     public let port: Int
     /// `AF_INET` or `AF_INET6`.
     let family: Int32
     /// The `sockaddr` bytes handed to connect/bind.
     let raw: [UInt8]
 
+    /// Whether the address is IPv6.
     public var isIPv6: Bool { family == AF_INET6 }
 
     /// "127.0.0.1:443" or "[::1]:443".

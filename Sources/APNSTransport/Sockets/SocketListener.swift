@@ -5,6 +5,7 @@ internal import Glibc
 public final class SocketListener: EventLoopHandler {
     /// The bound address, with the real port when port 0 was asked for.
     public let address: SocketAddress
+    /// The port listened on, useful when it was chosen by the system.
     public var port: Int { address.port }
 
     private let loop: EventLoop
@@ -25,6 +26,7 @@ public final class SocketListener: EventLoopHandler {
         try self.init(loop: loop, address: address, backlog: backlog, onAccept: onAccept)
     }
 
+    /// A listener on the given address; throws when it cannot bind or listen.
     public init(
         loop: EventLoop, address: SocketAddress, backlog: Int32 = 511,
         onAccept: @escaping (Socket) -> Void
@@ -52,6 +54,7 @@ public final class SocketListener: EventLoopHandler {
         socket.close()
     }
 
+    /// Accepts the connections waiting.
     public func readable() {
         for _ in 0..<Self.acceptsPerTurn {
             let fd = accept(socket.fd, nil, nil)  // accept4 needs _GNU_SOURCE, which Glibc's module lacks
@@ -76,8 +79,10 @@ public final class SocketListener: EventLoopHandler {
         }
     }
 
+    /// Does nothing: a listener never writes.
     public func writable() {}
 
+    /// Does nothing: a listener is not hung up.
     public func hangup() {}
 
     private func pauseAccepting() {

@@ -14,35 +14,52 @@ public final class TLSConnection: EventLoopHandler {
         case closed
     }
 
+    /// Receives the connection's data and events.
     public weak var delegate: (any TLSConnectionDelegate)?
+    /// Where the connection stands, from connecting through the handshake to established and closed.
+    @exclusivity(unchecked)
     public internal(set) var state: State
     /// Set once the handshake completed.
+    @exclusivity(unchecked)
     public internal(set) var handshakeInfo: TLSHandshakeInfo?
     /// The name the client verifies the server against (nil on a server).
     public let serverName: String?
+    /// Whether this is the server side.
     public let isServer: Bool
 
     let loop: EventLoop
     let context: TLSContextOpenSSL
+    @exclusivity(unchecked)
     var socket: Socket?
+    @exclusivity(unchecked)
     var session: TLSSessionOpenSSL?
+    @exclusivity(unchecked)
     var output = SocketOutputBuffer()
     /// What the handshake's last step is waiting for.
+    @exclusivity(unchecked)
     var handshakeInterest: EventLoopInterest = .read
     /// SSL_write said WANT_WRITE: wait for writable, then write again.
+    @exclusivity(unchecked)
     var writeWaitsForWritable = false
     /// SSL_write said WANT_READ (a TLS message must be read first): write again when readable.
+    @exclusivity(unchecked)
     var writeWaitsForReadable = false
     /// SSL_read said WANT_WRITE: read again when writable.
+    @exclusivity(unchecked)
     var readWaitsForWritable = false
     /// Output was held back by the socket; tell the delegate when it has all gone.
+    @exclusivity(unchecked)
     var owesDrainNotice = false
+    @exclusivity(unchecked)
     var readContinuesNextTurn = false
     /// Client: whether this connection's session is still to be remembered for the next connections to resume (it
     /// becomes resumable once the server's session ticket has been read, after the handshake).
+    @exclusivity(unchecked)
     var sessionToRemember: Bool
+    @exclusivity(unchecked)
     var timer: EventLoopTimer?
     /// The connect or proxy stage in progress (clients from `connect`).
+    @exclusivity(unchecked)
     var stage: (any TLSConnectStage)?
 
     /// Bytes written but not yet accepted by the socket.
@@ -290,6 +307,7 @@ extension TLSConnection {
     /// Most bytes delivered per readiness event before yielding to other connections for a turn.
     static let readBudget = 1 << 20
 
+    /// Reads and decrypts what the socket has.
     public func readable() {
         switch state {
         case .handshaking:
@@ -305,6 +323,7 @@ extension TLSConnection {
         }
     }
 
+    /// Sends pending encrypted bytes now that the socket is writable.
     public func writable() {
         switch state {
         case .handshaking:
@@ -324,6 +343,7 @@ extension TLSConnection {
         }
     }
 
+    /// Closes the connection: the peer hung up.
     public func hangup() {
         readable()
     }

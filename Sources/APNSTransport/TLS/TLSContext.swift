@@ -4,6 +4,7 @@ import APNSCrypto
 /// cipher policy), shared by every connection the pool opens. Building it reads files and may fail; do it at
 /// start-up, not on the event loop's hot path.
 public final class TLSClientContext: Sendable {
+    /// The settings the context was made from.
     public let configuration: TLSClientConfiguration
     let context: TLSContextOpenSSL
 
@@ -27,9 +28,11 @@ public final class TLSClientContext: Sendable {
 /// A server TLS context: identity, ALPN selection and client-certificate policy loaded into OpenSSL once, shared
 /// by every accepted connection (the mock server).
 public final class TLSServerContext: Sendable {
+    /// The settings the context was made from.
     public let configuration: TLSServerConfiguration
     let context: TLSContextOpenSSL
 
+    /// A server context; throws when the certificate, key or trust roots do not load.
     public init(_ configuration: TLSServerConfiguration) throws(TransportError) {
         self.configuration = configuration
         context = try TLSContextOpenSSL(server: configuration)
@@ -57,6 +60,7 @@ public struct TLSClientConfiguration: Sendable, Hashable {
     /// Seconds each address gets to accept the TCP connect (the addresses race: `SocketConnector`).
     public var connectTimeout: Double
 
+    /// Client settings; every one has a default.
     public init(
         trustRoots: TLSTrustRoots = .system,
         pinnedSPKISHA256: [String] = [],
@@ -79,11 +83,13 @@ public struct TLSClientConfiguration: Sendable, Hashable {
 public struct TLSServerConfiguration: Sendable, Hashable {
     /// The server's certificate chain and key.
     public var identity: TLSIdentity
+    /// Whether the server asks for client certificates and which it accepts.
     public var clientCertificates: TLSClientCertificatePolicy
     /// Versions, cipher suites and the protocols selected with ALPN, in preference order (empty: the server
     /// ignores ALPN, like a server that does not speak HTTP/2; clients requiring h2 must refuse it).
     public var handshake: TLSHandshakeSettings
 
+    /// Server settings from the identity it presents and its policy on client certificates.
     public init(
         identity: TLSIdentity,
         clientCertificates: TLSClientCertificatePolicy = .none,
@@ -108,7 +114,9 @@ public struct TLSHandshakeSettings: Sendable, Hashable {
 
     /// ALPN: a client offers these, a server selects one of them.
     public var applicationProtocols = ["h2"]
+    /// The oldest TLS version accepted.
     public var minimumVersion = TLSVersion.tls1_2
+    /// The newest TLS version offered.
     public var maximumVersion = TLSVersion.tls1_3
     /// TLS 1.2 cipher suites, in OpenSSL syntax.
     public var cipherList = TLSHandshakeSettings.forwardSecretCipherList
@@ -149,8 +157,10 @@ public enum TLSVersion: Int, Sendable, Hashable, Comparable, CustomStringConvert
     case tls1_2 = 0x0303
     case tls1_3 = 0x0304
 
+    /// Whether `lhs` is the older version.
     public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// The version's OpenSSL name, `TLSv1.2` or `TLSv1.3`.
     public var description: String { self == .tls1_2 ? "TLSv1.2" : "TLSv1.3" }
 }
 
