@@ -67,10 +67,10 @@ struct PushgatewayOptions: ParsableArguments {
         do throws(PushgatewayPush.URLError) {
             target = try PushgatewayPush(url: given)
         } catch {
-            throw ValidationError(
-                url == nil
-                    ? error.description.replacingOccurrences(of: "--pushgateway ", with: "APNS_PUSHGATEWAY ")
-                    : error.description)
+            // From the environment: the variable named where the option would be.
+            let fromVariable = error.description.replacingOccurrences(of: "--pushgateway ", with: "APNS_PUSHGATEWAY ")
+                .replacingOccurrences(of: "--pushgateway:", with: "APNS_PUSHGATEWAY:")
+            throw ValidationError(url == nil ? fromVariable : error.description)
         }
         if let caFile {
             guard target.usesTLS else {

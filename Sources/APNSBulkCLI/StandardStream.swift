@@ -22,7 +22,9 @@ enum StandardStream {
         var text = message.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
         let firstWord = text.prefix { $0.isLetter }
-        if firstWord.count > 1, let first = firstWord.first, first.isUppercase,
+        // A word followed by a space; "Cert.pem: …" or "Users/…" name a file and keep their case.
+        let isWord = text.dropFirst(firstWord.count).first == " "
+        if isWord, firstWord.count > 1, let first = firstWord.first, first.isUppercase,
             firstWord.dropFirst().allSatisfy(\.isLowercase)
         {
             text = first.lowercased() + text.dropFirst()

@@ -85,6 +85,7 @@ struct OneVoiceEndToEndTests {
         Case(arguments: ["prune"], status: 64, names: ["<results>"]),
         Case(arguments: ["prune", "nope.ndjson"], status: 1, names: ["nope.ndjson"]),
         Case(arguments: ["pin", "nope.pem"], status: 1, names: ["nope.pem"]),
+        Case(arguments: ["pin", "Cert.pem"], status: 1, names: ["Cert.pem"]),
         Case(
             arguments: ["token", "--key", "nope.p8", "--key-id", "X", "--team-id", "TEAMID1234"], status: 64,
             names: ["--key-id"]),
