@@ -28,17 +28,19 @@ struct PoolMachineHarness {
         connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, roomPerRequestInFlight: Int = 1,
         stagger: Double = 0.1,
         reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12),
-        failureWindow: Double = 30
+        failureWindow: Double = 30, stopAfterTokensExpiredOnFirstUse: Int = 3
     ) {
         machine = Machine(
             maximumConnections: connections, initialConnections: initial, streamsPerConnection: streamsPerConnection,
             roomPerRequestInFlight: roomPerRequestInFlight, stagger: stagger, reconnect: reconnect,
-            failureWindow: failureWindow, random: NoJitter())
+            failureWindow: failureWindow, stopAfterTokensExpiredOnFirstUse: stopAfterTokensExpiredOnFirstUse,
+            random: NoJitter())
     }
 
     /// Records the actions and keeps the timers; returns the actions.
     @discardableResult
-    mutating func apply(_ new: [Machine.Action]) -> [Machine.Action] {
+    mutating func apply(_ actions: Machine.Actions) -> [Machine.Action] {
+        let new = actions.array
         for action in new {
             switch action {
             case .open(let id): opened.append(id)
@@ -47,7 +49,7 @@ struct PoolMachineHarness {
             default: break
             }
         }
-        actions += new
+        self.actions += new
         return new
     }
 
@@ -66,6 +68,14 @@ struct PoolMachineHarness {
     }
 
     var lastOpened: ID? { opened.last }
+
+    /// Submits a request: the connection the machine starts it on, or nil when it refuses it.
+    mutating func pick() -> ID? {
+        let answer = machine.requestSubmitted().array
+        #expect(answer.count == 1, "one answer to a request: \(answer)")
+        if case .startRequest(let id) = answer.first { return id }
+        return nil
+    }
 
     /// The connection `id` ends before the server ever answered, with a retryable error.
     @discardableResult
@@ -187,18 +197,18 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.start())
         let first = try #require(pool.lastOpened)
         pool.apply(pool.machine.connectionReady(first, load: Load(available: 5, inFlight: 0)))
-        #expect(pool.machine.pickConnection() == first)
+        #expect(pool.pick() == first)
         pool.apply(pool.machine.requestStartedOrEnded(first, load: Load(available: 4, inFlight: 1)))
         let goaway = pool.apply(pool.machine.connectionStoppedTakingStreams(first, hadAnswer: true, inFlight: 1))
         #expect(goaway == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams])
         #expect(pool.machine.retired == [first: 1])
         #expect(pool.machine.freeStreams == 0)
-        #expect(pool.machine.pickConnection() == nil, "a retired connection takes no request")
+        #expect(pool.pick() == nil, "a retired connection takes no request")
         pool.advance(0)
         let second = try #require(pool.lastOpened)
         #expect(second != first)
         pool.apply(pool.machine.connectionReady(second, load: Load(available: 5, inFlight: 0)))
-        #expect(pool.machine.pickConnection() == second)
+        #expect(pool.pick() == second)
         // The retired one ends; nothing reopens for it.
         #expect(
             pool.apply(pool.machine.connectionClosed(first, error: nil, hadAnswer: true, serverSpoke: true)).isEmpty)
@@ -255,32 +265,32 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 10, inFlight: 0)))
         // Not answered on yet: a connection without a request goes first, before the one already busy (its first
         // request lets its server raise the limit), in slot order.
-        #expect(pool.machine.pickConnection() == ids[1])
+        #expect(pool.pick() == ids[1])
         pool.apply(pool.machine.requestStartedOrEnded(ids[1], load: Load(available: 9, inFlight: 1)))
-        #expect(pool.machine.pickConnection() == ids[2])
+        #expect(pool.pick() == ids[2])
         pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 9, inFlight: 1)))
         // Each with a request: they spread, starting with the last connection readied; a server answering nothing
         // then fails on every connection at once.
         #expect(
-            [pool.machine.pickConnection(), pool.machine.pickConnection(), pool.machine.pickConnection()]
+            [pool.pick(), pool.pick(), pool.pick()]
                 == [ids[2], ids[0], ids[1]])
         // One whose request ended unanswered (timed out) goes first again.
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 10, inFlight: 0)))
-        #expect(pool.machine.pickConnection() == ids[0])
+        #expect(pool.pick() == ids[0])
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 8, inFlight: 2)))
         for id in ids { pool.apply(pool.machine.connectionAnswered(id)) }
         // Answered: packed. The one picked is kept while it has room; then the next in slot order with room.
-        #expect(pool.machine.pickConnection() == ids[2])
-        #expect(pool.machine.pickConnection() == ids[2])
+        #expect(pool.pick() == ids[2])
+        #expect(pool.pick() == ids[2])
         pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 0, inFlight: 10)))
-        #expect(pool.machine.pickConnection() == ids[0], "ids[2] full: the next with room")
+        #expect(pool.pick() == ids[0], "ids[2] full: the next with room")
         pool.apply(pool.machine.requestStartedOrEnded(ids[0], load: Load(available: 7, inFlight: 3)))
-        #expect(pool.machine.pickConnection() == ids[0], "kept while it has room")
+        #expect(pool.pick() == ids[0], "kept while it has room")
         pool.apply(pool.machine.requestStartedOrEnded(ids[2], load: Load(available: 1, inFlight: 9)))
-        #expect(pool.machine.pickConnection() == ids[0], "not moved by room elsewhere")
+        #expect(pool.pick() == ids[0], "not moved by room elsewhere")
         pool.apply(pool.machine.loadChanged(ids[1], load: Load(available: 0, inFlight: 0)))
         pool.apply(pool.machine.loadChanged(ids[2], load: Load(available: 0, inFlight: 0)))
-        #expect(pool.machine.pickConnection() == ids[0], "only one with a free stream")
+        #expect(pool.pick() == ids[0], "only one with a free stream")
         #expect(pool.machine.activeConnectionCount == 3)
     }
 
@@ -298,7 +308,7 @@ struct ConnectionPoolStateMachineTests {
         #expect(close == [.cancel(.open(slot: 2)), .drain(busy), .close(idle), .schedule(.closeDeadline, after: 5)])
         #expect(pool.machine.lifecycle == .closing(deadlineScheduled: true))
         #expect(pool.machine.freeStreams == 0)
-        #expect(pool.machine.pickConnection() == nil)
+        #expect(pool.pick() == nil)
         #expect(
             pool.apply(pool.machine.connectionClosed(idle, error: nil, hadAnswer: false, serverSpoke: true)).isEmpty)
         pool.apply(pool.machine.requestStartedOrEnded(busy, load: Load(available: 0, inFlight: 0)))
@@ -397,5 +407,30 @@ struct ConnectionPoolStateMachineTests {
         pool.apply(pool.machine.connectionReady(back, load: Load(available: 1, inFlight: 0)))
         #expect(pool.apply(pool.machine.connectionAnswered(back)) == [.cancel(.failureWindow)])
         #expect(pool.machine.failuresInARow == 0 && pool.timers[.failureWindow] == nil)
+    }
+
+    @Test("fresh provider tokens declared expired on first use end the pool at the limit, naming the clock, once")
+    func clockProblemGivesUp() {
+        var pool = PoolMachineHarness(stopAfterTokensExpiredOnFirstUse: 3)
+        pool.apply(pool.machine.start())
+        #expect(pool.apply(pool.machine.providerTokenExpired(onFirstUseInARow: 2, clockProblem: "clock")).isEmpty)
+        #expect(pool.apply(pool.machine.providerTokenExpired(onFirstUseInARow: 3, clockProblem: nil)).isEmpty)
+        #expect(
+            pool.apply(pool.machine.providerTokenExpired(onFirstUseInARow: 3, clockProblem: "clock"))
+                == [.reportFailure(.transport(TransportError(.providerTokenRejected, "clock")))])
+        #expect(pool.apply(pool.machine.providerTokenExpired(onFirstUseInARow: 4, clockProblem: "clock")).isEmpty)
+        #expect(pool.pick() == nil, "failed: no request goes out")
+    }
+
+    @Test("a request goes to a connection only while the pool runs; otherwise it is refused with the reason")
+    func requestSubmittedAnswers() {
+        var pool = PoolMachineHarness(connections: 1)
+        pool.apply(pool.machine.start())
+        #expect(pool.machine.requestSubmitted() == [.refuseRequest("no connection has a free stream")])
+        let id = pool.opened[0]
+        pool.apply(pool.machine.connectionReady(id, load: Load(available: 2, inFlight: 0)))
+        #expect(pool.machine.requestSubmitted() == [.startRequest(on: id)])
+        pool.apply(pool.machine.failed(.transport(TransportError(.timeout, "test"))))
+        #expect(pool.machine.requestSubmitted() == [.refuseRequest("the client stopped after a fatal error")])
     }
 }

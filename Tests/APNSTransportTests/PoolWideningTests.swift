@@ -25,7 +25,7 @@ struct PoolWideningTests {
     ) -> [[ConnectionPoolStateMachine.Action]] {
         var widenings: [[ConnectionPoolStateMachine.Action]] = []
         for _ in 0..<count {
-            guard let id = pool.machine.pickConnection() else { break }
+            guard let id = pool.pick() else { break }
             inFlight[id, default: 0] += 1
             let load = Load(available: 100 - inFlight[id, default: 0], inFlight: inFlight[id, default: 0])
             pool.apply(pool.machine.requestStartedOrEnded(id, load: load))
@@ -57,12 +57,12 @@ struct PoolWideningTests {
         #expect(
             submit(8, &pool, inFlight: &inFlight) == [[], [], [], [.open(ID(value: 3))], [], [], [], []],
             "16 in flight, room 14: the fourth")
-        #expect(pool.machine.pickConnection() == nil && pool.machine.freeStreams == 0, "each at its share")
+        #expect(pool.pick() == nil && pool.machine.freeStreams == 0, "each at its share")
 
         // Readied, a connection takes its share, no more; the last slots open as what is in flight grows.
         for id in [ID(value: 2), ID(value: 3)] { readyAndAnswering(&pool, id) }
         #expect(submit(20, &pool, inFlight: &inFlight).flatMap { $0 } == [.open(ID(value: 4)), .open(ID(value: 5))])
-        #expect(pool.machine.idleSlots == 0 && pool.machine.pickConnection() == nil)
+        #expect(pool.machine.idleSlots == 0 && pool.pick() == nil)
         #expect(inFlight.values.sorted() == [10, 10, 10, 10])
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty, "no idle slot left")
     }
@@ -109,7 +109,7 @@ struct PoolWideningTests {
         pool.apply(pool.machine.start())
         for id in pool.opened {
             pool.apply(pool.machine.connectionReady(id, load: Load(available: 1, inFlight: 0)))
-            #expect(pool.machine.pickConnection() == id)
+            #expect(pool.pick() == id)
             pool.apply(pool.machine.requestStartedOrEnded(id, load: Load(available: 0, inFlight: 1)))
             #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
         }

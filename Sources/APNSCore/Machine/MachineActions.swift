@@ -88,6 +88,12 @@ package struct MachineActions<Action> {
         }
     }
 
+    /// Adds `rhs` after the actions `lhs` holds.
+    @inlinable
+    package static func += (lhs: inout Self, rhs: Self) {
+        lhs.append(contentsOf: rhs)
+    }
+
     /// `lhs`, then `rhs`.
     @inlinable
     package static func + (lhs: Self, rhs: Self) -> Self {

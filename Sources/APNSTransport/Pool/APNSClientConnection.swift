@@ -23,7 +23,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
 
     let id: ConnectionPoolStateMachine.ConnectionID
     @exclusivity(unchecked)
-    private(set) var machine: ClientConnectionStateMachine
+    private var machine: ClientConnectionStateMachine
     private weak var owner: (any APNSClientConnectionOwner)?
     private let loop: EventLoop
     private let session: HTTP2ClientSession
@@ -33,6 +33,12 @@ final class APNSClientConnection: TLSConnectionDelegate {
     private var output: [UInt8] = []
     @exclusivity(unchecked)
     private var ticker: EventLoopTimer?
+    /// Actions of events that arrived while actions ran, in order (see `run`).
+    @exclusivity(unchecked)
+    private var queuedActions: [ClientConnectionStateMachine.Action] = []
+    /// Whether `run` is running actions now.
+    @exclusivity(unchecked)
+    private var runningActions = false
 
     init(
         id: ConnectionPoolStateMachine.ConnectionID, endpoint: APNSEndpoint, proxy: ProxyConfiguration?,
@@ -58,26 +64,33 @@ final class APNSClientConnection: TLSConnectionDelegate {
     }
 
     /// Starts a request carrying the provider token numbered `tokenSerial` (0 without one); the bytes go out at
-    /// the next `flush()`.
+    /// the next `flush()`. Throws `HTTP2Error.sessionClosing` when the connection takes no requests now.
     func submit(
         block: HTTP2HeaderBlock?, fields: HTTP2HeaderFieldList, body: [UInt8], tag: UInt64, tokenSerial: Int = 0
     ) throws(HTTP2Error) {
-        guard machine.takesRequests else { throw .sessionClosing }
-        let streamID = try session.submitRequest(block: block, fields: fields, body: body, tag: tag)
-        machine.requestStarted(tag: tag, streamID: streamID, tokenSerial: tokenSerial, now: loop.turnTime)
+        // The machine's answer is this call's: run here, never queued behind a report that may have called us.
+        for action in machine.requestSubmitted() {
+            switch action {
+            case .startRequest:
+                let streamID = try session.submitRequest(block: block, fields: fields, body: body, tag: tag)
+                run(machine.requestStarted(tag: tag, streamID: streamID, tokenSerial: tokenSerial, now: loop.turnTime))
+            case .refuseRequest:
+                throw .sessionClosing
+            default:
+                run(ClientConnectionStateMachine.Actions(action))
+            }
+        }
     }
 
     /// Hands what the session has to send to TLS and sends it. Stream ids near their end: no new streams here;
     /// the pool opens a replacement, this one drains.
     func flush() {
-        guard let tls else { return }  // ended
+        guard let tls else { return }  // torn down: nothing can be written
         writeSessionOutput(to: tls)
         tls.flush()
-        if session.isClosed {
-            run(machine.sessionProgressed(sessionError: HTTP2Error?.none, sessionClosed: true))
-        } else if !session.acceptsNewStreams {
-            run(machine.drain(.streamIDsUsedUp))
-        }
+        run(
+            machine.sessionProgressed(
+                sessionError: nil, sessionClosed: session.isClosed, acceptsNewStreams: session.acceptsNewStreams))
     }
 
     /// Takes no new requests and closes once the open ones have ended (the pool is closing).
@@ -119,67 +132,80 @@ final class APNSClientConnection: TLSConnectionDelegate {
 
     // MARK: - Actions
 
-    /// Runs what the machine decided; each action's own events go back through the machine.
-    private func run(_ action: consuming ClientConnectionStateMachine.Action?) {
+    /// Runs what the machine decided, in order, after it returned. An action can raise events (a cancel's outcome,
+    /// the streams a teardown fails, a report whose owner calls back); the machine takes them at once, and their
+    /// actions join the queue and run after the ones before them, by the call already running it: the connection
+    /// never acts inside another action. A request the owner submits from inside a report starts at once
+    /// (`submit`): the report is the last thing its action does.
+    private func run(_ actions: consuming ClientConnectionStateMachine.Actions) {
+        guard !actions.isEmpty else { return }
+        guard !runningActions else {
+            queuedActions.append(contentsOf: actions)
+            return
+        }
+        runningActions = true
+        for action in actions { perform(action) }
+        var next = 0
+        while next < queuedActions.count {
+            perform(queuedActions[next])
+            next += 1
+        }
+        queuedActions.removeAll(keepingCapacity: true)
+        runningActions = false
+    }
+
+    private func perform(_ action: consuming ClientConnectionStateMachine.Action) {
         switch consume action {
-        case nil:
-            break
+        case .startRequest, .refuseRequest:
+            break  // answers to `submit`, run there
         case .announceReady:
             flush()  // the connection preface and our SETTINGS
             owner?.connectionBecameReady(self)
         case .reportLoad:
             owner?.connectionLoadChanged(self)
-        case .reportDraining(let thenClose):
-            owner?.connectionStoppedTakingStreams(self)
-            if thenClose { close() }
+        case .reportDraining(let hadAnswer, let inFlight):
+            owner?.connectionStoppedTakingStreams(self, hadAnswer: hadAnswer, inFlight: inFlight)
         case .reportEnd(let tag, let outcome, let serial, let firstAnswer):
             if firstAnswer { owner?.connectionAnswered(self) }
             owner?.connection(self, completed: tag, outcome: consume outcome, tokenSerial: serial)
         case .cancelRequest(let tag, let streamID, let serial):
-            let wasSent = session.cancelRequest(streamID: streamID) ?? true
-            let why = "no answer within \(Int(machine.timing.requestTimeout))s; stream cancelled"
-            owner?.connection(
-                self, completed: tag, outcome: .failed(wasSent ? .answerLost(why) : .notSent(why)), tokenSerial: serial)
+            let headersSent = session.cancelRequest(streamID: streamID) ?? true
+            run(machine.requestCancelled(tag: tag, tokenSerial: serial, headersSent: headersSent))
         case .suspend:
             flush()  // the RST_STREAMs
             owner?.connectionLoadChanged(self)
         case .sendPing(let payload):
-            if (try? session.submitPing(payload: payload)) == nil { machine.pingNotSent() }
+            if (try? session.submitPing(payload: payload)) == nil { run(machine.pingNotSent()) }
             flush()
         case .end(let how):
-            end(how)
+            tearDown(how)
+        case .reportClosed(let error, let server):
+            owner?.connection(self, closedWith: error, server: server)
         }
     }
 
-    /// Ends the connection `how`, then reports every request still open and the close, once (the machine returns
-    /// `.end` once).
-    private func end(_ how: ClientConnectionStateMachine.Ending) {
+    /// Ends the transport and the session `how`; the streams the session still held are reported failed as it
+    /// ends them, then the machine hears `teardownFinished` (the machine returns `.end` once).
+    private func tearDown(_ how: ClientConnectionStateMachine.Ending) {
         ticker?.cancel()
         ticker = nil
-        let error: TransportError?
         switch how {
         case .close:
-            error = nil
             if let connection = tls {  // the GOAWAY and close_notify go out first
                 tls = nil
                 session.terminate()
                 writeSessionOutput(to: connection)
                 connection.close(gracePeriod: Self.closeNotifyGracePeriod)
             }
-        case .abort(let reason):
-            error = reason
+        case .abort:
             tls?.abort()
-        case .transportClosed(let reason):
-            error = reason
+        case .transportClosed:
+            break
         }
         tls = nil
         session.connectionClosed()
         deliverEvents()
-        // Anything the session did not report (it always should) is in doubt rather than lost.
-        for (tag, outcome, serial) in machine.takeUnreportedRequests() {
-            owner?.connection(self, completed: tag, outcome: outcome, tokenSerial: serial)
-        }
-        owner?.connection(self, closedWith: error)
+        run(machine.teardownFinished())
     }
 
     private func writeSessionOutput(to connection: TLSConnection) {
@@ -204,7 +230,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
             case .remoteSettingsChanged:
                 run(machine.settingsReceived())
             case .pingAcknowledged:
-                machine.pingAcknowledged()
+                run(machine.pingAcknowledged())
             case .connectionError(let error):
                 sessionError = error  // the session is closed; its streams follow as .streamFailed
             }
@@ -220,7 +246,7 @@ final class APNSClientConnection: TLSConnectionDelegate {
     /// Runs what the machine decides every tick: overdue requests cancelled, PINGs, a dead connection dropped.
     private func tick() {
         scheduleTick()
-        for action in machine.tick(now: loop.now()) { run(action) }
+        run(machine.tick(now: loop.now()))
     }
 }
 
@@ -238,8 +264,12 @@ protocol APNSClientConnectionOwner: AnyObject {
     /// The server changed how many streams may be open, or the connection stopped or resumed taking requests after
     /// a request timeout: `connection.load` changed.
     func connectionLoadChanged(_ connection: APNSClientConnection)
-    /// The connection stopped taking new streams on its own (GOAWAY, stream ids used up): it drains.
-    func connectionStoppedTakingStreams(_ connection: APNSClientConnection)
-    /// The connection is gone; every request it carried has been reported. `error` is nil for a clean close.
-    func connection(_ connection: APNSClientConnection, closedWith error: TransportError?)
+    /// The connection stopped taking new streams on its own (GOAWAY, stream ids used up): it drains its
+    /// `inFlight` requests. `hadAnswer`: its server answered at least one request.
+    func connectionStoppedTakingStreams(_ connection: APNSClientConnection, hadAnswer: Bool, inFlight: Int)
+    /// The connection is gone; every request it carried has been reported. `error` is nil for a clean close;
+    /// `server`: what its server had shown of itself.
+    func connection(
+        _ connection: APNSClientConnection, closedWith error: TransportError?,
+        server: ClientConnectionStateMachine.ServerSigns)
 }

@@ -71,7 +71,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         machine = ConnectionPoolStateMachine(
             maximumConnections: configuration.maximumConnections, initialConnections: configuration.initialConnections,
             streamsPerConnection: configuration.streamsPerConnection, stagger: configuration.connectionStagger,
-            reconnect: configuration.reconnect, failureWindow: configuration.failureWindow)
+            reconnect: configuration.reconnect, failureWindow: configuration.failureWindow,
+            stopAfterTokensExpiredOnFirstUse: configuration.stopAfterTokensExpiredOnFirstUse)
         do {
             try refreshHeaders()
         } catch {
@@ -94,8 +95,24 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
 
     /// Sends the notification on a connection with a free stream; the outcome arrives with `tag`.
     public func submit(_ notification: PushNotification, tag: UInt64) {
-        guard let id = machine.pickConnection(), let connection = connections[id] else {
-            fail(tag, .notSent(machine.whyNoConnection))
+        // The machine's answer is this call's: run here, never queued behind an action that may have called us.
+        for action in machine.requestSubmitted() {
+            switch action {
+            case .startRequest(let id):
+                start(notification, tag: tag, on: id)
+            case .refuseRequest(let why):
+                fail(tag, .notSent(why))
+            default:
+                run(ConnectionPoolStateMachine.Actions(action))
+            }
+        }
+    }
+
+    /// Starts the request on connection `id`, with the provider token checked once a loop turn, and tells the
+    /// machine the connection's new load.
+    private func start(_ notification: PushNotification, tag: UInt64, on id: ConnectionPoolStateMachine.ConnectionID) {
+        guard let connection = connections[id] else {  // the machine names only connections the pool holds
+            fail(tag, .notSent("no connection has a free stream"))
             return
         }
         let turn = loop.currentTurn
@@ -142,10 +159,10 @@ extension APNSClientPool {
     /// Runs the machine's actions in order, after it has returned. An action can make a connection report back at
     /// once (a close reports the connection closed); the actions of that event join the queue and run after the
     /// ones before them, by the call already running the queue: the pool never acts inside another action.
-    func run(_ actions: [ConnectionPoolStateMachine.Action]) {
+    func run(_ actions: ConnectionPoolStateMachine.Actions) {
         guard !actions.isEmpty else { return }
         let idle = queuedActions.isEmpty  // else an outer call is running the queue and runs these too
-        queuedActions += actions
+        queuedActions.append(contentsOf: actions)
         guard idle else { return }
         var next = 0
         while next < queuedActions.count {
@@ -157,6 +174,8 @@ extension APNSClientPool {
 
     private func perform(_ action: ConnectionPoolStateMachine.Action) {
         switch action {
+        case .startRequest, .refuseRequest:
+            break  // answers to `submit`, run there
         case .open(let id):
             open(id)
         case .schedule(let timer, let delay):
@@ -247,19 +266,19 @@ extension APNSClientPool {
         run(machine.loadChanged(connection.id, load: connection.load))
     }
 
-    func connectionStoppedTakingStreams(_ connection: APNSClientConnection) {
-        run(
-            machine.connectionStoppedTakingStreams(
-                connection.id, hadAnswer: connection.machine.hadAnswer, inFlight: connection.load.inFlight))
+    func connectionStoppedTakingStreams(_ connection: APNSClientConnection, hadAnswer: Bool, inFlight: Int) {
+        run(machine.connectionStoppedTakingStreams(connection.id, hadAnswer: hadAnswer, inFlight: inFlight))
     }
 
-    func connection(_ connection: APNSClientConnection, closedWith error: TransportError?) {
+    func connection(
+        _ connection: APNSClientConnection, closedWith error: TransportError?,
+        server: ClientConnectionStateMachine.ServerSigns
+    ) {
         connections[connection.id] = nil
         dirty.removeAll { $0 === connection }
         run(
             machine.connectionClosed(
-                connection.id, error: error, hadAnswer: connection.machine.hadAnswer,
-                serverSpoke: connection.machine.serverSpoke))
+                connection.id, error: error, hadAnswer: server.answered, serverSpoke: server.spoke))
     }
 }
 
@@ -309,7 +328,7 @@ extension APNSClientPool {
 
     /// Acts on what an answer says about the provider token the request carried: an `ExpiredProviderToken` for
     /// the token in use re-signs it at once (once per token); any other answer shows the token was accepted. Gives
-    /// up when fresh tokens keep being declared expired on first use (the clock is wrong).
+    /// the machine how many fresh tokens in a row were declared expired on first use (it gives up on the clock).
     func noteTokenAnswer(_ reason: APNSReason?, tokenSerial: Int) {
         guard let tokenCache, tokenSerial > 0 else { return }
         guard reason == .expiredProviderToken else {
@@ -327,9 +346,9 @@ extension APNSClientPool {
         } catch {
             run(machine.failed(error))
         }
-        if let problem = tokenCache.clockProblem(limit: configuration.stopAfterTokensExpiredOnFirstUse) {
-            run(machine.failed(.transport(TransportError(.providerTokenRejected, problem))))
-        }
+        run(
+            machine.providerTokenExpired(
+                onFirstUseInARow: tokenCache.tokensExpiredOnFirstUse, clockProblem: tokenCache.clockProblem(limit: 1)))
     }
 }
 

@@ -4,7 +4,8 @@ import APNSHTTP2
 /// The lifecycle of one client connection and the timing of its requests, without I/O: which phase it is in, which
 /// requests are open (and which provider token each carries), which are overdue, when a PING goes out and when an
 /// unanswered one ends the connection. `APNSClientConnection` feeds it every event with the time it happened and
-/// runs the actions it returns, after it returns; tests drive it with instants of their own.
+/// runs the actions each event returns (`Actions`, the project's one machine convention), after it returns; tests
+/// drive it with instants of their own.
 ///
 ///     connecting ──handshakeCompleted──▶ awaitingSettings(Activity) ──settingsReceived──▶ ready(Activity)
 ///         │                                         │                                        │
@@ -13,10 +14,15 @@ import APNSHTTP2
 ///         │                                                         ▼
 ///         │                                                draining(Activity) ──its last request ended──┐
 ///         ▼                                                                                              │
-///     closed(ServerSigns) ◀── end(close | abort | transportClosed), from any phase ◀─────────────────────┘
+///     ending(Ending, ServerSigns) ◀── close | abort | transportClosed, from any phase ◀──────────────────┘
+///         │ the shell tore the transport and session down: teardownFinished
+///         ▼
+///     closed(ServerSigns)
 ///
 /// An open connection (awaiting settings, ready, draining) carries its `Activity`: what its server has shown of
-/// itself (its SETTINGS, an answer) and its liveness (a PING out, or suspended after a request timed out).
+/// itself (its SETTINGS, an answer) and its liveness (a PING out, or suspended after a request timed out). While
+/// `ending`, the session still reports the streams it held (`requestEnded`); `teardownFinished` then reports the
+/// rest and the close, once.
 struct ClientConnectionStateMachine {
     /// The connection's phase, each with what it knows.
     enum State: Hashable, Sendable {
@@ -28,8 +34,11 @@ struct ClientConnectionStateMachine {
         case ready(Activity)
         /// Takes no new requests (GOAWAY, stream ids used up, the pool closing); closes once its requests end.
         case draining(Activity)
-        /// Ended, with what the server had shown by then (after its SETTINGS, requests it was sent may have been
-        /// processed; after an answer, the connection had worked).
+        /// Being torn down this way (`Action.end`), with what the server had shown by then; the session's last
+        /// reports come in.
+        case ending(Ending, ServerSigns)
+        /// Ended and reported, with what the server had shown by then (after its SETTINGS, requests it was sent may
+        /// have been processed; after an answer, the connection had worked).
         case closed(ServerSigns)
     }
 
@@ -47,6 +56,13 @@ struct ClientConnectionStateMachine {
     enum ServerSigns: Int, Hashable, Comparable, Sendable {
         case silent, sentSettings, answered
         static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The server's first SETTINGS frame (its HTTP/2 preface) arrived: only then can it have processed a
+        /// request, and only then is a TLS alert no longer part of the handshake.
+        var spoke: Bool { self >= .sentSettings }
+        /// The server answered at least one request: only then does the connection count as working (a server
+        /// that ends every connection right after the handshake must not reset the reconnect back-off).
+        var answered: Bool { self == .answered }
     }
 
     /// Whether the connection is being checked for life.
@@ -94,28 +110,49 @@ struct ClientConnectionStateMachine {
         case abort(TransportError)
         /// The transport went away under it (the peer closed, a socket or TLS error; nil: a clean close).
         case transportClosed(TransportError?)
+
+        /// What the pool hears the connection closed with: nil for a clean close.
+        var error: TransportError? {
+            switch self {
+            case .close: nil
+            case .abort(let error): error
+            case .transportClosed(let error): error
+            }
+        }
     }
 
-    /// What the connection does next; events return them and the connection runs them in order.
+    /// What the connection does next; every event returns them and the connection runs them in order.
     enum Action: Hashable, Sendable {
+        /// Start the request the owner submitted: hand it to the session, then tell the machine `requestStarted`.
+        case startRequest
+        /// Refuse the request the owner submitted: the connection takes none now (`HTTP2Error.sessionClosing`).
+        case refuseRequest
         /// Hand our HTTP/2 preface to TLS, then tell the pool the connection is up.
         case announceReady
         /// Tell the pool the connection's load changed (streams it takes, requests open).
         case reportLoad
-        /// Tell the pool the connection stopped taking new streams and drains; `thenClose`: nothing is open, close.
-        case reportDraining(thenClose: Bool)
+        /// Tell the pool the connection stopped taking new streams and drains, with what its server had shown and
+        /// its requests open.
+        case reportDraining(hadAnswer: Bool, inFlight: Int)
         /// Tell the pool a request ended with this outcome; `firstAnswer`: the connection's first answer (it works).
         case reportEnd(tag: UInt64, outcome: PushOutcome, tokenSerial: Int, firstAnswer: Bool)
-        /// Cancel the stream (RST_STREAM CANCEL) and report its request failed: its answer is overdue.
+        /// Cancel the stream (RST_STREAM CANCEL), then tell the machine `requestCancelled` with whether its HEADERS
+        /// had left: its answer is overdue.
         case cancelRequest(tag: UInt64, streamID: Int32, tokenSerial: Int)
         /// Flush the cancels and tell the pool the connection takes no requests until the server shows it is alive.
         case suspend
-        /// Send a PING with this payload.
+        /// Send a PING with this payload (`pingNotSent` when the session cannot take it).
         case sendPing(UInt64)
-        /// End the connection this way: stop its timer, end its session (whose open streams are reported as they
-        /// end), report the requests `takeUnreportedRequests()` hands over, then tell the pool it closed.
+        /// End the connection this way: stop its timer, end its transport and session (whose open streams are
+        /// reported as they end, `requestEnded`), then tell the machine `teardownFinished`.
         case end(Ending)
+        /// Tell the pool the connection is gone, every request it carried reported: `error` nil for a clean close,
+        /// `server` what its server had shown.
+        case reportClosed(error: TransportError?, server: ServerSigns)
     }
+
+    /// What one event asks the connection to do, in order.
+    typealias Actions = MachineActions<Action>
 
     let timing: Timing
     private(set) var state: State = .connecting
@@ -136,13 +173,13 @@ struct ClientConnectionStateMachine {
         lastProgressAt = now
     }
 
-    // MARK: - Queries
+    // MARK: - Queries (for the pool's load and for tests; the connection decides nothing from them)
 
-    /// The open connection's activity; nil while connecting and once closed.
+    /// The open connection's activity; nil while connecting and once ending.
     var activity: Activity? {
         switch state {
         case .awaitingSettings(let activity), .ready(let activity), .draining(let activity): activity
-        case .connecting, .closed: nil
+        case .connecting, .ending, .closed: nil
         }
     }
 
@@ -153,23 +190,17 @@ struct ClientConnectionStateMachine {
         case .awaitingSettings(let activity), .ready(let activity):
             if case .suspended = activity.liveness { return false }
             return true
-        case .connecting, .draining, .closed:
+        case .connecting, .draining, .ending, .closed:
             return false
         }
     }
 
-    /// Whether the server's first SETTINGS frame (its HTTP/2 preface) arrived: only then can it have processed a
-    /// request, and only then is a TLS alert no longer part of the handshake. Stays true while draining and closed.
-    var serverSpoke: Bool { serverSigns >= .sentSettings }
-
-    /// Whether the server answered at least one request on this connection: only then does it count as working (a
-    /// server that ends every connection right after the handshake must not reset the reconnect back-off).
-    var hadAnswer: Bool { serverSigns == .answered }
-
     /// What the server has shown of itself so far, in any phase.
     var serverSigns: ServerSigns {
-        if case .closed(let signs) = state { return signs }
-        return activity?.server ?? .silent
+        switch state {
+        case .ending(_, let signs), .closed(let signs): signs
+        case .connecting, .awaitingSettings, .ready, .draining: activity?.server ?? .silent
+        }
     }
 
     /// When the PING in flight went out, if one is.
@@ -178,57 +209,73 @@ struct ClientConnectionStateMachine {
     // MARK: - Events
 
     /// The TLS handshake is done; HTTP/2 starts.
-    mutating func handshakeCompleted(now: EventLoopInstant) -> Action? {
-        guard case .connecting = state else { return nil }
+    mutating func handshakeCompleted(now: EventLoopInstant) -> Actions {
+        guard case .connecting = state else { return .none }
         state = .awaitingSettings(Activity(handshakeCompletedAt: now))
         lastReadAt = now
         lastProgressAt = now
-        return .announceReady
+        return Actions(.announceReady)
     }
 
     /// Bytes arrived: they end a suspension (the connection takes requests again).
-    mutating func received(now: EventLoopInstant) -> Action? {
+    mutating func received(now: EventLoopInstant) -> Actions {
         lastReadAt = now
-        guard case .suspended(let pingedAt) = activity?.liveness else { return nil }
+        guard case .suspended(let pingedAt) = activity?.liveness else { return .none }
         updateActivity { $0.liveness = pingedAt.map { .pinged(at: $0) } ?? .quiet }
-        return .reportLoad
+        return Actions(.reportLoad)
     }
 
     /// The server's SETTINGS arrived (its first: from now on it may have processed what it was sent; a later one:
     /// its stream limit may have changed).
-    mutating func settingsReceived() -> Action? {
+    mutating func settingsReceived() -> Actions {
         switch state {
         case .awaitingSettings(var activity):
             activity.server = max(activity.server, .sentSettings)
             state = .ready(activity)
         case .ready, .draining:
             updateActivity { $0.server = max($0.server, .sentSettings) }
-        case .connecting, .closed:
-            return nil
+        case .connecting, .ending, .closed:
+            return .none
         }
-        return .reportLoad
+        return Actions(.reportLoad)
     }
 
-    mutating func requestStarted(tag: UInt64, streamID: Int32, tokenSerial: Int, now: EventLoopInstant) {
+    /// The owner submitted a request: start it if the connection takes requests now.
+    mutating func requestSubmitted() -> Actions {
+        Actions(takesRequests ? .startRequest : .refuseRequest)
+    }
+
+    /// The session took the request `startRequest` allowed, on `streamID`, carrying provider token `tokenSerial`.
+    mutating func requestStarted(tag: UInt64, streamID: Int32, tokenSerial: Int, now: EventLoopInstant) -> Actions {
         if openRequests.isEmpty { lastProgressAt = now }  // the stall clock runs only while requests wait
         openRequests.insert(tag, tokenSerial: tokenSerial)
         started.append((tag, now, streamID))
+        return .none
     }
 
     /// The request ended with `outcome` (answered, or failed as the session saw it); nothing for a tag not open
     /// (already reported). An answer proves the connection works.
-    mutating func requestEnded(tag: UInt64, outcome: consuming PushOutcome, now: EventLoopInstant) -> Action? {
-        guard let serial = openRequests.remove(tag) else { return nil }
+    mutating func requestEnded(tag: UInt64, outcome: consuming PushOutcome, now: EventLoopInstant) -> Actions {
+        guard let serial = openRequests.remove(tag) else { return .none }
         lastProgressAt = now
         var first = false
-        if case .answered = outcome, !hadAnswer {
+        if case .answered = outcome, !serverSigns.answered {
             first = true
             switch state {
+            case .ending(let how, _): state = .ending(how, .answered)
             case .closed: state = .closed(.answered)
-            default: updateActivity { $0.server = .answered }
+            case .connecting, .awaitingSettings, .ready, .draining: updateActivity { $0.server = .answered }
             }
         }
-        return .reportEnd(tag: tag, outcome: consume outcome, tokenSerial: serial, firstAnswer: first)
+        return Actions(.reportEnd(tag: tag, outcome: consume outcome, tokenSerial: serial, firstAnswer: first))
+    }
+
+    /// The overdue request `cancelRequest` named was cancelled; `headersSent`: its HEADERS had left (then the
+    /// server may have it: in doubt; else not sent).
+    mutating func requestCancelled(tag: UInt64, tokenSerial: Int, headersSent: Bool) -> Actions {
+        let why = "no answer within \(Int(timing.requestTimeout))s; stream cancelled"
+        let failure: TransportFailure = headersSent ? .answerLost(why) : .notSent(why)
+        return Actions(.reportEnd(tag: tag, outcome: .failed(failure), tokenSerial: tokenSerial, firstAnswer: false))
     }
 
     /// Why a connection stops taking new streams.
@@ -243,75 +290,87 @@ struct ClientConnectionStateMachine {
     }
 
     /// Stops taking new streams. A connection still connecting has nothing open and closes.
-    mutating func drain(_ cause: DrainCause) -> Action? {
+    mutating func drain(_ cause: DrainCause) -> Actions {
         switch state {
         case .connecting:
             // Nothing can be open before the handshake.
-            return cause == .poolClosing ? ending(.close) : .reportDraining(thenClose: true)
+            return cause == .poolClosing ? ending(.close) : [reportDraining()] + ending(.close)
         case .awaitingSettings(let activity), .ready(let activity):
             state = .draining(activity)
             switch cause {
-            case .goaway: return .reportDraining(thenClose: false)
-            case .streamIDsUsedUp: return .reportDraining(thenClose: openRequests.isEmpty)
-            case .poolClosing: return openRequests.isEmpty ? ending(.close) : nil
+            case .goaway: return Actions(reportDraining())
+            case .streamIDsUsedUp: return [reportDraining()] + (openRequests.isEmpty ? ending(.close) : .none)
+            case .poolClosing: return openRequests.isEmpty ? ending(.close) : .none
             }
-        case .draining, .closed:
-            return nil
+        case .draining, .ending, .closed:
+            return .none
         }
     }
 
     /// The session handed over what it had to say after input or a flush: `sessionError` ended it (its streams
-    /// have been reported failed), or it `isClosed` (both sides said GOAWAY and nothing is open). The one place
-    /// that decides a connection is done: also a draining connection whose last request ended closes here.
-    mutating func sessionProgressed(sessionError: HTTP2Error?, sessionClosed: Bool) -> Action? {
-        if case .closed = state { return nil }
+    /// have been reported failed), or it `isClosed` (both sides said GOAWAY and nothing is open), or it takes no
+    /// new streams (`!acceptsNewStreams`: its stream ids near their end). The one place that decides a connection
+    /// is done: also a draining connection whose last request ended closes here.
+    mutating func sessionProgressed(
+        sessionError: HTTP2Error?, sessionClosed: Bool, acceptsNewStreams: Bool = true
+    ) -> Actions {
+        switch state {
+        case .ending, .closed: return .none
+        case .connecting, .awaitingSettings, .ready, .draining: break
+        }
         if let sessionError { return ending(.abort(TransportError(.http2ProtocolError, "\(sessionError)"))) }
         if sessionClosed { return ending(.close) }
         if case .draining = state, openRequests.isEmpty { return ending(.close) }
-        return nil
+        if !acceptsNewStreams { return drain(.streamIDsUsedUp) }
+        return .none
     }
 
-    mutating func pingAcknowledged() {
+    /// The server acknowledged our PING.
+    mutating func pingAcknowledged() -> Actions {
         pingSettled()
+        return .none
     }
 
-    /// The PING `tick` asked for could not be submitted (the session is ending).
-    mutating func pingNotSent() {
+    /// The PING `sendPing` asked for could not be submitted (the session is ending).
+    mutating func pingNotSent() -> Actions {
         pingSettled()
+        return .none
     }
 
-    /// No PING is in flight any more (a suspension stays until bytes arrive).
-    private mutating func pingSettled() {
-        switch activity?.liveness {
-        case .pinged: updateActivity { $0.liveness = .quiet }
-        case .suspended: updateActivity { $0.liveness = .suspended(pingedAt: nil) }
-        case .quiet, nil: break
+    /// Ends the connection `how`; nothing if it is ending or has ended already.
+    mutating func end(_ how: Ending) -> Actions {
+        switch state {
+        case .ending, .closed: return .none
+        case .connecting, .awaitingSettings, .ready, .draining: return ending(how)
         }
     }
 
-    /// Ends the connection `how`; nothing if it has ended already. Requests the session still reports end as
-    /// usual (`requestEnded`); `takeUnreportedRequests()` hands over the rest.
-    mutating func end(_ how: Ending) -> Action? {
-        if case .closed = state { return nil }
-        return ending(how)
-    }
-
-    /// The requests still open after the connection ended, by tag, each with its outcome: the session did not
-    /// report them (it always should), so they are in doubt (or not sent, if the server never spoke).
-    mutating func takeUnreportedRequests() -> [(tag: UInt64, outcome: PushOutcome, tokenSerial: Int)] {
+    /// The shell ran `end`: the transport is gone and the session reported what it held. Requests still open
+    /// were not reported by the session (it always should), so they are in doubt (or not sent, if the server never
+    /// spoke); then the close is reported, once.
+    mutating func teardownFinished() -> Actions {
+        guard case .ending(let how, let signs) = state else { return .none }
+        state = .closed(signs)
         let failure: TransportFailure =
-            serverSpoke
+            signs.spoke
             ? .answerLost("connection closed") : .notSent("the connection ended before the server's SETTINGS")
-        return openRequests.removeAllSorted().map { ($0.tag, .failed(failure), $0.tokenSerial) }
+        var actions = Actions.none
+        for request in openRequests.removeAllSorted() {
+            actions.append(
+                .reportEnd(
+                    tag: request.tag, outcome: .failed(failure), tokenSerial: request.tokenSerial, firstAnswer: false))
+        }
+        actions.append(.reportClosed(error: how.error, server: signs))
+        return actions
     }
 
     /// Called every `timing.tickInterval`: cancels, oldest first, every request started more than `requestTimeout`
     /// ago and still open (each timeout is per request, the connection carries on), suspends the connection and
     /// sends a PING when it did, and checks liveness: a PING after `pingInterval` of silence, an abort when one is
     /// unanswered after `pingTimeout`, the settings and stall timeouts.
-    mutating func tick(now: EventLoopInstant) -> [Action] {
-        guard let activity else { return [] }
-        var actions: [Action] = []
+    mutating func tick(now: EventLoopInstant) -> Actions {
+        guard let activity else { return .none }
+        var actions = Actions.none
         while startedHead < started.count {
             let (tag, at, streamID) = started[startedHead]
             if let serial = openRequests.tokenSerial(of: tag) {
@@ -331,19 +390,18 @@ struct ClientConnectionStateMachine {
             updateActivity { $0.liveness = .suspended(pingedAt: pingedAt ?? now) }
             actions.append(.suspend)
             if case .draining = state, openRequests.isEmpty {
-                actions.append(ending(.close))
-                return actions
+                return actions + ending(.close)
             }
         }
         // Checked whatever the phase: a connection told to drain before its server ever spoke is still one whose
         // server never sent its SETTINGS.
-        if !serverSpoke, now.seconds(since: activity.handshakeCompletedAt) > timing.settingsTimeout {
+        if !serverSigns.spoke, now.seconds(since: activity.handshakeCompletedAt) > timing.settingsTimeout {
             return actions
                 + abort(
                     "the server completed TLS but sent no HTTP/2 SETTINGS in \(Self.seconds(timing.settingsTimeout))")
         }
         // Before the server spoke, the settings timeout governs (and names the cause); a stall needs a server that did.
-        if serverSpoke, !openRequests.isEmpty, now.seconds(since: lastProgressAt) > timing.stallTimeout {
+        if serverSigns.spoke, !openRequests.isEmpty, now.seconds(since: lastProgressAt) > timing.stallTimeout {
             return actions
                 + abort(
                     "the server answered none of \(openRequests.count) waiting requests (nor took their bodies) in "
@@ -351,7 +409,7 @@ struct ClientConnectionStateMachine {
         }
         if let sent = self.activity?.liveness.pingSentAt {
             if now.seconds(since: sent) > timing.pingTimeout {
-                actions += abort("PING not answered within \(Int(timing.pingTimeout))s")
+                return actions + abort("PING not answered within \(Int(timing.pingTimeout))s")
             }
         } else if case .draining = state {
             // a draining connection is not pinged: it closes once its requests end
@@ -363,14 +421,27 @@ struct ClientConnectionStateMachine {
 
     // MARK: - Internals
 
-    /// Moves to `closed`, keeping what the server had shown, and says how to end.
-    private mutating func ending(_ how: Ending) -> Action {
-        state = .closed(serverSigns)
-        return .end(how)
+    /// Moves to `ending`, keeping what the server had shown, and says how to end.
+    private mutating func ending(_ how: Ending) -> Actions {
+        state = .ending(how, serverSigns)
+        return Actions(.end(how))
     }
 
-    private mutating func abort(_ reason: String) -> [Action] {
-        end(.abort(TransportError(.timeout, reason))).map { [$0] } ?? []
+    private mutating func abort(_ reason: String) -> Actions {
+        end(.abort(TransportError(.timeout, reason)))
+    }
+
+    private func reportDraining() -> Action {
+        .reportDraining(hadAnswer: serverSigns.answered, inFlight: openRequests.count)
+    }
+
+    /// No PING is in flight any more (a suspension stays until bytes arrive).
+    private mutating func pingSettled() {
+        switch activity?.liveness {
+        case .pinged: updateActivity { $0.liveness = .quiet }
+        case .suspended: updateActivity { $0.liveness = .suspended(pingedAt: nil) }
+        case .quiet, nil: break
+        }
     }
 
     private mutating func nextPing(now: EventLoopInstant) -> Action {
@@ -391,7 +462,7 @@ struct ClientConnectionStateMachine {
         case .draining(var activity):
             change(&activity)
             state = .draining(activity)
-        case .connecting, .closed:
+        case .connecting, .ending, .closed:
             break
         }
     }

@@ -10,7 +10,7 @@ import APNSHTTP2
 /// widens rather than deepens: no connection carries more than `streamsPerConnection` requests (so a dropped one
 /// puts at most that many in doubt); `initialConnections` open at the start, a stagger apart, and more open as what
 /// is in flight grows (`widenIfNeeded`: room kept well ahead of what is in flight), spares kept warm; requests are
-/// packed onto few connections (`pickConnection`). A connection that stops taking new streams (GOAWAY, stream ids
+/// packed onto few connections (`requestSubmitted`). A connection that stops taking new streams (GOAWAY, stream ids
 /// used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a replacement. A
 /// slot's states (`ConnectionState`):
 ///
@@ -67,8 +67,13 @@ struct ConnectionPoolStateMachine {
         case failureWindow
     }
 
-    /// What the pool does next, in order.
+    /// What the pool does next; every event returns them (`Actions`) and the pool runs them in order.
     enum Action: Hashable, Sendable {
+        /// Start the request the pool was given (`requestSubmitted`) on this connection, then tell the machine the
+        /// connection's new load (`requestStartedOrEnded`).
+        case startRequest(on: ConnectionID)
+        /// Fail the request the pool was given, never sent: no connection takes it, for this reason.
+        case refuseRequest(String)
         /// Opens a connection with this id.
         case open(ConnectionID)
         case schedule(Timer, after: Double)
@@ -86,6 +91,9 @@ struct ConnectionPoolStateMachine {
         /// Everything is closed: the delegate hears `transportDidClose`.
         case reportClosed
     }
+
+    /// What one event asks the pool to do, in order.
+    typealias Actions = MachineActions<Action>
 
     /// Why the pool cannot go on.
     enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
@@ -127,28 +135,29 @@ struct ConnectionPoolStateMachine {
         case closed
     }
 
-    // The state below changes only through the machine's own methods (here and in its Lifecycle section).
-    var lifecycle = Lifecycle.running
-    var slots: [ConnectionState]
+    private(set) var lifecycle = Lifecycle.running
+    private(set) var slots: [ConnectionState]
     /// Connections that left their slot (GOAWAY, stream ids used up) and finish their open requests: in flight on each.
-    var retired: [ConnectionID: Int] = [:]
+    private(set) var retired: [ConnectionID: Int] = [:]
     /// Connections that ended without an answer, over the whole pool, since the last answer anywhere, whatever
     /// slot they were in: named in the message that gives up.
-    var failuresInARow = 0
+    private(set) var failuresInARow = 0
     /// Whether `failureWindow` seconds have passed since the first of `failuresInARow`.
-    var failureWindowOver = false
+    private(set) var failureWindowOver = false
     /// The first connection id opened after `failureWindow` ended (ids grow): one of these that fails without an
     /// answer gives up. Nil while the window runs.
     private var firstConnectionAfterWindow: Int?
     /// What the last failed connection met, for the message that gives up.
-    var lastFailure: TransportError?
+    private(set) var lastFailure: TransportError?
     /// Seconds a row of failed connections lasts before the pool gives up, whatever its size: the rule in
     /// `replaceConnection` and docs/ARCHITECTURE.md, "The connection pool".
     let failureWindow: Double
     /// Whether each slot's connection has been answered on: the connections that prove the pool works, and the
-    /// ones `pickConnection` packs onto. Reset when the slot opens a connection; read only for active slots.
+    /// ones `requestSubmitted` packs onto. Reset when the slot opens a connection; read only for active slots.
     private var answeredSlots: [Bool]
     let stagger: Double
+    /// Freshly signed provider tokens declared expired on first use, in a row, that end the pool: the clock is wrong.
+    let stopAfterTokensExpiredOnFirstUse: Int
     let reconnect: ExponentialBackoff
     /// The requests a connection carries at most while an idle slot is left (see the type's comment).
     let streamsPerConnection: Int
@@ -157,23 +166,25 @@ struct ConnectionPoolStateMachine {
     /// Slots never opened: always the last ones (`widenIfNeeded` opens the first idle slot), so the slots in use
     /// are `slots[..<(slots.count - idleSlots)]`.
     private(set) var idleSlots: Int
-    var random: any RandomNumberGenerator
+    private var random: any RandomNumberGenerator
     private var nextID = 0
-    /// The slot `pickConnection` tries first.
+    /// The slot `requestSubmitted` tries first.
     private var current = 0
     /// Whether a ready connection that has not answered may be without a request: set when one becomes ready or
-    /// its last request ends, cleared when `pickConnection` finds none. Such a connection goes first.
+    /// its last request ends, cleared when `requestSubmitted` finds none. Such a connection goes first.
     private var mayAwaitFirstRequest = false
 
     /// - Parameters:
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
     ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
     ///   - roomPerRequestInFlight: the room kept per request in flight (`widenIfNeeded`).
+    ///   - failureWindow, stopAfterTokensExpiredOnFirstUse: from `APNSClientConfiguration`, where their defaults are.
     init(
         maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
         roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double,
-        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+        stopAfterTokensExpiredOnFirstUse: Int, random: any RandomNumberGenerator = SystemRandomNumberGenerator()
     ) {
+        self.stopAfterTokensExpiredOnFirstUse = max(1, stopAfterTokensExpiredOnFirstUse)
         let maximum = max(1, maximumConnections)
         let initial = min(maximum, max(1, initialConnections ?? maximum))
         slots =
@@ -199,8 +210,8 @@ struct ConnectionPoolStateMachine {
         }
     }
 
-    /// Why `pickConnection()` found no connection for a request.
-    var whyNoConnection: String {
+    /// Why `requestSubmitted()` found no connection for a request.
+    private var whyNoConnection: String {
         if case .failed = lifecycle { return "the client stopped after a fatal error" }
         return "no connection has a free stream"
     }
@@ -233,7 +244,9 @@ struct ConnectionPoolStateMachine {
         min(max(0, load.available), max(0, streamsPerConnection - load.inFlight))
     }
 
-    /// A ready connection with room, packing onto connections the server has answered on: the one the last request
+    // MARK: - Events
+
+    /// The pool was given a request: start it on a ready connection with room, packing onto connections the server has answered on: the one the last request
     /// went to while it has room, else the next with room in slot order. Each turn's requests then go out on few
     /// connections (fewer writes on both sides), the others stay warm spares, and none carries more than its
     /// share. Until a connection has answered, requests spread instead (the next pick starts after it): a ready
@@ -242,15 +255,17 @@ struct ConnectionPoolStateMachine {
     /// after waiting for the answered connections to fill up first), and a server that answers nothing fails on
     /// every connection at once, not on one after another. The pool then starts the request there and reports the
     /// connection's new load (`requestStartedOrEnded`).
-    mutating func pickConnection() -> ConnectionID? {
+    mutating func requestSubmitted() -> Actions {
         // Once the pool has reported that it cannot go on (the delegate hears it on the next turn), nothing more
         // goes out: a request submitted in between, such as the retry of the answer that made it give up, would
         // otherwise carry a token re-signed for nothing, or be sent after the decision to stop.
-        guard case .running = lifecycle else { return nil }
+        guard case .running = lifecycle else { return Actions(.refuseRequest(whyNoConnection)) }
         let used = usedSlots
         if mayAwaitFirstRequest {
             for slot in 0..<used where !answeredSlots[slot] {
-                if case .active(let id, let load, _) = slots[slot], load.inFlight == 0, room(on: load) > 0 { return id }
+                if case .active(let id, let load, _) = slots[slot], load.inFlight == 0, room(on: load) > 0 {
+                    return Actions(.startRequest(on: id))
+                }
             }
             mayAwaitFirstRequest = false
         }
@@ -259,18 +274,16 @@ struct ConnectionPoolStateMachine {
             let next = index + 1 == used ? 0 : index + 1
             if case .active(let id, let load, _) = slots[index], room(on: load) > 0 {
                 current = answeredSlots[index] ? index : next
-                return id
+                return Actions(.startRequest(on: id))
             }
             index = next
         }
-        return nil
+        return Actions(.refuseRequest(whyNoConnection))
     }
 
-    // MARK: - Events
-
     /// Opens the first connection now and the other initial ones `stagger` seconds apart.
-    mutating func start() -> [Action] {
-        var actions: [Action] = []
+    mutating func start() -> Actions {
+        var actions = Actions.none
         for slot in slots.indices {
             guard case .backingOff(attempts: 0) = slots[slot] else { continue }
             let delay = Double(slot) * stagger
@@ -280,8 +293,8 @@ struct ConnectionPoolStateMachine {
     }
 
     /// The connection's handshake is done and HTTP/2 is up.
-    mutating func connectionReady(_ id: ConnectionID, load: Load) -> [Action] {
-        guard let slot = slot(of: id), case .starting(_, let attempts) = slots[slot] else { return [] }
+    mutating func connectionReady(_ id: ConnectionID, load: Load) -> Actions {
+        guard let slot = slot(of: id), case .starting(_, let attempts) = slots[slot] else { return .none }
         slots[slot] = .active(id, load: load, attempts: attempts)
         current = slot
         mayAwaitFirstRequest = true
@@ -289,9 +302,9 @@ struct ConnectionPoolStateMachine {
     }
 
     /// The server answered on the connection for the first time: the pool works, the failures in a row start over.
-    mutating func connectionAnswered(_ id: ConnectionID) -> [Action] {
+    mutating func connectionAnswered(_ id: ConnectionID) -> Actions {
         if let slot = slot(of: id) { answeredSlots[slot] = true }
-        guard failuresInARow > 0 else { return [] }
+        guard failuresInARow > 0 else { return .none }
         failuresInARow = 0
         failureWindowOver = false
         firstConnectionAfterWindow = nil
@@ -300,20 +313,20 @@ struct ConnectionPoolStateMachine {
 
     /// The connection's load changed: the server's SETTINGS changed its stream limit, or it stopped or resumed
     /// taking requests after a request timeout.
-    mutating func loadChanged(_ id: ConnectionID, load: Load) -> [Action] {
+    mutating func loadChanged(_ id: ConnectionID, load: Load) -> Actions {
         _ = requestStartedOrEnded(id, load: load)
-        guard let slot = slot(of: id), case .active = slots[slot] else { return [] }
+        guard let slot = slot(of: id), case .active = slots[slot] else { return .none }
         return [.reportFreeStreams]
     }
 
     /// A request started on the connection, or ended (the delegate hears its outcome from the pool): the load the
     /// connection reports now (a start can take more than one stream slot away: the last stream id).
-    mutating func requestStartedOrEnded(_ id: ConnectionID, load: Load) -> [Action] {
+    mutating func requestStartedOrEnded(_ id: ConnectionID, load: Load) -> Actions {
         if retired[id] != nil {
             retired[id] = load.inFlight
-            return []
+            return .none
         }
-        guard let slot = slot(of: id) else { return [] }
+        guard let slot = slot(of: id) else { return .none }
         switch slots[slot] {
         case .active(_, _, let attempts):
             slots[slot] = .active(id, load: load, attempts: attempts)
@@ -321,7 +334,7 @@ struct ConnectionPoolStateMachine {
         case .draining: slots[slot] = .draining(id, inFlight: load.inFlight)
         case .idle, .backingOff, .starting, .closed: break
         }
-        return []
+        return .none
     }
 
     /// Opens idle slots while the room left on the connections (their free streams, and a full share for each one
@@ -332,8 +345,8 @@ struct ConnectionPoolStateMachine {
     /// connections cost nothing a request (requests are packed). Only while the pool works (an open connection has answered, no connection has
     /// failed since the last answer): a broken server is met by the back-off of the slots in use, not by fresh
     /// connections.
-    mutating func widenIfNeeded() -> [Action] {
-        guard idleSlots > 0, case .running = lifecycle, failuresInARow == 0 else { return [] }
+    mutating func widenIfNeeded() -> Actions {
+        guard idleSlots > 0, case .running = lifecycle, failuresInARow == 0 else { return .none }
         var room = 0
         var inFlight = 0
         for slot in 0..<usedSlots {
@@ -348,8 +361,8 @@ struct ConnectionPoolStateMachine {
             }
         }
         let wanted = max(streamsPerConnection, roomPerRequestInFlight * inFlight)
-        guard room < wanted, anyConnectionAnswering else { return [] }
-        var actions: [Action] = []
+        guard room < wanted, anyConnectionAnswering else { return .none }
+        var actions = Actions.none
         for _ in 0..<min(idleSlots, (wanted - room + streamsPerConnection - 1) / streamsPerConnection) {
             let slot = usedSlots
             idleSlots -= 1
@@ -358,26 +371,26 @@ struct ConnectionPoolStateMachine {
         return actions
     }
 
-    mutating func timerFired(_ timer: Timer) -> [Action] {
+    mutating func timerFired(_ timer: Timer) -> Actions {
         switch timer {
         case .open(let slot):
             guard slots.indices.contains(slot), !isClosing, case .backingOff(let attempts) = slots[slot] else {
-                return []
+                return .none
             }
             return open(slot, attempts: attempts)
         case .closeDeadline:
-            guard case .closing = lifecycle else { return [] }
+            guard case .closing = lifecycle else { return .none }
             lifecycle = .closing(deadlineScheduled: false)
             return closeRequested(gracePeriod: 0)
         case .failureWindow:
-            guard failuresInARow > 0 else { return [] }
+            guard failuresInARow > 0 else { return .none }
             failureWindowOver = true
             firstConnectionAfterWindow = nextID
             return isClosing ? [] : lastTries()
         }
     }
 
-    private mutating func open(_ slot: Int, attempts: Int) -> [Action] {
+    private mutating func open(_ slot: Int, attempts: Int) -> Actions {
         let id = ConnectionID(value: nextID)
         nextID += 1
         slots[slot] = .starting(id, attempts: attempts)
@@ -409,12 +422,12 @@ extension ConnectionPoolStateMachine {
     /// The connection stopped taking new streams (a GOAWAY, or its stream ids near their end): it finishes its
     /// `inFlight` requests on the side, and its slot opens a replacement. `hadAnswer`: the server answered at least
     /// one request on it.
-    mutating func connectionStoppedTakingStreams(_ id: ConnectionID, hadAnswer: Bool, inFlight: Int) -> [Action] {
-        guard !isClosing, let slot = slot(of: id) else { return [] }
+    mutating func connectionStoppedTakingStreams(_ id: ConnectionID, hadAnswer: Bool, inFlight: Int) -> Actions {
+        guard !isClosing, let slot = slot(of: id) else { return .none }
         let attempts: Int
         switch slots[slot] {
         case .starting(_, let previous), .active(_, _, let previous): attempts = previous
-        case .idle, .backingOff, .draining, .closed: return []
+        case .idle, .backingOff, .draining, .closed: return .none
         }
         retired[id] = inFlight
         return replaceConnection(id, inSlot: slot, attempts: attempts, hadAnswer: hadAnswer, ending: .retired)
@@ -423,9 +436,9 @@ extension ConnectionPoolStateMachine {
     /// The connection closed; every request it carried has been reported. `error` is nil for a clean close.
     mutating func connectionClosed(
         _ id: ConnectionID, error: TransportError?, hadAnswer: Bool, serverSpoke: Bool
-    ) -> [Action] {
+    ) -> Actions {
         if retired.removeValue(forKey: id) != nil { return reportClosedIfDone() }
-        guard let slot = slot(of: id) else { return [] }
+        guard let slot = slot(of: id) else { return .none }
         let attempts: Int
         switch slots[slot] {
         case .starting(_, let previous), .active(_, _, let previous): attempts = previous
@@ -442,24 +455,32 @@ extension ConnectionPoolStateMachine {
 
     /// A connection could not even be set up (its HTTP/2 session could not be created): the slot stays empty and
     /// the pool reports that error.
-    mutating func openFailed(_ id: ConnectionID) -> [Action] {
-        guard let slot = slot(of: id) else { return [] }
+    mutating func openFailed(_ id: ConnectionID) -> Actions {
+        guard let slot = slot(of: id) else { return .none }
         slots[slot] = .closed
         return reportClosedIfDone()
     }
 
     /// The pool cannot go on: it takes no new request, and the delegate hears why, once. Ignored once closing (the
     /// run is ending anyway).
-    mutating func failed(_ failure: Failure) -> [Action] {
-        guard case .running = lifecycle else { return [] }
+    mutating func failed(_ failure: Failure) -> Actions {
+        guard case .running = lifecycle else { return .none }
         lifecycle = .failed(failure)
         return [.reportFailure(failure)]
     }
 
+    /// APNs declared a provider token expired: `onFirstUseInARow` freshly signed tokens in a row were declared
+    /// expired before any was accepted. At `stopAfterTokensExpiredOnFirstUse` the pool gives up with
+    /// `clockProblem` (what the tokens' `iat` and this host's time were): re-signing cannot cure a wrong clock.
+    mutating func providerTokenExpired(onFirstUseInARow count: Int, clockProblem: String?) -> Actions {
+        guard count >= stopAfterTokensExpiredOnFirstUse, let clockProblem else { return .none }
+        return failed(.transport(TransportError(.providerTokenRejected, clockProblem)))
+    }
+
     /// Stops taking new requests. Connections with nothing open close now; the others drain, and after
     /// `gracePeriod` seconds (at once for 0) whatever is still open is aborted and reported in doubt.
-    mutating func closeRequested(gracePeriod: Double) -> [Action] {
-        var actions: [Action] = []
+    mutating func closeRequested(gracePeriod: Double) -> Actions {
+        var actions = Actions.none
         switch lifecycle {
         case .running, .failed:
             for slot in slots.indices {
@@ -479,7 +500,7 @@ extension ConnectionPoolStateMachine {
         case .closing(deadlineScheduled: false):
             break
         case .closed:
-            return []
+            return .none
         }
         lifecycle = .closing(deadlineScheduled: false)
         let now = gracePeriod <= 0
@@ -518,14 +539,14 @@ extension ConnectionPoolStateMachine {
     /// handshake does not reset the back-off).
     private mutating func replaceConnection(
         _ id: ConnectionID, inSlot slot: Int, attempts previous: Int, hadAnswer: Bool, ending: Ending
-    ) -> [Action] {
+    ) -> Actions {
         let attempts = hadAnswer ? 0 : previous + 1
         slots[slot] = .backingOff(attempts: attempts)
         if case .closed(let error?, serverSpoke: false) = ending, Self.isPermanent(error) {
             slots[slot] = .closed
             return failed(.transport(error))
         }
-        var actions: [Action] = []
+        var actions = Actions.none
         if !hadAnswer {
             switch ending {
             case .retired: lastFailure = TransportError(.closedByPeer, "every connection ended without an answer")
@@ -561,9 +582,9 @@ extension ConnectionPoolStateMachine {
     /// The end of `failureWindow` while connections keep failing and none answers: every slot waiting out its
     /// back-off opens its connection now, so the verdict comes one connection attempt after the window, not after
     /// a back-off of up to `reconnect.cap` (with one slot, twelve failures took two minutes).
-    private mutating func lastTries() -> [Action] {
-        guard case .running = lifecycle, !anyConnectionAnswering else { return [] }
-        var actions: [Action] = []
+    private mutating func lastTries() -> Actions {
+        guard case .running = lifecycle, !anyConnectionAnswering else { return .none }
+        var actions = Actions.none
         for slot in 0..<usedSlots {
             guard case .backingOff(let attempts) = slots[slot] else { continue }
             actions.append(.cancel(.open(slot: slot)))
@@ -590,9 +611,9 @@ extension ConnectionPoolStateMachine {
         }
     }
 
-    private mutating func reportClosedIfDone() -> [Action] {
+    private mutating func reportClosedIfDone() -> Actions {
         guard case .closing(let deadlineScheduled) = lifecycle, retired.isEmpty, slots.allSatisfy({ $0 == .closed })
-        else { return [] }
+        else { return .none }
         lifecycle = .closed
         return deadlineScheduled ? [.cancel(.closeDeadline), .reportClosed] : [.reportClosed]
     }
