@@ -18,4 +18,5 @@ command -v python3 >/dev/null || {
     $SUDO apt-get install -y -qq --no-install-recommends python3 >&2
 }
 export PYTHONPATH="$scripts${PYTHONPATH:+:$PYTHONPATH}"
+export BENCH_CALLER_PATH="$PATH"   # the tools are looked up on this PATH, whatever an interpreter shim sets
 exec python3 -m benchkit "$@"

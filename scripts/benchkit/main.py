@@ -178,7 +178,10 @@ def main(argv=None, environ=None):
 
     os.chdir(ROOT)
     os.environ["LC_ALL"] = "C"
-    os.environ["PATH"] = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+    # The tools (python3 of row 2's loop and of gen-campaign.py included) are found on the caller's PATH, as the
+    # old script found them: an interpreter shim (pyenv) may have put its own directory first for this process.
+    os.environ["PATH"] = os.environ.get("BENCH_CALLER_PATH") or os.environ.get("PATH", "")
+    os.environ["PATH"] += ":/usr/sbin:/sbin"
     signal.signal(signal.SIGTERM, _terminated)
     signal.signal(signal.SIGHUP, _terminated)
     processes = procs.Processes()

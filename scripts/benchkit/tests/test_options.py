@@ -1,4 +1,6 @@
 import io
+import os
+import subprocess
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
@@ -136,3 +138,23 @@ class ExitStatus(unittest.TestCase):
         status, out, _ = self.run_main("--help")
         self.assertEqual(status, 0)
         self.assertIn("Usage: scripts/bench.sh [--quick]", out)
+
+
+class Entry(unittest.TestCase):
+    """scripts/bench.sh runs this program with the options as given (no benchmark runs: each is refused or help)."""
+
+    BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench.sh")
+
+    def run_bench(self, *argv):
+        return subprocess.run(["bash", self.BENCH, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+
+    def test_validation_error_exits_64(self):
+        done = self.run_bench("--quick", "--rounds", "0")
+        self.assertEqual(done.returncode, 64)
+        self.assertEqual(done.stderr, "bench: sizes, starts and rounds are positive integers: '0'\n")
+
+    def test_help(self):
+        done = self.run_bench("--help")
+        self.assertEqual(done.returncode, 0)
+        self.assertIn("APNS_BULK_BIN=path", done.stdout)
