@@ -178,4 +178,6 @@ class Goals(unittest.TestCase):
         self.assertEqual(stats.verdict(">= 6x", 6.5, 6.1), ", met")
         self.assertEqual(stats.verdict(">= 6x", 6.5, 5.9), ", met at best only")
         self.assertEqual(stats.verdict(">= 6x", 5.0, 5.9), ", missed")
+        self.assertEqual(stats.verdict(">= 0.8x", 0.68, 0.82), ", met at median only")
+        self.assertEqual(stats.verdict("<= 150", 102.4), ", met")
         self.assertEqual(stats.verdict("none", 1.0, 1.0), "")
