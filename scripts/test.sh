@@ -138,6 +138,8 @@ step "install iproute2" install_namespace_tools
 step "formatted as .swift-format says (swift format lint --strict)" \
     swift format lint --strict --recursive --parallel Sources Tests Package.swift samples/library
 step "a /// line on every public declaration" python3 scripts/check-public-docs.py
+# scripts/bench.sh is the package scripts/benchkit: its unit tests (options, statistics, the table; no benchmark run).
+step "bench program (scripts/benchkit's unit tests)" python3 -m unittest discover -s scripts/benchkit/tests -t scripts
 step "build" swift build --build-tests
 step "unsafe code only in scripts/unsafe-allowed.txt's files (and the check caught on probes)" bash scripts/check-unsafe.sh --self-test
 export APNS_BULK_BIN="$PWD/.build/debug/apns-bulk"
