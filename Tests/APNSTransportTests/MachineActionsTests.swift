@@ -1,6 +1,8 @@
 import Testing
 
-@testable import APNSCore
+import APNSCore
+
+@testable import APNSTransport
 
 @Suite("MachineActions")
 struct MachineActionsTests {

@@ -2,35 +2,29 @@
 /// a TLS connection's machine returns one of these (docs/ARCHITECTURE.md, "One convention"). None or one action,
 /// the common case on the hot path (a request starts, an answer arrives), is held inline and costs no allocation;
 /// more spill to an array.
-package struct MachineActions<Action> {
-    @usableFromInline
+struct MachineActions<Action> {
     enum Storage {
         case none
         case one(Action)
         case many([Action])
     }
 
-    @usableFromInline
-    var storage: Storage
+    private(set) var storage: Storage
 
     /// Nothing to do.
-    @inlinable
-    package static var none: Self { Self(storage: .none) }
+    static var none: Self { Self(storage: .none) }
 
-    @inlinable
     init(storage: Storage) {
         self.storage = storage
     }
 
     /// One action.
-    @inlinable
-    package init(_ action: Action) {
+    init(_ action: Action) {
         storage = .one(action)
     }
 
     /// These actions, in order.
-    @inlinable
-    package init(_ actions: [Action]) {
+    init(_ actions: [Action]) {
         switch actions.count {
         case 0: storage = .none
         case 1: storage = .one(actions[0])
@@ -39,15 +33,13 @@ package struct MachineActions<Action> {
     }
 
     /// Whether there is nothing to do.
-    @inlinable
-    package var isEmpty: Bool {
+    var isEmpty: Bool {
         if case .none = storage { return true }
         return false
     }
 
     /// How many actions there are.
-    @inlinable
-    package var count: Int {
+    var count: Int {
         switch storage {
         case .none: 0
         case .one: 1
@@ -56,8 +48,7 @@ package struct MachineActions<Action> {
     }
 
     /// Adds `action` after the ones held.
-    @inlinable
-    package mutating func append(_ action: Action) {
+    mutating func append(_ action: Action) {
         switch storage {
         case .none: storage = .one(action)
         case .one(let first): storage = .many([first, action])
@@ -69,8 +60,7 @@ package struct MachineActions<Action> {
     }
 
     /// Adds `more` after the ones held.
-    @inlinable
-    package mutating func append(contentsOf more: Self) {
+    mutating func append(contentsOf more: Self) {
         switch more.storage {
         case .none: break
         case .one(let action): append(action)
@@ -79,8 +69,7 @@ package struct MachineActions<Action> {
     }
 
     /// The actions in order, as an array (for tests and for the shells' queues).
-    @inlinable
-    package var array: [Action] {
+    var array: [Action] {
         switch storage {
         case .none: []
         case .one(let action): [action]
@@ -89,14 +78,12 @@ package struct MachineActions<Action> {
     }
 
     /// Adds `rhs` after the actions `lhs` holds.
-    @inlinable
-    package static func += (lhs: inout Self, rhs: Self) {
+    static func += (lhs: inout Self, rhs: Self) {
         lhs.append(contentsOf: rhs)
     }
 
     /// `lhs`, then `rhs`.
-    @inlinable
-    package static func + (lhs: Self, rhs: Self) -> Self {
+    static func + (lhs: Self, rhs: Self) -> Self {
         var all = lhs
         all.append(contentsOf: rhs)
         return all
@@ -105,19 +92,15 @@ package struct MachineActions<Action> {
 
 extension MachineActions: Sequence {
     /// Walks the actions in order.
-    package struct Iterator: IteratorProtocol {
-        @usableFromInline
-        var storage: Storage
-        @usableFromInline
-        var index = 0
+    struct Iterator: IteratorProtocol {
+        private var storage: Storage
+        private var index = 0
 
-        @inlinable
         init(storage: Storage) {
             self.storage = storage
         }
 
-        @inlinable
-        package mutating func next() -> Action? {
+        mutating func next() -> Action? {
             switch storage {
             case .none:
                 return nil
@@ -132,32 +115,27 @@ extension MachineActions: Sequence {
         }
     }
 
-    @inlinable
-    package func makeIterator() -> Iterator {
+    func makeIterator() -> Iterator {
         Iterator(storage: storage)
     }
 
-    @inlinable
-    package var underestimatedCount: Int { count }
+    var underestimatedCount: Int { count }
 }
 
 extension MachineActions: ExpressibleByArrayLiteral {
-    @inlinable
-    package init(arrayLiteral actions: Action...) {
+    init(arrayLiteral actions: Action...) {
         self.init(actions)
     }
 }
 
 extension MachineActions: Equatable where Action: Equatable {
-    @inlinable
-    package static func == (lhs: Self, rhs: Self) -> Bool {
+    static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.array == rhs.array
     }
 }
 
 extension MachineActions: Hashable where Action: Hashable {
-    @inlinable
-    package func hash(into hasher: inout Hasher) {
+    func hash(into hasher: inout Hasher) {
         hasher.combine(array)
     }
 }
@@ -168,5 +146,5 @@ extension MachineActions.Storage: Sendable where Action: Sendable {}
 
 extension MachineActions: CustomStringConvertible {
     /// The actions as an array would print them.
-    package var description: String { "\(array)" }
+    var description: String { "\(array)" }
 }
