@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import APNSTransport
@@ -133,6 +134,37 @@ struct TLSConnectionTests {
         spin(loop) { recorder.isDone }
         #expect(recorder.info?.applicationProtocol == "h2")  // the server's preference wins
         client?.abort()
+        server.close()
+    }
+
+    @Test("a write that fails inside the owner's flush is reported after it, on the next turn, once")
+    func failedFlushReportedAfter() throws {
+        let loop = try EventLoop()
+        let server = try TLSTestServer(loop: loop, context: try TLSFixtures.serverContext())
+        let recorder = TLSRecorder()
+        let client = try #require(
+            try connectClient(
+                loop: loop, port: server.port, context: try TLSFixtures.clientContext(), recorder: recorder))
+        spin(loop) { recorder.isDone && server.first?.info != nil }
+        #expect(recorder.events == ["handshake"])
+        server.connections.first?.abort()  // the peer's socket is gone: a write draws a reset, the next one fails
+        var attempts = 0
+        while client.state != .closed && attempts < 200 {
+            client.write(payload(1024, seed: UInt32(attempts)))
+            client.flush()
+            #expect(!recorder.closed, "not from inside flush")
+            attempts += 1
+            if client.state != .closed { usleep(5_000) }  // the loop does not run: the reset is met only by a write
+        }
+        #expect(client.state == .closed)
+        #expect(recorder.events == ["handshake"])
+        client.abort()  // the owner ending it meanwhile changes nothing: the close is still reported, once
+        loop.runOnce(timeout: 0)
+        #expect(recorder.events == ["handshake", "close"])
+        #expect(recorder.closeError != nil)
+        spin(loop, seconds: 0.2) { false }
+        #expect(recorder.events == ["handshake", "close"])
+        #expect(loop.registeredCount == 1)  // only the listener
         server.close()
     }
 

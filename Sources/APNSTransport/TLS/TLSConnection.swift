@@ -1,24 +1,41 @@
+import APNSCore
+
 /// One TLS connection over a non-blocking TCP socket, driven by an `EventLoop` (client or server role). Owns the
 /// socket, the OpenSSL session, the output buffer and, while connecting, the connect/proxy stage. Reports to its
 /// delegate; the owner writes with `write` and `flush`. Loop-confined; the loop retains it while its socket is
 /// registered, so it lives until it closes even if the owner lets go.
+///
+/// What happens next is decided by its `TLSConnectionStateMachine` (the states and transitions are drawn there):
+/// the connection feeds it every event and runs the actions it returns. Events raised while actions run (the
+/// delegate's calls, the result of a write or a handshake step) are queued and fed in after, in order, so neither
+/// the machine nor the delegate is entered re-entrantly.
 public final class TLSConnection: EventLoopHandler {
     /// Where the connection is in its life.
     public enum State: Sendable, Hashable {
         /// Resolving, TCP-connecting, or tunnelling through a proxy (clients from `connect`).
         case connecting
+        /// The TLS handshake runs.
         case handshaking
+        /// The handshake completed: data flows both ways.
         case established
         /// `close()` was called: flushing what is buffered, then sending close_notify.
         case closing
+        /// Ended; the socket is closed.
         case closed
     }
 
     /// Receives the connection's data and events.
     public weak var delegate: (any TLSConnectionDelegate)?
     /// Where the connection stands, from connecting through the handshake to established and closed.
-    @exclusivity(unchecked)
-    public internal(set) var state: State
+    public var state: State {
+        switch machine.state {
+        case .connecting: .connecting
+        case .handshaking: .handshaking
+        case .established: .established
+        case .closing: .closing
+        case .closed: .closed
+        }
+    }
     /// Set once the handshake completed.
     @exclusivity(unchecked)
     public internal(set) var handshakeInfo: TLSHandshakeInfo?
@@ -30,37 +47,32 @@ public final class TLSConnection: EventLoopHandler {
     let loop: EventLoop
     let context: TLSContextOpenSSL
     @exclusivity(unchecked)
+    private(set) var machine: TLSConnectionStateMachine
+    @exclusivity(unchecked)
     var socket: Socket?
     @exclusivity(unchecked)
     var session: TLSSessionOpenSSL?
     @exclusivity(unchecked)
     var output = SocketOutputBuffer()
-    /// What the handshake's last step is waiting for.
-    @exclusivity(unchecked)
-    var handshakeInterest: EventLoopInterest = .read
-    /// SSL_write said WANT_WRITE: wait for writable, then write again.
-    @exclusivity(unchecked)
-    var writeWaitsForWritable = false
-    /// SSL_write said WANT_READ (a TLS message must be read first): write again when readable.
-    @exclusivity(unchecked)
-    var writeWaitsForReadable = false
-    /// SSL_read said WANT_WRITE: read again when writable.
-    @exclusivity(unchecked)
-    var readWaitsForWritable = false
-    /// Output was held back by the socket; tell the delegate when it has all gone.
-    @exclusivity(unchecked)
-    var owesDrainNotice = false
-    @exclusivity(unchecked)
-    var readContinuesNextTurn = false
-    /// Client: whether this connection's session is still to be remembered for the next connections to resume (it
-    /// becomes resumable once the server's session ticket has been read, after the handshake).
-    @exclusivity(unchecked)
-    var sessionToRemember: Bool
     @exclusivity(unchecked)
     var timer: EventLoopTimer?
     /// The connect or proxy stage in progress (clients from `connect`).
     @exclusivity(unchecked)
     var stage: (any TLSConnectStage)?
+    /// Where `connect` goes (clients from `connect`).
+    @exclusivity(unchecked)
+    var route: Route?
+    /// Events raised while actions run, fed in after them in order (`pendingHead` is the next).
+    @exclusivity(unchecked)
+    private var pending: [Event] = []
+    @exclusivity(unchecked)
+    private var pendingHead = 0
+    /// Actions are running: new events wait in `pending`.
+    @exclusivity(unchecked)
+    private var running = false
+    /// What runs started in one of the owner's calls: the delegate is told on the next turn.
+    @exclusivity(unchecked)
+    private var inOwnersCall = false
 
     /// Bytes written but not yet accepted by the socket.
     public var bufferedOutputCount: Int { output.count }
@@ -89,79 +101,242 @@ public final class TLSConnection: EventLoopHandler {
         try attach(socket)
     }
 
-    init(loop: EventLoop, context: TLSContextOpenSSL, serverName: String?, delegate: (any TLSConnectionDelegate)?) {
+    init(
+        loop: EventLoop, context: TLSContextOpenSSL, serverName: String?, tunnels: Bool = false,
+        delegate: (any TLSConnectionDelegate)?
+    ) {
         self.loop = loop
         self.context = context
-        sessionToRemember = !context.isServer
         self.serverName = serverName
         self.isServer = context.isServer
         self.delegate = delegate
-        state = .connecting
+        machine = TLSConnectionStateMachine(
+            isServer: context.isServer, tunnels: tunnels, handshakeTimeout: context.handshakeTimeout)
     }
 
     /// Queues `bytes` for sending (copied; no system call). Sent by `flush()`, or right after the handshake when
     /// written earlier. Ignored once closing or closed.
     public func write(_ bytes: [UInt8]) {
-        guard state != .closing && state != .closed else { return }
-        output.append(bytes)
+        // A write changes no state, so it is answered at once (no copy to queue), unless a close waits ahead of it:
+        // then it waits its turn, to be ignored as a write after a close is.
+        guard !closeIsPending else {
+            pending.append(.write(bytes))
+            return
+        }
+        append(bytes, machine.writeRequested())
     }
 
-    /// Sends what is queued, as far as the socket takes it now; the rest goes when it becomes writable.
+    /// Sends what is queued, as far as the socket takes it now; the rest goes when it becomes writable. Called
+    /// from inside a delegate callback, it runs once the callback returns; a write failing here is reported to the
+    /// delegate after this returns (on the next loop turn), never from inside it.
     public func flush() {
-        guard state == .established, !writeWaitsForWritable, !writeWaitsForReadable else { return }
-        drainOutput()
+        handle(.flush, fromOwner: true)
     }
 
     /// Closes gracefully: sends what is queued, then close_notify, then closes the socket (within
     /// `gracePeriod` seconds, else it aborts). The delegate hears nothing more. Before the handshake completed,
-    /// the same as `abort()`.
+    /// the same as `abort()`. Called from inside a delegate callback, it takes effect once the callback returns.
     public func close(gracePeriod: Double = 5) {
-        guard state == .established else {
-            abort()
-            return
-        }
-        state = .closing
-        timer?.cancel()
-        timer = loop.schedule(after: gracePeriod) { [weak self] in self?.teardown() }
-        if !writeWaitsForWritable && !writeWaitsForReadable { drainOutput() }
+        handle(.close(gracePeriod: gracePeriod), fromOwner: true)
     }
 
-    /// Closes at once, dropping queued output and sending nothing. The delegate hears nothing more.
+    /// Closes at once, dropping queued output and sending nothing. The delegate hears nothing more (but a close
+    /// that happened before, inside `flush()`, is still reported once). Called from inside a delegate callback, it
+    /// takes effect once the callback returns.
     public func abort() {
-        teardown()
+        handle(.abort, fromOwner: true)
     }
 
-    /// Registers `socket` and prepares the TLS session; the handshake runs from readiness callbacks.
+    /// Starts TLS on the connected `socket` given to an initializer; the handshake runs from readiness callbacks.
     func attach(_ socket: Socket) throws(TransportError) {
+        for action in machine.attached() {
+            if case .startTLS(let interest) = action {
+                try startTLS(on: socket, interest: interest)
+            } else {
+                perform(action)
+            }
+        }
+    }
+
+    /// Makes the session on `socket` and registers the socket with the loop.
+    private func startTLS(on socket: Socket, interest: EventLoopInterest) throws(TransportError) {
         self.socket = socket
         session = try TLSSessionOpenSSL(context: context, fd: socket.fd, serverName: serverName)
-        state = .handshaking
-        // A client speaks first: writable (at once) starts its handshake. A server waits for the ClientHello.
-        handshakeInterest = isServer ? .read : [.read, .write]
-        try loop.register(socket.fd, interest: handshakeInterest, handler: self)
-        let seconds = context.handshakeTimeout
-        timer?.cancel()
-        timer = loop.schedule(after: seconds) { [weak self] in
-            self?.fail(TransportError(.timeout, "TLS handshake not complete after \(seconds)s"))
+        try loop.register(socket.fd, interest: interest, handler: self)
+    }
+}
+
+// MARK: - Events and actions
+
+extension TLSConnection {
+    /// Where a client from `connect` goes.
+    struct Route {
+        var host: String
+        var port: Int
+        var proxy: ProxyConfiguration?
+        var dialing: DialPlan
+    }
+
+    /// What the connection hears, with what it carries; fed to the machine, or queued while actions run.
+    enum Event {
+        case readable, writable, hangup, timerFired, readingResumed
+        case resolved(Result<[SocketAddress], TransportError>)
+        case dialed(Result<Socket, TransportError>)
+        case tunnelled(Result<Socket, TransportError>)
+        case startFailed(TransportError)
+        case handshakeStepped(TLSSessionResult)
+        case handshakeReported
+        case delivered
+        case wrote(TLSSessionResult)
+        case write([UInt8])
+        case flush
+        case close(gracePeriod: Double)
+        case abort
+        /// A delegate call deferred from inside one of the owner's calls.
+        case tell(TLSConnectionStateMachine.Action)
+    }
+
+    /// Whether the owner's `close` waits in `pending`. (The other events waiting cannot change whether a write is
+    /// kept, or they drop the output with the connection.)
+    private var closeIsPending: Bool {
+        var index = pendingHead
+        while index < pending.count {
+            if case .close = pending[index] { return true }
+            index += 1
+        }
+        return false
+    }
+
+    /// Feeds `event` in, runs what the machine returns, then the events raised meanwhile, until none is left.
+    /// While actions run, `event` waits its turn. `fromOwner`: one of the owner's calls, from which the delegate
+    /// is never called (what it should hear is told on the next turn).
+    private func handle(_ event: Event, fromOwner: Bool = false) {
+        guard !running else {
+            pending.append(event)
+            return
+        }
+        running = true
+        inOwnersCall = fromOwner
+        feed(event)
+        while pendingHead < pending.count {
+            let next = pending[pendingHead]
+            pendingHead += 1
+            feed(next)
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingHead = 0
+        inOwnersCall = false
+        running = false
+    }
+
+    /// Feeds one event to the machine and runs its actions.
+    private func feed(_ event: Event) {
+        switch event {
+        case .readable: run(machine.readable())
+        case .writable: run(machine.writable())
+        case .hangup: run(machine.hangup())
+        case .timerFired: run(machine.timerFired())
+        case .readingResumed: run(machine.readingResumed())
+        case .resolved(.success(let addresses)):
+            for action in machine.resolved() {
+                if case .dial = action { dial(addresses) } else { perform(action) }
+            }
+        case .resolved(.failure(let error)):
+            guard let proxy = route?.proxy else { return run(machine.connectFailed(error)) }
+            run(machine.connectFailed(TransportError(error.kind, "proxy \(proxy.description): \(error.detail)")))
+        case .dialed(.success(let socket)):
+            stage = nil
+            run(machine.dialed(), socket: socket)
+        case .tunnelled(.success(let socket)):
+            stage = nil
+            run(machine.tunnelled(), socket: socket)
+        case .dialed(.failure(let error)), .tunnelled(.failure(let error)):
+            stage = nil
+            run(machine.connectFailed(error))
+        case .startFailed(let error): run(machine.startFailed(error))
+        case .handshakeStepped(let result): run(machine.handshakeStepped(result))
+        case .handshakeReported: run(machine.handshakeReported())
+        case .delivered: run(machine.delivered())
+        case .wrote(let result): run(machine.wrote(result))
+        case .write(let bytes): append(bytes, machine.writeRequested())
+        case .flush: run(machine.flushRequested())
+        case .close(let gracePeriod): run(machine.closeRequested(gracePeriod: gracePeriod))
+        case .abort: run(machine.abortRequested())
+        case .tell(let action): perform(action)
         }
     }
 
-    /// Ends the connection after a failure: tells the delegate, unless the owner already closed it.
-    func fail(_ error: TransportError?) {
-        guard state != .closed else { return }
-        let tell = state != .closing
-        teardown()
-        if tell { delegate?.tlsConnection(self, didCloseWith: error) }
+    private func run(_ actions: TLSConnectionStateMachine.Actions, socket: Socket? = nil) {
+        for action in actions { perform(action, socket: socket) }
+    }
+
+    /// Runs what `writeRequested` returned for `bytes`.
+    private func append(_ bytes: [UInt8], _ actions: TLSConnectionStateMachine.Actions) {
+        for action in actions {
+            if case .appendOutput = action { output.append(bytes) } else { perform(action) }
+        }
+    }
+
+    /// Runs one action. `socket`: the one the event that led to it carried (a connect stage's result).
+    private func perform(_ action: TLSConnectionStateMachine.Action, socket given: Socket? = nil) {
+        switch action {
+        case .dial, .appendOutput, .deliver:
+            break  // run where their event's data is (`feed`, `append`, `read`)
+        case .openTunnel:
+            guard let given, let route, let proxy = route.proxy else { return }
+            openTunnel(on: given, through: proxy, to: route)
+        case .startTLS(let interest):
+            guard let given else { return }
+            do throws(TransportError) {
+                try startTLS(on: given, interest: interest)
+            } catch {
+                pending.append(.startFailed(error))
+            }
+        case .setInterest(let interest):
+            if let socket { loop.setInterest(interest, for: socket.fd) }
+        case .armTimer(let seconds):
+            timer?.cancel()
+            timer = loop.schedule(after: seconds) { [weak self] in self?.handle(.timerFired) }
+        case .cancelTimer:
+            timer?.cancel()
+            timer = nil
+        case .stepHandshake:
+            stepHandshake()
+        case .read(let rememberSession):
+            read(rememberingSession: rememberSession)
+        case .resumeReadingNextTurn:
+            loop.executeNextTurn { [weak self] in self?.handle(.readingResumed) }
+        case .write:
+            writeOutput()
+        case .sendCloseNotify:
+            session?.sendCloseNotify()
+        case .reportHandshake:
+            if let handshakeInfo { delegate?.tlsConnection(self, didCompleteHandshake: handshakeInfo) }
+            pending.append(.handshakeReported)
+        case .reportDrained:
+            guard !inOwnersCall else { return tellNextTurn(action) }
+            delegate?.tlsConnectionDidDrainOutput(self)
+        case .reportClosed(let error):
+            guard !inOwnersCall else { return tellNextTurn(action) }
+            delegate?.tlsConnection(self, didCloseWith: error)
+        case .tearDown:
+            tearDown()
+        }
+    }
+
+    /// The delegate hears `action` on the next turn, not from inside the owner's call (the connection stays alive
+    /// until then).
+    private func tellNextTurn(_ action: TLSConnectionStateMachine.Action) {
+        loop.executeNextTurn { self.handle(.tell(action)) }
     }
 
     /// Releases everything: timer, stage, registration, session, socket, queued output.
-    func teardown() {
-        guard state != .closed else { return }
-        state = .closed
+    private func tearDown() {
         timer?.cancel()
         timer = nil
         stage?.cancel()
         stage = nil
+        route = nil
         if let socket {
             loop.deregister(socket.fd)
             socket.close()
@@ -169,21 +344,6 @@ public final class TLSConnection: EventLoopHandler {
         socket = nil
         session = nil
         output.removeAll()
-    }
-
-    /// Sets the loop interest the current state needs (no system call when unchanged).
-    func updateInterest() {
-        guard let socket else { return }
-        var interest: EventLoopInterest = .read
-        switch state {
-        case .handshaking:
-            interest = handshakeInterest
-        case .established, .closing:
-            if writeWaitsForWritable || readWaitsForWritable { interest.insert(.write) }
-        case .connecting, .closed:
-            return
-        }
-        loop.setInterest(interest, for: socket.fd)
     }
 }
 
@@ -196,8 +356,11 @@ extension SocketConnector: TLSConnectStage {}
 
 /// Hears from a `TLSConnection`, on the event loop's thread. The owner (an HTTP/2 connection) implements it.
 ///
-/// Contract: after `didCloseWith`, or after the owner called `close()`/`abort()`, nothing more is reported.
-/// No callback is made from inside the connection's initializers or `connect`.
+/// Contract: `didCloseWith` comes once, and only for an ending the owner did not ask for; after it, or after the
+/// owner called `close()`/`abort()`, nothing more is reported, except that close itself when it happened inside
+/// one of the owner's own calls (a `flush()` whose write failed): no callback is made from inside the owner's calls
+/// (`write`, `flush`, `close`, `abort`), the connection's initializers or `connect`, so such a close is reported on
+/// the next loop turn. A `flush`, `close` or `abort` called from inside a callback is done once that callback returns.
 public protocol TLSConnectionDelegate: AnyObject {
     /// The handshake completed (and, on a client, ALPN and pins were checked). Writes made before this are
     /// flushed right after it returns.
@@ -230,160 +393,76 @@ extension TLSConnection {
         delegate: (any TLSConnectionDelegate)?
     ) -> TLSConnection {
         let literal = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let connection = TLSConnection(loop: loop, context: context.context, serverName: literal, delegate: delegate)
+        let connection = TLSConnection(
+            loop: loop, context: context.context, serverName: literal, tunnels: proxy != nil, delegate: delegate)
         connection.startConnecting(host: literal, port: port, proxy: proxy, dialing: dialing)
         return connection
     }
 
     private func startConnecting(host: String, port: Int, proxy: ProxyConfiguration?, dialing: DialPlan) {
+        route = Route(host: host, port: port, proxy: proxy, dialing: dialing)
         let dialHost = proxy?.host ?? host
         let dialPort = proxy?.port ?? port
-        let found: (Result<[SocketAddress], TransportError>) -> Void = { result in
-            guard self.state == .connecting else { return }
-            switch result {
-            case .failure(let error):
-                self.fail(
-                    proxy == nil
-                        ? error : TransportError(error.kind, "proxy \(proxy?.description ?? ""): \(error.detail)"))
-            case .success(let addresses):
-                let connector = SocketConnector(
-                    loop: self.loop, addresses: dialing.ordered(addresses), timeout: self.context.connectTimeout,
-                    attemptDelay: dialing.attemptDelay, report: dialing.report
-                ) { result in
-                    self.stage = nil
-                    self.connected(result, host: host, port: port, proxy: proxy)
-                }
-                self.stage = connector
-                connector.start()
-            }
-        }
         if let pinned = dialing.overrides.addresses(host: dialHost, port: dialPort) {
-            loop.executeNextTurn { found(.success(pinned)) }
+            loop.executeNextTurn { self.handle(.resolved(.success(pinned))) }
         } else {
-            loop.resolve(host: dialHost, port: dialPort, completion: found)
+            loop.resolve(host: dialHost, port: dialPort) { self.handle(.resolved($0)) }
         }
     }
 
-    private func connected(
-        _ result: Result<Socket, TransportError>, host: String, port: Int, proxy: ProxyConfiguration?
-    ) {
-        guard state == .connecting else { return }
-        switch result {
-        case .failure(let error):
-            fail(error)
-        case .success(let socket):
-            guard let proxy else {
-                startTLS(on: socket)
-                return
-            }
-            let tunnel = ProxyTunnel(
-                loop: loop, socket: socket, proxy: proxy, host: host, port: port,
-                timeout: context.handshakeTimeout
-            ) { result in
-                self.stage = nil
-                guard self.state == .connecting else { return }
-                switch result {
-                case .failure(let error): self.fail(error)
-                case .success(let socket): self.startTLS(on: socket)
-                }
-            }
-            stage = tunnel
-            tunnel.start()
-        }
+    /// Starts the TCP connect to `addresses` (racing them as the dial plan says).
+    private func dial(_ addresses: [SocketAddress]) {
+        guard let route else { return }
+        let connector = SocketConnector(
+            loop: loop, addresses: route.dialing.ordered(addresses), timeout: context.connectTimeout,
+            attemptDelay: route.dialing.attemptDelay, report: route.dialing.report
+        ) { self.handle(.dialed($0)) }
+        stage = connector
+        connector.start()
     }
 
-    private func startTLS(on socket: Socket) {
-        do throws(TransportError) {
-            try attach(socket)
-        } catch {
-            fail(error)
-        }
+    /// Sends CONNECT through `proxy` over `socket`, for `route`'s host and port.
+    private func openTunnel(on socket: Socket, through proxy: ProxyConfiguration, to route: Route) {
+        let tunnel = ProxyTunnel(
+            loop: loop, socket: socket, proxy: proxy, host: route.host, port: route.port,
+            timeout: context.handshakeTimeout
+        ) { self.handle(.tunnelled($0)) }
+        stage = tunnel
+        tunnel.start()
     }
 }
 
 // MARK: - IO
 
 extension TLSConnection {
-    /// Most bytes delivered per readiness event before yielding to other connections for a turn.
-    static let readBudget = 1 << 20
-
     /// Reads and decrypts what the socket has.
     public func readable() {
-        switch state {
-        case .handshaking:
-            continueHandshake()
-        case .established, .closing:
-            if writeWaitsForReadable {
-                writeWaitsForReadable = false
-                drainOutput()
-            }
-            readAvailable()
-        case .connecting, .closed:
-            break
-        }
+        handle(.readable)
     }
 
     /// Sends pending encrypted bytes now that the socket is writable.
     public func writable() {
-        switch state {
-        case .handshaking:
-            continueHandshake()
-        case .established, .closing:
-            if readWaitsForWritable {
-                readWaitsForWritable = false
-                readAvailable()
-            }
-            if writeWaitsForWritable {
-                writeWaitsForWritable = false
-                drainOutput()
-            }
-            updateInterest()
-        case .connecting, .closed:
-            break
-        }
+        handle(.writable)
     }
 
     /// Closes the connection: the peer hung up.
     public func hangup() {
-        readable()
+        handle(.hangup)
     }
 
-    func continueHandshake() {
+    /// One handshake step; its result (a client's refusal of the peer as a failure) is fed in after.
+    private func stepHandshake() {
         guard let session else { return }
-        switch session.handshake() {
-        case .transferred:
-            completeHandshake(session)
-        case .wantRead:
-            handshakeInterest = .read
-            updateInterest()
-        case .wantWrite:
-            handshakeInterest = [.read, .write]
-            updateInterest()
-        case .failed(let error):
-            fail(error)
-        case .closeNotify, .endOfFile:
-            fail(TransportError(.handshakeFailed, "the peer closed the connection"))
-        }
-    }
-
-    private func completeHandshake(_ session: TLSSessionOpenSSL) {
-        timer?.cancel()
-        timer = nil
-        let info = session.handshakeInfo()
-        if !isServer {
-            if let refusal = refusal(of: info, session) {
-                fail(refusal)
-                return
+        var result = session.handshake()
+        if case .transferred = result {
+            let info = session.handshakeInfo()
+            if !isServer, let refusal = refusal(of: info, session) {
+                result = .failed(refusal)
+            } else {
+                handshakeInfo = info
             }
         }
-        handshakeInfo = info
-        state = .established
-        updateInterest()
-        delegate?.tlsConnection(self, didCompleteHandshake: info)
-        guard state == .established else { return }
-        if !output.isEmpty { drainOutput() }
-        // Read-ahead may have pulled application data in with the last handshake message.
-        readAvailable()
+        pending.append(.handshakeStepped(result))
     }
 
     /// Why a client must refuse a completed handshake: ALPN not among ours, or no pinned key in the chain.
@@ -411,91 +490,44 @@ extension TLSConnection {
         return nil
     }
 
-    /// Decrypts and delivers what is available, up to the read budget.
-    func readAvailable() {
+    /// Reads into the loop's buffer and feeds each result in at once (the bytes live only in that buffer): bytes
+    /// go to the delegate, and `delivered` follows what the delegate did; a read that the machine says to repeat
+    /// (dropping what arrives while closing) reads again here.
+    private func read(rememberingSession: Bool) {
         guard let session else { return }
-        var budget = Self.readBudget
         loop.withReadBuffer { buffer in
-            while state == .established || state == .closing {
+            var again: Bool? = rememberingSession
+            while let remember = again {
+                again = nil
                 let result = session.read(into: &buffer)
-                if sessionToRemember, state == .established {
-                    sessionToRemember = !session.rememberSessionIfResumable()
-                }
-                switch result {
-                case .transferred(let count):
-                    if state == .established {
+                let remembered = remember && session.rememberSessionIfResumable()
+                for action in machine.read(result, sessionRemembered: remembered) {
+                    switch action {
+                    case .deliver(let count):
                         delegate?.tlsConnection(self, didReceive: buffer.span.extracting(..<count).bytes)
-                    }  // while closing, what still arrives is dropped
-                    budget -= count
-                    if budget <= 0 {
-                        continueReadingNextTurn()
-                        return
+                        pending.append(.delivered)
+                    case .read(let remember):
+                        again = remember
+                    default:
+                        perform(action)
                     }
-                case .wantRead:
-                    return
-                case .wantWrite:
-                    readWaitsForWritable = true
-                    updateInterest()
-                    return
-                case .closeNotify:
-                    session.sendCloseNotify()
-                    fail(nil)
-                    return
-                case .endOfFile:
-                    fail(TransportError(.closedByPeer, "TCP closed without TLS close_notify"))
-                    return
-                case .failed(let error):
-                    fail(error)
-                    return
                 }
             }
         }
     }
 
-    /// Level-triggered epoll will not report bytes OpenSSL already holds: come back next turn to keep reading.
-    private func continueReadingNextTurn() {
-        guard !readContinuesNextTurn else { return }
-        readContinuesNextTurn = true
-        loop.executeNextTurn { [weak self] in
-            guard let self else { return }
-            self.readContinuesNextTurn = false
-            self.readAvailable()
-        }
-    }
-
-    /// Writes queued output until it is gone or the socket pushes back.
-    func drainOutput() {
+    /// Writes queued output until it is gone or OpenSSL pushes back; the outcome is fed in after.
+    private func writeOutput() {
         guard let session else { return }
+        var outcome = TLSSessionResult.transferred(0)
         while !output.isEmpty {
-            switch output.withUnsentBytes({ session.write($0) }) {
-            case .transferred(let count):
-                output.consume(count)
-            case .wantWrite:
-                writeWaitsForWritable = true
-                owesDrainNotice = true
-                updateInterest()
-                return
-            case .wantRead:
-                writeWaitsForReadable = true
-                owesDrainNotice = true
-                return
-            case .closeNotify, .endOfFile:
-                fail(TransportError(.closedByPeer, "while writing"))
-                return
-            case .failed(let error):
-                fail(error)
-                return
+            let result = output.withUnsentBytes { session.write($0) }
+            guard case .transferred(let count) = result else {
+                outcome = result
+                break
             }
+            output.consume(count)
         }
-        if state == .closing {
-            session.sendCloseNotify()
-            teardown()
-            return
-        }
-        updateInterest()
-        if owesDrainNotice {
-            owesDrainNotice = false
-            delegate?.tlsConnectionDidDrainOutput(self)
-        }
+        pending.append(.wrote(outcome))
     }
 }
