@@ -34,8 +34,8 @@ struct MachineActionsTests {
         #expect(MachineActions(3) == [3])
         #expect(MachineActions(3) != [3, 3])
         #expect(MachineActions(3) + MachineActions(4) == [3, 4])
-        #expect(MachineActions<Int>.none + [] == .none)
+        #expect(MachineActions<Int>.none + MachineActions<Int>([]) == MachineActions<Int>.none)
         #expect(Array(MachineActions<Int>.none).isEmpty)
-        #expect("\(MachineActions([1, 2]))" == "[1, 2]")
+        #expect("\(MachineActions<Int>([1, 2]))" == "[1, 2]")
     }
 }
