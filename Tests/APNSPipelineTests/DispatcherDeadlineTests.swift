@@ -17,16 +17,17 @@ struct DispatcherDeadlineTests {
     }
 
     /// Reads record `line`, as a pump turn does.
-    private func read(_ machine: inout Machine, _ line: Int) -> RecordDecision.Effect {
+    private func read(_ machine: inout Machine, _ line: Int) -> DispatcherAction {
         machine.recordRead(
             Fixture.record(line, token: Fixture.token(line)), resume: .fresh, resumedSends: 0, firstOccurrence: true)
     }
 
     /// Reads and submits record `line` at `now`; returns its tag.
     private func submit(_ machine: inout Machine, _ line: Int, now: Double) -> UInt64? {
-        guard case .submit(let send) = read(&machine, line) else { return nil }
-        let tag = machine.reserveTag()
-        machine.submitted(send, tag: tag, now: now)
+        var action = read(&machine, line)
+        let tag = action.submitTag
+        guard case .submit(let send) = action.takePumpStep() else { return nil }
+        _ = machine.submitted(send, tag: tag, now: now)
         return tag
     }
 
@@ -46,11 +47,8 @@ struct DispatcherDeadlineTests {
         #expect(machine.start(now: 0).deadlineAfter == 10)
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 1, now: 1)
         let inFlight = try #require(submit(&machine, 1, now: 1))
-        guard case .submit(let parked) = read(&machine, 2) else {
-            Issue.record("record 2 was not to be sent")
-            return
-        }
-        machine.park(parked)  // no slot: it waits
+        let parked = read(&machine, 2)  // no slot: it waits
+        #expect(parked.step == .endTurn && machine.unprocessedResends.count == 1, "record 2 does not wait")
 
         let early = machine.deadlinePassed(now: 9.5)
         #expect(early.deadlineAfter == 0.5 && results(early.writes).isEmpty, "a timer that fired early stops nothing")
@@ -60,17 +58,13 @@ struct DispatcherDeadlineTests {
         #expect(passed.gracePeriodAfter != nil, "requests in flight are awaited")
         #expect(!machine.sends)
 
-        guard case .writeFinalResult(let later) = read(&machine, 3) else {
-            Issue.record("a record read after the deadline was sent")
-            return
-        }
-        #expect(later.outcome == .expired)
+        let later = read(&machine, 3)
+        #expect(results(later.writes).map(\.outcome) == [.expired], "a record read after the deadline was sent")
         let answer = machine.completed(tag: inFlight, outcome: Fixture.ok(), now: 10.2)
         #expect(results(answer.writes).map(\.outcome) == [.delivered], "the request in flight is answered as usual")
 
-        machine.inputExhausted()
-        var settled = DispatcherAction()
-        machine.settle(&settled, now: 10.3)
+        #expect(machine.inputExhausted().step == .endTurn)
+        #expect(machine.pumpTurnEnded(transportFreeSlots: 0, now: 10.3).closeTransport == .afterFlushingSink)
         _ = machine.transportClosed(now: 10.4)
         #expect(machine.summary.ending == .deadlinePassed("2026-12-02T18:00:00Z"))
     }
@@ -80,8 +74,10 @@ struct DispatcherDeadlineTests {
         var machine = machine(deadlineAt: 10)
         let start = machine.start(now: 11)
         #expect(start.deadlineAfter == nil && !machine.sends)
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 11)?.requests == 0)
-        guard case .writeFinalResult(let result) = read(&machine, 1) else {
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 11)
+        #expect(machine.turn?.budget.requests == 0)
+        let read = read(&machine, 1)
+        guard let result = results(read.writes).first else {
             Issue.record("a record was sent past the deadline")
             return
         }
@@ -92,8 +88,10 @@ struct DispatcherDeadlineTests {
     func noBudgetPastTheDeadline() {
         var machine = machine(deadlineAt: 10)
         _ = machine.start(now: 0)
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 9.9)?.requests == 4)
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 10)?.requests == 0)
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 9.9)
+        #expect(machine.turn?.budget.requests == 4)
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 10)
+        #expect(machine.turn?.budget.requests == 0)
     }
 
     @Test("a retry due after the deadline is not queued: the record was sent, so it ends retryable, saying why")
@@ -125,9 +123,9 @@ struct DispatcherDeadlineTests {
 
         var done = self.machine(deadlineAt: 10)
         _ = done.start(now: 0)
-        done.inputExhausted()
-        var settled = DispatcherAction()
-        done.settle(&settled, now: 5)  // every record answered: the transport closes
+        _ = done.inputExhausted()
+        _ = done.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 5)
+        let settled = done.pumpTurnEnded(transportFreeSlots: 4, now: 5)  // every record answered: the transport closes
         #expect(settled.closeTransport == .afterFlushingSink)
         #expect(done.deadlinePassed(now: 10).isEmpty)
         _ = done.transportClosed(now: 10.1)

@@ -208,3 +208,23 @@ final class DispatchRun {
         return result
     }
 }
+
+/// A pump step as the machine tests compare it: a send to submit by its record's line.
+enum PumpStepKind: Equatable {
+    case none
+    case submit(line: Int)
+    case readRecord
+    case endTurn
+}
+
+extension DispatcherAction {
+    /// What its pump step is, without taking the send it may hold.
+    var step: PumpStepKind {
+        switch pumpStep {
+        case .none: return .none
+        case .submit(let send): return .submit(line: send.key.line)
+        case .readRecord: return .readRecord
+        case .endTurn: return .endTurn
+        }
+    }
+}

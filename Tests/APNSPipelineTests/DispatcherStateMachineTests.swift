@@ -12,21 +12,31 @@ struct DispatcherStateMachineTests {
     private func submit(_ machine: inout Machine, lines: ClosedRange<Int>, freeSlots: Int = 4, now: Double = 0)
         -> [UInt64]
     {
-        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: freeSlots, now: now)
+        var step = machine.pumpTurnBegan(.pumpTurn, freeSlots: freeSlots, now: now)
         var tags: [UInt64] = []
         for line in lines {
-            let effect = machine.recordRead(
+            guard case .readRecord = step.takePumpStep() else {
+                Issue.record("line \(line) was not to be read")
+                break
+            }
+            var read = machine.recordRead(
                 Fixture.record(line, token: Fixture.token(line)), resume: .fresh, resumedSends: 0, firstOccurrence: true
             )
-            guard case .submit(let send) = consume effect else {
+            let tag = read.submitTag
+            guard case .submit(let send) = read.takePumpStep() else {
                 Issue.record("line \(line) was not submitted")
                 continue
             }
-            let tag = machine.reserveTag()
-            machine.submitted(send, tag: tag, now: now)
+            step = machine.submitted(send, tag: tag, now: now)
             tags.append(tag)
         }
         return tags
+    }
+
+    /// The budget of a pump turn begun with `freeSlots` at `now`; nil when none began.
+    private func budget(_ machine: inout Machine, freeSlots: Int, now: Double = 0) -> Int? {
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: freeSlots, now: now)
+        return machine.turn?.budget.requests
     }
 
     private func outcomes(_ writes: DispatcherAction.RecordWrites) -> [RecordOutcome] {
@@ -56,13 +66,11 @@ struct DispatcherStateMachineTests {
     func completion() {
         var machine = Machine(configuration: DispatcherConfiguration())
         #expect(machine.start(now: 0).pumpTurn == .nextLoopTurn)
-        let budget = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0)
-        #expect(budget?.requests == 4, "the budget is the free slots within the window")
+        #expect(budget(&machine, freeSlots: 4) == 4, "the budget is the free slots within the window")
         let tags = submit(&machine, lines: 1...2)
-        machine.inputExhausted()
-        let ended = machine.pumpTurnEnded(
-            read: 2, submitted: 2, budget: PumpBudget(requests: 4, freeSlots: 4),
-            transportFreeSlots: 2, now: 0)
+        let exhausted = machine.inputExhausted()
+        #expect(exhausted.step == .endTurn && exhausted.flushSink, "the input's end ends the turn, sink flushed")
+        let ended = machine.pumpTurnEnded(transportFreeSlots: 2, now: 0)
         #expect(ended.flushTransport)
         #expect(ended.closeTransport == .no, "closed with requests in flight")
 
@@ -75,19 +83,17 @@ struct DispatcherStateMachineTests {
         let again = machine.completed(tag: tags[1], outcome: Fixture.ok(), now: 0.1)
         #expect(again.isEmpty, "an answer for a tag no longer in flight did something")
 
-        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0.1)
-        let settled = machine.pumpTurnEnded(
-            read: 0, submitted: 0, budget: PumpBudget(requests: 4, freeSlots: 4),
-            transportFreeSlots: 4, now: 0.1)
+        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0.1).step == .endTurn, "nothing to read")
+        let settled = machine.pumpTurnEnded(transportFreeSlots: 4, now: 0.1)
         #expect(settled.closeTransport == .afterFlushingSink)
         #expect(!settled.reportEnd)
         let closed = machine.transportClosed(now: 0.2)
-        #expect(closed.reportEnd)
+        #expect(closed.reportEnd && closed.flushSink, "the end is reported after the sink's last flush")
         #expect(machine.state == .ended)
         #expect(machine.summary.ending == .completed)
         #expect(machine.summary.latencies.count == 2)
         #expect(machine.transportClosed(now: 0.3).isEmpty, "the end is reported once")
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0.3) == nil, "a pump turn after the end")
+        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0.3).isEmpty, "a pump turn after the end")
     }
 
     @Test("answers refill their slots after the events queued with them, but a loop turn pumps in a loop never")
@@ -107,16 +113,16 @@ struct DispatcherStateMachineTests {
         var configuration = DispatcherConfiguration()
         configuration.window.maximum = 3
         var machine = Machine(configuration: configuration)
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 100, now: 0)?.requests == 3)
+        #expect(budget(&machine, freeSlots: 100) == 3)
         _ = submit(&machine, lines: 1...2, freeSlots: 100)
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 100, now: 0)?.requests == 1)
+        #expect(budget(&machine, freeSlots: 100) == 1)
         _ = machine.gracePeriodEnded()
-        #expect(machine.pumpTurnBegan(.pumpTurn, freeSlots: 100, now: 0)?.requests == 0)
+        #expect(budget(&machine, freeSlots: 100) == 0)
 
         var rated = DispatcherConfiguration()
         rated.ratePerSecond = 10
         var limited = Machine(configuration: rated)
-        let first = limited.pumpTurnBegan(.pumpTurn, freeSlots: 100, now: 0)?.requests ?? 0
+        let first = budget(&limited, freeSlots: 100) ?? 0
         #expect(first >= 1 && first < 100, "the rate limit let \(first) requests through at once")
     }
 
@@ -188,10 +194,9 @@ struct DispatcherStateMachineTests {
         #expect(machine.retries.isEmpty && !machine.readsSource)
         _ = machine.completed(tag: tags[1], outcome: .failed(.notSent("closed")), now: 0.1)
         #expect(machine.transportClosed(now: 0.1).reportEnd)
-        let end = machine.endReported(flushFailure: nil, readProgress: nil)
-        #expect(end.failure is DiskFull)
-        guard case .stoppedEarly = end.summary.ending else {
-            Issue.record("ended \(end.summary.ending), not stopped early")
+        #expect(machine.runFailure is DiskFull)
+        guard case .stoppedEarly = machine.summary.ending else {
+            Issue.record("ended \(machine.summary.ending), not stopped early")
             return
         }
     }
@@ -199,32 +204,27 @@ struct DispatcherStateMachineTests {
     @Test("a stop while the transport closes at the end of the work still names the run's ending")
     func stopWhileClosing() {
         var machine = Machine(configuration: DispatcherConfiguration())
-        machine.inputExhausted()
+        #expect(machine.inputExhausted().isEmpty, "no pump turn is under way")
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 0)
-        let settled = machine.pumpTurnEnded(
-            read: 0, submitted: 0, budget: PumpBudget(requests: 4, freeSlots: 4),
-            transportFreeSlots: 4, now: 0)
+        let settled = machine.pumpTurnEnded(transportFreeSlots: 4, now: 0)
         #expect(settled.closeTransport == .afterFlushingSink)
         #expect(!machine.stop(.interrupted).isEmpty)
         #expect(machine.transportClosed(now: 1).reportEnd)
         #expect(machine.summary.ending == .interrupted)
     }
 
-    /// The budget of the wake-up tests' pump turns: four free slots.
-    let fourSlots = PumpBudget(requests: 4, freeSlots: 4)
-
     /// A machine with two records sent, the input read to its end, and the first `rejected` of them answered 429 at
     /// 1 s, then a pump turn at 1 s: the machine, when the first retry falls due, and the wake-up delay it asked for.
     func retryWaiting(rejected: Int) throws -> (Machine, due: Double, delay: Double) {
         var machine = Machine(configuration: DispatcherConfiguration())
         let tags = submit(&machine, lines: 1...2)
-        machine.inputExhausted()
+        _ = machine.inputExhausted()
         for tag in tags.prefix(rejected) {
             _ = machine.completed(tag: tag, outcome: Fixture.rejected(429, .tooManyRequests), now: 1)
         }
         let due = try #require(machine.retries.nextDue)
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 1)
-        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 4, now: 1)
+        let ended = machine.pumpTurnEnded(transportFreeSlots: 4, now: 1)
         let delay = try #require(ended.wakeUpAfter, "no wake-up for a waiting retry")
         return (machine, due, delay)
     }
@@ -233,11 +233,12 @@ struct DispatcherStateMachineTests {
     func wakeUps() throws {
         var (machine, due, delay) = try retryWaiting(rejected: 1)
         #expect(abs(delay - (due - 1)) < 1e-9)
-        let again = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 4, now: 1)
+        _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 1)
+        let again = machine.pumpTurnEnded(transportFreeSlots: 4, now: 1)
         #expect(again.wakeUpAfter == nil, "a second wake-up for the same retry")
 
         _ = machine.pumpTurnBegan(.wakeUp, freeSlots: 0, now: due)
-        let busy = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 0, now: due)
+        let busy = machine.pumpTurnEnded(transportFreeSlots: 0, now: due)
         #expect(busy.wakeUpAfter == nil, "a wake-up that could send nothing would only spin")
     }
 
@@ -248,9 +249,8 @@ struct DispatcherStateMachineTests {
         var (machine, due, _) = try retryWaiting(rejected: 2)
         // The timer fired, but the loop's turn began a moment before the instant it was set for: nothing is due yet.
         let early = due - 0.0005
-        _ = machine.pumpTurnBegan(.wakeUp, freeSlots: 4, now: early)
-        #expect(machine.nextWaitingSend(now: early) == nil)
-        let ended = machine.pumpTurnEnded(read: 0, submitted: 0, budget: fourSlots, transportFreeSlots: 4, now: early)
+        #expect(machine.pumpTurnBegan(.wakeUp, freeSlots: 4, now: early).step == .endTurn, "a retry not due sent")
+        let ended = machine.pumpTurnEnded(transportFreeSlots: 4, now: early)
         let delay = try #require(ended.wakeUpAfter, "the retry was left waiting for a wake-up that had already fired")
         #expect(abs(delay - 0.0005) < 1e-9)
     }

@@ -71,6 +71,20 @@ struct InFlightTableTests {
         #expect(table.remove(tag: again)?.key.line == 3)
     }
 
+    @Test("a reservation given back: nothing in flight, its tag names nothing, its slot is reused")
+    func cancelReservation() throws {
+        var table = InFlightTable()
+        let tag = table.reserveTag()
+        table.cancelReservation()
+        #expect(table.isEmpty, "a send that never left counts as in flight")
+        #expect(table.remove(tag: tag)?.key == nil)
+        table.cancelReservation()  // none reserved: nothing
+        #expect(table.isEmpty)
+        let again = table.filed(try send(line: 1))
+        #expect(again & 0xFFFF_FFFF == tag & 0xFFFF_FFFF && again != tag, "the slot was not reused under a new tag")
+        #expect(table.remove(tag: again)?.key.line == 1)
+    }
+
     @Test("slots are reused: the table grows to the most ever in flight, no further")
     func slotsAreReused() throws {
         var table = InFlightTable()

@@ -3,7 +3,8 @@ import APNSCore
 /// Runs one campaign on the event-loop thread: holds the I/O (reader, sink, transport, loop, the run's callbacks)
 /// and runs what its `DispatcherStateMachine` decides: pulls records from the reader as stream slots free up, sends
 /// the valid ones through the transport, retries what may be retried, stops early when the campaign is failing as
-/// a whole, and writes exactly one result line per record.
+/// a whole, and writes exactly one result line per record. It decides nothing itself: every event, each step of a
+/// pump turn included, returns a `DispatcherAction`, and the dispatcher runs it.
 ///
 /// Nothing in it is re-entrant, by design: every event (a transport callback, a timer, a signal) is queued, and
 /// one loop (`handleEvents`) hands them to the machine in order and runs each one's action before the next. A
@@ -37,10 +38,6 @@ public final class Dispatcher: PushTransportDelegate {
     /// so the queue is empty exactly when no event is being handled and none waits for its loop turn.
     @exclusivity(unchecked)
     private var events: [DispatcherEvent] = []
-    /// The `--keep` values of records submitted and not finished yet, by `RecordKey.packed`, put into their final
-    /// line (a pending send carries none: it stays within 128 bytes). Empty when the run keeps no fields.
-    @exclusivity(unchecked)
-    private var keptBySend: [UInt64: KeptValues] = [:]
 
     /// The settings the dispatcher runs with.
     public var configuration: DispatcherConfiguration { machine.configuration }
@@ -109,8 +106,7 @@ public final class Dispatcher: PushTransportDelegate {
 
     /// Calls the progress handler with the current counts.
     public func reportProgress() {
-        let progress = machine.progress(now: scheduler.now, readProgress: reader.readProgress)
-        onProgress?(progress.summary, progress.inFlight)
+        onProgress?(machine.progress(now: scheduler.now, readProgress: reader.readProgress), machine.inFlight.count)
     }
 
     // MARK: - PushTransportDelegate
@@ -193,10 +189,36 @@ extension Dispatcher {
 
 // The I/O the machine's actions stand for; called only from the event loop (`handleEvents`).
 extension Dispatcher {
-    /// Runs `action` in the order of its fields. A write or flush that fails ends the run (`runFailed`): the writes
-    /// and flushes after it are not done (no request leaves unjournaled), but its timers, the close and the end's
-    /// report are, since the machine has already moved on to them.
-    func run(_ action: DispatcherAction) {
+    /// Runs `action` in the order of its fields, then its pump step: the step's event returns the next action,
+    /// run the same way, until one has no step (a loop, not a recursion: a pump turn is thousands of steps). A step
+    /// that fails ends the run and leads to an empty action.
+    func run(_ action: consuming DispatcherAction) {
+        // Each action goes straight from the event into `runFields` and only its step is kept: an action is large,
+        // and a copy of it costs a `memcpy` call.
+        var tag: UInt64 = 0
+        var step = runFields(of: action, submitTag: &tag)
+        while true {
+            switch consume step {
+            case .none:
+                return
+            case .submit(let send):
+                step = runFields(of: submit(send, tag: tag), submitTag: &tag)
+            case .readRecord:
+                step = runFields(of: readRecord(), submitTag: &tag)
+            case .endTurn:
+                let next = machine.pumpTurnEnded(transportFreeSlots: transport.freeSlots, now: scheduler.now)
+                step = runFields(of: next, submitTag: &tag)
+            }
+        }
+    }
+
+    /// Runs the fields of `action` but its pump step, and returns that step (with its `submitTag`). A write or
+    /// flush that fails ends the run (`runFailed`): the writes and flushes after it are not done (no request leaves
+    /// unjournaled), nor is the pump step (`none` is returned), but its timers, the close and the end's report are,
+    /// since the machine has already moved on to them.
+    private func runFields(of action: consuming DispatcherAction, submitTag: inout UInt64)
+        -> DispatcherAction.PumpStep
+    {
         var failure: (any Error)?
         do {
             try perform(action.writes)
@@ -226,10 +248,16 @@ extension Dispatcher {
             try? sink.flush()
             transport.close(gracePeriod: 0)
         }
-        if action.reportEnd { reportEnd() }
+        if action.reportEnd {
+            onEnd?(machine.report(readProgress: reader.readProgress), machine.runFailure)
+            onEnd = nil
+        }
+        guard failure == nil else { return .none }
+        submitTag = action.submitTag
+        return action.takePumpStep()
     }
 
-    private func perform(_ writes: DispatcherAction.RecordWrites) throws {
+    private func perform(_ writes: borrowing DispatcherAction.RecordWrites) throws {
         switch writes {
         case .none: break
         case .one(let write): try perform(write)
@@ -237,23 +265,11 @@ extension Dispatcher {
         }
     }
 
-    private func perform(_ write: DispatcherAction.RecordWrite) throws {
+    private func perform(_ write: borrowing DispatcherAction.RecordWrite) throws {
         switch write {
-        case .finalResult(let result): try writeFinalResult(result)
+        case .finalResult(let result): try sink.write(result)
         case .journalRetryable(let key): try sink.journalRetryable(key)
         }
-    }
-
-    /// Writes a record's final line, counted first.
-    private func writeFinalResult(_ result: ResultRecord) throws {
-        machine.countFinalResult(result)
-        guard !keptBySend.isEmpty, result.kept == nil, let kept = keptBySend.removeValue(forKey: result.key.packed)
-        else {
-            return try sink.write(result)
-        }
-        var withKept = result
-        withKept.kept = kept
-        try sink.write(withKept)
     }
 
     /// The files themselves failed: the machine ends the run.
@@ -261,98 +277,56 @@ extension Dispatcher {
         run(machine.runFailed(error, now: scheduler.now))
     }
 
-    /// Flushes the sink one last time and reports the end.
-    private func reportEnd() {
-        var flushFailure: (any Error)?
-        do { try sink.flush() } catch { flushFailure = error }
-        let end = machine.endReported(flushFailure: flushFailure, readProgress: reader.readProgress)
-        onEnd?(end.summary, end.failure)
-        onEnd = nil
-    }
-
     // MARK: - Pump
 
-    /// One loop turn of work: resend what is due, read and send new records while slots are free, write results
-    /// of records that need no network, then flush the journal before the network.
+    /// One loop turn of work, as the machine's pump steps say: resend what is due, read and send new records while
+    /// slots are free, write results of records that need no network, then flush the journal before the network.
     func pump(_ trigger: PumpTrigger) {
-        guard let budget = machine.pumpTurnBegan(trigger, freeSlots: transport.freeSlots, now: scheduler.now) else {
-            return
-        }
-        var submitted = 0
-        var read = 0
+        run(machine.pumpTurnBegan(trigger, freeSlots: transport.freeSlots, now: scheduler.now))
+    }
+
+    /// The `readRecord` step: reads the next record and tells the machine, with what the duplicate filter and the
+    /// run being resumed know of it; nothing when reading failed (the run ends).
+    private func readRecord() -> DispatcherAction {
         do {
-            while budget.requests > submitted, let send = machine.nextWaitingSend(now: scheduler.now) {
-                try submit(send)
-                submitted += 1
+            guard let record = try reader.nextRecord() else { return machine.inputExhausted() }
+            // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
+            var firstOccurrence = true
+            var earlier: String?
+            if case .notification(let notification) = record.content {
+                if !machine.configuration.allowDuplicates { firstOccurrence = try isFirstOccurrence(notification) }
+                earlier = answeredBefore?(notification)
             }
-            while machine.readsRecord(read: read, submitted: submitted, budget: budget) {
-                guard let record = try reader.nextRecord() else {
-                    machine.inputExhausted()
-                    break
-                }
-                read += 1
-                if try take(record, canSubmit: budget.requests > submitted) { submitted += 1 }
-            }
-            try sink.flush()
+            let resume = resumeStatus(record.key)
+            let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
+            // The record moves into the machine (its last use here), and its notification on into the pending send.
+            return machine.recordRead(
+                consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence,
+                answeredBefore: earlier)
         } catch {
             fail(error)
-            return
-        }
-        run(
-            machine.pumpTurnEnded(
-                read: read, submitted: submitted, budget: budget, transportFreeSlots: transport.freeSlots,
-                now: scheduler.now))
-    }
-
-    /// Handles one record read from the reader, as the machine decides; returns whether it was submitted (a send
-    /// read without `canSubmit` waits for a slot).
-    private func take(_ record: consuming CampaignRecord, canSubmit: Bool) throws -> Bool {
-        // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
-        var firstOccurrence = true
-        var earlier: String?
-        if case .notification(let notification) = record.content {
-            if !machine.configuration.allowDuplicates { firstOccurrence = try isFirstOccurrence(notification) }
-            earlier = answeredBefore?(notification)
-        }
-        let resume = resumeStatus(record.key)
-        let kept = record.kept
-        let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
-        // The record moves into the decision (its last use here), and its notification on into the pending send;
-        // consumed, so the pending send moves on into the in-flight table without a copy.
-        let effect = machine.recordRead(
-            consume record, resume: resume, resumedSends: sendsBefore, firstOccurrence: firstOccurrence,
-            answeredBefore: earlier)
-        switch consume effect {
-        case .skip:
-            return false
-        case .writeFinalResult(var result):
-            result.kept = kept
-            try writeFinalResult(result)
-            return false
-        case .submit(let send):
-            if let kept { keptBySend[send.key.packed] = kept }
-            guard canSubmit else {
-                machine.park(send)
-                return false
-            }
-            try submit(send)
-            return true
+            return DispatcherAction()
         }
     }
 
-    /// Journals `send` as sent, files it in flight under a new tag, and hands its notification to the transport.
+    /// The `submit` step: journals `send` as sent and hands its notification to the transport under `tag`;
+    /// nothing when the journal failed (the run ends; the send never left).
     /// A relative expiration is resolved here, at the first send, on the loop's wall clock; the send keeps the
     /// epoch, so a retry sends the same `apns-expiration` and its result line carries it (docs/RUNNING-AGAIN.md).
-    private func submit(_ send: consuming PendingSend) throws {
+    private func submit(_ send: consuming PendingSend, tag: UInt64) -> DispatcherAction {
         send.resolveExpiration(atEpoch: scheduler.epochSeconds)
-        if let sentDigest {
-            try sink.journalSent(send.key, digest: sentDigest(send.notification))
-        } else {
-            try sink.journalSent(send.key)
+        do {
+            if let sentDigest {
+                try sink.journalSent(send.key, digest: sentDigest(send.notification))
+            } else {
+                try sink.journalSent(send.key)
+            }
+        } catch {
+            fail(error)
+            return DispatcherAction()
         }
-        let tag = machine.reserveTag()
         transport.submit(send.notification, tag: tag)  // borrowed: the send is filed after, not copied for this
-        machine.submitted(send, tag: tag, now: scheduler.now)
+        return machine.submitted(send, tag: tag, now: scheduler.now)
     }
 }
 

@@ -1,13 +1,15 @@
 import APNSCore
 
-/// What the dispatcher does after one event of its `DispatcherStateMachine`, run in the order of the fields. A
-/// plain value with no array on the hot path (an answer is one write and one pump turn), so deciding costs no
-/// allocation. The writes and the sink's flush can fail: a failure ends the run (`runFailed`), and the writes and
-/// flushes that follow it in the same action are not done; its timers, close and end's report still are.
+/// What the dispatcher does after one event of its `DispatcherStateMachine`, run in the order of the fields: the
+/// one action value every event returns, empty when there is nothing to do. A plain value with no array on the hot
+/// path (an answer is one write and one pump turn, a record read one write or one send to submit), so deciding
+/// costs no allocation. The writes, the sink's flush and the pump step can fail: a failure ends the run
+/// (`runFailed`), and the writes, flushes and pump step that follow it in the same action are not done; its
+/// timers, close and end's report still are.
 struct DispatcherAction {
     /// One write to the result sink.
     enum RecordWrite {
-        /// Write this final line (the machine counts it as it is written: `countFinalResult`).
+        /// Write this final line (the machine counted it as it decided it, and put the record's kept values in).
         case finalResult(ResultRecord)
         /// Journal the record as safe to send again.
         case journalRetryable(RecordKey)
@@ -29,6 +31,21 @@ struct DispatcherAction {
         case afterQueuedEvents
         /// On the next loop turn (the network gets its turn first).
         case nextLoopTurn
+    }
+
+    /// The next step of the pump turn under way, done after the rest of the action; each leads to the event named.
+    enum PumpStep {
+        /// None: no pump turn is under way, or its step is still to come from another event.
+        case none
+        /// Journal this send as sent and hand its notification to the transport under the action's `submitTag`
+        /// (a relative expiration resolved first, on the wall clock), then `submitted(_:tag:now:)` with it. The tag
+        /// is a field of its own so that the step stays within the 128 bytes Swift moves without a `memcpy` call.
+        case submit(PendingSend)
+        /// Read the next record: `recordRead` with it, or `inputExhausted` when the reader has none.
+        case readRecord
+        /// The turn is done reading and sending: once the sink is flushed (`flushSink`, in the same action),
+        /// `pumpTurnEnded` with the transport's free slots.
+        case endTurn
     }
 
     /// How the transport is closed.
@@ -58,8 +75,13 @@ struct DispatcherAction {
     /// Tell the machine the `--not-after` deadline has come after this many seconds (`deadlinePassed`).
     var deadlineAfter: Double?
     var closeTransport = TransportClose.no
-    /// The run has ended: flush the sink and report the end (`Dispatcher`'s `onEnd`).
+    /// The run has ended: report the end (`Dispatcher`'s `onEnd`) with the machine's summary (`report`) and the
+    /// failure that ended the run (`runFailure`), after the sink's last flush (`flushSink`).
     var reportEnd = false
+    /// What the pump turn does next (last: after the writes and flushes this action does).
+    var pumpStep = PumpStep.none
+    /// The tag a `submit` step's send goes under.
+    var submitTag: UInt64 = 0
 
     /// Adds `more` after the writes it holds.
     mutating func append(_ more: [RecordWrite]) {
@@ -71,10 +93,17 @@ struct DispatcherAction {
         }
     }
 
+    /// Takes the pump step out, leaving `none`: the send it may hold moves out without a copy.
+    mutating func takePumpStep() -> PumpStep {
+        var step = PumpStep.none
+        swap(&step, &pumpStep)
+        return step
+    }
+
     /// Whether it does nothing at all.
     var isEmpty: Bool {
         if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,
-            gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd
+            gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd, case .none = pumpStep
         {
             return true
         }

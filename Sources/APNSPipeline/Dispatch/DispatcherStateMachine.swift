@@ -1,6 +1,5 @@
-// The run's lifecycle (`state`). Every event is a mutating method that returns what the dispatcher does next: a
-// `DispatcherAction`, or for the steps inside a pump turn what the pump needs next (its budget, the next send
-// waiting, the effect of a record read, a tag).
+// The run's lifecycle (`state`). Every event is a mutating method that returns the one action value,
+// `DispatcherAction` (possibly empty): the lifecycle's events as much as each step of a pump turn.
 //
 //                   stop(cause)                            transport to close
 //    +-----------+ -------------> +-------------------+ ---------------------> +---------------------------+
@@ -23,14 +22,28 @@
 //  - Settled: nothing more is read, nothing is in flight, waiting for a retry or to be resent. Then the transport
 //    is closed (no cause yet), and once it said it closed the end is reported, once.
 //
+// A pump turn (in any state but `ended`) is a run of steps, each an event whose action names the next step
+// (`DispatcherAction.pumpStep`); the shell runs the step and feeds in the event it leads to:
+//
+//    pumpTurnBegan --+--> submit(send), tag --- the shell journals it, hands it to the transport ----> submitted
+//    submitted ------+--> readRecord ----------- the shell reads the reader ----> recordRead | inputExhausted
+//    recordRead -----+--> endTurn (flushSink) -- the shell flushes the sink -----> pumpTurnEnded (no step)
+//    inputExhausted -+
+//
+//  - Sends waiting (resends first, then retries due) are submitted while the budget lasts and the turn has read no
+//    record; then records are read while `readsRecord`. A record that needs a request when none is left to spare
+//    waits for a slot (`park`), first of the sends waiting.
+//
 // Besides the lifecycle the machine keeps the pump's budget (free slots, the in-flight window, the rate limit),
-// the work waiting (in flight, retries, resends) and the loop turns it asked for (`LoopTimers`).
+// the pump turn under way (`PumpTurnTally`), the work waiting (in flight, retries, resends), the kept values of
+// records not finished, and the loop turns it asked for (`LoopTimers`).
 
 import APNSCore
 
 /// The dispatcher's decisions without I/O: its lifecycle, what may be sent and read each loop turn, when the loop
 /// wakes next, what each answer leads to, how a stop and the end go. `Dispatcher` feeds it events and runs the
-/// `DispatcherAction` each returns; tests drive it directly, with instants of their own.
+/// `DispatcherAction` each returns; tests drive it directly, with instants of their own. Its state is
+/// `private(set)`: only its own events change it.
 struct DispatcherStateMachine {
     typealias Ending = CampaignSummary.Ending
 
@@ -60,29 +73,33 @@ struct DispatcherStateMachine {
         var wakeUpAt: Double?
     }
 
-    // Internal rather than private: the machine's extensions (`+Pump`, `+Answer`, `+Stop`) live in files of
-    // their own. Only the machine changes them; the dispatcher and the tests read them.
     let configuration: DispatcherConfiguration
-    var state = State.sending(inputOpen: true)
+    private(set) var state = State.sending(inputOpen: true)
+    /// The pump turn under way, from `pumpTurnBegan` to `pumpTurnEnded` (nil between turns): not a phase of the
+    /// run, since a turn runs in any state but `ended`.
+    private(set) var turn: PumpTurnTally?
     /// Sends in flight, each with when it went out.
-    var inFlight = InFlightTable()
+    private(set) var inFlight = InFlightTable()
     /// Sends waiting for their back-off.
-    var retries = RetryQueue()
+    private(set) var retries = RetryQueue()
     /// Sends waiting for a slot: those the server never processed, and the record read while no request could
     /// go (`park`).
-    var unprocessedResends: [PendingSend] = []
-    var health: CampaignHealth
+    private(set) var unprocessedResends: [PendingSend] = []
+    /// The `--keep` values of records sent or waiting and not finished yet, by `RecordKey.packed`, put into their
+    /// final line (a pending send carries none: it stays within 128 bytes). Empty when the run keeps no fields.
+    private(set) var keptBySend: [UInt64: KeptValues] = [:]
+    private(set) var health: CampaignHealth
     /// Rejections of tokens held back until their topic is confirmed.
-    var tokenRejections: TokenRejectionCheck
-    var limiter: SendRateLimiter?
-    var window: InFlightWindow
-    var generator = SystemRandomNumberGenerator()
-    var timers = LoopTimers()
+    private(set) var tokenRejections: TokenRejectionCheck
+    private(set) var limiter: SendRateLimiter?
+    private(set) var window: InFlightWindow
+    private(set) var generator = SystemRandomNumberGenerator()
+    private(set) var timers = LoopTimers()
     private(set) var startedAt = 0.0
-    /// The failure of the files themselves that ended the run, if any (the first one).
-    var runFailure: (any Error)?
-    /// What the run has done so far.
-    var summary = CampaignSummary()
+    /// The failure of the files themselves that ended the run, if any (the first one; the end's own flush counts).
+    private(set) var runFailure: (any Error)?
+    /// What the run has done so far: each final line is counted as the machine has it written.
+    private(set) var summary = CampaignSummary()
 
     init(configuration: DispatcherConfiguration) {
         self.configuration = configuration
@@ -118,12 +135,6 @@ struct DispatcherStateMachine {
         return stop(.deadlinePassed(deadline.text))
     }
 
-    /// Whether the `--not-after` deadline has come at `now`: no new request may start.
-    func isPastDeadline(now: Double) -> Bool {
-        guard let deadline = configuration.notAfter else { return false }
-        return now >= deadline.at
-    }
-
     /// The transport has free slots, at `now`: a pump turn (once), after the events queued now.
     mutating func slotsFreed(now: Double) -> DispatcherAction {
         var action = DispatcherAction()
@@ -131,46 +142,23 @@ struct DispatcherStateMachine {
         return action
     }
 
-    /// A final line is being written: it is counted.
-    mutating func countFinalResult(_ result: ResultRecord) {
-        summary.add(result.outcome)
-        if result.isRejectedByAPNs { summary.rejected += 1 }
-        if let reason = result.reason {
-            summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1
-        }
+    // MARK: - Queries, for reports only
+
+    /// The counts for a progress line, as of `now`, with how far the reader has read (`readProgress`).
+    func progress(now: Double, readProgress: ReadProgress?) -> CampaignSummary {
+        var progress = report(readProgress: readProgress)
+        progress.elapsedSeconds = now - startedAt
+        progress.inFlightWindow = window.size
+        return progress
     }
 
-    /// The counts for a progress line, as of `now`, and how many requests are in flight.
-    mutating func progress(now: Double, readProgress: ReadProgress?) -> (summary: CampaignSummary, inFlight: Int) {
-        summary.elapsedSeconds = now - startedAt
-        noteProgressFacts(readProgress: readProgress)
-        summary.inFlightWindow = window.size
-        return (summary, inFlight.count)
+    /// The summary with what it shows besides the counts: retries waiting, how far the reader has read.
+    func report(readProgress: ReadProgress?) -> CampaignSummary {
+        var report = summary
+        report.retriesPending = retries.count
+        report.readProgress = readProgress
+        return report
     }
-
-    /// Updates what the progress line shows besides the counts: retries waiting, how far the reader has read.
-    mutating func noteProgressFacts(readProgress: ReadProgress?) {
-        summary.retriesPending = retries.count
-        summary.readProgress = readProgress
-    }
-
-    /// Asks for a pump turn, unless one is asked for already or the run has ended: on the next loop turn, or
-    /// with `afterQueuedEventsAt` (the transport's events, handled on a loop turn after they came) once the events
-    /// queued now are handled, unless this loop turn (`now`) has pumped already.
-    mutating func requestPumpTurn(_ action: inout DispatcherAction, afterQueuedEventsAt now: Double? = nil) {
-        let turn = pumpTurnRequested(afterQueuedEventsAt: now)
-        if turn != .none { action.pumpTurn = turn }
-    }
-
-    /// The pump turn `requestPumpTurn` asks for (`none` when one is asked for already or the run has ended).
-    mutating func pumpTurnRequested(afterQueuedEventsAt now: Double? = nil) -> DispatcherAction.PumpTurn {
-        guard !hasEnded, !timers.pumpTurnScheduled else { return .none }
-        timers.pumpTurnScheduled = true
-        if let now, timers.lastPumpAt != now { return .afterQueuedEvents }
-        return .nextLoopTurn
-    }
-
-    // MARK: - The lifecycle
 
     /// Why the run is ending, once a stop began (nil while it runs to completion).
     var stopCause: Ending? {
@@ -214,6 +202,7 @@ struct DispatcherStateMachine {
         }
     }
 
+    /// Whether the transport said it closed.
     var transportClosed: Bool {
         switch state {
         case .closingTransport(_, _, let closed): return closed
@@ -222,10 +211,49 @@ struct DispatcherStateMachine {
         }
     }
 
+    /// Whether the run's end was reported.
     var hasEnded: Bool { state == .ended }
 
-    /// The reader has no more records.
-    mutating func inputExhausted() {
+    // MARK: - The machine's own steps
+
+    /// Whether the `--not-after` deadline has come at `now`: no new request may start.
+    private func isPastDeadline(now: Double) -> Bool {
+        guard let deadline = configuration.notAfter else { return false }
+        return now >= deadline.at
+    }
+
+    /// Asks for a pump turn, unless one is asked for already or the run has ended: on the next loop turn, or
+    /// with `afterQueuedEventsAt` (the transport's events, handled on a loop turn after they came) once the events
+    /// queued now are handled, unless this loop turn (`now`) has pumped already.
+    private mutating func requestPumpTurn(_ action: inout DispatcherAction, afterQueuedEventsAt now: Double? = nil) {
+        let turn = pumpTurnRequested(afterQueuedEventsAt: now)
+        if turn != .none { action.pumpTurn = turn }
+    }
+
+    /// The pump turn `requestPumpTurn` asks for (`none` when one is asked for already or the run has ended).
+    private mutating func pumpTurnRequested(afterQueuedEventsAt now: Double? = nil) -> DispatcherAction.PumpTurn {
+        guard !hasEnded, !timers.pumpTurnScheduled else { return .none }
+        timers.pumpTurnScheduled = true
+        if let now, timers.lastPumpAt != now { return .afterQueuedEvents }
+        return .nextLoopTurn
+    }
+
+    /// The write of a record's final line, counted as it is decided, with the record's kept values when the
+    /// machine holds them.
+    private mutating func finalLine(_ result: consuming ResultRecord) -> DispatcherAction.RecordWrite {
+        if !keptBySend.isEmpty, result.kept == nil, let kept = keptBySend.removeValue(forKey: result.key.packed) {
+            result.kept = kept
+        }
+        summary.add(result.outcome)
+        if result.isRejectedByAPNs { summary.rejected += 1 }
+        if let reason = result.reason {
+            summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1
+        }
+        return .finalResult(result)
+    }
+
+    /// Clears `inputOpen`: the reader has no more records.
+    private mutating func closeInput() {
         switch state {
         case .sending: state = .sending(inputOpen: false)
         case .stopping(let ending, _): state = .stopping(ending, inputOpen: false)
@@ -236,7 +264,7 @@ struct DispatcherStateMachine {
     }
 
     /// Moves to `stopping` (or names the cause while closing); false when a stop already began or the run ended.
-    mutating func enterStop(_ ending: Ending) -> Bool {
+    private mutating func enterStop(_ ending: Ending) -> Bool {
         switch state {
         case .sending(let open):
             state = .stopping(ending, inputOpen: open)
@@ -250,7 +278,7 @@ struct DispatcherStateMachine {
     }
 
     /// Moves to `closingTransport` and has the transport closed now; nothing when it already was asked to.
-    mutating func closeTransport(_ action: inout DispatcherAction) {
+    private mutating func closeTransport(_ action: inout DispatcherAction) {
         switch state {
         case .sending(let open):
             state = .closingTransport(nil, inputOpen: open, closed: false)
@@ -303,18 +331,30 @@ enum PumpTrigger {
 }
 
 /// What one pump turn may do, as decided when it began.
-struct PumpBudget {
+struct PumpBudget: Equatable {
     /// Requests it may start: the transport's free slots, within the window and the rate limit.
     let requests: Int
     /// The free slots the transport offered (0 while it closes).
     let freeSlots: Int
 }
 
+/// The pump turn under way: its budget, and what it has done so far.
+struct PumpTurnTally: Equatable {
+    let budget: PumpBudget
+    /// Records read this turn (skipped ones included).
+    var read = 0
+    /// Requests submitted this turn.
+    var submitted = 0
+
+    /// Whether a request is still to spare this turn.
+    var canSubmit: Bool { budget.requests > submitted }
+}
+
 extension DispatcherStateMachine {
-    /// A pump turn begins: the budget for its requests, or nil when the run has ended and there is nothing to do.
-    /// The dispatcher then submits `nextWaitingSend`s and reads records while `readsRecord`, and reports back with
-    /// `pumpTurnEnded` once its sink is flushed.
-    mutating func pumpTurnBegan(_ trigger: PumpTrigger, freeSlots transportSlots: Int, now: Double) -> PumpBudget? {
+    /// A pump turn begins, with `transportSlots` free: its budget is set, and its first step is the action's
+    /// `pumpStep` (nothing once the run has ended).
+    mutating func pumpTurnBegan(_ trigger: PumpTrigger, freeSlots transportSlots: Int, now: Double) -> DispatcherAction
+    {
         switch trigger {
         case .pumpTurn:
             timers.pumpTurnScheduled = false
@@ -324,7 +364,8 @@ extension DispatcherStateMachine {
             timers.wakeUpAt = nil
         }
         timers.lastPumpAt = now
-        guard !hasEnded else { return nil }
+        turn = nil
+        guard !hasEnded else { return DispatcherAction() }
         let freeSlots = closingTransport ? 0 : transportSlots
         // Past the deadline nothing starts, even before its timer has run (it is due on this loop turn).
         var budget = isPastDeadline(now: now) ? 0 : min(freeSlots, max(0, window.size - inFlight.count))
@@ -332,76 +373,123 @@ extension DispatcherStateMachine {
             budget = rate.take(upTo: budget, now: now)
             limiter = rate
         }
-        return PumpBudget(requests: budget, freeSlots: freeSlots)
+        turn = PumpTurnTally(budget: PumpBudget(requests: budget, freeSlots: freeSlots))
+        return nextPumpStep(waitingDueAt: now)
     }
 
-    /// The next send waiting to go again: a resend of what the server never processed, else a retry now due.
-    mutating func nextWaitingSend(now: Double) -> PendingSend? {
-        if let resend = unprocessedResends.popLast() { return resend }
-        return retries.popDue(now: now)
+    /// The send of the last `submit` step was journaled and handed to the transport under `tag`: it is in flight
+    /// from `now`. Then the turn's next step.
+    mutating func submitted(_ send: consuming PendingSend, tag: UInt64, now: Double) -> DispatcherAction {
+        inFlight.file(send, under: tag, sentAt: now)
+        guard var tally = turn else { return DispatcherAction() }
+        tally.submitted += 1
+        turn = tally
+        return nextPumpStep(waitingDueAt: tally.read == 0 ? now : nil)
     }
 
-    /// Whether the pump reads another record, having read `read` and submitted `submitted` this turn: while the
-    /// source is read, within the records per turn, and (while sending) within the budget.
-    /// Without a request to spare, one record is still read ahead while no send waits: records that need no
-    /// request (invalid, duplicate, already answered) get their lines, and the input's end is seen, without a
-    /// connection (a replay with nothing left to send ends at once, whether or not APNs can be reached); the
-    /// first that needs a request waits for a slot (`park`).
-    func readsRecord(read: Int, submitted: Int, budget: PumpBudget) -> Bool {
-        readsSource && read < configuration.maximumRecordsPerTurn
-            && (!sends || budget.requests > submitted || unprocessedResends.isEmpty)
-    }
-
-    /// A record read with no request to spare this turn: it waits for a slot, first of the sends waiting.
-    mutating func park(_ send: consuming PendingSend) {
-        unprocessedResends.append(send)
-    }
-
-    /// A record was read: what to do with it, as `RecordDecision` decides (counted as a record unless skipped).
-    /// Consumes `record`, so its notification moves on into the pending send without a copy.
+    /// A record was read (the `readRecord` step): what becomes of it, as `RecordDecision` decides (counted as a
+    /// record unless skipped): its final line written, its send submitted (a `submit` step), or, with no request
+    /// to spare this turn, its send waiting for a slot. Then the turn's next step. Consumes `record`, so its
+    /// notification moves on into the pending send without a copy.
     mutating func recordRead(
         _ record: consuming CampaignRecord, resume: ResumeStatus, resumedSends: Int, firstOccurrence: Bool,
         answeredBefore: String? = nil
-    ) -> RecordDecision.Effect {
+    ) -> DispatcherAction {
+        let kept = record.kept
         let decision = RecordDecision(configuration: configuration, stopCause: stopCause)
         let effect = decision.effect(
             for: consume record, resume: resume, resumedSends: resumedSends, firstOccurrence: firstOccurrence,
             answeredBefore: answeredBefore)
-        summary.records += effect.recordCountChange
-        if case .skip = effect { summary.recordsSkipped += 1 }
-        return effect
+        var tally = turn ?? PumpTurnTally(budget: PumpBudget(requests: 0, freeSlots: 0))
+        tally.read += 1
+        if turn != nil { turn = tally }
+        // Each action is built where it is returned: it is large, and a copy of it costs a `memcpy` call.
+        switch consume effect {  // what it holds moves out, not copied
+        case .skip:
+            summary.recordsSkipped += 1
+            return nextPumpStep(waitingDueAt: nil)
+        case .writeFinalResult(var result):
+            summary.records += 1
+            result.kept = kept
+            let write = finalLine(result)
+            var action = nextPumpStep(waitingDueAt: nil)
+            action.writes = .one(write)
+            return action
+        case .submit(let send):
+            summary.records += 1
+            if let kept { keptBySend[send.key.packed] = kept }
+            guard tally.canSubmit else {
+                park(send)
+                return nextPumpStep(waitingDueAt: nil)
+            }
+            let tag = inFlight.reserveTag()
+            return DispatcherAction(pumpStep: .submit(send), submitTag: tag)
+        }
     }
 
-    /// The tag the next submitted send goes under.
-    mutating func reserveTag() -> UInt64 {
-        inFlight.reserveTag()
+    /// The reader has no more records (a `readRecord` step found none, or the shell knows it has none): then the
+    /// turn's next step, if one is under way.
+    mutating func inputExhausted() -> DispatcherAction {
+        closeInput()
+        return nextPumpStep(waitingDueAt: nil)
     }
 
-    /// `send` was journaled and handed to the transport under `tag`: it is in flight from `now`.
-    mutating func submitted(_ send: consuming PendingSend, tag: UInt64, now: Double) {
-        inFlight.file(send, under: tag, sentAt: now)
-    }
-
-    /// The pump turn read `read` records and submitted `submitted` requests, and its sink is flushed: the
-    /// transport is flushed, the window told how full it is, the next wake-up scheduled, and the run settled.
-    /// `transportFreeSlots` is what the transport offers now, after the submits.
-    mutating func pumpTurnEnded(
-        read: Int, submitted: Int, budget: PumpBudget, transportFreeSlots: Int, now: Double
-    ) -> DispatcherAction {
+    /// The turn's reading and sending are done (the `endTurn` step) and its sink is flushed: the transport is
+    /// flushed, the window told how full it is, the next wake-up scheduled, and the run settled.
+    /// `transportFreeSlots` is what the transport offers now, after the submits. Nothing when no turn is under way.
+    mutating func pumpTurnEnded(transportFreeSlots: Int, now: Double) -> DispatcherAction {
         var action = DispatcherAction()
-        if read == configuration.maximumRecordsPerTurn { requestPumpTurn(&action) }
-        if submitted > 0 {
-            summary.requests += submitted
+        guard let tally = turn else { return action }
+        turn = nil
+        if tally.read == configuration.maximumRecordsPerTurn { requestPumpTurn(&action) }
+        if tally.submitted > 0 {
+            summary.requests += tally.submitted
             action.flushTransport = true
         }
         if !closingTransport {
-            window.observe(inFlight: inFlight.count, capacity: inFlight.count + budget.freeSlots - submitted)
+            window.observe(
+                inFlight: inFlight.count, capacity: inFlight.count + tally.budget.freeSlots - tally.submitted)
             summary.inFlightWindow = window.size
             summary.maximumInFlight = max(summary.maximumInFlight, inFlight.count)
         }
         action.wakeUpAfter = wakeUpDelay(now: now, transportFreeSlots: transportFreeSlots)
         settle(&action, now: now)
         return action
+    }
+
+    /// The pump turn's next step, when a turn is under way (else nothing): with `waitingDueAt` (the turn has read
+    /// no record yet) a send waiting to go again while the budget lasts, else the next record while `readsRecord`,
+    /// else the turn's end, once the sink is flushed.
+    private mutating func nextPumpStep(waitingDueAt now: Double?) -> DispatcherAction {
+        guard let tally = turn else { return DispatcherAction() }
+        if let now, tally.canSubmit, let send = nextWaitingSend(now: now) {
+            let tag = inFlight.reserveTag()
+            return DispatcherAction(pumpStep: .submit(send), submitTag: tag)
+        }
+        if readsRecord(tally) { return DispatcherAction(pumpStep: .readRecord) }
+        return DispatcherAction(flushSink: true, pumpStep: .endTurn)
+    }
+
+    /// The next send waiting to go again: a resend of what the server never processed, else a retry now due.
+    private mutating func nextWaitingSend(now: Double) -> PendingSend? {
+        if let resend = unprocessedResends.popLast() { return resend }
+        return retries.popDue(now: now)
+    }
+
+    /// Whether the pump reads another record, as far as the turn `tally` went: while the source is read, within
+    /// the records per turn, and (while sending) within the budget.
+    /// Without a request to spare, one record is still read ahead while no send waits: records that need no
+    /// request (invalid, duplicate, already answered) get their lines, and the input's end is seen, without a
+    /// connection (a replay with nothing left to send ends at once, whether or not APNs can be reached); the
+    /// first that needs a request waits for a slot (`park`).
+    private func readsRecord(_ tally: PumpTurnTally) -> Bool {
+        readsSource && tally.read < configuration.maximumRecordsPerTurn
+            && (!sends || tally.canSubmit || unprocessedResends.isEmpty)
+    }
+
+    /// A record read with no request to spare this turn: it waits for a slot, first of the sends waiting.
+    private mutating func park(_ send: consuming PendingSend) {
+        unprocessedResends.append(send)
     }
 
     /// When the loop should wake for waiting work, in seconds from `now`: when the next retry falls due, and no
@@ -470,8 +558,8 @@ extension DispatcherStateMachine {
                 return DispatcherAction(
                     thenStop: .stoppedEarly(why), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
             case .stopping(let rejection):
-                return DispatcherAction(
-                    writes: .one(unconfirmedWrite(rejection)), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
+                let write = unconfirmedWrite(rejection)
+                return DispatcherAction(writes: .one(write), pumpTurn: pumpTurnRequested(afterQueuedEventsAt: now))
             }
         case .prune:
             confirmedLines = tokenRejections.confirm(topic: send.notification.topic.value)
@@ -486,10 +574,14 @@ extension DispatcherStateMachine {
         switch consume effect {  // what it holds moves out, not copied
         case .writeFinalResult(let result):
             // Rarely anything released: a `where` on the case would copy the line before the test.
-            writes =
-                confirmedLines.isEmpty
-                ? .one(.finalResult(result))
-                : .many(confirmedLines.map { .finalResult($0) } + [.finalResult(result)])
+            if confirmedLines.isEmpty {
+                writes = .one(finalLine(result))
+            } else {
+                var all: [DispatcherAction.RecordWrite] = []
+                for line in confirmedLines { all.append(finalLine(line)) }
+                all.append(finalLine(result))
+                writes = .many(all)
+            }
         case .retryLater(let send, let delay):
             summary.retries += 1
             writes = .one(.journalRetryable(send.key))
@@ -524,11 +616,13 @@ extension DispatcherStateMachine {
         var waiting = retries.drain()
         waiting += unprocessedResends
         unprocessedResends = []
-        var writes = waiting.map { send -> DispatcherAction.RecordWrite in
-            if ending == .interrupted { return .journalRetryable(send.key) }
-            return .finalResult(send.finalResultWithoutAnswer(stoppedBy: ending))
+        var writes: [DispatcherAction.RecordWrite] = []
+        for send in waiting {
+            writes.append(
+                ending == .interrupted
+                    ? .journalRetryable(send.key) : finalLine(send.finalResultWithoutAnswer(stoppedBy: ending)))
         }
-        writes += tokenRejections.stop().map(unconfirmedWrite)
+        for rejection in tokenRejections.stop() { writes.append(unconfirmedWrite(rejection)) }
         if !writes.isEmpty { action.writes = .many(writes) }
         action.flushSink = true
         if !inFlight.isEmpty { action.gracePeriodAfter = configuration.drainGracePeriod }
@@ -538,9 +632,9 @@ extension DispatcherStateMachine {
 
     /// The write for a held rejection when the campaign stops: its retryable line, or after an interrupt its
     /// journal entry (`send --resume` sends it again).
-    func unconfirmedWrite(_ rejection: TokenRejectionCheck.Held) -> DispatcherAction.RecordWrite {
+    private mutating func unconfirmedWrite(_ rejection: TokenRejectionCheck.Held) -> DispatcherAction.RecordWrite {
         if stopCause == .interrupted { return .journalRetryable(rejection.send.key) }
-        return .finalResult(rejection.unconfirmed)
+        return finalLine(rejection.unconfirmed)
     }
 
     /// The grace period after a stop is over: the transport closes, and what is still in flight comes back as
@@ -560,11 +654,15 @@ extension DispatcherStateMachine {
 
     /// The files themselves failed (unreadable input, a full disk): nothing new is read or sent, sends waiting
     /// are dropped (the next run resends them), and the transport closes now, reporting requests that never left
-    /// as not sent. The first failure is the one reported at the end.
+    /// as not sent. The pump turn under way, if any, ends here (a send it was about to submit never left). The
+    /// first failure is the one reported at the end; one of the end's own flush, after `ended`, changes nothing
+    /// else.
     mutating func runFailed(_ error: any Error, now: Double) -> DispatcherAction {
         if runFailure == nil { runFailure = error }
         _ = enterStop(.stoppedEarly("\(error)"))
-        inputExhausted()
+        closeInput()
+        turn = nil
+        inFlight.cancelReservation()
         retries = RetryQueue()
         unprocessedResends = []
         var action = DispatcherAction()
@@ -591,8 +689,9 @@ extension DispatcherStateMachine {
     }
 
     /// Ends the run once every record read is accounted for: closes the transport when the work is done, and
-    /// once the transport said it closed, moves to `ended` and has the end reported (once).
-    mutating func settle(_ action: inout DispatcherAction, now: Double) {
+    /// once the transport said it closed, moves to `ended` and has the end reported (once), after the sink's last
+    /// flush.
+    private mutating func settle(_ action: inout DispatcherAction, now: Double) {
         guard !hasEnded, !readsSource else { return }
         guard inFlight.isEmpty, retries.isEmpty, unprocessedResends.isEmpty else { return }
         if !closingTransport, tokenRejections.holdsAny {
@@ -600,7 +699,9 @@ extension DispatcherStateMachine {
             // stopped for them; otherwise they are dead tokens marked unconfirmed.
             let (stopReason, lines) = tokenRejections.settle()
             if let stopReason { _ = enterStop(.stoppedEarly(stopReason)) }
-            action.append(lines.map { .finalResult($0) })
+            var writes: [DispatcherAction.RecordWrite] = []
+            for line in lines { writes.append(finalLine(line)) }
+            action.append(writes)
         }
         if !closingTransport {
             closeTransport(&action)
@@ -611,16 +712,7 @@ extension DispatcherStateMachine {
         summary.ending = stopCause ?? .completed
         summary.elapsedSeconds = now - startedAt
         state = .ended
+        action.flushSink = true
         action.reportEnd = true
-    }
-
-    /// The end is being reported: its last flush failed with `flushFailure`, if it did. Returns the summary and
-    /// the failure that ended the run, if any.
-    mutating func endReported(
-        flushFailure: (any Error)?, readProgress: ReadProgress?
-    ) -> (summary: CampaignSummary, failure: (any Error)?) {
-        if runFailure == nil, let flushFailure { runFailure = flushFailure }
-        noteProgressFacts(readProgress: readProgress)
-        return (summary, runFailure)
     }
 }

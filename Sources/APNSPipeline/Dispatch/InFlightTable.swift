@@ -43,6 +43,17 @@ struct InFlightTable {
         reservedSlot = nil
     }
 
+    /// Gives back the tag `reserveTag()` gave, if its send was never filed (its journal entry failed, so it never
+    /// left): the slot is free again, and the tag names nothing.
+    mutating func cancelReservation() {
+        guard let slot = reservedSlot else { return }
+        reservedSlot = nil
+        generations[slot] &+= 1
+        if generations[slot] == 0 { generations[slot] = 1 }
+        freeSlots.append(slot)
+        count -= 1
+    }
+
     /// When the send filed under `tag` went out, or nil when no send is filed under it (a reserved slot's tag is
     /// not filed yet).
     func sentAt(tag: UInt64) -> Double? {
