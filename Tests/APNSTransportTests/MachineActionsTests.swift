@@ -1,6 +1,5 @@
-import Testing
-
 import APNSCore
+import Testing
 
 @testable import APNSTransport
 
