@@ -37,12 +37,14 @@ class RunSend(unittest.TestCase):
         self.args = os.path.join(self.work, "args")
         os.environ["FAKE_ARGS"] = self.args
         opts = options.parse(["--quick"], {"CONNECTIONS": "3", "STEP_TIMEOUT": "60"})
+        self.sink = open(os.devnull, "w")
         self.b = bench.Bench(opts, self.work, fake, None, procs.Pinning.from_cores([0]), procs.Processes(),
-                             table.Table(open(os.devnull, "w")))
+                             table.Table(self.sink))
 
     def tearDown(self):
         for var in ("FAKE_ARGS", "FAKE_DELIVERED", "FAKE_DOUBT", "FAKE_STATUS"):
             os.environ.pop(var, None)
+        self.sink.close()
         self.dir.cleanup()
 
     def sent_args(self):
