@@ -31,16 +31,6 @@ struct DispatcherDeadlineTests {
         return tag
     }
 
-    private func results(_ writes: DispatcherAction.RecordWrites) -> [ResultRecord] {
-        switch writes {
-        case .none: return []
-        case .one(.finalResult(let result)): return [result]
-        case .one(.journalRetryable): return []
-        case .many(let all):
-            return all.compactMap { if case .finalResult(let result) = $0 { return result } else { return nil } }
-        }
-    }
-
     @Test("the start asks for the deadline's timer; its firing ends the records not sent expired, in flight answered")
     func deadlineCutsTheRun() throws {
         var machine = machine(deadlineAt: 10)
@@ -51,17 +41,18 @@ struct DispatcherDeadlineTests {
         #expect(parked.step == .endTurn && machine.unprocessedResends.count == 1, "record 2 does not wait")
 
         let early = machine.deadlinePassed(now: 9.5)
-        #expect(early.deadlineAfter == 0.5 && results(early.writes).isEmpty, "a timer that fired early stops nothing")
+        #expect(
+            early.deadlineAfter == 0.5 && early.writes.finalResults.isEmpty, "a timer that fired early stops nothing")
         let passed = machine.deadlinePassed(now: 10)
-        #expect(results(passed.writes).map(\.outcome) == [.expired], "the waiting record ends expired")
-        #expect(results(passed.writes).first?.detail == "not sent by the --not-after deadline 2026-12-02T18:00:00Z")
+        #expect(passed.writes.finalResults.map(\.outcome) == [.expired], "the waiting record ends expired")
+        #expect(passed.writes.finalResults.first?.detail == "not sent by the --not-after deadline 2026-12-02T18:00:00Z")
         #expect(passed.gracePeriodAfter != nil, "requests in flight are awaited")
         #expect(!machine.sends)
 
         let later = read(&machine, 3)
-        #expect(results(later.writes).map(\.outcome) == [.expired], "a record read after the deadline was sent")
+        #expect(later.writes.finalResults.map(\.outcome) == [.expired], "a record read after the deadline was sent")
         let answer = machine.completed(tag: inFlight, outcome: Fixture.ok(), now: 10.2)
-        #expect(results(answer.writes).map(\.outcome) == [.delivered], "the request in flight is answered as usual")
+        #expect(answer.writes.finalResults.map(\.outcome) == [.delivered], "the request in flight is answered as usual")
 
         #expect(machine.inputExhausted().step == .endTurn)
         #expect(machine.pumpTurnEnded(transportFreeSlots: 0, now: 10.3).closeTransport == .afterFlushingSink)
@@ -77,7 +68,7 @@ struct DispatcherDeadlineTests {
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 4, now: 11)
         #expect(machine.turn?.budget.requests == 0)
         let read = read(&machine, 1)
-        guard let result = results(read.writes).first else {
+        guard let result = read.writes.finalResults.first else {
             Issue.record("a record was sent past the deadline")
             return
         }
@@ -102,14 +93,15 @@ struct DispatcherDeadlineTests {
         let soon = try #require(submit(&machine, 1, now: 8))
         let late = try #require(submit(&machine, 2, now: 8))
         let queued = machine.completed(tag: soon, outcome: Fixture.rejected(429, .tooManyRequests), now: 8.5)
-        #expect(results(queued.writes).isEmpty && machine.retries.count == 1, "a retry due before the deadline waits")
+        #expect(
+            queued.writes.finalResults.isEmpty && machine.retries.count == 1, "a retry due before the deadline waits")
         let cut = machine.completed(tag: late, outcome: Fixture.rejected(429, .tooManyRequests), now: 9.5)
-        let line = try #require(results(cut.writes).first)
+        let line = try #require(cut.writes.finalResults.first)
         #expect(line.outcome == .retryable && line.reason == "TooManyRequests")
         #expect(line.detail == "not retried: the --not-after deadline 2026-12-02T18:00:00Z came first")
 
         let passed = machine.deadlinePassed(now: 10)  // the queued retry's slot never came
-        #expect(results(passed.writes).map(\.outcome) == [.retryable])
+        #expect(passed.writes.finalResults.map(\.outcome) == [.retryable])
         #expect(machine.retries.isEmpty)
     }
 

@@ -30,16 +30,6 @@ struct DispatcherPumpStepTests {
         return (tag, machine.submitted(send, tag: tag, now: now))
     }
 
-    private func finalResults(_ writes: DispatcherAction.RecordWrites) -> [ResultRecord] {
-        switch writes {
-        case .none: return []
-        case .one(.finalResult(let result)): return [result]
-        case .one(.journalRetryable): return []
-        case .many(let all):
-            return all.compactMap { if case .finalResult(let result) = $0 { return result } else { return nil } }
-        }
-    }
-
     @Test("sends waiting go first, a resend before a retry due, then records are read")
     func waitingSendsFirst() throws {
         var configuration = DispatcherConfiguration()
@@ -76,7 +66,7 @@ struct DispatcherPumpStepTests {
         #expect(afterSubmit.step == .readRecord, "one record is read ahead while no send waits")
         let parked = read(&machine, 2)
         #expect(parked.step == .endTurn && parked.flushSink, "a record needing a request read on past the budget")
-        #expect(finalResults(parked.writes).isEmpty && machine.unprocessedResends.count == 1)
+        #expect(parked.writes.finalResults.isEmpty && machine.unprocessedResends.count == 1)
 
         let ended = machine.pumpTurnEnded(transportFreeSlots: 0, now: 0)
         #expect(ended.flushTransport && machine.summary.requests == 1)
@@ -89,12 +79,12 @@ struct DispatcherPumpStepTests {
         var machine = Machine(configuration: DispatcherConfiguration())
         _ = machine.pumpTurnBegan(.pumpTurn, freeSlots: 0, now: 0)  // no connection yet
         let duplicate = read(&machine, 1, firstOccurrence: false)
-        #expect(finalResults(duplicate.writes).map(\.outcome) == [.duplicate])
+        #expect(duplicate.writes.finalResults.map(\.outcome) == [.duplicate])
         #expect(duplicate.step == .readRecord, "a record with a line of its own stopped the reading")
         #expect(machine.summary.count(.duplicate) == 1 && machine.summary.records == 1)
 
         let exhausted = machine.inputExhausted()
-        #expect(exhausted.step == .endTurn && exhausted.flushSink && finalResults(exhausted.writes).isEmpty)
+        #expect(exhausted.step == .endTurn && exhausted.flushSink && exhausted.writes.finalResults.isEmpty)
         let ended = machine.pumpTurnEnded(transportFreeSlots: 0, now: 0)
         #expect(!ended.flushTransport, "the transport flushed with nothing submitted")
         #expect(ended.closeTransport == .afterFlushingSink, "a run with nothing to send waited for a connection")
@@ -121,10 +111,10 @@ struct DispatcherPumpStepTests {
         let (tag, _) = try #require(submit(&sent, &machine))
         #expect(machine.keptBySend.count == 1)
         let duplicate = read(&machine, 2, firstOccurrence: false, kept: kept)
-        #expect(finalResults(duplicate.writes).map(\.kept) == [kept])
+        #expect(duplicate.writes.finalResults.map(\.kept) == [kept])
 
         let answer = machine.completed(tag: tag, outcome: Fixture.ok(), now: 0.1)
-        #expect(finalResults(answer.writes).map(\.kept) == [kept], "the kept values were lost on the way")
+        #expect(answer.writes.finalResults.map(\.kept) == [kept], "the kept values were lost on the way")
         #expect(machine.keptBySend.isEmpty)
     }
 
@@ -155,5 +145,18 @@ struct DispatcherPumpStepTests {
         #expect(end.flushSink && end.reportEnd)
         #expect(machine.runFailed(DiskFull(), now: 0.2).isEmpty)
         #expect(machine.runFailure is DiskFull && machine.state == .ended && machine.summary.ending == .completed)
+    }
+}
+
+extension DispatcherAction.RecordWrites {
+    /// The final lines among the writes, in order (journal entries left out).
+    var finalResults: [ResultRecord] {
+        switch self {
+        case .none: return []
+        case .one(.finalResult(let result)): return [result]
+        case .one(.journalRetryable): return []
+        case .many(let all):
+            return all.compactMap { if case .finalResult(let result) = $0 { return result } else { return nil } }
+        }
     }
 }
