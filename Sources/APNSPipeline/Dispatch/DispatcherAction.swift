@@ -10,7 +10,9 @@ struct DispatcherAction {
     /// One write to the result sink.
     enum RecordWrite {
         /// Write this final line (the machine counted it as it decided it, and put the record's kept values in).
-        case finalResult(ResultRecord)
+        /// Boxed: inline, the line made every action it rides in large, and each move of one a `memcpy` call (one
+        /// box a line costs less: about 620 instructions a record fewer, docs/PERFORMANCE.md "What is left").
+        indirect case finalResult(ResultRecord)
         /// Journal the record as safe to send again.
         case journalRetryable(RecordKey)
     }
