@@ -153,10 +153,10 @@ extension DispatcherAction.RecordWrites {
     var finalResults: [ResultRecord] {
         switch self {
         case .none: return []
-        case .one(.finalResult(let result)): return [result]
+        case .one(.finalResult(let line)): return [line.record]
         case .one(.journalRetryable): return []
         case .many(let all):
-            return all.compactMap { if case .finalResult(let result) = $0 { return result } else { return nil } }
+            return all.compactMap { if case .finalResult(let line) = $0 { return line.record } else { return nil } }
         }
     }
 }

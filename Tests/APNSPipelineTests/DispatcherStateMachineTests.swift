@@ -47,7 +47,7 @@ struct DispatcherStateMachineTests {
         case .many(let writes): all = writes
         }
         return all.compactMap { write in
-            if case .finalResult(let result) = write { return result.outcome }
+            if case .finalResult(let line) = write { return line.record.outcome }
             return nil
         }
     }

@@ -1,5 +1,6 @@
 import APNSCore
 import APNSHTTP2
+import Foundation
 import Testing
 
 @testable import APNSTransport
@@ -208,6 +209,42 @@ struct PoolEdgeTests {
         #expect(probe.outcomes.values.allSatisfy { $0.answer?.status == 200 })
         #expect(server.connections.count >= 5, "\(server.connections.count) connections for 20 requests")
         #expect(server.requests == 20)
+    }
+
+    @Test("a write failing in the pool's flush ends its connection at once: later requests are refused, not in doubt")
+    func failedFlushEndsConnectionAtOnce() throws {
+        let loop = try EventLoop()
+        let server = try H2TestServer(loop: loop, context: try TLSFixtures.serverContext())
+        defer { server.close() }
+        let probe = try PoolProbe(PoolProbe.configuration(port: server.port), loop: loop, count: 1)
+        probe.run(seconds: 15) { probe.outcomes.count == 1 }
+        #expect(probe.outcomes[1]?.answer?.status == 200, "the server answered: requests it may hold are in doubt")
+        server.connections.first?.tls?.abort()  // the peer's socket is gone: a write draws a reset, a later one fails
+        // The loop does not run from here on: only this code's writes meet the reset, and every report that waits
+        // for the next loop turn (the TLS close) waits. Without the close reaching the connection at once, every
+        // request below would go into the closed transport and come back in doubt.
+        var lastTag: UInt64 = 1
+        for notification in PoolProbe.notifications(200) {
+            lastTag += 1
+            probe.pool.submit(notification, tag: lastTag)
+            probe.pool.flush()
+            if probe.pool.readyConnectionCount == 0 { break }  // the failed write ended the connection
+            usleep(5_000)
+        }
+        #expect(probe.pool.readyConnectionCount == 0, "no write failed in \(lastTag - 1) flushes")
+        let refused = lastTag + 1
+        probe.pool.submit(PoolProbe.notifications(1)[0], tag: refused)
+        spin(loop, seconds: 5) { probe.outcomes.count == Int(refused) }
+        probe.close()
+        #expect(probe.outcomes.count == Int(refused), "every tag reported")
+        guard case .failed(.notSent) = probe.outcomes[refused] else {
+            Issue.record("the request after the failed flush: \(String(describing: probe.outcomes[refused]))")
+            return
+        }
+        // The requests that went into the failing writes are in doubt (their bytes may have left), none reported
+        // twice (the probe checks), none lost.
+        let inDoubt = probe.outcomes.values.filter { if case .failed(.answerLost) = $0 { true } else { false } }
+        #expect(inDoubt.count == Int(lastTag) - 1)
     }
 }
 

@@ -26,6 +26,8 @@ public final class Dispatcher: PushTransportDelegate {
     let resumedSends: (RecordKey) -> Int
     let answeredBefore: ((PushNotification) -> String?)?
     let sentDigest: ((PushNotification) -> UInt64)?
+    /// The configuration's `allowDuplicates`, read once a record (the configuration is large to copy).
+    let allowsDuplicates: Bool
     @exclusivity(unchecked)
     var onEnd: ((CampaignSummary, (any Error)?) -> Void)?
     @exclusivity(unchecked)
@@ -77,6 +79,7 @@ public final class Dispatcher: PushTransportDelegate {
         self.resumedSends = resumedSends
         self.answeredBefore = answeredBefore
         self.sentDigest = sentDigest
+        allowsDuplicates = configuration.allowDuplicates
         machine = DispatcherStateMachine(configuration: configuration)
     }
 
@@ -219,6 +222,10 @@ extension Dispatcher {
     private func runFields(of action: consuming DispatcherAction, submitTag: inout UInt64)
         -> DispatcherAction.PumpStep
     {
+        if action.doesOnlyItsPumpStep {  // a pump turn's steps, most actions: no field to look at
+            submitTag = action.submitTag
+            return action.takePumpStep()
+        }
         var failure: (any Error)?
         do {
             try perform(action.writes)
@@ -267,7 +274,7 @@ extension Dispatcher {
 
     private func perform(_ write: borrowing DispatcherAction.RecordWrite) throws {
         switch write {
-        case .finalResult(let result): try sink.write(result)
+        case .finalResult(let line): try sink.write(line.record)
         case .journalRetryable(let key): try sink.journalRetryable(key)
         }
     }
@@ -290,13 +297,7 @@ extension Dispatcher {
     private func readRecord() -> DispatcherAction {
         do {
             guard let record = try reader.nextRecord() else { return machine.inputExhausted() }
-            // The duplicate filter sees every valid record, in input order, also those a resumed run skips.
-            var firstOccurrence = true
-            var earlier: String?
-            if case .notification(let notification) = record.content {
-                if !machine.configuration.allowDuplicates { firstOccurrence = try isFirstOccurrence(notification) }
-                earlier = answeredBefore?(notification)
-            }
+            let (firstOccurrence, earlier) = try lookUp(record.content)
             let resume = resumeStatus(record.key)
             let sendsBefore = resume == .inDoubt ? resumedSends(record.key) : 0
             // The record moves into the machine (its last use here), and its notification on into the pending send.
@@ -307,6 +308,16 @@ extension Dispatcher {
             fail(error)
             return DispatcherAction()
         }
+    }
+
+    /// What the duplicate filter and earlier result files say of a record's notification: whether its (token,
+    /// topic) pair is new in this run, and the detail of its `duplicate` line when earlier files answer for it. The
+    /// filter sees every valid record, in input order, also those a resumed run skips. Borrowed: no copy of the
+    /// notification.
+    private func lookUp(_ content: CampaignRecord.Content) throws -> (Bool, String?) {
+        guard case .notification(let notification) = content else { return (true, nil) }
+        let firstOccurrence = allowsDuplicates ? true : try isFirstOccurrence(notification)
+        return (firstOccurrence, answeredBefore?(notification))
     }
 
     /// The `submit` step: journals `send` as sent and hands its notification to the transport under `tag`;

@@ -10,9 +10,9 @@ struct DispatcherAction {
     /// One write to the result sink.
     enum RecordWrite {
         /// Write this final line (the machine counted it as it decided it, and put the record's kept values in).
-        /// Boxed: inline, the line made every action it rides in large, and each move of one a `memcpy` call (one
-        /// box a line costs less: about 620 instructions a record fewer, docs/PERFORMANCE.md "What is left").
-        indirect case finalResult(ResultRecord)
+        /// Boxed: inline, the line made every action it rides in large, and each move of one a `memcpy` call; in a
+        /// class the sink reads it in place, where an `indirect` case copied it out of its box to write it.
+        case finalResult(FinalLine)
         /// Journal the record as safe to send again.
         case journalRetryable(RecordKey)
     }
@@ -102,13 +102,29 @@ struct DispatcherAction {
         return step
     }
 
-    /// Whether it does nothing at all.
-    var isEmpty: Bool {
+    /// Whether it does nothing but its pump step (which may be `none`).
+    var doesOnlyItsPumpStep: Bool {
         if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,
-            gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd, case .none = pumpStep
+            gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd
         {
             return true
         }
         return false
+    }
+
+    /// Whether it does nothing at all.
+    var isEmpty: Bool {
+        guard doesOnlyItsPumpStep, case .none = pumpStep else { return false }
+        return true
+    }
+}
+
+/// One final result line on its way from the machine to the sink: a box, so that the action carrying it stays small
+/// and the sink writes the line where it is.
+final class FinalLine {
+    let record: ResultRecord
+
+    init(_ record: consuming ResultRecord) {
+        self.record = record
     }
 }

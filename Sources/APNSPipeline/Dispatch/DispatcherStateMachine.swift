@@ -249,7 +249,7 @@ struct DispatcherStateMachine {
         if let reason = result.reason {
             summary.reasons["\(result.outcome.rawValue)/\(reason)", default: 0] += 1
         }
-        return .finalResult(result)
+        return .finalResult(FinalLine(result))
     }
 
     /// Clears `inputOpen`: the reader has no more records.

@@ -69,6 +69,19 @@ struct MachineActions<Action> {
     }
 
     /// The actions in order, as an array (for tests and for the shells' queues).
+    /// Hands each action to `body` in order, moved out of the list: an action that carries an outcome is not
+    /// copied on its way to the shell (the `for`-`in` of `Sequence` copies each one).
+    @inline(__always)
+    consuming func consumeEach<Failure: Error>(_ body: (consuming Action) throws(Failure) -> Void) throws(Failure) {
+        var taken = Storage.none
+        swap(&taken, &storage)
+        switch consume taken {
+        case .none: break
+        case .one(let action): try body(action)
+        case .many(let actions): for action in actions { try body(action) }
+        }
+    }
+
     var array: [Action] {
         switch storage {
         case .none: []

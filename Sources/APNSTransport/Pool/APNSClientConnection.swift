@@ -69,7 +69,8 @@ final class APNSClientConnection: TLSConnectionDelegate {
         block: HTTP2HeaderBlock?, fields: HTTP2HeaderFieldList, body: [UInt8], tag: UInt64, tokenSerial: Int = 0
     ) throws(HTTP2Error) {
         // The machine's answer is this call's: run here, never queued behind a report that may have called us.
-        for action in machine.requestSubmitted() {
+        try machine.requestSubmitted().consumeEach {
+            (action: consuming ClientConnectionStateMachine.Action) throws(HTTP2Error) in
             switch action {
             case .startRequest:
                 let streamID = try session.submitRequest(block: block, fields: fields, body: body, tag: tag)
@@ -88,6 +89,12 @@ final class APNSClientConnection: TLSConnectionDelegate {
         guard let tls else { return }  // torn down: nothing can be written
         writeSessionOutput(to: tls)
         tls.flush()
+        if tls.state == .closed {
+            // A write failed: TLS reports it on the next turn, but the connection ends now, so that no request
+            // submitted meanwhile goes into the closed transport (it is refused: not sent, never in doubt).
+            run(machine.end(.transportClosed(tls.closeErrorToldNextTurn)))
+            return
+        }
         run(
             machine.sessionProgressed(
                 sessionError: nil, sessionClosed: session.isClosed, acceptsNewStreams: session.acceptsNewStreams))
@@ -138,20 +145,26 @@ final class APNSClientConnection: TLSConnectionDelegate {
     /// never acts inside another action. A request the owner submits from inside a report starts at once
     /// (`submit`): the report is the last thing its action does.
     private func run(_ actions: consuming ClientConnectionStateMachine.Actions) {
-        guard !actions.isEmpty else { return }
-        guard !runningActions else {
-            queuedActions.append(contentsOf: actions)
+        guard !runningActions else {  // the call running actions runs these after its own
+            (consume actions).consumeEach { queuedActions.append($0) }
             return
         }
         runningActions = true
-        for action in actions { perform(action) }
+        (consume actions).consumeEach { perform($0) }
+        if !queuedActions.isEmpty { runQueuedActions() }
+        runningActions = false
+    }
+
+    /// Runs the actions of events raised while actions ran, in order, also those queued meanwhile.
+    private func runQueuedActions() {
         var next = 0
         while next < queuedActions.count {
-            perform(queuedActions[next])
+            var action = ClientConnectionStateMachine.Action.startRequest  // moved out, a no-op left in its place
+            swap(&action, &queuedActions[next])
+            perform(action)
             next += 1
         }
         queuedActions.removeAll(keepingCapacity: true)
-        runningActions = false
     }
 
     private func perform(_ action: consuming ClientConnectionStateMachine.Action) {

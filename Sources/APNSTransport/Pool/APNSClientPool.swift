@@ -31,6 +31,9 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     /// The machine's actions not run yet, in order (see `run`).
     @exclusivity(unchecked)
     private var queuedActions: [ConnectionPoolStateMachine.Action] = []
+    /// Whether `run` is running actions (the events they raise queue theirs behind).
+    @exclusivity(unchecked)
+    private var runningActions = false
 
     // Header state, rebuilt only when the provider token changes or a new campaign topic appears.
     @exclusivity(unchecked)
@@ -96,7 +99,7 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
     /// Sends the notification on a connection with a free stream; the outcome arrives with `tag`.
     public func submit(_ notification: PushNotification, tag: UInt64) {
         // The machine's answer is this call's: run here, never queued behind an action that may have called us.
-        for action in machine.requestSubmitted() {
+        machine.requestSubmitted().consumeEach { action in
             switch action {
             case .startRequest(let id):
                 start(notification, tag: tag, on: id)
@@ -159,17 +162,20 @@ extension APNSClientPool {
     /// Runs the machine's actions in order, after it has returned. An action can make a connection report back at
     /// once (a close reports the connection closed); the actions of that event join the queue and run after the
     /// ones before them, by the call already running the queue: the pool never acts inside another action.
-    func run(_ actions: ConnectionPoolStateMachine.Actions) {
-        guard !actions.isEmpty else { return }
-        let idle = queuedActions.isEmpty  // else an outer call is running the queue and runs these too
-        queuedActions.append(contentsOf: actions)
-        guard idle else { return }
+    func run(_ actions: consuming ConnectionPoolStateMachine.Actions) {
+        guard !runningActions else {  // the call running actions runs these after its own
+            (consume actions).consumeEach { queuedActions.append($0) }
+            return
+        }
+        runningActions = true
+        (consume actions).consumeEach { perform($0) }
         var next = 0
         while next < queuedActions.count {
             perform(queuedActions[next])
             next += 1
         }
-        queuedActions.removeAll(keepingCapacity: true)
+        if next > 0 { queuedActions.removeAll(keepingCapacity: true) }
+        runningActions = false
     }
 
     private func perform(_ action: ConnectionPoolStateMachine.Action) {

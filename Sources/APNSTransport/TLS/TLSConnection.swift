@@ -73,6 +73,10 @@ public final class TLSConnection: EventLoopHandler {
     /// What runs started in one of the owner's calls: the delegate is told on the next turn.
     @exclusivity(unchecked)
     private var inOwnersCall = false
+    /// The error of a close met inside one of the owner's calls (a write failing in `flush()`), whose report waits
+    /// for the next turn: the owner, seeing `state` closed when its call returns, can act on it at once.
+    @exclusivity(unchecked)
+    private(set) var closeErrorToldNextTurn: TransportError?
 
     /// Bytes written but not yet accepted by the socket.
     public var bufferedOutputCount: Int { output.count }
@@ -317,7 +321,10 @@ extension TLSConnection {
             guard !inOwnersCall else { return tellNextTurn(action) }
             delegate?.tlsConnectionDidDrainOutput(self)
         case .reportClosed(let error):
-            guard !inOwnersCall else { return tellNextTurn(action) }
+            guard !inOwnersCall else {
+                closeErrorToldNextTurn = error
+                return tellNextTurn(action)
+            }
             delegate?.tlsConnection(self, didCloseWith: error)
         case .tearDown:
             tearDown()
