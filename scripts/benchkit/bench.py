@@ -4,6 +4,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import sys
 
 from . import procs, stats
 from .options import STREAMS
@@ -16,6 +17,7 @@ TOPIC = "com.example.app"
 TOKEN = "ab" * 32  # the one token of the --allow-duplicates campaigns (64 hex digits)
 PAYLOAD = '{"aps":{"alert":{"title":"Hello","body":"Record 1"},"badge":1}}'
 DEFAULT = object()  # run_send: `--connections CONNECTIONS`
+DELAY_RELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "delay_relay.py")  # row 10's second relay
 
 
 def same_token_line():
@@ -112,13 +114,16 @@ class Bench:
         with open(port_file) as f:
             return Server(proc, int(f.read().strip()), ca)
 
-    def start_relay(self, name, target_port, one_way_ms):
+    def start_relay(self, name, target_port, one_way_ms, kind="rtt-relay"):
+        """A relay adding `one_way_ms` each way in front of `target_port`: the project's `rtt-relay`, or (`kind`
+        "python") `delay_relay.py`, built differently, so that a figure is never an artefact of one relay."""
         port_file = self.path(f"{name}.port")
         if os.path.exists(port_file):
             os.remove(port_file)
+        program = [self.relay_bin] if kind == "rtt-relay" else [sys.executable, DELAY_RELAY]
         with open(self.path(f"{name}.log"), "wb") as err:
-            proc = self.procs.start(self.pin.server() + [self.relay_bin, "--target", str(target_port), "--delay-ms",
-                                                         one_way_ms, "--port-file", port_file], stderr=err)
+            proc = self.procs.start(self.pin.server() + program + ["--target", str(target_port), "--delay-ms",
+                                                                   one_way_ms, "--port-file", port_file], stderr=err)
         if not procs.wait_file(port_file):
             raise BenchFailure(f"the relay did not start: {procs.tail(self.path(name + '.log'), 1000)}")
         with open(port_file) as f:

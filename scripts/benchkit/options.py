@@ -20,7 +20,9 @@ Benchmarks of ISSUE-12, printed as figures (never asserted in unit tests). One r
      front of the mock adds RTT/2 each way on loopback
      (handshakes and HTTP/2 flow control pay it); `send` with its defaults next to `h2load -c 3 -m 1000` (its best),
      RTT_RECORDS distinct records at each RTT of RTTS ms, h2load sending the same requests (`-i`: each record's
-     `/3/device/<token>` once; one token repeated costs the server less: HPACK and the mock's token work); then 10d: the mock dropping a connection every DROP_EVERY
+     `/3/device/<token>` once; one token repeated costs the server less: HPACK and the mock's token work); 10p the
+     same through a second relay built differently (scripts/benchkit/delay_relay.py: Python asyncio, its transports'
+     buffering and flow control), so that no figure is an artefact of one relay; then 10d: the mock dropping a connection every DROP_EVERY
      requests at RTT 50 ms: the records put in doubt per lost connection, and the rate against 10b's.
  11. Rate while connections drop, no added latency: `send` (defaults) to the mock with `--fault drop=0.001` next to
      the same to a plain mock (RTT_RECORDS records each).

@@ -1,5 +1,5 @@
-"""Rows 10 and 11: at a real round-trip time (the project's rtt-relay in front of the mock), and while connections
-drop."""
+"""Rows 10 and 11: at a real round-trip time (a relay in front of the mock: the project's rtt-relay, then, as 10p,
+delay_relay.py, built differently), and while connections drop."""
 import json
 import signal
 
@@ -19,29 +19,39 @@ def summary(path):
         return json.load(f)
 
 
+# The relays every RTT row runs through: the name in the row's label, the kind `start_relay` takes, and how the
+# relay is described.
+RELAYS = (("", "rtt-relay", "rtt-relay (the project's, Swift, one epoll loop)"),
+          ("p", "python", "delay_relay.py (Python asyncio, built differently)"))
+
+
 def run_rtt(b):
     o = b.opts
     n = o.rtt_records
     rtt_file = b.path("rtt.ndjson")
-    print(f"== 10. at a real round-trip time: send (its defaults) vs h2load -c 3 -m 1000 through rtt-relay -> the"
-          f" mock, {n} records (h2load: the same device tokens); the relay and the mock on the server core", flush=True)
     mock = b.start_mock("mock10")
-    for rtt in o.rtts:
-        relay = b.start_relay(f"relay{rtt}", mock.port, f"{rtt / 2:g}")
-        for r in range(1, o.rounds + 1):
-            t = b.run_send(f"send10_{rtt}", n, relay.port, mock.ca, rtt_file, "--summary",
-                           b.path(f"send10_{rtt}.summary.json"), connections=[])
-            b.add(f"send10_{rtt}.rate", stats.rate(n, t.wall))
-            opened = summary(b.path(f"send10_{rtt}.summary.json"))["maximum_in_flight"]
-            print(f"round {r}, RTT {rtt} ms: send   {stats.rate(n, t.wall):.0f} req/s ({t.wall:.6f}s, at most"
-                  f" {opened} in flight)", flush=True)
-            t, h2_rate = b.run_h2load(f"h2load10_{rtt}", n, relay.port, 1000, 3, tokens=b.path("rtt.tokens"))
-            b.add(f"h2load10_{rtt}.rate", stats.rate(n, t.wall))
-            print(f"round {r}, RTT {rtt} ms: h2load {stats.rate(n, t.wall):.0f} req/s (its own figure: {h2_rate})",
-                  flush=True)
-        b.stop(relay, signal.SIGTERM)
-        b.pair(f"10 RTT {rtt} ms: send (defaults) vs h2load -c 3 -m 1000, rate", "req/s", "higher", "send",
-               f"send10_{rtt}.rate", "h2load", f"h2load10_{rtt}.rate", ">= 1.0x")
+    for suffix, kind, described in RELAYS:
+        print(f"== 10{suffix}. at a real round-trip time: send (its defaults) vs h2load -c 3 -m 1000 through {described}"
+              f" -> the mock, {n} records (h2load: the same device tokens); the relay and the mock on the server core",
+              flush=True)
+        for rtt in o.rtts:
+            name = f"10{suffix}_{rtt}"
+            relay = b.start_relay(f"relay{name}", mock.port, f"{rtt / 2:g}", kind=kind)
+            for r in range(1, o.rounds + 1):
+                t = b.run_send(f"send{name}", n, relay.port, mock.ca, rtt_file, "--summary",
+                               b.path(f"send{name}.summary.json"), connections=[])
+                b.add(f"send{name}.rate", stats.rate(n, t.wall))
+                opened = summary(b.path(f"send{name}.summary.json"))["maximum_in_flight"]
+                print(f"round {r}, RTT {rtt} ms: send   {stats.rate(n, t.wall):.0f} req/s ({t.wall:.6f}s, at most"
+                      f" {opened} in flight)", flush=True)
+                t, h2_rate = b.run_h2load(f"h2load{name}", n, relay.port, 1000, 3, tokens=b.path("rtt.tokens"))
+                b.add(f"h2load{name}.rate", stats.rate(n, t.wall))
+                print(f"round {r}, RTT {rtt} ms: h2load {stats.rate(n, t.wall):.0f} req/s (its own figure:"
+                      f" {h2_rate})", flush=True)
+            b.stop(relay, signal.SIGTERM)
+            through = f" through {kind}" if suffix else ""
+            b.pair(f"10{suffix} RTT {rtt} ms{through}: send (defaults) vs h2load -c 3 -m 1000, rate", "req/s",
+                   "higher", "send", f"send{name}.rate", "h2load", f"h2load{name}.rate", ">= 1.0x")
     b.stop(mock, signal.SIGINT)
 
     every = o.drop_every
