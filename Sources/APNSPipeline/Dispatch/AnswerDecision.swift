@@ -16,7 +16,12 @@ struct AnswerDecision {
         case resendUnprocessed(PendingSend)
     }
 
-    let configuration: DispatcherConfiguration
+    /// The configuration's settings it reads (kept apart: a copy of the whole configuration an answer costs more
+    /// than the decision).
+    let resendInDoubt: Bool
+    let retry: ExponentialBackoff
+    let maximumUnprocessedResends: Int
+    let notAfter: SendDeadline?
     /// Why the run is stopping, if it is.
     let stopCause: CampaignSummary.Ending?
     /// Whether new requests may still go out.
@@ -24,6 +29,19 @@ struct AnswerDecision {
     /// Seconds from the answer to the `--not-after` deadline (negative once past); nil without one. A retry that
     /// would fall due after it is not queued: the record ends retryable, its line saying the deadline cut it.
     var secondsToDeadline: Double? = nil
+
+    init(
+        configuration: DispatcherConfiguration, stopCause: CampaignSummary.Ending?, sends: Bool,
+        secondsToDeadline: Double? = nil
+    ) {
+        resendInDoubt = configuration.resendInDoubt
+        retry = configuration.retry
+        maximumUnprocessedResends = configuration.maximumUnprocessedResends
+        notAfter = configuration.notAfter
+        self.stopCause = stopCause
+        self.sends = sends
+        self.secondsToDeadline = secondsToDeadline
+    }
 
     /// The effect of `action` on `send` (its attempts and last answer already updated); `answer` is APNs' answer.
     func effect(
@@ -46,7 +64,7 @@ struct AnswerDecision {
         case .retry(let kind):
             return retry(send, kind: kind, using: &generator)
         case .inDoubt:
-            if configuration.resendInDoubt, sends, configuration.retry.allowsRetry(afterAttempts: send.attempts) {
+            if resendInDoubt, sends, retry.allowsRetry(afterAttempts: send.attempts) {
                 return .retryLater(send, delay: 0)
             }
             return .writeFinalResult(send.finalResult(.inDoubt, detail: send.lastDetail))
@@ -59,13 +77,13 @@ struct AnswerDecision {
         if stopCause == .interrupted { return .leaveForResume(send.key) }
         if let stopCause { return .writeFinalResult(send.finalResultWithoutAnswer(stoppedBy: stopCause)) }
         if kind == .immediately {
-            guard send.unprocessed <= configuration.maximumUnprocessedResends else {
+            guard send.unprocessed <= maximumUnprocessedResends else {
                 let detail = "not processed after \(send.unprocessed) tries: \(send.lastDetail ?? "")"
                 return .writeFinalResult(send.finalResult(send.outcomeWithoutAnswer(stoppedBy: nil), detail: detail))
             }
             return .resendUnprocessed(send)
         }
-        guard configuration.retry.allowsRetry(afterAttempts: send.attempts) else {
+        guard retry.allowsRetry(afterAttempts: send.attempts) else {
             return .writeFinalResult(
                 send.finalResult(.retryable, detail: "gave up after \(CountedNoun.text(send.attempts, "attempt"))"))
         }
@@ -74,9 +92,9 @@ struct AnswerDecision {
         case .afterResigningToken, .atOnce, .immediately:
             delay = 0  // the transport has re-signed the token; the server closes an idle connection
         case .afterBackoff:
-            delay = configuration.retry.delay(afterAttempt: send.attempts, using: &generator)
+            delay = retry.delay(afterAttempt: send.attempts, using: &generator)
         }
-        if let secondsToDeadline, let deadline = configuration.notAfter, delay >= secondsToDeadline {
+        if let secondsToDeadline, let deadline = notAfter, delay >= secondsToDeadline {
             return .writeFinalResult(send.finalResultWithoutAnswer(stoppedBy: .deadlinePassed(deadline.text)))
         }
         return .retryLater(send, delay: delay)

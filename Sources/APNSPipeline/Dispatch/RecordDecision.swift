@@ -21,9 +21,18 @@ struct RecordDecision {
         }
     }
 
-    let configuration: DispatcherConfiguration
+    /// The configuration's settings it reads (kept apart: a copy of the whole configuration a record costs more
+    /// than the decision).
+    let allowDuplicates: Bool
+    let resendInDoubt: Bool
     /// Why the run is stopping, if it is.
     let stopCause: CampaignSummary.Ending?
+
+    init(configuration: DispatcherConfiguration, stopCause: CampaignSummary.Ending?) {
+        allowDuplicates = configuration.allowDuplicates
+        resendInDoubt = configuration.resendInDoubt
+        self.stopCause = stopCause
+    }
 
     /// The effect of taking `record`.
     /// - Parameters:
@@ -52,14 +61,14 @@ struct RecordDecision {
                         key: record.key, outcome: .duplicate, token: notification.token.hex,
                         topic: notification.topic.value, detail: answeredBefore))
             }
-            guard configuration.allowDuplicates || firstOccurrence else {
+            guard allowDuplicates || firstOccurrence else {
                 return .writeFinalResult(
                     ResultRecord(
                         key: record.key, outcome: .duplicate, token: notification.token.hex,
                         topic: notification.topic.value, detail: "same token and topic as an earlier record"))
             }
             var send = PendingSend(key: record.key, notification: notification)
-            if resume == .inDoubt && !configuration.resendInDoubt {
+            if resume == .inDoubt && !resendInDoubt {
                 send.attempts = resumedSends
                 return .writeFinalResult(send.finalResult(.inDoubt, detail: "sent before the crash, never answered"))
             }

@@ -2,45 +2,37 @@
 /// a TLS connection's machine returns one of these (docs/ARCHITECTURE.md, "One convention"). None or one action,
 /// the common case on the hot path (a request starts, an answer arrives), is held inline and costs no allocation;
 /// more spill to an array.
-struct MachineActions<Action> {
-    enum Storage {
-        case none
-        case one(Action)
-        case many([Action])
-    }
-
-    private(set) var storage: Storage
-
+enum MachineActions<Action> {
     /// Nothing to do.
-    static var none: Self { Self(storage: .none) }
-
-    init(storage: Storage) {
-        self.storage = storage
-    }
+    case none
+    /// One action.
+    case one(Action)
+    /// Two or more actions, in order.
+    case many([Action])
 
     /// One action.
     init(_ action: Action) {
-        storage = .one(action)
+        self = .one(action)
     }
 
     /// These actions, in order.
     init(_ actions: [Action]) {
         switch actions.count {
-        case 0: storage = .none
-        case 1: storage = .one(actions[0])
-        default: storage = .many(actions)
+        case 0: self = .none
+        case 1: self = .one(actions[0])
+        default: self = .many(actions)
         }
     }
 
     /// Whether there is nothing to do.
     var isEmpty: Bool {
-        if case .none = storage { return true }
+        if case .none = self { return true }
         return false
     }
 
     /// How many actions there are.
     var count: Int {
-        switch storage {
+        switch self {
         case .none: 0
         case .one: 1
         case .many(let actions): actions.count
@@ -49,19 +41,19 @@ struct MachineActions<Action> {
 
     /// Adds `action` after the ones held.
     mutating func append(_ action: Action) {
-        switch storage {
-        case .none: storage = .one(action)
-        case .one(let first): storage = .many([first, action])
+        switch self {
+        case .none: self = .one(action)
+        case .one(let first): self = .many([first, action])
         case .many(var actions):
-            storage = .none  // the array stays uniquely referenced while it grows
+            self = .none  // the array stays uniquely referenced while it grows
             actions.append(action)
-            storage = .many(actions)
+            self = .many(actions)
         }
     }
 
     /// Adds `more` after the ones held.
     mutating func append(contentsOf more: Self) {
-        switch more.storage {
+        switch more {
         case .none: break
         case .one(let action): append(action)
         case .many(let actions): for action in actions { append(action) }
@@ -69,24 +61,22 @@ struct MachineActions<Action> {
     }
 
     /// The actions in order, as an array (for tests and for the shells' queues).
+    var array: [Action] {
+        switch self {
+        case .none: []
+        case .one(let action): [action]
+        case .many(let actions): actions
+        }
+    }
+
     /// Hands each action to `body` in order, moved out of the list: an action that carries an outcome is not
     /// copied on its way to the shell (the `for`-`in` of `Sequence` copies each one).
     @inline(__always)
     consuming func consumeEach<Failure: Error>(_ body: (consuming Action) throws(Failure) -> Void) throws(Failure) {
-        var taken = Storage.none
-        swap(&taken, &storage)
-        switch consume taken {
+        switch consume self {
         case .none: break
         case .one(let action): try body(action)
         case .many(let actions): for action in actions { try body(action) }
-        }
-    }
-
-    var array: [Action] {
-        switch storage {
-        case .none: []
-        case .one(let action): [action]
-        case .many(let actions): actions
         }
     }
 
@@ -106,10 +96,10 @@ struct MachineActions<Action> {
 extension MachineActions: Sequence {
     /// Walks the actions in order.
     struct Iterator: IteratorProtocol {
-        private var storage: Storage
+        private var storage: MachineActions
         private var index = 0
 
-        init(storage: Storage) {
+        init(storage: MachineActions) {
             self.storage = storage
         }
 
@@ -129,7 +119,7 @@ extension MachineActions: Sequence {
     }
 
     func makeIterator() -> Iterator {
-        Iterator(storage: storage)
+        Iterator(storage: self)
     }
 
     var underestimatedCount: Int { count }
@@ -154,8 +144,6 @@ extension MachineActions: Hashable where Action: Hashable {
 }
 
 extension MachineActions: Sendable where Action: Sendable {}
-
-extension MachineActions.Storage: Sendable where Action: Sendable {}
 
 extension MachineActions: CustomStringConvertible {
     /// The actions as an array would print them.
