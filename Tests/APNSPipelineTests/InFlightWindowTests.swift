@@ -39,6 +39,14 @@ struct SimulatedServer {
     var lossEvery = 0
     var lossBatch = 0
     private(set) var lost = 0
+    /// A time the server stops answering for a while (a process short of CPU: a burst of TLS handshakes, a
+    /// descheduled core): answers due in `pause` come when it ends.
+    var pause: Range<Double>?
+    /// Latency each request in flight adds to a new request's (a server and a path that slow with load without a
+    /// throughput limit: batching in the client, the relay, the server's event loop).
+    var latencyPerRequestInFlight = 0.0
+    /// A time the server serves slower (its core shared with another busy process): `capacity` per second then.
+    var slowdown: (during: Range<Double>, capacity: Double)?
 
     /// Runs until `seconds` of virtual time have passed; returns the answers per second over that time.
     @discardableResult
@@ -66,10 +74,16 @@ struct SimulatedServer {
 
     private mutating func fill(_ window: inout InFlightWindow) {
         while pending.count < min(window.size, streamLimit) {
-            let service = max(now, lastDeparture + 1 / capacity)
+            var spacing = 1 / capacity
+            if let slowdown, slowdown.during.contains(lastDeparture) { spacing = 1 / slowdown.capacity }
+            let service = max(now, lastDeparture + spacing)
             lastDeparture = service
-            let delay = latency.lowerBound + (latency.upperBound - latency.lowerBound) * random.unit()
-            push((service + delay, now))
+            let delay =
+                latency.lowerBound + (latency.upperBound - latency.lowerBound) * random.unit()
+                + latencyPerRequestInFlight * Double(pending.count)
+            var answerAt = service + delay
+            if let pause, pause.contains(answerAt) { answerAt = pause.upperBound }
+            push((answerAt, now))
         }
         window.observe(inFlight: pending.count, capacity: streamLimit)
         peakInFlight = max(peakInFlight, pending.count)
@@ -140,6 +154,48 @@ struct InFlightWindowTests {
         #expect(sizes[5] >= 1024, "faster than doubling: \(sizes)")
     }
 
+    @Test(
+        "slow start rides out a pause of the server: the window still opens as wide as the latency needs",
+        arguments: [0.085, 0.095])
+    func slowStartSurvivesAPause(pauseStart: Double) {
+        // Row 10 of scripts/bench.sh at RTT 20 ms on a busy host: the mock's core stopped answering for about 35 ms
+        // (handshakes of the connections slow start opens, a neighbour's burst), then answered slowly; the next
+        // round read as a doubled latency with no gain, slow start ended there and handed over at a sixth of the
+        // window (4,096 to 703), and the hill climb had not won it back when the 60,000 records were sent
+        // (41,000 records/s against 78,000 in the round without the pause). The server here is that one: 200,000
+        // answers/s, 20 to 24 ms, 4,096 streams, a pause of 35 ms and 45 ms at 35,000/s after it.
+        var paused = InFlightWindow()
+        var pausedServer = SimulatedServer(capacity: 200_000, latency: 0.020...0.024, streamLimit: 4096)
+        pausedServer.pause = pauseStart..<(pauseStart + 0.035)
+        pausedServer.slowdown = ((pauseStart + 0.035)..<(pauseStart + 0.080), 35_000)
+        var plain = InFlightWindow()
+        var plainServer = SimulatedServer(capacity: 200_000, latency: 0.020...0.024, streamLimit: 4096)
+        pausedServer.run(&paused, seconds: 0.3)
+        plainServer.run(&plain, seconds: 0.3)
+        #expect(plain.size == 4096, "the plain run opens to the stream limit: \(plain.size)")
+        #expect(paused.size >= 3500, "window \(paused.size) after the pause, \(plain.size) without it")
+        let rate = pausedServer.run(&paused, seconds: 0.5)
+        let plainRate = plainServer.run(&plain, seconds: 0.5)
+        #expect(rate >= 0.9 * plainRate, "rate \(rate) after the pause, \(plainRate) without it")
+    }
+
+    @Test("slow start hands over at the window its best round needed when the latency rose with the load")
+    func handsOverAtTheBestRound() {
+        // Row 10 at RTT 20 ms: the latency doubled with 4,096 in flight (batching on both sides), though the rate still
+        // grew with the window; slow start ended on the latency and the four-round rate, half the best round's,
+        // handed over at 2,385. The server here: no throughput limit, 20 ms, 5 µs more for each request in flight.
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 10_000_000, latency: 0.020...0.020, streamLimit: 4096)
+        server.latencyPerRequestInFlight = 0.000_005
+        var sizes: [Int] = []
+        for _ in 0..<40 {
+            server.run(&window, seconds: 0.010)
+            sizes.append(window.size)
+        }
+        #expect(window.phase != .slowStart, "slow start ended: \(sizes)")
+        #expect(sizes.suffix(20).allSatisfy { $0 >= 3000 }, "the window after slow start: \(sizes)")
+    }
+
     @Test("rejected answers add one each in slow start: a campaign-wide rejection costs few requests")
     func rejectionsGrowSlowly() {
         var window = InFlightWindow()
@@ -205,19 +261,52 @@ struct InFlightWindowTests {
         // it takes leave the window as answered ones do. Counted as nothing, every loss read as a fall in the rate
         // and the window settled lower: 226 against 268 without losses at 2,000/s and 50 to 100 ms, 1,003 against
         // 1,321 at 10,000/s (298 and 1,147 counted).
+        // The windows compared are means over the last five seconds (a sample every 10 ms): the hill climb's
+        // stages move the window by a quarter, so one instant is no measure of where it settled.
         var clean = InFlightWindow()
         var cleanServer = SimulatedServer(capacity: capacity, latency: latency, streamLimit: 3000)
-        cleanServer.run(&clean, seconds: 8)
+        cleanServer.run(&clean, seconds: 3)
+        let cleanWindow = meanWindow(&clean, on: &cleanServer, seconds: 5).window
         var lossy = InFlightWindow()
         var lossyServer = SimulatedServer(capacity: capacity, latency: latency, streamLimit: 3000)
         lossyServer.lossEvery = 2000
         lossyServer.lossBatch = 128
         lossyServer.run(&lossy, seconds: 3)
-        let rate = lossyServer.run(&lossy, seconds: 5)
+        let (lossyWindow, rate) = meanWindow(&lossy, on: &lossyServer, seconds: 5)
         #expect(lossyServer.lost > 0)
-        #expect(
-            Double(lossy.size) >= 0.85 * Double(clean.size), "window \(lossy.size) with losses, \(clean.size) without")
+        #expect(lossyWindow >= 0.85 * cleanWindow, "mean window \(lossyWindow) with losses, \(cleanWindow) without")
         #expect(rate >= 0.85 * capacity, "answers \(rate)/s of \(capacity)")
+    }
+
+    @Test("a request lost with its connection counts in the delivery rate as an answered one")
+    func lostRequestsCountInTheRate() {
+        // Over a third of the requests lost (128 every 200 answers): counted as nothing, the rate the window follows
+        // read about 0.6 of what left the window.
+        var window = InFlightWindow()
+        var server = SimulatedServer(capacity: 10_000, latency: 0.050...0.100, streamLimit: 3000)
+        server.lossEvery = 200
+        server.lossBatch = 128
+        server.run(&window, seconds: 3)
+        let (answers, lost) = (server.answers, server.lost)
+        server.run(&window, seconds: 2)
+        let departures = Double(server.answers - answers + server.lost - lost) / 2
+        #expect(server.lost - lost > 1000)
+        #expect(window.rate >= 0.85 * departures, "rate \(window.rate), \(departures) left the window a second")
+        #expect(window.rate <= 1.3 * departures, "rate \(window.rate), \(departures) left the window a second")
+    }
+
+    /// The window's mean over `seconds` of `server` (a sample every 10 ms), and the answers per second meanwhile.
+    private func meanWindow(
+        _ window: inout InFlightWindow, on server: inout SimulatedServer, seconds: Double
+    ) -> (window: Double, rate: Double) {
+        let steps = Int(seconds / 0.010)
+        var sum = 0
+        var answers = 0.0
+        for _ in 0..<steps {
+            answers += server.run(&window, seconds: 0.010) * 0.010
+            sum += window.size
+        }
+        return (Double(sum) / Double(steps), answers / seconds)
     }
 
     @Test("backs off when latency rises without throughput: a server that slows down shrinks the window")

@@ -33,9 +33,10 @@ Benchmarks of ISSUE-12, printed as figures (never asserted in unit tests). One r
      process start and the set-up out.
 Each process gets its own core with taskset when two or more are available (clients on the first, servers on the
 second); the two sides of a row run interleaved (A, B, A, B ...) for ROUNDS rounds and each row prints both sides,
-best and the spread of the rounds (min, median, max), and their ratio. Only 127.0.0.1 is targeted; every step is
-bounded by STEP_TIMEOUT seconds; the script exits non-zero when a step fails. Inputs are generated into a temporary
-directory that is removed. The program is scripts/benchkit (python3 -m unittest discover -s scripts/benchkit/tests
+best and the spread of the rounds (min, median, max), their ratio at best and at median, and each round's own ratio
+(A over the B run after it): the worst, and for a goal on the ratio the rounds it missed. Only 127.0.0.1 is
+targeted; every step is bounded by STEP_TIMEOUT seconds; the script exits non-zero when a step fails. Inputs are
+generated into a temporary directory that is removed. The program is scripts/benchkit (python3 -m unittest discover -s scripts/benchkit/tests
 -t scripts runs its unit tests).
 
 Usage: scripts/bench.sh [--quick] [--rounds N] [--rows 1,2,...] [--records N] [--validate-records N]

@@ -13,16 +13,27 @@ def _side(label, values, higher, unit):
 
 
 def pair_line(title, unit, higher, label_a, a, label_b, b, goal):
-    """Two sides of a row: A / B at best and at median. A goal in x is on that ratio, one in the row's unit on A."""
+    """Two sides of a row: A / B at best and at median. A goal in x is on that ratio, one in the row's unit on A.
+    With as many rounds on each side (run interleaved, A then B), each round's own ratio too: the worst of them,
+    and for a goal on the ratio whether it held in every round or in which rounds it did not."""
     side_a, best_a, median_a = _side(label_a, a, higher, unit)
     side_b, best_b, median_b = _side(label_b, b, higher, unit)
     ratio_best, ratio_median = best_a / best_b, median_a / median_b
     goal_obj = stats.Goal.parse(goal)
-    if goal_obj is not None and goal_obj.on_ratio:
+    on_ratio = goal_obj is not None and goal_obj.on_ratio
+    if on_ratio:
         check = stats.verdict(goal, ratio_best, ratio_median)
     else:
         check = stats.verdict(goal, best_a, median_a)
-    return (f"{title}: {side_a} | {side_b} | ratio best {ratio_best:.2f}x, median {ratio_median:.2f}x"
+    rounds = ""
+    if len(a) == len(b) and len(a) > 1:
+        ratios = [x / y for x, y in zip(a, b)]
+        worst = min(ratios) if higher else max(ratios)
+        rounds = f", worst round {worst:.2f}x"
+        if on_ratio:
+            missed = [str(i + 1) for i, r in enumerate(ratios) if not goal_obj.holds(r)]
+            check += f"; missed in round {', '.join(missed)}" if missed else "; in every round"
+    return (f"{title}: {side_a} | {side_b} | ratio best {ratio_best:.2f}x, median {ratio_median:.2f}x{rounds}"
             f" (goal {goal}{check}) [{len(a)}+{len(b)} runs]")
 
 

@@ -12,8 +12,9 @@
 /// - Slow start: while the window is full, each accepted answer adds three to it (it quadruples per round trip;
 ///   a rejected one adds one, so a campaign-wide rejection costs few requests), up to 256 or
 ///   6 × its best round rate × base latency if more; it ends when three rounds in a row did not raise the rate
-///   by a quarter, or after one such round if the latency also doubled (the extra requests only queue). It
-///   hands over at the window that earned the best rate, or at `target` if more.
+///   by a quarter, or after two such rounds in a row if the latency also doubled in both (the extra requests
+///   only queue; one round is as often a pause of the server, and ending there left a sixth of the window). It
+///   hands over at the window that earned the best rate, or at `target` taken with the best round's rate if more.
 /// - Then the window climbs the throughput hill in stages of four rounds and a quarter of a second at least:
 ///   hold the window and measure the rate; try a quarter more and keep it if the rate rose by 5 % (then try
 ///   more again); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
@@ -78,6 +79,9 @@ public struct InFlightWindow: Sendable {
     /// Slow start: the best rate so far and how many window-full rounds in a row did not beat it by a quarter.
     private var slowStartRate = 0.0
     private var stalledRounds = 0
+    /// Slow start: how many of those rounds in a row also had twice the base latency. One such round is as often
+    /// a server that paused (its core busy with handshakes or a neighbour) as a queue; two are a queue.
+    private var latencyRoseRounds = 0
     /// Slow start: the window when the previous round began (the requests answered in a round were mostly sent
     /// in the one before), and the one that earned the best rate.
     private var previousRoundSize = 0
@@ -186,11 +190,13 @@ public struct InFlightWindow: Sendable {
                 slowStartRate = roundRate
                 bestRateSize = previousRoundSize
                 stalledRounds = 0
+                latencyRoseRounds = 0
             } else {
                 stalledRounds += 1
-                if latencyRose || stalledRounds >= 3 {
+                latencyRoseRounds = latencyRose ? latencyRoseRounds + 1 : 0
+                if latencyRoseRounds >= 2 || stalledRounds >= 3 {
                     phase = .holding
-                    size = clamped(max(target, min(bestRateSize, climbLimit)))
+                    size = clamped(max(target(rate: max(rate, slowStartRate)), min(bestRateSize, climbLimit)))
                 }
             }
         case .holding, .probingUp, .probingDown:
@@ -243,7 +249,11 @@ public struct InFlightWindow: Sendable {
     }
 
     /// `headroom × rate × base latency`, rounded up.
-    private var target: Int {
+    private var target: Int { target(rate: rate) }
+
+    /// `headroom × rate × base latency` for a given rate. Slow start hands over with its best round's rate: the
+    /// rate over four rounds lags a window that quadrupled each round (at RTT 20 ms it read half the best round's).
+    private func target(rate: Double) -> Int {
         guard let baseLatency else { return size }
         let product = settings.headroom * rate * baseLatency
         return product.isFinite ? Int(min(product.rounded(.up), Double(Int32.max))) : size
