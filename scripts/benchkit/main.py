@@ -11,7 +11,7 @@ import tempfile
 from . import options, procs
 from .bench import AUTH, PAYLOAD, TOKEN, Bench
 from .procs import BenchFailure
-from .rows import instructions, mock_nghttpd, mock_send, rss, rtt, send_nghttpd, startup, validate
+from .rows import instructions, mock_nghttpd, mock_send, proxy, rss, rtt, send_nghttpd, startup, validate
 from .table import Table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,6 +44,8 @@ def missing_packages(opts):
     for command, package in (("ps", "procps"), ("taskset", "util-linux")):
         if not have(command):
             need.append(package)
+    if opts.row(12) and not have("tinyproxy"):
+        need.append("tinyproxy")
     if opts.row(9):
         for command, package in (("valgrind", "valgrind"), ("strip", "binutils")):
             if not have(command):
@@ -148,12 +150,14 @@ def run_rows(b):
         startup.run(b)
     if o.row(7) or o.row(8):
         mock_send.run(b)
-    if o.row(10) or o.row(11):
+    if o.row(10) or o.row(11) or o.row(12):
         rtt.prepare(b)
     if o.row(10):
         rtt.run_rtt(b)
     if o.row(11):
         rtt.run_drops(b)
+    if o.row(12):
+        proxy.run(b)
     if o.row(9):
         instructions.run(b)
 

@@ -17,9 +17,9 @@
 ///   hands over at the window that earned the best rate, or at `target` taken with the best round's rate if more.
 /// - Then the window climbs the throughput hill in stages of four rounds and a quarter of a second at least:
 ///   hold the window and measure the rate; try a quarter more and keep it if the rate rose by 5 % (then try
-///   more again); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
-///   less again), else go back. The window never falls below `target` and climbs no higher than 256 or
-///   1.5 × `target` if more.
+///   more again, each step in a row twice the last: a half more, then twice as many); otherwise try 15 % less and keep that if the rate stayed within 3 % of the best (then try
+///   less again), else go back. The window never falls below `target` and climbs no higher than 256,
+///   1.5 × `target` or twice the last probe up that raised the rate, whichever is most.
 /// - Where latency limits the rate, the rate grows with the window and so do both limits: the window opens as
 ///   wide as the rate needs. Where CPU limits it, more in flight buys only batching, and the limits keep the
 ///   requests a dropped connection puts in doubt few.
@@ -60,6 +60,11 @@ public struct InFlightWindow: Sendable {
     private(set) var baseLatency: Double?
     /// Steady state: the window and rate last kept, and the stage being measured.
     private var heldSize = 0
+    /// The window of the last probe up that raised the rate by 5 % (0 after a probe down that kept it): the climb
+    /// may go up to twice it whatever the product says.
+    private var provenSize = 0
+    /// Probes up in a row that raised the rate: each doubles the next step (a quarter, a half, twice as many).
+    private var winsInARow = 0
     private var heldRate = 0.0
     private var stageAnswers = 0
     private var stageTime = 0.0
@@ -225,15 +230,21 @@ public struct InFlightWindow: Sendable {
         case .probingUp:
             if stageRate >= 1.05 * heldRate, size > heldSize {
                 heldSize = size
+                provenSize = size
                 heldRate = stageRate
-                size = clamped(min(climbLimit, max(size + 4, size * 5 / 4)))
+                // Each probe in a row that raised the rate doubles the next step: a half more, then twice as many.
+                winsInARow += 1
+                let quarters = min(4, 1 << winsInARow)
+                size = clamped(min(climbLimit, max(size + 4, size + size * quarters / 4)))
             } else {
+                winsInARow = 0
                 phase = .probingDown
                 size = clamped(max(target, heldSize * 17 / 20))
             }
         case .probingDown:
             if stageRate >= 0.97 * heldRate, size < heldSize {
                 heldSize = size
+                provenSize = 0  // less in flight kept the rate: the window is past what the rate needs
                 heldRate = max(heldRate, stageRate)
                 size = clamped(max(target, size * 17 / 20))
             } else {
@@ -259,11 +270,14 @@ public struct InFlightWindow: Sendable {
         return product.isFinite ? Int(min(product.rounded(.up), Double(Int32.max))) : size
     }
 
-    /// How far the hill climb may go: 256, or one and a half times `target` if that is more. Where the
-    /// latency limits the rate this never binds (the rate grows with the window, and so does the limit); where a
-    /// process short of CPU limits it, more in flight buys only batching, not worth the requests a dropped
-    /// connection would put in doubt.
-    private var climbLimit: Int { max(settings.minimum, Self.batchingWindow, target * 3 / 2) }
+    /// How far the hill climb may go: 256, one and a half times `target`, or twice the last probe up that raised
+    /// the rate, whichever is most. Where the latency limits the rate this never binds (the rate grows with
+    /// the window, and so do `target` and the proven window, even where the base latency misleads: a proxy that
+    /// passes a quiet connection's first requests in 4 ms and the rest in 45); where a process short of CPU limits
+    /// it, more in flight buys only batching, not worth the requests a dropped connection would put in doubt.
+    private var climbLimit: Int {
+        max(settings.minimum, Self.batchingWindow, target * 3 / 2, 2 * provenSize)
+    }
     /// How far slow start may go: 256, or six times the best round's rate × the base latency (the rate lags the
     /// window by a round, so this allows doubling where latency limits the rate, not where CPU does).
     private var slowStartLimit: Int {

@@ -18,7 +18,7 @@ class DefaultsAndEnvironment(unittest.TestCase):
         self.assertEqual((o.records, o.validate_records, o.rss_small, o.rss_large), (200000, 1000000, 100000, 1000000))
         self.assertEqual((o.dup_small, o.dup_large, o.starts, o.instr_records), (1000000, 10000000, 7, 20000))
         self.assertEqual((o.rtt_records, o.rtts, o.drop_every, o.rounds), (60000, (20, 50, 100), 2000, 3))
-        self.assertEqual((o.rows, o.connections, o.step_timeout), ("1,2,3,4,5,6,7,8,9,10,11", "2", "900"))
+        self.assertEqual((o.rows, o.connections, o.step_timeout), ("1,2,3,4,5,6,7,8,9,10,11,12", "2", "900"))
 
     def test_environment_over_defaults(self):
         o = parse(RECORDS="123", RTTS="10 30", ROUNDS="5", ROWS="1,9", CONNECTIONS="4", STEP_TIMEOUT="60",
