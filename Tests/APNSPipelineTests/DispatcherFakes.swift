@@ -77,6 +77,8 @@ final class FakeTransport: PushTransport {
     /// The `apns-expiration` epoch of each send, in the order they went out (nil: no header).
     private(set) var expirationsSent: [Int64?] = []
     private(set) var maximumInFlight = 0
+    /// What the dispatcher said it may keep in flight (`expectInFlight`), in order.
+    private(set) var reachesTold: [Int] = []
     private(set) var closed = false
     /// Set by tests to check the journal was flushed before the network.
     var sink: RecordingSink?
@@ -96,6 +98,8 @@ final class FakeTransport: PushTransport {
         unflushed.append(tag)
         maximumInFlight = max(maximumInFlight, inFlight.count)
     }
+
+    func expectInFlight(atMost reach: Int) { reachesTold.append(reach) }
 
     func flush() {
         if let sink, sink.flushedSentCount < sink.journaledSent.count { journalViolations += 1 }

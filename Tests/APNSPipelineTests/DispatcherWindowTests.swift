@@ -47,6 +47,28 @@ struct DispatcherWindowTests {
         #expect((16...1000).contains(summary.inFlightWindow))
     }
 
+    @Test("the transport hears the window's reach whenever it changes, and never less than the window holds")
+    func transportHearsTheReach() throws {
+        var tooLow = 0
+        let box = RunBox()
+        let run = DispatchRun(
+            records: (1...5000).map { Fixture.record($0, token: Fixture.token($0)) }, capacity: 1000
+        ) { _, _ in
+            if let run = box.run, let told = run.transport.reachesTold.last, told < run.dispatcher.window.size {
+                tooLow += 1
+            }
+            return Fixture.ok()
+        }
+        box.run = run
+        let summary = try #require(run.run())
+        #expect(summary.count(.delivered) == 5000)
+        let told = run.transport.reachesTold
+        #expect(told.first == run.dispatcher.window.settings.maximum, "slow start's reach: the maximum")
+        #expect(told.count >= 2 && told.last == run.dispatcher.window.reach, "told \(told)")
+        #expect(zip(told, told.dropFirst()).allSatisfy { $0 != $1 }, "told again without a change: \(told)")
+        #expect(tooLow == 0, "the transport was told less than the window held")
+    }
+
     @Test("--max-in-flight caps what is in flight")
     func maximumInFlight() throws {
         var configuration = DispatcherConfiguration()

@@ -263,6 +263,40 @@ struct InFlightWindowTests {
         (5_000, 0...0.005), (20_000, 0.001...0.003), (2_000, 0.050...0.100), (10_000, 0.050...0.100),
     ]
 
+    @Test(
+        "its reach, the room the pool keeps: the maximum until slow start's limit stops it, twice the limit after, never below the window"
+    )
+    func reachFollowsTheLimits() {
+        var settings = InFlightWindow.Settings()
+        settings.maximum = 4096
+        // On loopback the server's CPU limits the rate (100,000/s at 1 ms): slow start stops at its limit, and the
+        // pool, told the maximum, opened 18 connections where 3 carried everything.
+        var near = InFlightWindow(settings: settings)
+        var loopback = SimulatedServer(capacity: 100_000, latency: 0.0009...0.0011, streamLimit: 4096)
+        var reaches: [Int] = []
+        var belowWindow = 0
+        for _ in 0..<500 {
+            loopback.run(&near, seconds: 0.001)
+            reaches.append(near.reach)
+            if near.reach < near.size { belowWindow += 1 }
+        }
+        #expect(reaches.first == 4096, "before the limit held, room for the maximum")
+        #expect(belowWindow == 0, "the window never outgrows the room kept for it")
+        #expect(near.phase != .slowStart && reaches.suffix(400).allSatisfy { $0 <= 1024 }, "reaches \(reaches)")
+        // At RTT 100 ms latency limits it: the reach is the maximum until slow start's limit (six times the best
+        // round's rate × the base latency) stops the window, then room for twice the window at least.
+        var far = InFlightWindow(settings: settings)
+        var distant = SimulatedServer(capacity: 1_000_000, latency: 0.099...0.101, streamLimit: 4096)
+        var growing: [(size: Int, reach: Int)] = []
+        for _ in 0..<60 {
+            distant.run(&far, seconds: 0.01)
+            if far.phase == .slowStart { growing.append((far.size, far.reach)) }
+        }
+        #expect(growing.count >= 30 && growing.allSatisfy { $0.reach >= min(4096, 2 * $0.size) }, "\(growing)")
+        #expect(growing.prefix(20).allSatisfy { $0.reach == 4096 }, "the first rounds: \(growing)")
+        #expect(far.size == 4096, "the window grew to the maximum: \(far.size)")
+    }
+
     @Test("keeps the server's rate with about twice the rate × latency product in flight", arguments: servers)
     func keepsTheRate(capacity: Double, latency: ClosedRange<Double>) {
         var window = InFlightWindow()

@@ -82,6 +82,55 @@ struct PoolWideningTests {
         #expect(pool.machine.freeStreams == 64 + 128 + 128, "each connection still takes at most its share")
     }
 
+    @Test(
+        "room is kept no further than one share beyond what the sender expects in flight: on loopback 256 in flight opened 18 connections"
+    )
+    func roomStopsAtTheSendersReach() throws {
+        func pool(expecting reach: Int?) -> (PoolMachineHarness, [ConnectionPoolStateMachine.Action]) {
+            var pool = PoolMachineHarness(
+                connections: 32, initial: 2, streamsPerConnection: 128, roomPerRequestInFlight: 8, stagger: 0)
+            pool.apply(pool.machine.start())
+            for id in pool.opened { readyAndAnswering(&pool, id, available: 1000) }
+            if let reach { pool.apply(pool.machine.expectInFlight(atMost: reach)) }
+            for id in pool.opened {
+                pool.apply(pool.machine.requestStartedOrEnded(id, load: Load(available: 872, inFlight: 128)))
+            }
+            let widened = pool.apply(pool.machine.widenIfNeeded())
+            return (pool, widened)
+        }
+        // 256 in flight, both connections at their share: 2,048 wanted without a reach, 16 shares.
+        let (unbounded, opened) = pool(expecting: nil)
+        #expect(opened.count == 16 && unbounded.machine.idleSlots == 14)
+        // The window may reach 512: 256 more and one share, 384, three connections.
+        var (bounded, three) = pool(expecting: 512)
+        #expect(three == [.open(ID(value: 2)), .open(ID(value: 3)), .open(ID(value: 4))])
+        #expect(bounded.apply(bounded.machine.widenIfNeeded()).isEmpty, "connecting, they count for their shares")
+        // A reach below what is in flight still keeps one share for a drop.
+        var (spare, one) = pool(expecting: 100)
+        #expect(one == [.open(ID(value: 2))])
+        #expect(spare.apply(spare.machine.widenIfNeeded()).isEmpty)
+        // The reach grows: the room follows it.
+        bounded.apply(bounded.machine.expectInFlight(atMost: 1024))
+        #expect(bounded.apply(bounded.machine.widenIfNeeded()).count == 4, "896 wanted, 384 kept: four more")
+    }
+
+    @Test("a slot waiting for its staggered first open opens at once when the room is short, before an idle slot")
+    func staggeredSlotOpensFirst() throws {
+        var pool = PoolMachineHarness(
+            connections: 8, initial: 3, streamsPerConnection: 10, roomPerRequestInFlight: 1, stagger: 0.1)
+        #expect(pool.apply(pool.machine.start()).contains(.schedule(.open(slot: 2), after: 0.2)))
+        readyAndAnswering(&pool, ID(value: 0))
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 0), load: Load(available: 90, inFlight: 10)))
+        #expect(
+            pool.apply(pool.machine.widenIfNeeded()) == [.cancel(.open(slot: 1)), .open(ID(value: 1))],
+            "room 0 for 10: the second initial slot opens now, not at 0.1 s, and no idle one")
+        #expect(pool.machine.idleSlots == 5)
+        pool.advance(0.1)
+        #expect(pool.opened.map(\.value) == [0, 1], "its timer was cancelled")
+        pool.advance(0.1)
+        #expect(pool.opened.map(\.value) == [0, 1, 2], "the third opens at its time")
+    }
+
     @Test("a room short by several shares opens as many slots at once")
     func opensSeveralAtOnce() throws {
         var pool = PoolMachineHarness(connections: 8, initial: 1, streamsPerConnection: 10, stagger: 0)
@@ -121,7 +170,7 @@ struct PoolWideningTests {
         #expect(pool.apply(pool.machine.widenIfNeeded()).isEmpty)
     }
 
-    @Test("a dropped connection's slot reopens at once, and an idle slot opens too when the room is short")
+    @Test("a dropped connection's slot reopens at once, and the room short, before an idle slot does")
     func dropDoesNotStall() throws {
         var pool = PoolMachineHarness(connections: 4, initial: 2, streamsPerConnection: 10, stagger: 0)
         pool.apply(pool.machine.start())
@@ -133,10 +182,13 @@ struct PoolWideningTests {
             pool.machine.connectionClosed(
                 dropped, error: TransportError(.closedByPeer, "reset"), hadAnswer: true, serverSpoke: true))
         #expect(closed == [.schedule(.open(slot: 0), after: 0), .reportFreeStreams], "it had answered: no back-off")
-        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 2))], "5 left on one: short of 10")
-        #expect(pool.machine.slots[0] == .backingOff(attempts: 0))
+        #expect(
+            pool.apply(pool.machine.widenIfNeeded()) == [.cancel(.open(slot: 0)), .open(ID(value: 2))],
+            "5 left on one: short of 10, the dropped slot reopens now")
+        #expect(pool.machine.slots[0] == .starting(ID(value: 2), attempts: 0))
+        #expect(pool.machine.slots[2...].allSatisfy { $0 == .idle }, "no idle slot opens for it")
         pool.advance(0)
-        #expect(pool.opened.map(\.value) == [0, 1, 2, 3], "the dropped slot reopens on the next turn")
+        #expect(pool.opened.map(\.value) == [0, 1, 2], "its timer was cancelled: nothing more opens")
     }
 
     @Test("nothing widens while no connection has answered, nor after a connection failed since the last answer")

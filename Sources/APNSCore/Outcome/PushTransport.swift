@@ -18,9 +18,19 @@ public protocol PushTransport: AnyObject {
     /// Writes what the submits since the last flush produced to the network.
     func flush()
 
+    /// The most requests the sender expects to keep in flight until it says otherwise (its in-flight window's
+    /// reach), told before a `flush()` when it changes: a transport that opens connections as the load grows need
+    /// not open room for more (beyond its spares). Until it is told, no limit is known.
+    func expectInFlight(atMost reach: Int)
+
     /// Stops starting new work; requests still in flight are answered or, after `gracePeriod` seconds, reported
     /// as `.failed(.answerLost)`; then the delegate hears `transportDidClose`.
     func close(gracePeriod: Double)
+}
+
+extension PushTransport {
+    /// Ignores it: a transport whose room does not grow with the load has nothing to size.
+    public func expectInFlight(atMost reach: Int) {}
 }
 
 /// Hears from a `PushTransport`, on the event-loop thread.

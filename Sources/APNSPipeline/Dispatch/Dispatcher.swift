@@ -234,6 +234,7 @@ extension Dispatcher {
         } catch {
             failure = error
         }
+        if failure == nil, let reach = action.expectInFlight { transport.expectInFlight(atMost: reach) }
         if failure == nil, action.flushTransport { transport.flush() }
         switch action.pumpTurn {
         case .none: break

@@ -68,6 +68,8 @@ struct DispatcherAction {
     var flushSink = false
     /// Hand what was submitted this turn to the network (after the sink's flush: journal before network).
     var flushTransport = false
+    /// Tell the transport, before it flushes, how many requests the window may keep in flight (its reach changed).
+    var expectInFlight: Int?
     /// Pump again, and when.
     var pumpTurn = PumpTurn.none
     /// Wake the loop (a pump turn) after this many seconds.
@@ -104,7 +106,8 @@ struct DispatcherAction {
 
     /// Whether it does nothing but its pump step (which may be `none`).
     var doesOnlyItsPumpStep: Bool {
-        if case .none = writes, thenStop == nil, !flushSink, !flushTransport, pumpTurn == .none, wakeUpAfter == nil,
+        if case .none = writes, thenStop == nil, !flushSink, !flushTransport, expectInFlight == nil, pumpTurn == .none,
+            wakeUpAfter == nil,
             gracePeriodAfter == nil, deadlineAfter == nil, closeTransport == .no, !reportEnd
         {
             return true

@@ -93,6 +93,8 @@ struct DispatcherStateMachine {
     private(set) var tokenRejections: TokenRejectionCheck
     private(set) var limiter: SendRateLimiter?
     private(set) var window: InFlightWindow
+    /// The window's reach the transport was last told (`DispatcherAction.expectInFlight`); nil before the first.
+    private var announcedReach: Int?
     private(set) var generator = SystemRandomNumberGenerator()
     private(set) var timers = LoopTimers()
     private(set) var startedAt = 0.0
@@ -451,6 +453,11 @@ extension DispatcherStateMachine {
                 inFlight: inFlight.count, capacity: inFlight.count + tally.budget.freeSlots - tally.submitted)
             summary.inFlightWindow = window.size
             summary.maximumInFlight = max(summary.maximumInFlight, inFlight.count)
+            let reach = window.reach
+            if reach != announcedReach {
+                announcedReach = reach
+                action.expectInFlight = reach
+            }
         }
         action.wakeUpAfter = wakeUpDelay(now: now, transportFreeSlots: transportFreeSlots)
         settle(&action, now: now)

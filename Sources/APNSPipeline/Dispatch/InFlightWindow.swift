@@ -83,6 +83,9 @@ public struct InFlightWindow: Sendable {
     private static let baseSampleAnswers = 8
     /// Slow start: the best rate so far and how many window-full rounds in a row did not beat it by a quarter.
     private var slowStartRate = 0.0
+    /// Whether slow start's limit has stopped the window's growth, or a round with the window full did not raise
+    /// the rate: its `reach` is bounded by the limit from then on.
+    private var slowStartLimitReached = false
     private var stalledRounds = 0
     /// Slow start: how many of those rounds in a row also had twice the base latency. One such round is as often
     /// a server that paused (its core busy with handshakes or a neighbour) as a queue; two are a queue.
@@ -133,8 +136,12 @@ public struct InFlightWindow: Sendable {
     /// whether the server accepted it (200): in slow start an accepted answer adds `slowStartGrowth`, a rejected one
     /// one, so a campaign-wide rejection (a wrong topic or key) costs few requests.
     public mutating func answered(sentAt: Double, now: Double, accepted: Bool = true) {
-        if phase == .slowStart, windowFull, size < slowStartLimit {
-            size = clamped(size + (accepted ? Self.slowStartGrowth : 1))
+        if phase == .slowStart, windowFull {
+            if size < slowStartLimit {
+                size = clamped(size + (accepted ? Self.slowStartGrowth : 1))
+            } else {
+                slowStartLimitReached = true
+            }
         }
         guard let start = roundStart else {
             startRound(at: now)
@@ -198,6 +205,7 @@ public struct InFlightWindow: Sendable {
                 latencyRoseRounds = 0
             } else {
                 stalledRounds += 1
+                slowStartLimitReached = true  // the rate, not the limit, stopped it: the limit holds it now
                 latencyRoseRounds = latencyRose ? latencyRoseRounds + 1 : 0
                 if latencyRoseRounds >= 2 || stalledRounds >= 3 {
                     phase = .holding
@@ -257,6 +265,24 @@ public struct InFlightWindow: Sendable {
     private mutating func lowerBase(to latency: Double) {
         guard roundAnswers >= Self.baseSampleAnswers, baseLatency.map({ latency <= $0 }) ?? true else { return }
         baseLatency = latency
+    }
+
+    /// What the window may grow to before its measurements say more, for the transport to keep room for: twice
+    /// the climb's limit, or in slow start twice its own limit once that limit or a round without a gain has
+    /// stopped the window (twice the window at least), within
+    /// `settings.maximum`. Twice, so that room is ready while a limit that follows the rate grows. Slow start
+    /// before that may reach `settings.maximum`: where latency limits the rate the window
+    /// quadruples each round trip, and a connection opened now carries its share three round trips later (at
+    /// RTT 100 ms, room kept for twice slow start's limit from its first round lowered the rate by 4 to 8 %).
+    public var reach: Int {
+        let limit: Int
+        switch phase {
+        case .slowStart:
+            guard slowStartLimitReached else { return settings.maximum }
+            limit = max(size, slowStartLimit)
+        case .holding, .probingUp, .probingDown: limit = max(size, climbLimit)
+        }
+        return limit >= settings.maximum / 2 ? settings.maximum : 2 * limit
     }
 
     /// `headroom × rate × base latency`, rounded up.

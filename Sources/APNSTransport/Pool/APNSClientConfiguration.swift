@@ -27,8 +27,9 @@ public struct APNSClientConfiguration: Sendable {
     public var connectAttemptDelay = 0.25
     /// Persistent connections at most. The pool widens rather than deepens: no connection carries more than
     /// `streamsPerConnection` requests (what a dropped one puts in doubt); `initialConnections` open at the start,
-    /// `connectionStagger` seconds apart, and more as what is in flight grows (room kept for eight times as much), so
-    /// warm spares are ready before they are needed. Requests in flight are at most
+    /// `connectionStagger` seconds apart, and more as what is in flight grows (room kept for eight times as much, up
+    /// to one share beyond what the sender expects: `expectInFlight`), so warm spares are ready before they are
+    /// needed. Requests in flight are at most
     /// `maximumConnections × streamsPerConnection`.
     public var maximumConnections = 32
     /// Connections opened at the start.

@@ -150,6 +150,12 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         run(machine.widenIfNeeded())
     }
 
+    /// Keeps room for `reach` requests in flight and one connection's share more, not beyond (see
+    /// `ConnectionPoolStateMachine.widenIfNeeded`).
+    public func expectInFlight(atMost reach: Int) {
+        run(machine.expectInFlight(atMost: reach))
+    }
+
     /// Closes every connection, allowing `gracePeriod` seconds for answers in flight.
     public func close(gracePeriod: Double) {
         run(machine.closeRequested(gracePeriod: gracePeriod))

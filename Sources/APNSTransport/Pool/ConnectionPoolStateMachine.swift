@@ -9,7 +9,8 @@ import APNSHTTP2
 /// The pool has `maximumConnections` places (slots), each holding one connection, waiting to open one, or idle. It
 /// widens rather than deepens: no connection carries more than `streamsPerConnection` requests (so a dropped one
 /// puts at most that many in doubt); `initialConnections` open at the start, a stagger apart, and more open as what
-/// is in flight grows (`widenIfNeeded`: room kept well ahead of what is in flight), spares kept warm; requests are
+/// is in flight grows (`widenIfNeeded`: room kept well ahead of what is in flight, as far as the sender's window
+/// may reach: `expectInFlight`), spares kept warm; requests are
 /// packed onto few connections (`requestSubmitted`). A connection that stops taking new streams (GOAWAY, stream ids
 /// used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a replacement. A
 /// slot's states (`ConnectionState`):
@@ -22,6 +23,9 @@ import APNSHTTP2
 ///        └──────────connectionStoppedTakingStreams (GOAWAY, ids used up): the connection retires ──┘
 ///
 ///     closeRequested: idle, backingOff ──▶ closed; starting, active ──▶ draining(id, inFlight) ──connectionClosed──▶ closed
+///
+/// A slot backing off with no attempt counted (a staggered first open, an answered connection's replacement) also
+/// opens at `widenIfNeeded`, its timer cancelled, before an idle slot does.
 ///
 /// The pool as a whole is its `Lifecycle` (running, failed, closing, closed), drawn on that type; the rules are in
 /// docs/ARCHITECTURE.md, "The connection pool".
@@ -163,6 +167,9 @@ struct ConnectionPoolStateMachine {
     let streamsPerConnection: Int
     /// The room `widenIfNeeded` keeps, per request in flight (see there).
     let roomPerRequestInFlight: Int
+    /// The most requests the sender expects to keep in flight until it says otherwise (`expectInFlight`): the
+    /// room `widenIfNeeded` keeps stops one share beyond it. `Int32.max` (no limit) until the sender says.
+    private(set) var expectedInFlight = Int(Int32.max)
     /// Slots never opened: always the last ones (`widenIfNeeded` opens the first idle slot), so the slots in use
     /// are `slots[..<(slots.count - idleSlots)]`.
     private(set) var idleSlots: Int
@@ -337,16 +344,27 @@ struct ConnectionPoolStateMachine {
         return .none
     }
 
-    /// Opens idle slots while the room left on the connections (their free streams, and a full share for each one
+    /// The sender's in-flight window says how far it may grow before it says otherwise (`reach`): the room kept
+    /// from now on stops one share beyond it (the spare a dropped connection needs). Read by the next
+    /// `widenIfNeeded`, after the round's submits.
+    mutating func expectInFlight(atMost reach: Int) -> Actions {
+        expectedInFlight = min(Int(Int32.max), max(0, reach))
+        return .none
+    }
+
+    /// Opens slots while the room left on the connections (their free streams, and a full share for each one
     /// still connecting or not answered on yet) is less than `roomPerRequestInFlight` times what is in flight on
     /// them, or less than one share: called after each round of submits. A new connection carries its share about
     /// three round trips after it opens (TCP, TLS, a first request that lets the server raise its stream limit),
-    /// while the in-flight window may quadruple per round trip as it grows: the room opens ahead of it. Idle
-    /// connections cost nothing a request (requests are packed). Only while the pool works (an open connection has answered, no connection has
-    /// failed since the last answer): a broken server is met by the back-off of the slots in use, not by fresh
-    /// connections.
+    /// while the in-flight window may quadruple per round trip as it grows: the room opens ahead of it. Never
+    /// beyond what the sender expects in flight (`expectInFlight`) and one share more: on loopback, where the
+    /// window's slow start stopped at 256, that rule alone opened 18 connections for the 3 the window could fill,
+    /// each a TLS handshake and a provider-token check at APNs. A slot waiting for its staggered first open opens
+    /// now before an idle one does. Idle connections cost nothing a request (requests are packed). Only while the
+    /// pool works (an open connection has answered, no connection has failed since the last answer): a broken
+    /// server is met by the back-off of the slots in use, not by fresh connections.
     mutating func widenIfNeeded() -> Actions {
-        guard idleSlots > 0, case .running = lifecycle, failuresInARow == 0 else { return .none }
+        guard case .running = lifecycle, failuresInARow == 0 else { return .none }
         var room = 0
         var inFlight = 0
         for slot in 0..<usedSlots {
@@ -360,10 +378,18 @@ struct ConnectionPoolStateMachine {
             case .idle, .backingOff, .draining, .closed: break
             }
         }
-        let wanted = max(streamsPerConnection, roomPerRequestInFlight * inFlight)
+        let ahead = max(0, expectedInFlight - inFlight) + streamsPerConnection
+        let wanted = max(streamsPerConnection, min(roomPerRequestInFlight * inFlight, ahead))
         guard room < wanted, anyConnectionAnswering else { return .none }
+        var missing = (wanted - room + streamsPerConnection - 1) / streamsPerConnection
         var actions = Actions.none
-        for _ in 0..<min(idleSlots, (wanted - room + streamsPerConnection - 1) / streamsPerConnection) {
+        for slot in 0..<usedSlots where missing > 0 {
+            guard case .backingOff(attempts: 0) = slots[slot] else { continue }
+            actions.append(.cancel(.open(slot: slot)))
+            actions += open(slot, attempts: 0)
+            missing -= 1
+        }
+        for _ in 0..<min(idleSlots, missing) {
             let slot = usedSlots
             idleSlots -= 1
             actions += open(slot, attempts: 0)

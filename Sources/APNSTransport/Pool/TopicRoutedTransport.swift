@@ -85,6 +85,11 @@ public final class TopicRoutedTransport: PushTransport {
         }
     }
 
+    /// Tells every routed transport: any one topic may carry all of the campaign's requests.
+    public func expectInFlight(atMost reach: Int) {
+        for lane in lanes { lane.transport.expectInFlight(atMost: reach) }
+    }
+
     /// Closes every routed transport, allowing `gracePeriod` seconds for answers in flight.
     public func close(gracePeriod: Double) {
         guard !closing else { return }
