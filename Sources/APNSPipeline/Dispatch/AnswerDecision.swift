@@ -31,7 +31,7 @@ struct AnswerDecision {
     var secondsToDeadline: Double? = nil
 
     init(
-        configuration: DispatcherConfiguration, stopCause: CampaignSummary.Ending?, sends: Bool,
+        configuration: borrowing DispatcherConfiguration, stopCause: CampaignSummary.Ending?, sends: Bool,
         secondsToDeadline: Double? = nil
     ) {
         resendInDoubt = configuration.resendInDoubt

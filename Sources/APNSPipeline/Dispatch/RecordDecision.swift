@@ -28,7 +28,7 @@ struct RecordDecision {
     /// Why the run is stopping, if it is.
     let stopCause: CampaignSummary.Ending?
 
-    init(configuration: DispatcherConfiguration, stopCause: CampaignSummary.Ending?) {
+    init(configuration: borrowing DispatcherConfiguration, stopCause: CampaignSummary.Ending?) {
         allowDuplicates = configuration.allowDuplicates
         resendInDoubt = configuration.resendInDoubt
         self.stopCause = stopCause
