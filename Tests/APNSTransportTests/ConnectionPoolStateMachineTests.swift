@@ -26,13 +26,14 @@ struct PoolMachineHarness {
     /// these tests, for plain arithmetic; the pool's default is 8).
     init(
         connections: Int = 1, initial: Int? = nil, streamsPerConnection: Int = .max, roomPerRequestInFlight: Int = 1,
-        stagger: Double = 0.1,
+        closeIdleAfter: Double? = nil, stagger: Double = 0.1,
         reconnect: ExponentialBackoff = ExponentialBackoff(base: 0.25, cap: 30, maximumAttempts: 12),
         failureWindow: Double = 30, stopAfterTokensExpiredOnFirstUse: Int = 3
     ) {
         machine = Machine(
             maximumConnections: connections, initialConnections: initial, streamsPerConnection: streamsPerConnection,
-            roomPerRequestInFlight: roomPerRequestInFlight, stagger: stagger, reconnect: reconnect,
+            roomPerRequestInFlight: roomPerRequestInFlight, closeIdleAfter: closeIdleAfter, stagger: stagger,
+            reconnect: reconnect,
             failureWindow: failureWindow, stopAfterTokensExpiredOnFirstUse: stopAfterTokensExpiredOnFirstUse,
             random: NoJitter())
     }

@@ -131,6 +131,71 @@ struct PoolWideningTests {
         #expect(pool.opened.map(\.value) == [0, 1, 2], "the third opens at its time")
     }
 
+    /// Four ready, answered connections of 10 streams, spares closing after 10 s idle; `busy` requests in flight on
+    /// the first.
+    private func idlePool(busy: Int) -> PoolMachineHarness {
+        var pool = PoolMachineHarness(
+            connections: 6, initial: 4, streamsPerConnection: 10, closeIdleAfter: 10, stagger: 0)
+        pool.apply(pool.machine.start())
+        for id in pool.opened { readyAndAnswering(&pool, id) }
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 0), load: Load(available: 100 - busy, inFlight: busy)))
+        return pool
+    }
+
+    @Test("a spare that carried nothing since the last check closes, the last first, its slot idle again")
+    func idleSpareCloses() throws {
+        var pool = idlePool(busy: 5)
+        #expect(pool.advance(9.9).isEmpty)
+        #expect(pool.advance(0.1) == [.schedule(.idleCheck, after: 10), .close(ID(value: 3))])
+        #expect(pool.machine.slots[3] == .draining(ID(value: 3), inFlight: 0), "it takes no request while it closes")
+        pool.apply(pool.machine.connectionClosed(ID(value: 3), error: nil, hadAnswer: true, serverSpoke: true))
+        #expect(pool.machine.slots[3] == .idle && pool.machine.idleSlots == 3)
+        #expect(pool.advance(10).contains(.close(ID(value: 2))), "one a check")
+        pool.apply(pool.machine.connectionClosed(ID(value: 2), error: nil, hadAnswer: true, serverSpoke: true))
+        // 5 in flight on the first: room 5 there and 10 on the second; without the second, 5 < one share.
+        #expect(pool.advance(10) == [.schedule(.idleCheck, after: 10)], "the spare a drop needs stays")
+        #expect(pool.machine.activeConnectionCount == 2)
+        // The load grows: the idle slots open again.
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 0), load: Load(available: 90, inFlight: 10)))
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 1), load: Load(available: 90, inFlight: 10)))
+        #expect(pool.apply(pool.machine.widenIfNeeded()) == [.open(ID(value: 4)), .open(ID(value: 5))])
+    }
+
+    @Test("a spare that carried a request since the last check stays, and so does every connection without the check")
+    func busySpareStays() throws {
+        var pool = idlePool(busy: 0)
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 3), load: Load(available: 99, inFlight: 1)))
+        pool.apply(pool.machine.requestStartedOrEnded(ID(value: 3), load: Load(available: 100, inFlight: 0)))
+        #expect(pool.advance(10) == [.schedule(.idleCheck, after: 10)], "it carried one")
+        #expect(pool.advance(10).contains(.close(ID(value: 3))), "idle through the next interval: it closes")
+        var plain = PoolMachineHarness(connections: 4, initial: 4, streamsPerConnection: 10, stagger: 0)
+        plain.apply(plain.machine.start())
+        for id in plain.opened { readyAndAnswering(&plain, id) }
+        #expect(plain.advance(100).isEmpty, "no check: nothing closes")
+    }
+
+    @Test("a spare closing when the pool closes is closed for good; one that is no longer the last reopens")
+    func retiringSpareAndClose() throws {
+        var closing = idlePool(busy: 0)
+        #expect(closing.advance(10).contains(.close(ID(value: 3))))
+        let closed = closing.apply(closing.machine.closeRequested(gracePeriod: 5))
+        #expect(closed.contains(.cancel(.idleCheck)))
+        closing.apply(closing.machine.connectionClosed(ID(value: 3), error: nil, hadAnswer: true, serverSpoke: true))
+        #expect(closing.machine.slots[3] == .closed)
+
+        var reopened = idlePool(busy: 10)
+        #expect(reopened.advance(10).contains(.close(ID(value: 3))), "room 30 without it, 10 wanted")
+        // The load grows while it closes: the pool widens past it.
+        reopened.apply(
+            reopened.machine.requestStartedOrEnded(ID(value: 1), load: Load(available: 90, inFlight: 10)))
+        reopened.apply(
+            reopened.machine.requestStartedOrEnded(ID(value: 2), load: Load(available: 95, inFlight: 5)))
+        #expect(reopened.apply(reopened.machine.widenIfNeeded()) == [.open(ID(value: 4)), .open(ID(value: 5))])
+        reopened.apply(
+            reopened.machine.connectionClosed(ID(value: 3), error: nil, hadAnswer: true, serverSpoke: true))
+        #expect(reopened.machine.slots[3] == .backingOff(attempts: 0), "not the last: replaced as any answered one")
+    }
+
     @Test("a room short by several shares opens as many slots at once")
     func opensSeveralAtOnce() throws {
         var pool = PoolMachineHarness(connections: 8, initial: 1, streamsPerConnection: 10, stagger: 0)

@@ -73,7 +73,8 @@ public final class APNSClientPool: PushTransport, APNSClientConnectionOwner {
         }
         machine = ConnectionPoolStateMachine(
             maximumConnections: configuration.maximumConnections, initialConnections: configuration.initialConnections,
-            streamsPerConnection: configuration.streamsPerConnection, stagger: configuration.connectionStagger,
+            streamsPerConnection: configuration.streamsPerConnection,
+            closeIdleAfter: configuration.closeIdleConnectionsAfter, stagger: configuration.connectionStagger,
             reconnect: configuration.reconnect, failureWindow: configuration.failureWindow,
             stopAfterTokensExpiredOnFirstUse: configuration.stopAfterTokensExpiredOnFirstUse)
         do {

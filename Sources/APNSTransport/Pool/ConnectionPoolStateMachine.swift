@@ -10,7 +10,8 @@ import APNSHTTP2
 /// widens rather than deepens: no connection carries more than `streamsPerConnection` requests (so a dropped one
 /// puts at most that many in doubt); `initialConnections` open at the start, a stagger apart, and more open as what
 /// is in flight grows (`widenIfNeeded`: room kept well ahead of what is in flight, as far as the sender's window
-/// may reach: `expectInFlight`), spares kept warm; requests are
+/// may reach: `expectInFlight`), spares kept warm, and the last one closed when it has idled (`closeIdleSpare`);
+/// requests are
 /// packed onto few connections (`requestSubmitted`). A connection that stops taking new streams (GOAWAY, stream ids
 /// used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a replacement. A
 /// slot's states (`ConnectionState`):
@@ -53,7 +54,8 @@ struct ConnectionPoolStateMachine {
         case starting(ConnectionID, attempts: Int)
         /// Ready: takes requests while `load.available > 0`.
         case active(ConnectionID, load: Load, attempts: Int)
-        /// The pool is closing: takes no new requests; the connection closes once its requests have ended.
+        /// The pool is closing, or the slot, an idle spare, goes back to idle (`closeIdleSpare`): takes no new
+        /// requests; the connection closes once its requests have ended.
         case draining(ConnectionID, inFlight: Int)
         /// No connection, and none will open: the pool closed, or gave up.
         case closed
@@ -69,6 +71,9 @@ struct ConnectionPoolStateMachine {
         /// reconnect tries once more at once, and the first connection opened from then on that fails too gives up
         /// (a brief outage is ridden out, a broken server ends the run one connection attempt later).
         case failureWindow
+        /// Every `closeIdleAfter` seconds: the last slot in use, when its connection carried no request since the
+        /// last check and the others have room enough without it, closes and goes back to idle (`closeIdleSpare`).
+        case idleCheck
     }
 
     /// What the pool does next; every event returns them (`Actions`) and the pool runs them in order.
@@ -170,6 +175,12 @@ struct ConnectionPoolStateMachine {
     /// The most requests the sender expects to keep in flight until it says otherwise (`expectInFlight`): the
     /// room `widenIfNeeded` keeps stops one share beyond it. `Int32.max` (no limit) until the sender says.
     private(set) var expectedInFlight = Int(Int32.max)
+    /// Seconds between checks for an idle spare to close (`closeIdleSpare`); nil never closes one.
+    let closeIdleAfter: Double?
+    /// The idle spare closing, whose slot goes back to idle when it has closed.
+    private(set) var retiringIdle: ConnectionID?
+    /// Whether the last slot in use carried a request since the last `idleCheck`.
+    private var lastSlotCarried = false
     /// Slots never opened: always the last ones (`widenIfNeeded` opens the first idle slot), so the slots in use
     /// are `slots[..<(slots.count - idleSlots)]`.
     private(set) var idleSlots: Int
@@ -185,12 +196,15 @@ struct ConnectionPoolStateMachine {
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
     ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
     ///   - roomPerRequestInFlight: the room kept per request in flight (`widenIfNeeded`).
+    ///   - closeIdleAfter: seconds between checks for an idle spare to close; nil keeps every connection open.
     ///   - failureWindow, stopAfterTokensExpiredOnFirstUse: from `APNSClientConfiguration`, where their defaults are.
     init(
         maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
-        roomPerRequestInFlight: Int = 8, stagger: Double, reconnect: ExponentialBackoff, failureWindow: Double,
-        stopAfterTokensExpiredOnFirstUse: Int, random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+        roomPerRequestInFlight: Int = 8, closeIdleAfter: Double? = nil, stagger: Double,
+        reconnect: ExponentialBackoff, failureWindow: Double, stopAfterTokensExpiredOnFirstUse: Int,
+        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
     ) {
+        self.closeIdleAfter = closeIdleAfter.map { max(0.001, $0) }
         self.stopAfterTokensExpiredOnFirstUse = max(1, stopAfterTokensExpiredOnFirstUse)
         let maximum = max(1, maximumConnections)
         let initial = min(maximum, max(1, initialConnections ?? maximum))
@@ -296,6 +310,7 @@ struct ConnectionPoolStateMachine {
             let delay = Double(slot) * stagger
             actions += delay == 0 ? open(slot, attempts: 0) : [.schedule(.open(slot: slot), after: delay)]
         }
+        if let closeIdleAfter { actions.append(.schedule(.idleCheck, after: closeIdleAfter)) }
         return actions
     }
 
@@ -338,6 +353,7 @@ struct ConnectionPoolStateMachine {
         case .active(_, _, let attempts):
             slots[slot] = .active(id, load: load, attempts: attempts)
             if load.inFlight == 0, !answeredSlots[slot] { mayAwaitFirstRequest = true }
+            if load.inFlight > 0, slot == usedSlots - 1 { lastSlotCarried = true }
         case .draining: slots[slot] = .draining(id, inFlight: load.inFlight)
         case .idle, .backingOff, .starting, .closed: break
         }
@@ -365,21 +381,8 @@ struct ConnectionPoolStateMachine {
     /// server is met by the back-off of the slots in use, not by fresh connections.
     mutating func widenIfNeeded() -> Actions {
         guard case .running = lifecycle, failuresInARow == 0 else { return .none }
-        var room = 0
-        var inFlight = 0
-        for slot in 0..<usedSlots {
-            switch slots[slot] {
-            case .active(_, let load, _):
-                inFlight += load.inFlight
-                // A connection the server has not answered on yet may still be at its first stream limit (APNs
-                // allows one stream until a request with a valid token went through): it counts for its share.
-                room += answeredSlots[slot] ? self.room(on: load) : max(0, streamsPerConnection - load.inFlight)
-            case .starting: room += streamsPerConnection
-            case .idle, .backingOff, .draining, .closed: break
-            }
-        }
-        let ahead = max(0, expectedInFlight - inFlight) + streamsPerConnection
-        let wanted = max(streamsPerConnection, min(roomPerRequestInFlight * inFlight, ahead))
+        let (room, inFlight) = roomAndInFlight(inSlotsBelow: usedSlots)
+        let wanted = wantedRoom(inFlight: inFlight)
         guard room < wanted, anyConnectionAnswering else { return .none }
         var missing = (wanted - room + streamsPerConnection - 1) / streamsPerConnection
         var actions = Actions.none
@@ -395,6 +398,48 @@ struct ConnectionPoolStateMachine {
             actions += open(slot, attempts: 0)
         }
         return actions
+    }
+
+    /// The room left on the slots below `end` (free streams, a full share for a connection still connecting or not
+    /// answered on yet) and the requests in flight on them.
+    private func roomAndInFlight(inSlotsBelow end: Int) -> (room: Int, inFlight: Int) {
+        var room = 0
+        var inFlight = 0
+        for slot in 0..<end {
+            switch slots[slot] {
+            case .active(_, let load, _):
+                inFlight += load.inFlight
+                // A connection the server has not answered on yet may still be at its first stream limit (APNs
+                // allows one stream until a request with a valid token went through): it counts for its share.
+                room += answeredSlots[slot] ? self.room(on: load) : max(0, streamsPerConnection - load.inFlight)
+            case .starting: room += streamsPerConnection
+            case .idle, .backingOff, .draining, .closed: break
+            }
+        }
+        return (room, inFlight)
+    }
+
+    /// The room `widenIfNeeded` keeps for `inFlight` requests: `roomPerRequestInFlight` times as many, no further
+    /// than one share beyond what the sender expects, one share at least.
+    private func wantedRoom(inFlight: Int) -> Int {
+        let ahead = max(0, expectedInFlight - inFlight) + streamsPerConnection
+        return max(streamsPerConnection, min(roomPerRequestInFlight * inFlight, ahead))
+    }
+
+    /// The `idleCheck`: closes the last slot in use when its connection has answered, has nothing in flight, carried
+    /// no request since the last check, and the slots below it keep the room `widenIfNeeded` wants (so one share
+    /// for a drop stays); its slot goes back to idle once it has closed. One a check, the last first: requests are
+    /// packed onto the first slots, so the last ones are the spares that never carry their share.
+    private mutating func closeIdleSpare() -> Actions {
+        let last = usedSlots - 1
+        guard case .running = lifecycle, retiringIdle == nil, failuresInARow == 0, last > 0, !lastSlotCarried,
+            case .active(let id, let load, _) = slots[last], load.inFlight == 0, answeredSlots[last]
+        else { return .none }
+        let (room, inFlight) = roomAndInFlight(inSlotsBelow: last)
+        guard room >= wantedRoom(inFlight: inFlight) else { return .none }
+        slots[last] = .draining(id, inFlight: 0)
+        retiringIdle = id
+        return [.close(id)]
     }
 
     mutating func timerFired(_ timer: Timer) -> Actions {
@@ -413,6 +458,12 @@ struct ConnectionPoolStateMachine {
             failureWindowOver = true
             firstConnectionAfterWindow = nextID
             return isClosing ? [] : lastTries()
+        case .idleCheck:
+            guard case .running = lifecycle, let closeIdleAfter else { return .none }
+            var actions: Actions = [.schedule(.idleCheck, after: closeIdleAfter)]
+            actions += closeIdleSpare()
+            lastSlotCarried = false
+            return actions
         }
     }
 
@@ -465,6 +516,14 @@ extension ConnectionPoolStateMachine {
     ) -> Actions {
         if retired.removeValue(forKey: id) != nil { return reportClosedIfDone() }
         guard let slot = slot(of: id) else { return .none }
+        if id == retiringIdle {
+            retiringIdle = nil
+            if !isClosing, slot == usedSlots - 1 {  // still the last in use: back to idle, opened again when needed
+                slots[slot] = .idle
+                idleSlots += 1
+                return .none
+            }
+        }
         let attempts: Int
         switch slots[slot] {
         case .starting(_, let previous), .active(_, _, let previous): attempts = previous
@@ -521,6 +580,7 @@ extension ConnectionPoolStateMachine {
                 }
             }
             idleSlots = 0
+            if closeIdleAfter != nil { actions.append(.cancel(.idleCheck)) }
         case .closing(deadlineScheduled: true):
             actions.append(.cancel(.closeDeadline))
         case .closing(deadlineScheduled: false):
