@@ -11,8 +11,7 @@ import APNSHTTP2
 /// puts at most that many in doubt); `initialConnections` open at the start, a stagger apart, and more open as what
 /// is in flight grows (`widenIfNeeded`: room kept well ahead of what is in flight, as far as the sender's window
 /// may reach: `expectInFlight`), spares kept warm, and the last one closed when it has idled (`closeIdleSpare`);
-/// requests are
-/// packed onto few connections (`requestSubmitted`). A connection that stops taking new streams (GOAWAY, stream ids
+/// requests are packed onto few connections (`requestSubmitted`). A connection that stops taking new streams (GOAWAY, stream ids
 /// used up) leaves its slot, finishes what it has among the `retired` ones, and its slot opens a replacement. A
 /// slot's states (`ConnectionState`):
 ///
