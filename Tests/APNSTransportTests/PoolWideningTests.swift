@@ -172,6 +172,9 @@ struct PoolWideningTests {
         plain.apply(plain.machine.start())
         for id in plain.opened { readyAndAnswering(&plain, id) }
         #expect(plain.advance(100).isEmpty, "no check: nothing closes")
+        var zero = PoolMachineHarness(connections: 2, initial: 2, closeIdleAfter: 0, stagger: 0)
+        #expect(
+            !zero.apply(zero.machine.start()).contains(.schedule(.idleCheck, after: 0)), "0: no check, no busy timer")
     }
 
     @Test("a spare closing when the pool closes is closed for good; one that is no longer the last reopens")

@@ -36,7 +36,8 @@ public struct APNSClientConfiguration: Sendable {
     public var initialConnections = 3
     /// Every this many seconds the last connection opened, when it carried no request since the last check and the
     /// others keep the room the pool wants without it (one connection's share for a drop at least), closes; its
-    /// place opens again when the load needs it. Nil keeps every connection open until the pool closes.
+    /// place opens again when the load needs it. Nil (or a value not above 0) keeps every connection open until the
+    /// pool closes.
     public var closeIdleConnectionsAfter: Double? = 15
     /// The most streams used on each connection.
     public var streamsPerConnection = 128

@@ -195,7 +195,8 @@ struct ConnectionPoolStateMachine {
     ///   - maximumConnections: the slots; `initialConnections` of them open at `start()` (all of them by default).
     ///   - streamsPerConnection: requests a connection carries at most while the pool can still widen.
     ///   - roomPerRequestInFlight: the room kept per request in flight (`widenIfNeeded`).
-    ///   - closeIdleAfter: seconds between checks for an idle spare to close; nil keeps every connection open.
+    ///   - closeIdleAfter: seconds between checks for an idle spare to close; nil or not positive keeps every
+    ///     connection open.
     ///   - failureWindow, stopAfterTokensExpiredOnFirstUse: from `APNSClientConfiguration`, where their defaults are.
     init(
         maximumConnections: Int, initialConnections: Int? = nil, streamsPerConnection: Int = Int.max,
@@ -203,7 +204,7 @@ struct ConnectionPoolStateMachine {
         reconnect: ExponentialBackoff, failureWindow: Double, stopAfterTokensExpiredOnFirstUse: Int,
         random: any RandomNumberGenerator = SystemRandomNumberGenerator()
     ) {
-        self.closeIdleAfter = closeIdleAfter.map { max(0.001, $0) }
+        self.closeIdleAfter = closeIdleAfter.flatMap { $0 > 0 ? $0 : nil }  // not positive: never (no busy timer)
         self.stopAfterTokensExpiredOnFirstUse = max(1, stopAfterTokensExpiredOnFirstUse)
         let maximum = max(1, maximumConnections)
         let initial = min(maximum, max(1, initialConnections ?? maximum))
